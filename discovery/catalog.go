@@ -1,0 +1,228 @@
+package discovery
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/deferredtools/deferredtools/rank"
+	"github.com/deferredtools/deferredtools/schemaguard"
+	"github.com/deferredtools/deferredtools/validate"
+)
+
+// A CatalogSource yields the catalog version a request uses. A *Catalog is a
+// CatalogSource that always yields itself; a *SwappableCatalog lets a host replace the
+// version atomically while requests run. Implementations must be safe for concurrent use.
+type CatalogSource interface {
+	Catalog(ctx context.Context) (*Catalog, error)
+}
+
+// CatalogOptions configure NewCatalog. A nil *CatalogOptions means all defaults.
+type CatalogOptions struct {
+	// Limits bound the whole catalog, measured on canonical forms (SPEC CONTRACT-3).
+	// The zero value means schemaguard's documented defaults.
+	Limits schemaguard.Limits
+	// Compiler compiles each tool's inputSchema once. Nil means
+	// validate.NewCompiler(nil): the bounded validator of the strict CALL-3 subset.
+	Compiler validate.Compiler
+	// Toolset names the toolset a tool belongs to, for toolset selection (SPEC VIS-1).
+	// Nil means no tool belongs to any toolset.
+	Toolset func(toolName string) string
+}
+
+// ErrCatalog reports a catalog that NewCatalog refused; see CatalogError.
+var ErrCatalog = errors.New("discovery: catalog refused")
+
+// A CatalogError says why NewCatalog refused a catalog: which tool (its position in
+// the input) and which rule, never the tool's content.
+type CatalogError struct {
+	Index  int    // position of the offending tool, or -1 for the whole catalog
+	Reason string // "malformed", "name", "duplicate name", "inputSchema", or a limit
+	cause  error
+}
+
+func (e *CatalogError) Error() string {
+	if e.Index < 0 {
+		return "discovery: catalog refused: " + e.Reason
+	}
+	return fmt.Sprintf("discovery: catalog refused: tool %d: %s", e.Index, e.Reason)
+}
+
+// Unwrap returns ErrCatalog and the cause (for example a *schemaguard.LimitError).
+func (e *CatalogError) Unwrap() []error { return []error{ErrCatalog, e.cause} }
+
+// A Catalog is one immutable, compiled version of the host's tools: canonical bytes,
+// digests, sizes, validators and the rank index are computed once here, never per
+// request. It is safe for concurrent use.
+type Catalog struct {
+	tools  []tool // sorted by name, byte order
+	byName map[string]int
+	index  *rank.Index
+	all    rank.Set // every tool
+	total  schemaguard.Measure
+}
+
+// tool is one compiled catalog entry.
+type tool struct {
+	name      string
+	canonical []byte // RFC 8785 form: what tools/list and discover serve
+	digest    [32]byte
+	readOnly  bool
+	toolset   string
+	validator validate.Validator
+	compErr   error // why validator is nil
+}
+
+// toolFields are the members of a tool definition the library reads.
+type toolFields struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Annotations *struct {
+		Title        string `json:"title"`
+		ReadOnlyHint *bool  `json:"readOnlyHint"`
+	} `json:"annotations"`
+}
+
+// NewCatalog compiles tools, each the JSON text of a complete MCP tool definition. It
+// refuses the catalog (a *CatalogError) when a tool is malformed, has an empty or invalid
+// name, repeats a name, has no object inputSchema, or the catalog exceeds opts.Limits.
+// A tool whose schema the Compiler cannot enforce is kept: calls to it answer
+// tool_validation_unavailable (SPEC CALL-4). tools is not retained.
+func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error) {
+	var o CatalogOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Compiler == nil {
+		o.Compiler = validate.NewCompiler(nil)
+	}
+	c := &Catalog{tools: make([]tool, 0, len(tools)), byName: make(map[string]int, len(tools))}
+	titles := make(map[string][2]string, len(tools))
+	for i, raw := range tools {
+		canon, m, err := schemaguard.Canonicalize(nil, raw)
+		if err != nil {
+			return nil, &CatalogError{Index: i, Reason: "malformed", cause: err}
+		}
+		var f toolFields
+		if err := json.Unmarshal(canon, &f); err != nil {
+			return nil, &CatalogError{Index: i, Reason: "malformed", cause: err}
+		}
+		if !validToolName(f.Name) {
+			return nil, &CatalogError{Index: i, Reason: "name"}
+		}
+		if _, dup := titles[f.Name]; dup {
+			return nil, &CatalogError{Index: i, Reason: "duplicate name"}
+		}
+		schema := bytes.TrimSpace(f.InputSchema)
+		if len(schema) == 0 || schema[0] != '{' {
+			return nil, &CatalogError{Index: i, Reason: "inputSchema"}
+		}
+		c.total.Bytes += m.Bytes
+		c.total.Nodes += m.Nodes
+		c.total.Depth = max(c.total.Depth, m.Depth)
+		t := tool{name: f.Name, canonical: canon, digest: schemaguard.Digest(canon)}
+		title := f.Title
+		if f.Annotations != nil {
+			if title == "" {
+				title = f.Annotations.Title
+			}
+			t.readOnly = f.Annotations.ReadOnlyHint != nil && *f.Annotations.ReadOnlyHint
+		}
+		if o.Toolset != nil {
+			t.toolset = o.Toolset(f.Name)
+		}
+		t.validator, t.compErr = o.Compiler.Compile(schema)
+		if t.validator == nil && t.compErr == nil {
+			t.compErr = validate.ErrUnsupported // a Compiler that answered nothing: fail closed
+		}
+		titles[f.Name] = [2]string{title, f.Description}
+		c.tools = append(c.tools, t)
+	}
+	if err := o.Limits.Check(c.total); err != nil {
+		reason := "limit"
+		var le *schemaguard.LimitError
+		if errors.As(err, &le) {
+			reason = "limit: " + le.Limit
+		}
+		return nil, &CatalogError{Index: -1, Reason: reason, cause: err}
+	}
+	slices.SortFunc(c.tools, func(a, b tool) int { return strings.Compare(a.name, b.name) })
+	docs := make([]rank.Doc, len(c.tools))
+	c.all = rank.NewSet(len(c.tools))
+	for i, t := range c.tools {
+		c.byName[t.name] = i
+		tt := titles[t.name]
+		docs[i] = rank.Doc{Name: t.name, Title: tt[0], Description: tt[1]}
+		c.all.Add(i)
+	}
+	c.index = rank.NewIndex(docs)
+	return c, nil
+}
+
+// validToolName reports whether name is a tool name MCP clients accept: 1 to 128
+// characters from A-Z, a-z, 0-9, '_', '-' and '.'.
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > 128 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// Catalog returns c itself, so a *Catalog is a static CatalogSource.
+func (c *Catalog) Catalog(context.Context) (*Catalog, error) { return c, nil }
+
+// Len reports the number of tools.
+func (c *Catalog) Len() int { return len(c.tools) }
+
+// Names returns the tool names in byte order.
+func (c *Catalog) Names() []string {
+	names := make([]string, len(c.tools))
+	for i, t := range c.tools {
+		names[i] = t.name
+	}
+	return names
+}
+
+// Tool returns the canonical definition of the named tool, and whether it exists. The
+// returned bytes are shared and must not be modified.
+func (c *Catalog) Tool(name string) (json.RawMessage, bool) {
+	i, ok := c.byName[name]
+	if !ok {
+		return nil, false
+	}
+	return c.tools[i].canonical, true
+}
+
+// Size reports the canonical size of the whole catalog (SPEC CONTRACT-3).
+func (c *Catalog) Size() schemaguard.Measure { return c.total }
+
+// SwappableCatalog is a CatalogSource whose version a host replaces atomically with
+// Store; a request sees one version from start to end. The zero value holds no catalog
+// and answers catalog_unavailable.
+type SwappableCatalog struct {
+	p atomic.Pointer[Catalog]
+}
+
+// Store makes c the version every later request uses.
+func (s *SwappableCatalog) Store(c *Catalog) { s.p.Store(c) }
+
+// Catalog returns the current version.
+func (s *SwappableCatalog) Catalog(context.Context) (*Catalog, error) {
+	if c := s.p.Load(); c != nil {
+		return c, nil
+	}
+	return nil, ErrCatalogUnavailable
+}

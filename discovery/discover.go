@@ -1,0 +1,401 @@
+package discovery
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/rank"
+)
+
+// Limits of the discover method (SPEC DISC-2, PAGE-1).
+const (
+	DefaultLimit     = 16    // tools per page when the request names no limit
+	MaxLimit         = 16    // the largest limit a request may ask for
+	MaxQueryLength   = 500   // Unicode code points
+	MaxResponseBytes = 65536 // a whole JSON-RPC response, envelope included
+	// MaxIDBytes is the JSON-RPC id length Discover reserves in every page it builds:
+	// a host that frames Discover's result itself stays under MaxResponseBytes with any
+	// id of up to MaxIDBytes bytes. HandleJSONRPC counts the real id instead.
+	MaxIDBytes = 64
+)
+
+// A Request is one discover request (SPEC DISC-1, DISC-2).
+type Request struct {
+	Query  string // 1 to MaxQueryLength code points, no control characters
+	Limit  int    // 1 to MaxLimit; 0 means DefaultLimit
+	Cursor string // the previous page's NextCursor, or empty for the first page
+}
+
+// A Result is one page of discovery (SPEC DISC-3): whole tool definitions in rank order,
+// the cursor of the next page if any, and the principal's contract digest. Tools are
+// the catalog's canonical bytes, shared: do not modify them.
+type Result struct {
+	Tools          []json.RawMessage
+	NextCursor     string
+	ContractDigest string
+}
+
+// Envelope pieces, measured once so page accounting is exact (SPEC PAGE-1, PAGE-2).
+const (
+	envOpen     = `{"jsonrpc":"2.0","id":`
+	envResult   = `,"result":`
+	envClose    = `}`
+	resTools    = `{"tools":[`
+	resToolsEnd = `]`
+	resCursor   = `,"nextCursor":"`
+	resMeta     = `,"_meta":{"contract_digest":"`
+	resMetaEnd  = `"}}`
+)
+
+// AppendJSON appends the result's JSON (the DISC-3 shape) to dst.
+func (r *Result) AppendJSON(dst []byte) []byte {
+	dst = append(dst, resTools...)
+	for i, t := range r.Tools {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, t...)
+	}
+	dst = append(dst, resToolsEnd...)
+	if r.NextCursor != "" {
+		dst = append(dst, resCursor...)
+		dst = append(dst, r.NextCursor...) // base64url: no escaping needed
+		dst = append(dst, '"')
+	}
+	dst = append(dst, resMeta...)
+	dst = append(dst, r.ContractDigest...)
+	return append(dst, resMetaEnd...)
+}
+
+// MarshalJSON encodes the result in the DISC-3 shape.
+func (r *Result) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
+
+// Discover answers one discover request for principal p. Its page, framed in a JSON-RPC
+// response whose id encodes in at most MaxIDBytes bytes, is at most MaxResponseBytes.
+func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Request) (*Result, error) {
+	if !d.opts.Enabled {
+		return nil, ErrMethodNotFound
+	}
+	if err := checkRequest(&req); err != nil {
+		return nil, err
+	}
+	return d.discover(ctx, p, req, MaxIDBytes)
+}
+
+// DiscoverParams is Discover for the JSON text of the request's params, checked strictly
+// (SPEC DISC-1): unknown members, duplicate members, wrong types and out-of-range values
+// answer invalid_params.
+func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, params json.RawMessage) (*Result, error) {
+	if !d.opts.Enabled {
+		return nil, ErrMethodNotFound
+	}
+	req, err := parseParams(params)
+	if err != nil {
+		return nil, err
+	}
+	return d.discover(ctx, p, req, MaxIDBytes)
+}
+
+// checkRequest applies DISC-2 to a typed request and fills the default limit.
+func checkRequest(req *Request) error {
+	if req.Limit == 0 {
+		req.Limit = DefaultLimit
+	}
+	if req.Limit < 1 || req.Limit > MaxLimit || !validQuery(req.Query) {
+		return ErrInvalidParams
+	}
+	return nil
+}
+
+// validQuery: non-empty, valid UTF-8, at most MaxQueryLength code points, no Cc.
+func validQuery(q string) bool {
+	if q == "" || len(q) > 4*MaxQueryLength {
+		return false
+	}
+	n := 0
+	for _, r := range q {
+		if r == utf8.RuneError || unicode.Is(unicode.Cc, r) {
+			return false // RuneError: invalid UTF-8 (or a literal U+FFFD, refused alike)
+		}
+		n++
+	}
+	return n <= MaxQueryLength
+}
+
+// parseParams reads discover params strictly (SPEC DISC-1, DISC-2).
+func parseParams(params json.RawMessage) (Request, error) {
+	var req Request
+	if !utf8.Valid(params) {
+		return req, ErrInvalidParams
+	}
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return req, ErrInvalidParams
+	}
+	var seenQuery, seenLimit, seenCursor, seenMeta bool
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return req, ErrInvalidParams
+		}
+		key, _ := t.(string)
+		var seen *bool
+		switch key {
+		case "query":
+			seen = &seenQuery
+		case "limit":
+			seen = &seenLimit
+		case "cursor":
+			seen = &seenCursor
+		case "_meta":
+			seen = &seenMeta
+		default:
+			return req, ErrInvalidParams
+		}
+		if *seen {
+			return req, ErrInvalidParams // duplicate member: never resolved silently
+		}
+		*seen = true
+		if key == "_meta" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return req, ErrInvalidParams
+			}
+			continue
+		}
+		v, err := dec.Token()
+		if err != nil {
+			return req, ErrInvalidParams
+		}
+		switch key {
+		case "query", "cursor":
+			s, ok := v.(string)
+			if !ok {
+				return req, ErrInvalidParams
+			}
+			if key == "query" {
+				req.Query = s
+			} else {
+				req.Cursor = s
+			}
+		case "limit":
+			num, ok := v.(json.Number)
+			if !ok {
+				return req, ErrInvalidParams
+			}
+			n, ok := smallInteger(string(num))
+			if !ok || n < 1 || n > MaxLimit {
+				return req, ErrInvalidParams
+			}
+			req.Limit = n
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return req, ErrInvalidParams
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return req, ErrInvalidParams // trailing data
+	}
+	if !seenQuery || (seenLimit && req.Limit == 0) {
+		return req, ErrInvalidParams
+	}
+	if err := checkRequest(&req); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+// smallInteger reports the value of a JSON number when it is an integer in 0..99,
+// exactly, whatever its spelling (16, 16.0, 1.6e1, 160e-1), without floating point.
+func smallInteger(s string) (int, bool) {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		return 0, false // no negative value is in range; -0 is zero, out of range too
+	}
+	var digits []byte
+	var buf [32]byte
+	digits = buf[:0]
+	frac := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits = append(digits, s[i])
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits = append(digits, s[i])
+			frac++
+		}
+	}
+	exp := 0
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		neg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			neg = s[i] == '-'
+			i++
+		}
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			if exp > 1000 {
+				return 0, false // far out of range either way
+			}
+			exp = exp*10 + int(s[i]-'0')
+		}
+		if neg {
+			exp = -exp
+		}
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	// value = digits × 10^(exp-frac); strip leading and trailing zeros.
+	for len(digits) > 0 && digits[0] == '0' {
+		digits = digits[1:]
+	}
+	e := exp - frac
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		e++
+	}
+	if len(digits) == 0 {
+		return 0, true
+	}
+	if e < 0 || len(digits)+e > 2 {
+		return 0, false // not an integer, or 100 and more
+	}
+	n := 0
+	for _, c := range digits {
+		n = n*10 + int(c-'0')
+	}
+	for ; e > 0; e-- {
+		n *= 10
+	}
+	return n, true
+}
+
+// hitsPool recycles rank hit buffers, so a request allocates none that grows with the
+// catalog.
+var hitsPool = sync.Pool{New: func() any { s := make([]rank.Hit, 0, 64); return &s }}
+
+// bindPool recycles the buffer the cursor binding is hashed from.
+var bindPool = sync.Pool{New: func() any { s := make([]byte, 0, 512); return &s }}
+
+// discover builds one page for an envelope whose id is idLen bytes.
+func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Request, idLen int) (*Result, error) {
+	cat, err := d.catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap, rev, err := d.readGrants(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	set, err := d.authorized(snap, p, cat)
+	if err != nil {
+		return nil, err
+	}
+	binding := d.binding(p, set, rev, &req)
+
+	offset := 0
+	issued := d.now()
+	if req.Cursor != "" {
+		offset, issued, err = d.signer.Open(req.Cursor, binding[:])
+		if err != nil {
+			return nil, cursorError(err)
+		}
+	}
+
+	hp := hitsPool.Get().(*[]rank.Hit)
+	defer hitsPool.Put(hp)
+	hits := cat.index.Search((*hp)[:0], req.Query, set.bits, offset+req.Limit+1)
+	*hp = hits[:0]
+	if offset > len(hits) {
+		return nil, ErrInvalidCursor // a cursor past the end cannot come from this ranking
+	}
+	rest := hits[offset:]
+
+	res := &Result{ContractDigest: set.contract}
+	fixed := len(envOpen) + idLen + len(envResult) + len(envClose) +
+		len(resTools) + len(resToolsEnd) + len(resMeta) + len(set.contract) + len(resMetaEnd)
+	budget := MaxResponseBytes - fixed
+	n, used := 0, 0
+	for n < req.Limit && n < len(rest) {
+		size := len(cat.tools[rest[n].Doc].canonical)
+		if n > 0 {
+			size++ // comma
+		}
+		if used+size > budget {
+			break
+		}
+		used += size
+		n++
+	}
+	if len(rest) > 0 && n == 0 {
+		return nil, ErrSchemaTooLarge // SPEC PAGE-3: never truncated, never replaced
+	}
+	if n < len(rest) {
+		// More follow: the page carries a cursor, which must fit too.
+		for {
+			token := d.signer.Seal(binding[:], offset+n, issued)
+			if used+len(resCursor)+len(token)+1 <= budget {
+				res.NextCursor = token
+				break
+			}
+			n--
+			if n == 0 {
+				return nil, ErrSchemaTooLarge
+			}
+			used -= len(cat.tools[rest[n].Doc].canonical)
+			if n > 0 {
+				used--
+			}
+		}
+	}
+	res.Tools = make([]json.RawMessage, n)
+	for i := range n {
+		res.Tools[i] = cat.tools[rest[i].Doc].canonical
+	}
+
+	// SPEC CURSOR-4: a grant change observed while the page was prepared answers 409.
+	snap2, rev2, err := d.readGrants(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if snap2 != snap && (rev2 != rev || rowsDigest(snap2) != set.rowsKey) {
+		return nil, ErrGrantsChanged
+	}
+	return res, nil
+}
+
+// binding digests every fact a cursor is bound to (SPEC CURSOR-2): principal, scopes,
+// contract digest, visibility, grant revision, observed rows, query and limit. The page
+// offset is sealed in the cursor itself.
+func (d *Discoverer) binding(p grants.Principal, set *authSet, rev int64, req *Request) [32]byte {
+	bp := bindPool.Get().(*[]byte)
+	b := (*bp)[:0]
+	b = appendField(b, "deferredtools/cursor/v1")
+	b = appendField(b, p.ID)
+	b = appendField(b, set.scopes)
+	b = appendField(b, set.contract)
+	b = append(b, d.visKey[:]...)
+	b = binary.BigEndian.AppendUint64(b, uint64(rev))
+	b = append(b, set.rowsKey[:]...)
+	b = appendField(b, req.Query)
+	b = binary.BigEndian.AppendUint64(b, uint64(req.Limit))
+	sum := sha256.Sum256(b)
+	*bp = b[:0]
+	bindPool.Put(bp)
+	return sum
+}
+
+func appendField(b []byte, s string) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(len(s)))
+	return append(b, s...)
+}

@@ -1,0 +1,31 @@
+// Package discovery composes ranking, grants, cursors, validation and the canonical
+// contract into the Discoverer: deferred tool discovery, narrowed tool lists and call
+// authorisation for an MCP server or gateway, with no transport of its own.
+//
+// A host compiles its tools once per catalog version with NewCatalog, builds a
+// Discoverer with New, and for each authenticated principal calls:
+//
+//   - Discover (or DiscoverParams, or HandleJSONRPC for bytes in, bytes out) for the
+//     multillm.tools.discover method: the best-matching tools for a few words, each with
+//     its complete definition, a page of at most 64 KiB at a time;
+//   - ListTools for tools/list: every tool the principal may see, and its contract digest;
+//   - AuthorizeCall before executing a tools/call: the grant is reread, the arguments
+//     validated, the host's own check run.
+//
+// # Decisions where the requirements are silent
+//
+// Tools are served in their RFC 8785 canonical form, so tools/list and discover serve the
+// same bytes and the contract digest can be recomputed by any client. While the switch
+// (Options.Enabled, see SwitchFromEnv) is off, the Discoverer is transparent: Discover
+// answers method_not_found, HandleJSONRPC leaves every message to the host, ListTools
+// serves the whole catalog and AuthorizeCall allows every call, all without reading a
+// grant. A tool withheld by Visibility is refused with tool_not_granted, the same answer
+// as an unknown or denied tool, so a caller learns nothing from the difference. Absent
+// call arguments are validated as {}. Discover sizes its pages for a JSON-RPC id of up
+// to MaxIDBytes bytes; HandleJSONRPC counts the real id.
+//
+// Per catalog version the Discoverer precomputes canonical bytes, digests, sizes,
+// validators and the rank index; per grant snapshot and principal it caches the
+// authorised set, its contract digest and the digest of the observed rows. A request
+// allocates nothing that grows with the catalog.
+package discovery

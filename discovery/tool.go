@@ -1,0 +1,28 @@
+package discovery
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// DefaultToolName is the name of the discovery tool for clients that cannot send the
+// discover method (see ToolDefinition).
+const DefaultToolName = "search_tools"
+
+// ToolDefinition returns the MCP tool definition of the discovery tool named name
+// (empty: DefaultToolName): a tool whose arguments are the discover params and whose
+// result is a discovery page. Hosts list it for clients that can only call tools, and
+// plans hand it to models without native tool search (SPEC PLAN-1).
+func ToolDefinition(name string) json.RawMessage {
+	if name == "" {
+		name = DefaultToolName
+	}
+	return json.RawMessage(`{"name":` + strconv.Quote(name) +
+		`,"description":"Search the tools available to you by a few words describing the task, and get the best-matching tools with their complete input schemas, a page at a time. Call a tool it returns by its name.",` +
+		`"inputSchema":{"type":"object","properties":{` +
+		`"query":{"type":"string","minLength":1,"maxLength":` + strconv.Itoa(MaxQueryLength) + `,"description":"A few words naming what you want to do, for example: model search."},` +
+		`"limit":{"type":"integer","minimum":1,"maximum":` + strconv.Itoa(MaxLimit) + `,"description":"Most tools to return on this page."},` +
+		`"cursor":{"type":"string","description":"nextCursor of the previous page, to continue the same search."}},` +
+		`"required":["query"],"additionalProperties":false},` +
+		`"annotations":{"readOnlyHint":true,"openWorldHint":false}}`)
+}
