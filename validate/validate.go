@@ -48,14 +48,18 @@ func (e *ValidationError) Error() string {
 
 func (e *ValidationError) Unwrap() error { return ErrInvalid }
 
-// An UnsupportedError names the keyword that made a schema unsupported.
+// An UnsupportedError names the keyword that made a schema unsupported. Keyword is
+// always a JSON Schema keyword from a fixed vocabulary (drafts 2020-12 and 07), never
+// text copied from the schema: it is "" for a malformed schema (bad JSON, a duplicate
+// key, a keyword with a value of the wrong shape) and for a member name that is no
+// JSON Schema keyword at all.
 type UnsupportedError struct {
-	Keyword string // may be "" for a malformed schema
+	Keyword string
 }
 
 func (e *UnsupportedError) Error() string {
 	if e.Keyword == "" {
-		return "validate: malformed schema"
+		return "validate: unsupported schema (malformed or unknown keyword)"
 	}
 	return fmt.Sprintf("validate: unsupported keyword %q", e.Keyword)
 }
@@ -63,6 +67,12 @@ func (e *UnsupportedError) Error() string {
 func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
 
 // Limits are the CALL-5 bounds. A zero field means its default.
+//
+// Schema and arguments are each measured on their own for depth (nesting of objects
+// and arrays in the JSON text) and string code units; their nodes (JSON values, object
+// keys excluded) are added up. The JSON text of a schema or of arguments is also
+// bounded to 6 bytes per string code unit plus 16 per node (2 MiB by default), so
+// white space cannot make a scan slow.
 type Limits struct {
 	MaxDepth       int // nesting of schema and arguments; default 32
 	MaxNodes       int // schema nodes plus argument nodes; default 8192
@@ -84,6 +94,3 @@ type Options struct {
 // AnnotationKeywords is the documented set of extra annotation keywords a host may
 // accept with Options.Annotations.
 var AnnotationKeywords = []string{"title", "examples", "$comment", "$schema", "format"}
-
-// NewCompiler returns the bounded Compiler. opts is copied; nil means defaults.
-func NewCompiler(opts *Options) Compiler { panic("unimplemented") }

@@ -1,0 +1,416 @@
+package validate
+
+import (
+	"math"
+	"slices"
+)
+
+// Type bits of the "type" keyword.
+const (
+	tNull uint8 = 1 << iota
+	tBoolean
+	tInteger
+	tNumber
+	tString
+	tArray
+	tObject
+)
+
+var typeNames = map[string]uint8{
+	"null": tNull, "boolean": tBoolean, "integer": tInteger, "number": tNumber,
+	"string": tString, "array": tArray, "object": tObject,
+}
+
+// bound is one of minimum, maximum, exclusiveMinimum, exclusiveMaximum.
+type bound struct {
+	keyword string
+	num     decimal
+	// ok reports whether cmpDecimal(instance, num) satisfies the bound.
+	ok func(c int) bool
+}
+
+var boundOK = map[string]func(int) bool{
+	"minimum":          func(c int) bool { return c >= 0 },
+	"maximum":          func(c int) bool { return c <= 0 },
+	"exclusiveMinimum": func(c int) bool { return c > 0 },
+	"exclusiveMaximum": func(c int) bool { return c < 0 },
+}
+
+// entry is a property name the schema declares in properties or required.
+type entry struct {
+	name    string
+	sub     *schema // nil when the name appears only in required
+	inProps bool
+}
+
+// schema is one compiled subschema.
+type schema struct {
+	never bool  // the false schema
+	types uint8 // 0 when there is no type keyword
+
+	entries    []entry
+	index      map[string]int32 // name → entries index, for many entries
+	required   []int32          // entries indexes
+	additional *schema          // nil when absent
+
+	minLen, maxLen int64 // -1 when absent
+	pattern        *compiledPattern
+
+	bounds []bound
+
+	items              *schema
+	minItems, maxItems int64 // -1 when absent
+	unique             bool
+
+	enum  []int32 // tokens of the owning program's schema tape
+	anyOf []*schema
+	oneOf []*schema
+}
+
+func (s *schema) lookup(name []byte) int32 {
+	if s.index != nil {
+		if i, ok := s.index[string(name)]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range s.entries {
+		if s.entries[i].name == string(name) {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// program is a compiled Validator.
+type program struct {
+	root   *schema
+	schema *tape // the schema's own tape, for enum values
+	nodes  int   // schema nodes, charged against MaxNodes
+	lim    Limits
+}
+
+type compiler struct {
+	opts  Options
+	annot map[string]bool
+}
+
+// NewCompiler returns the bounded Compiler of exactly the SPEC CALL-3 keyword subset.
+// opts is copied; nil means the strict subset with default Limits. Names in
+// opts.Annotations that are assertion, applicator or core keywords of JSON Schema
+// ($ref, allOf, const, ...) are ignored: accepting them as annotations would silently
+// weaken validation.
+func NewCompiler(opts *Options) Compiler {
+	c := &compiler{annot: map[string]bool{"description": true, "default": true}}
+	if opts != nil {
+		c.opts = *opts
+		c.opts.Annotations = slices.Clone(opts.Annotations)
+	}
+	c.opts.Limits = c.opts.Limits.withDefaults()
+	for _, a := range c.opts.Annotations {
+		if !assertionKeywords[a] {
+			c.annot[a] = true
+		}
+	}
+	return c
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = 32
+	}
+	if l.MaxNodes <= 0 {
+		l.MaxNodes = 8192
+	}
+	if l.MaxStringUnits <= 0 {
+		l.MaxStringUnits = 262144
+	}
+	if l.MaxSteps <= 0 {
+		l.MaxSteps = 65536
+	}
+	if l.MaxPattern <= 0 {
+		l.MaxPattern = 512
+	}
+	return l
+}
+
+// maxBytes bounds the JSON text of arguments or a schema: six bytes per string code
+// unit (the longest escape) plus sixteen per node.
+func (l Limits) maxBytes() int { return 6*l.MaxStringUnits + 16*l.MaxNodes }
+
+func (l Limits) tape() tapeLimits {
+	return tapeLimits{depth: l.MaxDepth, nodes: l.MaxNodes, units: l.MaxStringUnits, bytes: l.maxBytes()}
+}
+
+// Compile compiles schema, the JSON text of one input schema.
+func (c *compiler) Compile(schemaText []byte) (Validator, error) {
+	t := &tape{}
+	steps := 0
+	if err := t.parse(slices.Clone(schemaText), c.opts.Limits.tape(), &steps); err != nil {
+		if isLimit(err) {
+			return nil, err
+		}
+		return nil, &UnsupportedError{}
+	}
+	p := &program{schema: t, nodes: t.nodes, lim: c.opts.Limits}
+	root, err := c.compile(t, 0)
+	if err != nil {
+		return nil, err
+	}
+	p.root = root
+	return p, nil
+}
+
+func (c *compiler) compile(t *tape, i int32) (*schema, error) {
+	tk := t.toks[i]
+	switch tk.kind {
+	case kTrue:
+		return &schema{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}, nil
+	case kFalse:
+		return &schema{never: true}, nil
+	case kObject:
+	default:
+		return nil, &UnsupportedError{}
+	}
+	s := &schema{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}
+	var required []int32
+	for j, m := i+1, int32(0); m < tk.n; m++ {
+		key, val := j, j+1
+		j = t.toks[val].next
+		kw := string(t.str(key))
+		vt := t.toks[val]
+		malformed := &UnsupportedError{Keyword: knownKeyword(kw)}
+		switch kw {
+		case "type":
+			switch vt.kind {
+			case kString:
+				b, ok := typeNames[string(t.str(val))]
+				if !ok {
+					return nil, malformed
+				}
+				s.types = b
+			case kArray:
+				if vt.n == 0 {
+					return nil, malformed
+				}
+				for e := val + 1; e < vt.next; e = t.toks[e].next {
+					if t.toks[e].kind != kString {
+						return nil, malformed
+					}
+					b, ok := typeNames[string(t.str(e))]
+					if !ok || s.types&b != 0 {
+						return nil, malformed
+					}
+					s.types |= b
+				}
+			default:
+				return nil, malformed
+			}
+		case "properties":
+			if vt.kind != kObject {
+				return nil, malformed
+			}
+			for pj, pm := val+1, int32(0); pm < vt.n; pm++ {
+				sub, err := c.compile(t, pj+1)
+				if err != nil {
+					return nil, err
+				}
+				name := string(t.str(pj))
+				if e := findEntry(s.entries, name); e >= 0 {
+					s.entries[e].sub, s.entries[e].inProps = sub, true
+				} else {
+					s.entries = append(s.entries, entry{name: name, sub: sub, inProps: true})
+				}
+				pj = t.toks[pj+1].next
+			}
+		case "required":
+			if vt.kind != kArray {
+				return nil, malformed
+			}
+			for e := val + 1; e < vt.next; e = t.toks[e].next {
+				if t.toks[e].kind != kString {
+					return nil, malformed
+				}
+				required = append(required, e)
+			}
+		case "additionalProperties", "items":
+			if vt.kind != kObject && vt.kind != kTrue && vt.kind != kFalse {
+				return nil, malformed
+			}
+			sub, err := c.compile(t, val)
+			if err != nil {
+				return nil, err
+			}
+			if kw == "items" {
+				s.items = sub
+			} else {
+				s.additional = sub
+			}
+		case "minLength", "maxLength", "minItems", "maxItems":
+			if vt.kind != kNumber {
+				return nil, malformed
+			}
+			d := parseDecimal(t.lit(val))
+			if !d.isInteger() || d.neg && !d.zero() {
+				return nil, malformed
+			}
+			n := d.intValue(math.MaxInt64)
+			switch kw {
+			case "minLength":
+				s.minLen = n
+			case "maxLength":
+				s.maxLen = n
+			case "minItems":
+				s.minItems = n
+			case "maxItems":
+				s.maxItems = n
+			}
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+			if vt.kind != kNumber {
+				return nil, malformed
+			}
+			s.bounds = append(s.bounds, bound{keyword: knownKeyword(kw), num: parseDecimal(t.lit(val)), ok: boundOK[kw]})
+		case "pattern":
+			if vt.kind != kString {
+				return nil, malformed
+			}
+			src := t.str(val)
+			if patternUnits(src) > c.opts.Limits.MaxPattern {
+				return nil, errPattern
+			}
+			cp, ok := compilePattern(string(src))
+			if !ok {
+				return nil, malformed
+			}
+			s.pattern = &cp
+		case "enum":
+			if vt.kind != kArray {
+				return nil, malformed
+			}
+			s.enum = []int32{}
+			for e := val + 1; e < vt.next; e = t.toks[e].next {
+				s.enum = append(s.enum, e)
+			}
+		case "uniqueItems":
+			switch vt.kind {
+			case kTrue:
+				s.unique = true
+			case kFalse:
+			default:
+				return nil, malformed
+			}
+		case "anyOf", "oneOf":
+			if vt.kind != kArray || vt.n == 0 {
+				return nil, malformed
+			}
+			var subs []*schema
+			for e := val + 1; e < vt.next; e = t.toks[e].next {
+				sub, err := c.compile(t, e)
+				if err != nil {
+					return nil, err
+				}
+				subs = append(subs, sub)
+			}
+			if kw == "anyOf" {
+				s.anyOf = subs
+			} else {
+				s.oneOf = subs
+			}
+		default:
+			if !c.annot[kw] {
+				return nil, &UnsupportedError{Keyword: knownKeyword(kw)}
+			}
+			if kw == "$schema" {
+				if vt.kind != kString || !schemaURIs[string(t.str(val))] {
+					return nil, &UnsupportedError{Keyword: "$schema"}
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range required {
+		name := string(t.str(e))
+		if seen[name] {
+			return nil, &UnsupportedError{Keyword: "required"}
+		}
+		seen[name] = true
+		x := findEntry(s.entries, name)
+		if x < 0 {
+			x = len(s.entries)
+			s.entries = append(s.entries, entry{name: name})
+		}
+		s.required = append(s.required, int32(x))
+	}
+	if len(s.entries) > 8 {
+		s.index = make(map[string]int32, len(s.entries))
+		for k, e := range s.entries {
+			s.index[e.name] = int32(k)
+		}
+	}
+	return s, nil
+}
+
+func findEntry(es []entry, name string) int {
+	for k := range es {
+		if es[k].name == name {
+			return k
+		}
+	}
+	return -1
+}
+
+var errPattern = &limitError{what: "pattern length"}
+
+// limitError is a bound hit at compile time.
+type limitError struct{ what string }
+
+func (e *limitError) Error() string { return "validate: limit exceeded: " + e.what }
+func (e *limitError) Unwrap() error { return ErrLimit }
+
+// schemaURIs are the $schema values accepted when "$schema" is an accepted annotation.
+var schemaURIs = map[string]bool{
+	"https://json-schema.org/draft/2020-12/schema":  true,
+	"https://json-schema.org/draft/2020-12/schema#": true,
+	"http://json-schema.org/draft-07/schema#":       true,
+	"http://json-schema.org/draft-07/schema":        true,
+	"https://json-schema.org/draft-07/schema#":      true,
+	"https://json-schema.org/draft-07/schema":       true,
+}
+
+// assertionKeywords are the JSON Schema keywords (draft 2020-12 and draft-07) that
+// assert, apply subschemas or change identifiers: never accepted as annotations.
+var assertionKeywords = map[string]bool{}
+
+// vocabulary is every keyword of drafts 2020-12 and 07: an UnsupportedError names a
+// keyword only from this list, so no schema text reaches an error.
+var vocabulary = map[string]string{}
+
+func init() {
+	for _, k := range []string{
+		"$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef",
+		"$recursiveAnchor", "$vocabulary", "$defs", "definitions",
+		"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas",
+		"dependencies", "prefixItems", "items", "additionalItems", "contains",
+		"properties", "patternProperties", "additionalProperties", "propertyNames",
+		"unevaluatedItems", "unevaluatedProperties", "type", "enum", "const",
+		"multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+		"maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems",
+		"maxContains", "minContains", "maxProperties", "minProperties", "required",
+		"dependentRequired",
+	} {
+		assertionKeywords[k] = true
+		vocabulary[k] = k
+	}
+	for _, k := range []string{
+		"$schema", "$comment", "title", "description", "default", "deprecated",
+		"readOnly", "writeOnly", "examples", "format", "contentEncoding",
+		"contentMediaType", "contentSchema",
+	} {
+		vocabulary[k] = k
+	}
+	// contentSchema applies a schema; it stays out of the annotation option.
+	assertionKeywords["contentSchema"] = true
+}
+
+// knownKeyword answers kw when it is a JSON Schema keyword, else "".
+func knownKeyword(kw string) string { return vocabulary[kw] }

@@ -1,0 +1,505 @@
+package validate
+
+import (
+	"hash/maphash"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// status is the outcome of checking one value against one subschema.
+type status uint8
+
+const (
+	pass status = iota
+	fail
+	over // a bound was hit: no verdict
+)
+
+// seg is one step of the path to the value being checked: a declared property name
+// when idx == segName, an array index when idx >= 0, or an undeclared member (which
+// adds nothing to the path, so no argument text reaches an error) when idx == -1.
+type seg struct {
+	name string
+	idx  int32
+}
+
+const segName = -2
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+type hpair struct {
+	h uint64
+	i int32
+}
+
+// state is the scratch of one validation, pooled so that a steady-state validation
+// allocates nothing.
+type state struct {
+	t        tape
+	p        *program
+	steps    int
+	max      int
+	quiet    int // > 0 inside anyOf/oneOf branches: failures are not recorded
+	kw       string
+	failPath string
+	path     []seg
+	bits     []uint64
+	pairs    []hpair
+}
+
+var statePool = sync.Pool{New: func() any { return new(state) }}
+
+var hashSeed = maphash.MakeSeed()
+
+// Validate validates args, the JSON text of one call's arguments. Empty text (or only
+// white space) means the call had no arguments and is validated as {}; any other text,
+// including null, is validated as the JSON value it is.
+func (p *program) Validate(args []byte) error {
+	_, err := p.run(args)
+	return err
+}
+
+// run validates args and answers the work steps it spent (tests read them).
+func (p *program) run(args []byte) (int, error) {
+	st := statePool.Get().(*state)
+	err := st.run(p, args)
+	steps := st.steps
+	st.t.src = nil
+	st.p = nil
+	if cap(st.t.toks) > 1<<14 || cap(st.t.arena) > 1<<20 {
+		st.t = tape{}
+	}
+	statePool.Put(st)
+	return steps, err
+}
+
+var emptyObject = []byte("{}")
+
+func (st *state) run(p *program, args []byte) error {
+	a, b := 0, len(args)
+	for a < b && isSpace(args[a]) {
+		a++
+	}
+	for b > a && isSpace(args[b-1]) {
+		b--
+	}
+	if a == b {
+		args = emptyObject
+	}
+	st.p = p
+	st.steps, st.max = 0, p.lim.MaxSteps
+	st.quiet, st.kw, st.failPath = 0, "", ""
+	st.path, st.bits, st.pairs = st.path[:0], st.bits[:0], st.pairs[:0]
+	lim := p.lim.tape()
+	lim.nodes -= p.nodes
+	if err := st.t.parse(args, lim, &st.steps); err != nil {
+		return err
+	}
+	if st.steps > st.max {
+		return errSteps
+	}
+	switch st.check(p.root, 0) {
+	case pass:
+		return nil
+	case over:
+		return errSteps
+	}
+	return &ValidationError{Keyword: st.kw, Path: st.failPath}
+}
+
+// reject records the first failure outside anyOf/oneOf branches and answers fail.
+func (st *state) reject(kw string) status {
+	if st.quiet == 0 && st.kw == "" {
+		st.kw = kw
+		var b strings.Builder
+		for _, s := range st.path {
+			switch {
+			case s.idx == segName:
+				b.WriteByte('/')
+				b.WriteString(pointerEscaper.Replace(s.name))
+			case s.idx >= 0:
+				b.WriteByte('/')
+				b.WriteString(strconv.Itoa(int(s.idx)))
+			}
+		}
+		st.failPath = b.String()
+	}
+	return fail
+}
+
+func (st *state) spend(n int) bool {
+	st.steps += n
+	return st.steps <= st.max
+}
+
+// check checks the value at token i against s.
+func (st *state) check(s *schema, i int32) status {
+	if !st.spend(1) {
+		return over
+	}
+	if s.never {
+		return st.reject("false")
+	}
+	t := &st.t
+	tk := t.toks[i]
+	if s.types != 0 {
+		var ok bool
+		switch tk.kind {
+		case kNull:
+			ok = s.types&tNull != 0
+		case kTrue, kFalse:
+			ok = s.types&tBoolean != 0
+		case kString:
+			ok = s.types&tString != 0
+		case kArray:
+			ok = s.types&tArray != 0
+		case kObject:
+			ok = s.types&tObject != 0
+		case kNumber:
+			ok = s.types&tNumber != 0
+			if !ok && s.types&tInteger != 0 {
+				lit := t.lit(i)
+				if !st.spend(len(lit) / 64) {
+					return over
+				}
+				d := parseDecimal(lit)
+				ok = d.isInteger()
+			}
+		}
+		if !ok {
+			return st.reject("type")
+		}
+	}
+	if s.enum != nil {
+		found := false
+		for _, e := range s.enum {
+			if st.equal(t, i, st.p.schema, e) {
+				found = true
+				break
+			}
+			if st.steps > st.max {
+				return over
+			}
+		}
+		if st.steps > st.max {
+			return over
+		}
+		if !found {
+			return st.reject("enum")
+		}
+	}
+	switch tk.kind {
+	case kString:
+		if s.minLen >= 0 && int64(tk.n) < s.minLen {
+			return st.reject("minLength")
+		}
+		if s.maxLen >= 0 && int64(tk.n) > s.maxLen {
+			return st.reject("maxLength")
+		}
+		if s.pattern != nil {
+			str := t.str(i)
+			if !st.spend((len(str) + 1) * s.pattern.size) {
+				return over
+			}
+			if !s.pattern.re.Match(str) {
+				return st.reject("pattern")
+			}
+		}
+	case kNumber:
+		if len(s.bounds) > 0 {
+			lit := t.lit(i)
+			if !st.spend(len(s.bounds) * (len(lit)/64 + 1)) {
+				return over
+			}
+			d := parseDecimal(lit)
+			for k := range s.bounds {
+				b := &s.bounds[k]
+				if !b.ok(cmpDecimal(&d, &b.num)) {
+					return st.reject(b.keyword)
+				}
+			}
+		}
+	case kArray:
+		if s.minItems >= 0 && int64(tk.n) < s.minItems {
+			return st.reject("minItems")
+		}
+		if s.maxItems >= 0 && int64(tk.n) > s.maxItems {
+			return st.reject("maxItems")
+		}
+		if s.items != nil {
+			idx := int32(0)
+			for e := i + 1; e < tk.next; e = t.toks[e].next {
+				st.path = append(st.path, seg{idx: idx})
+				r := st.check(s.items, e)
+				st.path = st.path[:len(st.path)-1]
+				if r != pass {
+					return r
+				}
+				idx++
+			}
+		}
+		if s.unique && tk.n > 1 {
+			if r := st.unique(i); r != pass {
+				return r
+			}
+		}
+	case kObject:
+		if len(s.entries) > 0 || s.additional != nil {
+			if r := st.object(s, i); r != pass {
+				return r
+			}
+		}
+	}
+	if s.anyOf != nil {
+		st.quiet++
+		r := fail
+		for _, sub := range s.anyOf {
+			if r = st.check(sub, i); r != fail {
+				break
+			}
+		}
+		st.quiet--
+		switch r {
+		case over:
+			return over
+		case fail:
+			return st.reject("anyOf")
+		}
+	}
+	if s.oneOf != nil {
+		st.quiet++
+		n := 0
+		for _, sub := range s.oneOf {
+			r := st.check(sub, i)
+			if r == over {
+				st.quiet--
+				return over
+			}
+			if r == pass {
+				if n++; n > 1 {
+					break
+				}
+			}
+		}
+		st.quiet--
+		if n != 1 {
+			return st.reject("oneOf")
+		}
+	}
+	return pass
+}
+
+// object checks the members of object i against s's properties, additionalProperties
+// and required.
+func (st *state) object(s *schema, i int32) status {
+	t := &st.t
+	tk := t.toks[i]
+	base := len(st.bits)
+	for w := (len(s.entries) + 63) / 64; w > 0; w-- {
+		st.bits = append(st.bits, 0)
+	}
+	defer func() { st.bits = st.bits[:base] }()
+	for j, m := i+1, int32(0); m < tk.n; m++ {
+		key, val := j, j+1
+		j = t.toks[val].next
+		if !st.spend(1) {
+			return over
+		}
+		e := s.lookup(t.str(key))
+		if e >= 0 {
+			st.bits[base+int(e/64)] |= 1 << (e % 64)
+			if ent := &s.entries[e]; ent.inProps {
+				st.path = append(st.path, seg{name: ent.name, idx: segName})
+				r := st.check(ent.sub, val)
+				st.path = st.path[:len(st.path)-1]
+				if r != pass {
+					return r
+				}
+				continue
+			}
+		}
+		if s.additional != nil {
+			st.path = append(st.path, seg{idx: -1})
+			r := st.check(s.additional, val)
+			st.path = st.path[:len(st.path)-1]
+			if r != pass {
+				return r
+			}
+		}
+	}
+	for _, e := range s.required {
+		if st.bits[base+int(e/64)]&(1<<(e%64)) == 0 {
+			st.path = append(st.path, seg{name: s.entries[e].name, idx: segName})
+			r := st.reject("required")
+			st.path = st.path[:len(st.path)-1]
+			return r
+		}
+	}
+	return pass
+}
+
+// unique checks uniqueItems on array i: pairwise for short arrays, else by sorting
+// value hashes and comparing only equal-hash neighbours.
+func (st *state) unique(i int32) status {
+	t := &st.t
+	tk := t.toks[i]
+	if tk.n <= 8 {
+		for a := i + 1; a < tk.next; a = t.toks[a].next {
+			for b := t.toks[a].next; b < tk.next; b = t.toks[b].next {
+				if st.equal(t, a, t, b) {
+					return st.reject("uniqueItems")
+				}
+				if st.steps > st.max {
+					return over
+				}
+			}
+		}
+		return pass
+	}
+	n := int(tk.n)
+	if !st.spend(int(tk.next-i) + n*bitsLen(n)) {
+		return over
+	}
+	base := len(st.pairs)
+	defer func() { st.pairs = st.pairs[:base] }()
+	for e := i + 1; e < tk.next; e = t.toks[e].next {
+		st.pairs = append(st.pairs, hpair{h: hashValue(t, e), i: e})
+	}
+	ps := st.pairs[base:]
+	slices.SortFunc(ps, func(a, b hpair) int {
+		switch {
+		case a.h < b.h:
+			return -1
+		case a.h > b.h:
+			return 1
+		}
+		return int(a.i - b.i)
+	})
+	for a := 0; a < len(ps); a++ {
+		for b := a + 1; b < len(ps) && ps[b].h == ps[a].h; b++ {
+			if st.equal(t, ps[a].i, t, ps[b].i) {
+				return st.reject("uniqueItems")
+			}
+			if st.steps > st.max {
+				return over
+			}
+		}
+	}
+	return pass
+}
+
+// equal reports whether value i of ta and value j of tb are equal JSON values: numbers
+// by value, objects regardless of member order. It charges one step per node visited
+// and gives up (answering false) once the budget is spent; callers check st.steps.
+func (st *state) equal(ta *tape, i int32, tb *tape, j int32) bool {
+	st.steps++
+	if st.steps > st.max {
+		return false
+	}
+	a, b := &ta.toks[i], &tb.toks[j]
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case kString:
+		if a.n != b.n || a.end-a.off != b.end-b.off {
+			return false
+		}
+		st.steps += int(a.end-a.off) / 64
+		return string(ta.str(i)) == string(tb.str(j))
+	case kNumber:
+		x, y := ta.lit(i), tb.lit(j)
+		st.steps += (len(x) + len(y)) / 64
+		dx, dy := parseDecimal(x), parseDecimal(y)
+		return cmpDecimal(&dx, &dy) == 0
+	case kArray:
+		if a.n != b.n {
+			return false
+		}
+		for x, y := i+1, j+1; x < a.next; x, y = ta.toks[x].next, tb.toks[y].next {
+			if !st.equal(ta, x, tb, y) {
+				return false
+			}
+		}
+		return true
+	case kObject:
+		if a.n != b.n {
+			return false
+		}
+		for x, m := i+1, int32(0); m < a.n; m++ {
+			kx := ta.str(x)
+			found := false
+			for y, k := j+1, int32(0); k < b.n; k++ {
+				st.steps++
+				if st.steps > st.max {
+					return false
+				}
+				if string(kx) == string(tb.str(y)) {
+					if !st.equal(ta, x+1, tb, y+1) {
+						return false
+					}
+					found = true
+					break
+				}
+				y = tb.toks[y+1].next
+			}
+			if !found {
+				return false
+			}
+			x = ta.toks[x+1].next
+		}
+		return true
+	}
+	return true // null, true, false
+}
+
+func mix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// hashValue hashes value i consistently with equal.
+func hashValue(t *tape, i int32) uint64 {
+	tk := &t.toks[i]
+	switch tk.kind {
+	case kNull:
+		return 0x11
+	case kFalse:
+		return 0x22
+	case kTrue:
+		return 0x33
+	case kString:
+		return maphash.Bytes(hashSeed, t.str(i))
+	case kNumber:
+		d := parseDecimal(t.lit(i))
+		if d.zero() {
+			return 0x44
+		}
+		h := uint64(d.exp) * 0x9e3779b97f4a7c15
+		if d.neg {
+			h ^= 0x55
+		}
+		for k := d.sig0; k < d.sig1; k++ {
+			h = (h ^ uint64(d.digit(k))) * 0x100000001b3
+		}
+		return mix(h)
+	case kArray:
+		h := uint64(0x66)
+		for e := i + 1; e < tk.next; e = t.toks[e].next {
+			h = mix(h*31 + hashValue(t, e))
+		}
+		return h
+	}
+	h := uint64(0x77)
+	for x, m := i+1, int32(0); m < tk.n; m++ {
+		h += mix(maphash.Bytes(hashSeed, t.str(x)) ^ mix(hashValue(t, x+1)+1))
+		x = t.toks[x+1].next
+	}
+	return h
+}

@@ -1,0 +1,291 @@
+package validate
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ecmaSpace is the set ECMA-262 \s matches (WhiteSpace and LineTerminator), written for
+// a Go character class.
+const ecmaSpace = `\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}`
+
+// ecmaDot is what ECMA-262 "." matches in Unicode mode: any code point but a line terminator.
+const ecmaDot = `[^\n\r\x{2028}\x{2029}]`
+
+// compiledPattern is a pattern ready to run, with its cost per input byte.
+type compiledPattern struct {
+	re   *regexp.Regexp
+	size int // instructions of the compiled program
+}
+
+// compilePattern translates an ECMA-262 pattern (the JSON Schema dialect, Unicode mode)
+// into RE2 syntax with the same meaning, or answers ok == false when it uses a construct
+// RE2 cannot run as written (lookaround, backreferences, ...) or one whose meaning
+// differs between the two engines and has no exact translation.
+func compilePattern(p string) (compiledPattern, bool) {
+	tr, ok := translatePattern(p)
+	if !ok {
+		return compiledPattern{}, false
+	}
+	re, err := regexp.Compile(tr)
+	if err != nil {
+		return compiledPattern{}, false
+	}
+	sre, err := syntax.Parse(tr, syntax.Perl)
+	if err != nil {
+		return compiledPattern{}, false
+	}
+	prog, err := syntax.Compile(sre.Simplify())
+	if err != nil {
+		return compiledPattern{}, false
+	}
+	return compiledPattern{re: re, size: len(prog.Inst)}, true
+}
+
+// translatePattern rewrites p for Go's regexp package; see compilePattern.
+func translatePattern(p string) (string, bool) {
+	if !utf8.ValidString(p) {
+		return "", false
+	}
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); {
+		c := p[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(p) {
+				return "", false
+			}
+			n, ok := translateEscape(&b, p, i+1, inClass)
+			if !ok {
+				return "", false
+			}
+			i = n
+			continue
+		case inClass:
+			switch c {
+			case ']':
+				inClass = false
+				b.WriteByte(']')
+			case '[':
+				if i+1 < len(p) && (p[i+1] == ':' || p[i+1] == '=' || p[i+1] == '.') {
+					return "", false // POSIX class syntax in Go, literal in ECMA
+				}
+				b.WriteString(`\[`)
+			default:
+				b.WriteByte(c)
+			}
+		case c == '[':
+			rest := p[i+1:]
+			if strings.HasPrefix(rest, "]") || strings.HasPrefix(rest, "^]") {
+				return "", false // [] and [^] have no RE2 spelling
+			}
+			inClass = true
+			b.WriteByte('[')
+			if strings.HasPrefix(rest, "^") {
+				b.WriteByte('^')
+				i++
+			}
+		case c == '.':
+			b.WriteString(ecmaDot)
+		case c == '(':
+			if strings.HasPrefix(p[i+1:], "?") {
+				rest := p[i+2:]
+				switch {
+				case strings.HasPrefix(rest, ":"):
+					b.WriteString("(?:")
+					i += 3
+					continue
+				case strings.HasPrefix(rest, "<") && !strings.HasPrefix(rest, "<=") && !strings.HasPrefix(rest, "<!"):
+					b.WriteString("(?P<")
+					i += 3
+					continue
+				default:
+					return "", false // lookaround, inline flags
+				}
+			}
+			b.WriteByte('(')
+		default:
+			b.WriteByte(c)
+		}
+		i++
+	}
+	if inClass {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// translateEscape writes the translation of the escape whose letter is at p[i] and
+// answers the index after it.
+func translateEscape(b *strings.Builder, p string, i int, inClass bool) (int, bool) {
+	c := p[i]
+	switch c {
+	case 'd', 'D', 'w', 'W', 't', 'n', 'r', 'f', 'v':
+		b.WriteByte('\\')
+		b.WriteByte(c)
+		return i + 1, true
+	case 'b', 'B':
+		if inClass {
+			if c == 'B' {
+				return 0, false
+			}
+			b.WriteString(`\x08`)
+			return i + 1, true
+		}
+		b.WriteByte('\\')
+		b.WriteByte(c)
+		return i + 1, true
+	case 's':
+		if inClass {
+			b.WriteString(ecmaSpace)
+		} else {
+			b.WriteString("[" + ecmaSpace + "]")
+		}
+		return i + 1, true
+	case 'S':
+		if inClass {
+			return 0, false
+		}
+		b.WriteString("[^" + ecmaSpace + "]")
+		return i + 1, true
+	case '0':
+		if i+1 < len(p) && p[i+1] >= '0' && p[i+1] <= '9' {
+			return 0, false
+		}
+		b.WriteString(`\x00`)
+		return i + 1, true
+	case 'x':
+		if len(p)-i < 3 || !isHex(p[i+1]) || !isHex(p[i+2]) {
+			return 0, false
+		}
+		b.WriteString(`\x{` + p[i+1:i+3] + `}`)
+		return i + 3, true
+	case 'u':
+		if strings.HasPrefix(p[i+1:], "{") {
+			j := strings.IndexByte(p[i+1:], '}')
+			if j < 2 {
+				return 0, false
+			}
+			h := p[i+2 : i+1+j]
+			v, err := strconv.ParseUint(h, 16, 32)
+			if err != nil || v > unicode.MaxRune || v >= 0xD800 && v < 0xE000 {
+				return 0, false
+			}
+			b.WriteString(`\x{` + h + `}`)
+			return i + 2 + j, true
+		}
+		r, ok := hex4(toBytes(p), i+1)
+		if !ok {
+			return 0, false
+		}
+		n := i + 5
+		if r >= 0xD800 && r < 0xDC00 {
+			if !strings.HasPrefix(p[n:], `\u`) {
+				return 0, false
+			}
+			r2, ok := hex4(toBytes(p), n+2)
+			if !ok || r2 < 0xDC00 || r2 >= 0xE000 {
+				return 0, false
+			}
+			r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
+			n += 6
+		} else if r >= 0xDC00 && r < 0xE000 {
+			return 0, false
+		}
+		b.WriteString(`\x{` + strconv.FormatInt(int64(r), 16) + `}`)
+		return n, true
+	case 'c':
+		if i+1 < len(p) && (p[i+1] >= 'a' && p[i+1] <= 'z' || p[i+1] >= 'A' && p[i+1] <= 'Z') {
+			b.WriteString(`\x{` + strconv.FormatInt(int64(p[i+1]%32), 16) + `}`)
+			return i + 2, true
+		}
+		return 0, false
+	case 'p', 'P':
+		if !strings.HasPrefix(p[i+1:], "{") {
+			return 0, false
+		}
+		j := strings.IndexByte(p[i+1:], '}')
+		if j < 2 {
+			return 0, false
+		}
+		name, ok := propertyName(p[i+2 : i+1+j])
+		if !ok {
+			return 0, false
+		}
+		b.WriteString(`\` + string(c) + `{` + name + `}`)
+		return i + 2 + j, true
+	}
+	if c < utf8.RuneSelf && strings.IndexByte(`^$\.*+?()[]{}|/-`, c) >= 0 {
+		b.WriteByte('\\')
+		b.WriteByte(c)
+		return i + 1, true
+	}
+	// Backreferences (\1, \k<name>), Go-only escapes (\A, \z, \Q, \C, ...) and identity
+	// escapes of letters differ between the engines.
+	return 0, false
+}
+
+// propertyName maps an ECMA-262 Unicode property expression (General_Category and
+// Script values, short or long) to the name Go's regexp knows.
+func propertyName(expr string) (string, bool) {
+	name, value, hasEq := strings.Cut(expr, "=")
+	if hasEq {
+		switch name {
+		case "General_Category", "gc":
+			expr = value
+		case "Script", "sc":
+			if _, ok := unicode.Scripts[value]; ok {
+				return value, true
+			}
+			return "", false
+		default:
+			return "", false
+		}
+	}
+	if long, ok := categoryAliases[expr]; ok {
+		expr = long
+	}
+	if _, ok := unicode.Categories[expr]; !ok {
+		return "", false
+	}
+	return expr, true
+}
+
+// categoryAliases maps long General_Category names to their short form.
+var categoryAliases = map[string]string{
+	"Letter": "L", "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll", "Titlecase_Letter": "Lt",
+	"Modifier_Letter": "Lm", "Other_Letter": "Lo", "Mark": "M", "Combining_Mark": "M",
+	"Nonspacing_Mark": "Mn", "Spacing_Mark": "Mc", "Enclosing_Mark": "Me", "Number": "N",
+	"Decimal_Number": "Nd", "digit": "Nd", "Letter_Number": "Nl", "Other_Number": "No",
+	"Punctuation": "P", "punct": "P", "Connector_Punctuation": "Pc", "Dash_Punctuation": "Pd",
+	"Open_Punctuation": "Ps", "Close_Punctuation": "Pe", "Initial_Punctuation": "Pi",
+	"Final_Punctuation": "Pf", "Other_Punctuation": "Po", "Symbol": "S", "Math_Symbol": "Sm",
+	"Currency_Symbol": "Sc", "Modifier_Symbol": "Sk", "Other_Symbol": "So", "Separator": "Z",
+	"Space_Separator": "Zs", "Line_Separator": "Zl", "Paragraph_Separator": "Zp",
+	"Control": "Cc", "cntrl": "Cc", "Format": "Cf", "Private_Use": "Co", "Surrogate": "Cs",
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func toBytes(s string) []byte { return []byte(s) }
+
+// patternUnits counts the UTF-16 code units of a pattern (SPEC CALL-5 bounds it).
+func patternUnits(s []byte) int {
+	n := 0
+	for _, c := range s {
+		switch {
+		case c < 0x80 || c >= 0xC0 && c < 0xF0:
+			n++
+		case c >= 0xF0:
+			n += 2
+		}
+	}
+	return n
+}

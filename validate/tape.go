@@ -1,0 +1,489 @@
+package validate
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+)
+
+// kind is the JSON type of one tape token.
+type kind uint8
+
+const (
+	kNull kind = iota + 1
+	kFalse
+	kTrue
+	kNumber
+	kString
+	kArray
+	kObject
+)
+
+// token is one JSON value (or object key) of a tape. Containers are followed by their
+// children in document order; an object's children alternate key, value.
+type token struct {
+	kind kind
+	esc  bool  // string content was decoded into the arena (it had escapes)
+	off  int32 // string content or number literal: [off, end) in src or arena
+	end  int32
+	n    int32 // array: elements; object: members; string: UTF-16 code units
+	next int32 // index of the first token after this value's subtree
+}
+
+// tape is a JSON text flattened into tokens in one pass. It is reused through a pool,
+// so a steady-state parse allocates nothing.
+type tape struct {
+	src   []byte
+	arena []byte
+	toks  []token
+	stack []int32
+	keys  []int32
+	nodes int // JSON values, keys excluded
+	units int // UTF-16 code units over all strings, keys included
+}
+
+// tapeLimits bound one parse.
+type tapeLimits struct {
+	depth, nodes, units, bytes int
+}
+
+// Errors of the parser. They carry no input text (SPEC ERR-2).
+var (
+	errSyntax    = fmt.Errorf("%w: malformed JSON", ErrInvalid)
+	errEncoding  = fmt.Errorf("%w: invalid UTF-8 or lone surrogate in a string", ErrInvalid)
+	errDuplicate = fmt.Errorf("%w: duplicate object key", ErrInvalid)
+	errDepth     = fmt.Errorf("%w: nesting depth", ErrLimit)
+	errNodes     = fmt.Errorf("%w: node count", ErrLimit)
+	errUnits     = fmt.Errorf("%w: string code units", ErrLimit)
+	errBytes     = fmt.Errorf("%w: text size", ErrLimit)
+	errExponent  = fmt.Errorf("%w: number exponent", ErrLimit)
+	errSteps     = fmt.Errorf("%w: work steps", ErrLimit)
+)
+
+// str returns the decoded content of string token i.
+func (t *tape) str(i int32) []byte {
+	tk := &t.toks[i]
+	if tk.esc {
+		return t.arena[tk.off:tk.end]
+	}
+	return t.src[tk.off:tk.end]
+}
+
+// lit returns the literal of number token i.
+func (t *tape) lit(i int32) []byte { return t.src[t.toks[i].off:t.toks[i].end] }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(src []byte, i int) int {
+	for i < len(src) && isSpace(src[i]) {
+		i++
+	}
+	return i
+}
+
+// parse fills t from src, enforcing lim, and charges duplicate-key checks to *steps.
+// It accepts exactly RFC 8259 JSON with one top-level value, valid UTF-8 and no lone
+// surrogate escapes, and rejects duplicate keys in any object.
+func (t *tape) parse(src []byte, lim tapeLimits, steps *int) error {
+	t.src = src
+	t.arena = t.arena[:0]
+	t.toks = t.toks[:0]
+	t.stack = t.stack[:0]
+	t.nodes, t.units = 0, 0
+	if len(src) > lim.bytes {
+		return errBytes
+	}
+	i := skipSpace(src, 0)
+	for {
+		// A value starts at i.
+		if i >= len(src) {
+			return errSyntax
+		}
+		t.nodes++
+		if t.nodes > lim.nodes {
+			return errNodes
+		}
+		c := src[i]
+		switch {
+		case c == '{' || c == '[':
+			if len(t.stack) >= lim.depth {
+				return errDepth
+			}
+			k := kArray
+			if c == '{' {
+				k = kObject
+			}
+			t.stack = append(t.stack, int32(len(t.toks)))
+			t.toks = append(t.toks, token{kind: k})
+			i = skipSpace(src, i+1)
+			if i < len(src) && (src[i] == '}' && k == kObject || src[i] == ']' && k == kArray) {
+				i++
+				if err := t.close(steps); err != nil {
+					return err
+				}
+				goto after
+			}
+			t.toks[t.stack[len(t.stack)-1]].n++
+			if k == kObject {
+				var err error
+				if i, err = t.key(src, i, lim); err != nil {
+					return err
+				}
+			}
+			continue
+		case c == '"':
+			var err error
+			if i, err = t.string(src, i, lim); err != nil {
+				return err
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			var err error
+			if i, err = t.number(src, i); err != nil {
+				return err
+			}
+		case c == 't':
+			if !hasLit(src, i, "true") {
+				return errSyntax
+			}
+			t.toks = append(t.toks, token{kind: kTrue, next: int32(len(t.toks) + 1)})
+			i += 4
+		case c == 'f':
+			if !hasLit(src, i, "false") {
+				return errSyntax
+			}
+			t.toks = append(t.toks, token{kind: kFalse, next: int32(len(t.toks) + 1)})
+			i += 5
+		case c == 'n':
+			if !hasLit(src, i, "null") {
+				return errSyntax
+			}
+			t.toks = append(t.toks, token{kind: kNull, next: int32(len(t.toks) + 1)})
+			i += 4
+		default:
+			return errSyntax
+		}
+	after:
+		// A value ended just before i.
+		for {
+			i = skipSpace(src, i)
+			if len(t.stack) == 0 {
+				if i != len(src) {
+					return errSyntax
+				}
+				return nil
+			}
+			if i >= len(src) {
+				return errSyntax
+			}
+			top := t.stack[len(t.stack)-1]
+			k := t.toks[top].kind
+			switch c := src[i]; {
+			case c == ',':
+				i = skipSpace(src, i+1)
+				t.toks[top].n++
+				if k == kObject {
+					var err error
+					if i, err = t.key(src, i, lim); err != nil {
+						return err
+					}
+				}
+			case c == '}' && k == kObject, c == ']' && k == kArray:
+				i++
+				if err := t.close(steps); err != nil {
+					return err
+				}
+				continue
+			default:
+				return errSyntax
+			}
+			break
+		}
+	}
+}
+
+func hasLit(src []byte, i int, lit string) bool {
+	return len(src)-i >= len(lit) && string(src[i:i+len(lit)]) == lit
+}
+
+// key parses an object key and its colon at i and answers the index of the value.
+func (t *tape) key(src []byte, i int, lim tapeLimits) (int, error) {
+	if i >= len(src) || src[i] != '"' {
+		return 0, errSyntax
+	}
+	i, err := t.string(src, i, lim)
+	if err != nil {
+		return 0, err
+	}
+	i = skipSpace(src, i)
+	if i >= len(src) || src[i] != ':' {
+		return 0, errSyntax
+	}
+	return skipSpace(src, i+1), nil
+}
+
+// close ends the container on top of the stack and, for an object, rejects a duplicate key.
+func (t *tape) close(steps *int) error {
+	top := t.stack[len(t.stack)-1]
+	t.stack = t.stack[:len(t.stack)-1]
+	tk := &t.toks[top]
+	tk.next = int32(len(t.toks))
+	if tk.kind != kObject || tk.n < 2 {
+		return nil
+	}
+	t.keys = t.keys[:0]
+	for j, m := top+1, int32(0); m < tk.n; m++ {
+		t.keys = append(t.keys, j)
+		j = t.toks[j+1].next
+	}
+	n := len(t.keys)
+	if n <= 16 {
+		*steps += n * n / 2
+		for a := 0; a < n; a++ {
+			ka := t.str(t.keys[a])
+			for b := a + 1; b < n; b++ {
+				if string(ka) == string(t.str(t.keys[b])) {
+					return errDuplicate
+				}
+			}
+		}
+		return nil
+	}
+	*steps += n * bitsLen(n)
+	slices.SortFunc(t.keys, t.cmpKeys)
+	for a := 1; a < n; a++ {
+		if string(t.str(t.keys[a-1])) == string(t.str(t.keys[a])) {
+			return errDuplicate
+		}
+	}
+	return nil
+}
+
+func (t *tape) cmpKeys(a, b int32) int {
+	x, y := t.str(a), t.str(b)
+	switch {
+	case string(x) < string(y):
+		return -1
+	case string(x) > string(y):
+		return 1
+	}
+	return 0
+}
+
+func bitsLen(n int) int {
+	b := 1
+	for n > 1 {
+		n >>= 1
+		b++
+	}
+	return b
+}
+
+// number scans a number literal at i.
+func (t *tape) number(src []byte, i int) (int, error) {
+	start := i
+	if src[i] == '-' {
+		i++
+	}
+	if i >= len(src) {
+		return 0, errSyntax
+	}
+	switch c := src[i]; {
+	case c == '0':
+		i++
+	case c >= '1' && c <= '9':
+		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
+			i++
+		}
+	default:
+		return 0, errSyntax
+	}
+	if i < len(src) && src[i] == '.' {
+		i++
+		d := i
+		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return 0, errSyntax
+		}
+	}
+	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+		i++
+		if i < len(src) && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return 0, errSyntax
+		}
+		for d < i-1 && src[d] == '0' {
+			d++
+		}
+		if i-d > maxExpDigits {
+			return 0, errExponent
+		}
+	}
+	if i < len(src) {
+		// A number must end at a delimiter, which the caller checks; letters are
+		// rejected there too, but "01" must fail here.
+		if c := src[i]; c >= '0' && c <= '9' {
+			return 0, errSyntax
+		}
+	}
+	t.toks = append(t.toks, token{kind: kNumber, off: int32(start), end: int32(i), next: int32(len(t.toks) + 1)})
+	return i, nil
+}
+
+// string scans a string at i (the opening quote), decoding escapes into the arena.
+func (t *tape) string(src []byte, i int, lim tapeLimits) (int, error) {
+	i++
+	start := i
+	units := 0
+	for {
+		if i >= len(src) {
+			return 0, errSyntax
+		}
+		c := src[i]
+		if c == '"' {
+			break
+		}
+		if c == '\\' {
+			return t.escString(src, start, i, units, lim)
+		}
+		if c < 0x20 {
+			return 0, errSyntax
+		}
+		if c < utf8.RuneSelf {
+			units++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && size == 1 {
+			return 0, errEncoding
+		}
+		units++
+		if r >= 0x10000 {
+			units++
+		}
+		i += size
+	}
+	t.units += units
+	if t.units > lim.units {
+		return 0, errUnits
+	}
+	t.toks = append(t.toks, token{kind: kString, off: int32(start), end: int32(i), n: int32(units), next: int32(len(t.toks) + 1)})
+	return i + 1, nil
+}
+
+// escString continues a string whose content starts at start and holds an escape at i.
+func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, error) {
+	off := len(t.arena)
+	t.arena = append(t.arena, src[start:i]...)
+	for {
+		if i >= len(src) {
+			return 0, errSyntax
+		}
+		c := src[i]
+		switch {
+		case c == '"':
+			t.units += units
+			if t.units > lim.units {
+				return 0, errUnits
+			}
+			t.toks = append(t.toks, token{kind: kString, esc: true, off: int32(off), end: int32(len(t.arena)), n: int32(units), next: int32(len(t.toks) + 1)})
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(src) {
+				return 0, errSyntax
+			}
+			e := src[i+1]
+			i += 2
+			switch e {
+			case '"', '\\', '/':
+				t.arena = append(t.arena, e)
+			case 'b':
+				t.arena = append(t.arena, '\b')
+			case 'f':
+				t.arena = append(t.arena, '\f')
+			case 'n':
+				t.arena = append(t.arena, '\n')
+			case 'r':
+				t.arena = append(t.arena, '\r')
+			case 't':
+				t.arena = append(t.arena, '\t')
+			case 'u':
+				r, ok := hex4(src, i)
+				if !ok {
+					return 0, errSyntax
+				}
+				i += 4
+				if r >= 0xD800 && r < 0xDC00 {
+					if len(src)-i < 6 || src[i] != '\\' || src[i+1] != 'u' {
+						return 0, errEncoding
+					}
+					r2, ok := hex4(src, i+2)
+					if !ok {
+						return 0, errSyntax
+					}
+					if r2 < 0xDC00 || r2 >= 0xE000 {
+						return 0, errEncoding
+					}
+					i += 6
+					r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
+					units++
+				} else if r >= 0xDC00 && r < 0xE000 {
+					return 0, errEncoding
+				}
+				t.arena = utf8.AppendRune(t.arena, r)
+			default:
+				return 0, errSyntax
+			}
+			units++
+		case c < 0x20:
+			return 0, errSyntax
+		case c < utf8.RuneSelf:
+			t.arena = append(t.arena, c)
+			units++
+			i++
+		default:
+			r, size := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && size == 1 {
+				return 0, errEncoding
+			}
+			units++
+			if r >= 0x10000 {
+				units++
+			}
+			t.arena = append(t.arena, src[i:i+size]...)
+			i += size
+		}
+	}
+}
+
+func hex4(src []byte, i int) (rune, bool) {
+	if len(src)-i < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range src[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// isLimit reports whether err is a bound error (as opposed to a verdict).
+func isLimit(err error) bool { return errors.Is(err, ErrLimit) }
