@@ -224,5 +224,5 @@ func (s *SwappableCatalog) Catalog(context.Context) (*Catalog, error) {
 	if c := s.p.Load(); c != nil {
 		return c, nil
 	}
-	return nil, ErrCatalogUnavailable
+	return nil, newError(CodeCatalogUnavailable, nil)
 }

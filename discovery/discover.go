@@ -82,7 +82,7 @@ func (r *Result) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
 // response whose id encodes in at most MaxIDBytes bytes, is at most MaxResponseBytes.
 func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Request) (*Result, error) {
 	if !d.opts.Enabled {
-		return nil, ErrMethodNotFound
+		return nil, newError(CodeMethodNotFound, nil)
 	}
 	if err := checkRequest(&req); err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Reque
 // answer invalid_params.
 func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, params json.RawMessage) (*Result, error) {
 	if !d.opts.Enabled {
-		return nil, ErrMethodNotFound
+		return nil, newError(CodeMethodNotFound, nil)
 	}
 	req, err := parseParams(params)
 	if err != nil {
@@ -110,7 +110,7 @@ func checkRequest(req *Request) error {
 		req.Limit = DefaultLimit
 	}
 	if req.Limit < 1 || req.Limit > MaxLimit || !validQuery(req.Query) {
-		return ErrInvalidParams
+		return newError(CodeInvalidParams, nil)
 	}
 	return nil
 }
@@ -134,18 +134,18 @@ func validQuery(q string) bool {
 func parseParams(params json.RawMessage) (Request, error) {
 	var req Request
 	if !utf8.Valid(params) {
-		return req, ErrInvalidParams
+		return req, newError(CodeInvalidParams, nil)
 	}
 	dec := json.NewDecoder(bytes.NewReader(params))
 	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return req, ErrInvalidParams
+		return req, newError(CodeInvalidParams, nil)
 	}
 	var seenQuery, seenLimit, seenCursor, seenMeta bool
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return req, ErrInvalidParams
+			return req, newError(CodeInvalidParams, nil)
 		}
 		key, _ := t.(string)
 		var seen *bool
@@ -159,28 +159,28 @@ func parseParams(params json.RawMessage) (Request, error) {
 		case "_meta":
 			seen = &seenMeta
 		default:
-			return req, ErrInvalidParams
+			return req, newError(CodeInvalidParams, nil)
 		}
 		if *seen {
-			return req, ErrInvalidParams // duplicate member: never resolved silently
+			return req, newError(CodeInvalidParams, nil) // duplicate member: never resolved silently
 		}
 		*seen = true
 		if key == "_meta" {
 			var skip json.RawMessage
 			if dec.Decode(&skip) != nil {
-				return req, ErrInvalidParams
+				return req, newError(CodeInvalidParams, nil)
 			}
 			continue
 		}
 		v, err := dec.Token()
 		if err != nil {
-			return req, ErrInvalidParams
+			return req, newError(CodeInvalidParams, nil)
 		}
 		switch key {
 		case "query", "cursor":
 			s, ok := v.(string)
 			if !ok {
-				return req, ErrInvalidParams
+				return req, newError(CodeInvalidParams, nil)
 			}
 			if key == "query" {
 				req.Query = s
@@ -190,23 +190,23 @@ func parseParams(params json.RawMessage) (Request, error) {
 		case "limit":
 			num, ok := v.(json.Number)
 			if !ok {
-				return req, ErrInvalidParams
+				return req, newError(CodeInvalidParams, nil)
 			}
 			n, ok := smallInteger(string(num))
 			if !ok || n < 1 || n > MaxLimit {
-				return req, ErrInvalidParams
+				return req, newError(CodeInvalidParams, nil)
 			}
 			req.Limit = n
 		}
 	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
-		return req, ErrInvalidParams
+		return req, newError(CodeInvalidParams, nil)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return req, ErrInvalidParams // trailing data
+		return req, newError(CodeInvalidParams, nil) // trailing data
 	}
 	if !seenQuery || (seenLimit && req.Limit == 0) {
-		return req, ErrInvalidParams
+		return req, newError(CodeInvalidParams, nil)
 	}
 	if err := checkRequest(&req); err != nil {
 		return req, err
@@ -317,7 +317,7 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 	hits := cat.index.Search((*hp)[:0], req.Query, set.bits, offset+req.Limit+1)
 	*hp = hits[:0]
 	if offset > len(hits) {
-		return nil, ErrInvalidCursor // a cursor past the end cannot come from this ranking
+		return nil, newError(CodeInvalidCursor, nil) // a cursor past the end cannot come from this ranking
 	}
 	rest := hits[offset:]
 
@@ -338,7 +338,7 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 		n++
 	}
 	if len(rest) > 0 && n == 0 {
-		return nil, ErrSchemaTooLarge // SPEC PAGE-3: never truncated, never replaced
+		return nil, newError(CodeSchemaTooLarge, nil) // SPEC PAGE-3: never truncated, never replaced
 	}
 	if n < len(rest) {
 		// More follow: the page carries a cursor, which must fit too.
@@ -350,7 +350,7 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 			}
 			n--
 			if n == 0 {
-				return nil, ErrSchemaTooLarge
+				return nil, newError(CodeSchemaTooLarge, nil)
 			}
 			used -= len(cat.tools[rest[n].Doc].canonical)
 			if n > 0 {
@@ -369,7 +369,7 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 		return nil, err
 	}
 	if snap2 != snap && (rev2 != rev || rowsDigest(snap2) != set.rowsKey) {
-		return nil, ErrGrantsChanged
+		return nil, newError(CodeGrantsChanged, nil)
 	}
 	return res, nil
 }

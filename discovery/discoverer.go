@@ -341,7 +341,7 @@ func (d *Discoverer) visible(v Visibility, t *tool) bool {
 // catalog returns the request's catalog version or catalog_unavailable.
 func (d *Discoverer) catalog(ctx context.Context) (*Catalog, error) {
 	if d.opts.Catalog == nil {
-		return nil, ErrCatalogUnavailable
+		return nil, newError(CodeCatalogUnavailable, nil)
 	}
 	c, err := d.opts.Catalog.Catalog(ctx)
 	if err != nil || c == nil {
@@ -425,10 +425,10 @@ func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Ca
 	}
 	i, ok := cat.byName[c.Tool]
 	if !ok || !set.bits.Has(i) {
-		return ErrToolNotGranted
+		return newError(CodeToolNotGranted, nil)
 	}
 	if c.ContractPin != "" && c.ContractPin != set.contract {
-		return ErrContractChanged
+		return newError(CodeContractChanged, nil)
 	}
 	t := &cat.tools[i]
 	if t.validator == nil {

@@ -78,7 +78,8 @@ func newError(code string, cause error) *Error {
 	return e
 }
 
-// Sentinel-like values for errors.Is; compare by Code.
+// Values to test with errors.Is, which compares Codes: errors.Is(err, ErrToolNotGranted).
+// The Discoverer returns a fresh *Error each time, never these.
 var (
 	ErrMethodNotFound        = newError(CodeMethodNotFound, nil)
 	ErrInvalidParams         = newError(CodeInvalidParams, nil)
