@@ -1,0 +1,71 @@
+package rank
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/rank/rankeval"
+)
+
+const dataDir = "../../../shared/data"
+
+// dataset is one catalog with a labelled query set.
+type dataset struct {
+	name, catalog, queries string
+}
+
+func datasets(t testing.TB) []dataset {
+	if _, err := os.Stat(dataDir); err != nil {
+		t.Skipf("shared data folder %s absent: no comparison", dataDir)
+	}
+	sets := []dataset{{"metatool", filepath.Join(dataDir, "retrieval/metatool/tools.json"), filepath.Join(dataDir, "retrieval/metatool/queries.json")}}
+	qfiles, _ := filepath.Glob("../../rank/testdata/queries/*.json")
+	if len(qfiles) == 0 {
+		t.Fatal("no query sets under ../../rank/testdata/queries")
+	}
+	for _, q := range qfiles {
+		name := strings.TrimSuffix(filepath.Base(q), ".json")
+		sets = append(sets, dataset{name, filepath.Join(dataDir, "catalogs", name+".json"), q})
+	}
+	return sets
+}
+
+// TestCompare prints rank's and bleve's metrics side by side on every dataset and fails
+// where rank does not beat bleve on nDCG@10 and Recall@5.
+func TestCompare(t *testing.T) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-16s %-6s %5s %6s %6s %6s %6s %6s\n", "dataset", "ranker", "n", "R@1", "R@5", "R@10", "MRR10", "nDCG10")
+	for _, ds := range datasets(t) {
+		docs, err := rankeval.LoadCatalog(ds.catalog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs, err := rankeval.LoadQueries(ds.queries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bl, err := NewBleve(docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours := rankeval.Evaluate(docs, qs, rankeval.Ours(docs))
+		theirs := rankeval.Evaluate(docs, qs, bl.Ranker())
+		for _, r := range []struct {
+			name string
+			rep  rankeval.Report
+		}{{"ours", ours}, {"bleve", theirs}} {
+			fmt.Fprintf(&b, "%-16s %-6s %5d %6.3f %6.3f %6.3f %6.3f %6.3f\n", ds.name, r.name, r.rep.Queries,
+				r.rep.Recall1, r.rep.Recall5, r.rep.Recall10, r.rep.MRR10, r.rep.NDCG10)
+		}
+		if len(ours.Skipped) > 0 {
+			t.Errorf("%s: %d queries skipped for unknown tools: %v", ds.name, len(ours.Skipped), ours.Skipped)
+		}
+		if ours.NDCG10 <= theirs.NDCG10 || ours.Recall5 < theirs.Recall5 {
+			t.Errorf("%s: ours nDCG@10 %.3f Recall@5 %.3f, bleve %.3f %.3f: not better", ds.name, ours.NDCG10, ours.Recall5, theirs.NDCG10, theirs.Recall5)
+		}
+	}
+	t.Log("\n" + b.String())
+}

@@ -1,0 +1,223 @@
+// Package rankeval measures the retrieval quality of a ranker on a labelled query set:
+// Recall@1, @5 and @10, MRR@10 and nDCG@10 with binary relevance.
+//
+// It is ranker-agnostic (a ranker is a function from a query to tool names, best first)
+// so that the same numbers can be computed for package rank and for other engines, as the
+// comparison module under bench/ does.
+package rankeval
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/deferredtools/deferredtools/rank"
+)
+
+// K is the cut-off of the evaluation: every query asks the ranker for K results.
+const K = 10
+
+// A Query is one labelled query: the tools that answer it, by name. An empty Relevant
+// means no tool should match; such queries are measured by the number of results.
+type Query struct {
+	Query    string   `json:"query"`
+	Relevant []string `json:"relevant"`
+}
+
+// A Ranker returns the names of at most k tools for query, best first.
+type Ranker func(query string, k int) []string
+
+// A Skip is a query left out of the evaluation because it names a tool the catalog lacks.
+type Skip struct {
+	Index   int    `json:"index"`   // position of the query in the query file
+	Unknown string `json:"unknown"` // the first unknown tool name
+}
+
+// A Report is the outcome of an evaluation. The metrics are means over the evaluated
+// queries that have relevant tools.
+type Report struct {
+	Queries  int     `json:"queries"` // queries with relevant tools, evaluated
+	Recall1  float64 `json:"recall@1"`
+	Recall5  float64 `json:"recall@5"`
+	Recall10 float64 `json:"recall@10"`
+	MRR10    float64 `json:"mrr@10"`
+	NDCG10   float64 `json:"ndcg@10"`
+
+	EmptyQueries     int     `json:"empty_queries"`      // queries with no relevant tool
+	EmptyMeanResults float64 `json:"empty_mean_results"` // mean number of results they got
+
+	Skipped []Skip `json:"skipped"`
+}
+
+// ErrFormat reports a catalog or query file that is not the expected JSON.
+var ErrFormat = errors.New("rankeval: malformed file")
+
+// LoadCatalog reads a JSON array of tools ({name, title?, description, ...}; other
+// members are ignored) as rank Docs, in file order.
+func LoadCatalog(path string) ([]rank.Doc, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var tools []struct {
+		Name        string  `json:"name"`
+		Title       *string `json:"title"`
+		Description string  `json:"description"`
+	}
+	if err := json.Unmarshal(data, &tools); err != nil {
+		return nil, fmt.Errorf("%w: catalog: %v", ErrFormat, err)
+	}
+	docs := make([]rank.Doc, len(tools))
+	for i, t := range tools {
+		if t.Name == "" {
+			return nil, fmt.Errorf("%w: catalog: tool without a name", ErrFormat)
+		}
+		docs[i] = rank.Doc{Name: t.Name, Description: t.Description}
+		if t.Title != nil {
+			docs[i].Title = *t.Title
+		}
+	}
+	return docs, nil
+}
+
+// LoadQueries reads a JSON array of queries.
+func LoadQueries(path string) ([]Query, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var qs []Query
+	if err := json.Unmarshal(data, &qs); err != nil {
+		return nil, fmt.Errorf("%w: queries: %v", ErrFormat, err)
+	}
+	return qs, nil
+}
+
+// Ours returns a Ranker backed by package rank over docs, every doc allowed.
+func Ours(docs []rank.Doc) Ranker {
+	ix := rank.NewIndex(docs)
+	all := rank.NewSet(len(docs))
+	for i := range docs {
+		all.Add(i)
+	}
+	return func(query string, k int) []string {
+		hits := ix.Search(nil, query, all, k)
+		names := make([]string, len(hits))
+		for i, h := range hits {
+			names[i] = docs[h.Doc].Name
+		}
+		return names
+	}
+}
+
+// Evaluate runs every query through r with limit K and scores the results. Queries naming
+// a tool absent from docs are listed in Report.Skipped and not counted.
+func Evaluate(docs []rank.Doc, queries []Query, r Ranker) Report {
+	known := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		known[d.Name] = true
+	}
+	var rep Report
+	var emptyResults int
+queries:
+	for i, q := range queries {
+		for _, name := range q.Relevant {
+			if !known[name] {
+				rep.Skipped = append(rep.Skipped, Skip{Index: i, Unknown: name})
+				continue queries
+			}
+		}
+		got := r(q.Query, K)
+		if len(got) > K {
+			got = got[:K]
+		}
+		if len(q.Relevant) == 0 {
+			rep.EmptyQueries++
+			emptyResults += len(got)
+			continue
+		}
+		m := Score(got, q.Relevant)
+		rep.Queries++
+		rep.Recall1 += m.Recall1
+		rep.Recall5 += m.Recall5
+		rep.Recall10 += m.Recall10
+		rep.MRR10 += m.MRR10
+		rep.NDCG10 += m.NDCG10
+	}
+	if rep.Queries > 0 {
+		n := float64(rep.Queries)
+		rep.Recall1 /= n
+		rep.Recall5 /= n
+		rep.Recall10 /= n
+		rep.MRR10 /= n
+		rep.NDCG10 /= n
+	}
+	if rep.EmptyQueries > 0 {
+		rep.EmptyMeanResults = float64(emptyResults) / float64(rep.EmptyQueries)
+	}
+	return rep
+}
+
+// Metrics are the scores of one query.
+type Metrics struct {
+	Recall1, Recall5, Recall10, MRR10, NDCG10 float64
+}
+
+// Score computes the metrics of one ranked list of names against the relevant names
+// (binary relevance; duplicates in either list count once).
+func Score(got, relevant []string) Metrics {
+	rel := make(map[string]bool, len(relevant))
+	for _, r := range relevant {
+		rel[r] = true
+	}
+	var m Metrics
+	if len(rel) == 0 {
+		return m
+	}
+	seen := make(map[string]bool, len(got))
+	found := 0
+	dcg := 0.0
+	for i, name := range got {
+		if i >= K {
+			break
+		}
+		if !rel[name] || seen[name] {
+			continue
+		}
+		seen[name] = true
+		found++
+		if m.MRR10 == 0 {
+			m.MRR10 = 1 / float64(i+1)
+		}
+		dcg += 1 / math.Log2(float64(i+2))
+		r := float64(found) / float64(len(rel))
+		if i < 1 {
+			m.Recall1 = r
+		}
+		if i < 5 {
+			m.Recall5 = r
+		}
+		m.Recall10 = r
+	}
+	idcg := 0.0
+	for i := 0; i < len(rel) && i < K; i++ {
+		idcg += 1 / math.Log2(float64(i+2))
+	}
+	m.NDCG10 = dcg / idcg
+	return m
+}
+
+// String formats the report as a small table.
+func (r Report) String() string {
+	s := fmt.Sprintf("queries    %d\nRecall@1   %.4f\nRecall@5   %.4f\nRecall@10  %.4f\nMRR@10     %.4f\nnDCG@10    %.4f\n",
+		r.Queries, r.Recall1, r.Recall5, r.Recall10, r.MRR10, r.NDCG10)
+	if r.EmptyQueries > 0 {
+		s += fmt.Sprintf("no-answer queries  %d, mean results %.2f\n", r.EmptyQueries, r.EmptyMeanResults)
+	}
+	for _, sk := range r.Skipped {
+		s += fmt.Sprintf("skipped query %d: unknown tool %q\n", sk.Index, sk.Unknown)
+	}
+	return s
+}

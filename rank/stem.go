@@ -1,0 +1,148 @@
+package rank
+
+// stem folds English inflections of a lower-case word in place and returns the stem: plural
+// and third-person -s, -ies, -ing, -ed, a final silent e, and a doubled final consonant, so
+// that "listing", "lists" and "listed" all become "list", "branches" becomes "branch",
+// "creating" and "creates" become "creat", and "running" becomes "run". It is deliberately
+// light: it only has to map forms of one word to one key, the same way for the query and
+// the documents, and never to merge unrelated words. Words that are not plain ASCII letters
+// are returned unchanged.
+func stem(w []byte) []byte {
+	for _, b := range w {
+		if b < 'a' || b > 'z' {
+			return w
+		}
+	}
+	if len(w) < 4 {
+		return w
+	}
+	if _, ok := stemExceptions[string(w)]; ok {
+		return w
+	}
+	n := len(w)
+	switch {
+	case hasSuffix(w, "ies") && n > 4:
+		w = append(w[:n-3], 'y')
+	case hasSuffix(w, "ied") && n > 4:
+		w = append(w[:n-3], 'y')
+	case w[n-1] == 's' && !hasSuffix(w, "ss") && !hasSuffix(w, "us") && !hasSuffix(w, "is"):
+		w = w[:n-1]
+	case hasSuffix(w, "ing") && n-3 >= 3 && hasVowel(w[:n-3]):
+		w = w[:n-3]
+		w = undouble(w)
+	case hasSuffix(w, "ed") && !hasSuffix(w, "eed") && n-2 >= 3 && hasVowel(w[:n-2]):
+		w = w[:n-2]
+		w = undouble(w)
+	}
+	if hasSuffix(w, "isation") {
+		w[len(w)-6] = 'z' // organisation -> organization
+	}
+	if len(w) >= 4 && w[len(w)-1] == 'e' {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// undouble turns a final doubled consonant other than l, s and z into a single one.
+func undouble(w []byte) []byte {
+	n := len(w)
+	if n >= 4 && w[n-1] == w[n-2] && !isVowel(w[n-1]) {
+		switch w[n-1] {
+		case 'l', 's', 'z':
+			return w
+		}
+		return w[:n-1]
+	}
+	return w
+}
+
+func hasSuffix(w []byte, s string) bool {
+	return len(w) >= len(s) && string(w[len(w)-len(s):]) == s
+}
+
+func isVowel(b byte) bool {
+	switch b {
+	case 'a', 'e', 'i', 'o', 'u', 'y':
+		return true
+	}
+	return false
+}
+
+func hasVowel(w []byte) bool {
+	for _, b := range w {
+		if isVowel(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// stemExceptions are words the suffix rules would mangle into another word's stem.
+var stemExceptions = map[string]struct{}{
+	"alias": {}, "atlas": {}, "bias": {}, "canvas": {}, "news": {}, "series": {},
+	"species": {}, "kubernetes": {}, "windows": {}, "https": {}, "postgres": {},
+}
+
+// stopWords are folded words that carry no meaning for finding a tool: articles,
+// pronouns, auxiliaries, prepositions and the politeness of a request ("please", "want").
+// They are dropped from documents and queries alike, so a query made only of them
+// matches nothing (SPEC DISC-6).
+var stopWords = set(
+	"a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are",
+	"as", "at", "be", "been", "before", "being", "below", "between", "both", "but", "by",
+	"can", "could", "did", "do", "does", "doing", "don", "down", "during", "each", "either",
+	"etc", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here",
+	"hers", "herself", "him", "himself", "his", "how", "however", "i", "if", "im", "in",
+	"into", "is", "isn", "it", "its", "itself", "ive", "just", "let", "lets", "like", "may",
+	"me", "might", "more", "most", "much", "must", "my", "myself", "no", "nor", "not", "of",
+	"off", "on", "once", "only", "or", "other", "others", "our", "ours", "ourselves", "out",
+	"over", "own", "please", "same", "shall", "she", "should", "so", "some", "such", "than",
+	"that", "thats", "the", "their", "theirs", "them", "themselves", "then", "there", "these",
+	"they", "this", "those", "through", "to", "too", "under", "until", "up", "upon", "us",
+	"very", "via", "want", "wants", "was", "we", "were", "what", "whats", "when", "where",
+	"which", "while", "who", "whom", "whose", "why", "will", "with", "within", "without",
+	"would", "you", "your", "youre", "yours", "yourself", "yourselves", "id", "ll", "re",
+	"ve", "eg", "ie", "need", "needs", "help", "something", "anything", "thing", "things",
+	"hi", "hello", "hey", "thanks", "thank", "really", "know", "tell", "give", "able",
+	"looking", "wondering", "interested", "sure", "well", "now", "yes",
+)
+
+// abbreviations maps an abbreviation common in tool names to the words it stands for
+// (already stemmed), applied to documents and queries alike: "PR" finds pull requests.
+var abbreviations = map[string][]string{}
+
+func init() {
+	for abbr, full := range map[string][]string{
+		"pr": {"pull", "request"}, "prs": {"pull", "request"},
+		"mr": {"merge", "request"}, "mrs": {"merge", "request"},
+		"vm": {"virtual", "machine"}, "vms": {"virtual", "machine"},
+		"repo": {"repository"}, "repos": {"repository"},
+		"db": {"database"}, "dbs": {"database"},
+		"k8s": {"kubernetes"},
+		"dir": {"directory"}, "dirs": {"directory"},
+		"env": {"environment"}, "envs": {"environment"},
+		"msg": {"message"}, "msgs": {"message"},
+		"org": {"organization"}, "orgs": {"organization"},
+		"info": {"information"},
+		"img": {"image"}, "imgs": {"image"},
+		"pkg": {"package"}, "pkgs": {"package"},
+		"doc": {"document"}, "docs": {"document"},
+		"app": {"application"}, "apps": {"application"},
+		"config": {"configuration"}, "configs": {"configuration"},
+		"auth": {"authentication"},
+		"gh": {"github"},
+		"rg": {"resource", "group"},
+	} {
+		for _, f := range full {
+			abbreviations[abbr] = append(abbreviations[abbr], string(stem([]byte(f))))
+		}
+	}
+}
+
+func set(words ...string) map[string]struct{} {
+	m := make(map[string]struct{}, len(words))
+	for _, w := range words {
+		m[w] = struct{}{}
+	}
+	return m
+}
