@@ -1,0 +1,448 @@
+package discovery
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/schemaguard"
+)
+
+// ModelCapabilities describe the model that will serve one request, as far as a tool
+// plan depends on it (SPEC PLAN-1).
+type ModelCapabilities struct {
+	// NativeToolSearch reports that the model's provider searches deferred tools itself:
+	// it accepts definitions marked "defer_loading": true and loads them on demand (for
+	// example Anthropic's tool search tool). The host adds the provider's own search
+	// tool, if the provider needs one, when it translates the plan to the provider's
+	// request shape.
+	NativeToolSearch bool
+}
+
+// A PlanMode is the mechanism a tool plan uses to reach deferred tools.
+type PlanMode uint8
+
+// The two plan modes.
+const (
+	// PlanClientSide sends the eager tools in full, a name-only catalog of the deferred
+	// ones and the discovery tool (ToolDefinition), which the host answers with Discover.
+	PlanClientSide PlanMode = iota
+	// PlanNative sends every authorised definition, the deferred ones marked
+	// "defer_loading": true, for the provider's own tool search.
+	PlanNative
+)
+
+// String returns "client-side" or "native".
+func (m PlanMode) String() string {
+	if m == PlanNative {
+		return "native"
+	}
+	return "client-side"
+}
+
+// A Loading is a deferral override: whether a tool is sent in full or deferred when
+// the plan defers at all.
+type Loading uint8
+
+// The overrides a DeferralPolicy maps names to.
+const (
+	// LoadUnset has no opinion: the next, less specific rule decides.
+	LoadUnset Loading = iota
+	// LoadEager always sends the tool in full.
+	LoadEager
+	// LoadDeferred defers the tool whenever the plan's threshold is met.
+	LoadDeferred
+)
+
+// MetaEagerKey is the member of a tool's _meta object by which the tool itself opts out
+// of deferral: "_meta": {"deferredtools/eager": true} keeps it eager, false asks for it
+// to be deferred, and any other value (or none) leaves the decision to the policy.
+const MetaEagerKey = "deferredtools/eager"
+
+// Default thresholds of a DeferralPolicy: a plan defers only when the principal's
+// authorised set holds at least DefaultMinTools tools or DefaultMinBytes canonical
+// bytes (about 10,000 tokens at 4 bytes per token).
+const (
+	DefaultMinTools = 10
+	DefaultMinBytes = 40000
+)
+
+// DefaultLineBytes bounds the text after a tool's name in a catalog line.
+const DefaultLineBytes = 120
+
+// A DeferralPolicy decides which authorised tools a plan defers (SPEC PLAN-3). A nil
+// *DeferralPolicy means all defaults; NewPlanner copies it.
+//
+// Nothing is deferred while the principal's authorised set is below both thresholds.
+// Past either of them, each tool is deferred or sent in full by the first rule that has
+// an opinion, most specific first: Tools[name], the tool's own _meta opt-out
+// (MetaEagerKey), Servers[longest prefix of name], then Default.
+type DeferralPolicy struct {
+	// MinTools is the number of authorised tools from which a plan defers. Zero means
+	// DefaultMinTools; a negative value means the count never triggers deferral.
+	MinTools int
+	// MinBytes is the total canonical size of the authorised tools from which a plan
+	// defers. Zero means DefaultMinBytes; a negative value means the size never
+	// triggers deferral.
+	MinBytes int
+	// Default is the loading of a tool no other rule decides. LoadUnset means
+	// LoadDeferred.
+	Default Loading
+	// Servers maps a tool-name prefix (a server's tools share one, like "github_") to
+	// its tools' loading; the longest matching prefix decides. Nil: no server rule.
+	Servers map[string]Loading
+	// Tools maps an exact tool name to its loading. Nil: no tool rule.
+	Tools map[string]Loading
+	// ToolName names the discovery tool of client-side plans. Empty: DefaultToolName.
+	// The host routes a call to it to Discover.
+	ToolName string
+	// LineBytes bounds the text after a tool's name on its catalog line, in bytes.
+	// Zero means DefaultLineBytes.
+	LineBytes int
+}
+
+// A ToolPlan is what one model request carries of the principal's tools (SPEC PLAN-1).
+// Its byte slices are shared with the catalog version and must not be modified.
+type ToolPlan struct {
+	Mode PlanMode
+	// Tools are the definitions to send, as JSON objects in name order. Native: every
+	// authorised tool, the deferred ones with "defer_loading": true added. Client-side:
+	// the eager tools, then the discovery tool when anything is deferred.
+	Tools []json.RawMessage
+	// Deferred names the deferred tools in name order.
+	Deferred []string
+	// Catalog is the client-side catalog segment for the system prompt: one header line
+	// naming the discovery tool, then "- name: one line" per deferred tool in name
+	// order, each ending in "\n". It is empty in native mode and when nothing is
+	// deferred. The same catalog version, policy and authorised set give the same bytes.
+	Catalog string
+	// ToolsBytes is the size of Tools as one JSON array; CatalogBytes is len(Catalog).
+	ToolsBytes, CatalogBytes int
+	// FullBytes is the size, as one JSON array, of every authorised tool in full: what
+	// the request would carry without deferral.
+	FullBytes int
+	// ContractDigest is the digest of the principal's authorised tool contract (SPEC
+	// CONTRACT-2), whatever the plan defers.
+	ContractDigest string
+}
+
+// Bytes reports what the plan adds to a request: its tools and its catalog segment.
+func (p *ToolPlan) Bytes() int { return p.ToolsBytes + p.CatalogBytes }
+
+// A Planner makes the tool plan of each model request from a Discoverer's catalog,
+// grants and visibility, and a DeferralPolicy. What the policy decides per tool, the
+// native definitions and the catalog lines are computed once per catalog version; a
+// plan only reads grants and walks the authorised set. It is safe for concurrent use.
+type Planner struct {
+	d        *Discoverer
+	policy   DeferralPolicy
+	toolName string
+	toolDef  json.RawMessage
+	header   string
+
+	mu       sync.Mutex
+	versions map[*Catalog]*planVersion
+}
+
+// planVersion is what a Planner derives from one catalog version.
+type planVersion struct {
+	eager  []bool            // the policy sends the tool in full, whatever the threshold
+	native []json.RawMessage // the definition with "defer_loading": true, when !eager
+	lines  []string          // the catalog line, when !eager
+	taken  bool              // a catalog tool bears the discovery tool's name
+}
+
+// NewPlanner returns a Planner over d's catalog, grants and visibility. policy is
+// copied; nil means defaults.
+func NewPlanner(d *Discoverer, policy *DeferralPolicy) *Planner {
+	pl := &Planner{d: d, versions: map[*Catalog]*planVersion{}}
+	if policy != nil {
+		pl.policy = *policy
+		pl.policy.Servers = cloneMap(policy.Servers)
+		pl.policy.Tools = cloneMap(policy.Tools)
+	}
+	if pl.policy.MinTools == 0 {
+		pl.policy.MinTools = DefaultMinTools
+	}
+	if pl.policy.MinBytes == 0 {
+		pl.policy.MinBytes = DefaultMinBytes
+	}
+	if pl.policy.LineBytes <= 0 {
+		pl.policy.LineBytes = DefaultLineBytes
+	}
+	if pl.policy.Default == LoadUnset {
+		pl.policy.Default = LoadDeferred
+	}
+	pl.toolName = cmpOr(pl.policy.ToolName, DefaultToolName)
+	pl.toolDef = ToolDefinition(pl.toolName)
+	pl.header = "More tools are available than are loaded. Call " + pl.toolName +
+		" with a few words describing the task to get the full definitions of the matching tools:\n"
+	return pl
+}
+
+func cloneMap(m map[string]Loading) map[string]Loading {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]Loading, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// Plan returns the tool plan of one model request by principal p to a model with
+// capabilities m. The mode follows m alone, so the next request to another model gets
+// that model's mechanism (SPEC PLAN-2). Every authorised tool appears once: in full,
+// deferred in a native plan, or on a client-side plan's catalog. No plan defers a tool
+// without a discovery path: a client-side plan defers only with the discovery tool
+// present, and defers nothing while a catalog tool bears the discovery tool's name.
+//
+// Grants are reread, as for ListTools; errors are those of ListTools. While the switch
+// is off (SPEC FLAG-2) Plan reads no grant and defers nothing: every catalog tool is
+// sent in full.
+func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabilities) (*ToolPlan, error) {
+	d := pl.d
+	cat, err := d.catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	plan := &ToolPlan{Mode: PlanClientSide}
+	if m.NativeToolSearch {
+		plan.Mode = PlanNative
+	}
+	if !d.opts.Enabled {
+		digests := make([][32]byte, len(cat.tools))
+		plan.Tools = make([]json.RawMessage, len(cat.tools))
+		for i := range cat.tools {
+			plan.Tools[i] = cat.tools[i].canonical
+			digests[i] = cat.tools[i].digest
+		}
+		plan.ContractDigest = schemaguard.ContractDigest(digests)
+		plan.ToolsBytes = arrayBytes(plan.Tools)
+		plan.FullBytes = plan.ToolsBytes
+		return plan, nil
+	}
+	snap, _, err := d.readGrants(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	set, err := d.authorized(snap, p, cat)
+	if err != nil {
+		return nil, err
+	}
+	v := pl.version(cat)
+	plan.ContractDigest = set.contract
+
+	full := 2 // the brackets of the array
+	for i := range cat.tools {
+		if set.bits.Has(i) {
+			full += len(cat.tools[i].canonical) + 1
+		}
+	}
+	if set.count > 0 {
+		full-- // n tools, n-1 commas
+	}
+	plan.FullBytes = full
+	total := full - 2 - max(set.count-1, 0)
+	deferring := pl.met(set.count, total) && (plan.Mode == PlanNative || !v.taken)
+
+	var catalog strings.Builder
+	plan.Tools = make([]json.RawMessage, 0, set.count+1)
+	for i := range cat.tools {
+		if !set.bits.Has(i) {
+			continue
+		}
+		t := &cat.tools[i]
+		if !deferring || v.eager[i] {
+			plan.Tools = append(plan.Tools, t.canonical)
+			continue
+		}
+		plan.Deferred = append(plan.Deferred, t.name)
+		if plan.Mode == PlanNative {
+			plan.Tools = append(plan.Tools, v.native[i])
+			continue
+		}
+		if catalog.Len() == 0 {
+			catalog.WriteString(pl.header)
+		}
+		catalog.WriteString(v.lines[i])
+	}
+	if plan.Mode == PlanClientSide && len(plan.Deferred) > 0 {
+		plan.Tools = append(plan.Tools, pl.toolDef)
+		plan.Catalog = catalog.String()
+	}
+	plan.ToolsBytes = arrayBytes(plan.Tools)
+	plan.CatalogBytes = len(plan.Catalog)
+	return plan, nil
+}
+
+// met reports whether an authorised set of n tools totalling size canonical bytes
+// reaches a threshold of the policy.
+func (pl *Planner) met(n, size int) bool {
+	return pl.policy.MinTools > 0 && n >= pl.policy.MinTools ||
+		pl.policy.MinBytes > 0 && size >= pl.policy.MinBytes
+}
+
+// arrayBytes is the size of tools as one JSON array.
+func arrayBytes(tools []json.RawMessage) int {
+	n := 2
+	for i, t := range tools {
+		if i > 0 {
+			n++
+		}
+		n += len(t)
+	}
+	return n
+}
+
+// version returns what the Planner derives from cat, computing it on first use.
+func (pl *Planner) version(cat *Catalog) *planVersion {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if v, ok := pl.versions[cat]; ok {
+		return v
+	}
+	v := &planVersion{
+		eager:  make([]bool, len(cat.tools)),
+		native: make([]json.RawMessage, len(cat.tools)),
+		lines:  make([]string, len(cat.tools)),
+	}
+	_, v.taken = cat.byName[pl.toolName]
+	for i := range cat.tools {
+		t := &cat.tools[i]
+		var f planFields
+		if json.Unmarshal(t.canonical, &f) != nil {
+			v.eager[i] = true // unreadable here (never after NewCatalog): never deferred
+			continue
+		}
+		if pl.loading(t.name, f.Meta[MetaEagerKey]) == LoadEager {
+			v.eager[i] = true
+			continue
+		}
+		native, ok := withDeferLoading(t.canonical)
+		if !ok {
+			v.eager[i] = true
+			continue
+		}
+		v.native[i] = native
+		v.lines[i] = catalogLine(t.name, f, pl.policy.LineBytes)
+	}
+	if len(pl.versions) >= 64 {
+		clear(pl.versions)
+	}
+	pl.versions[cat] = v
+	return v
+}
+
+// planFields are the members of a tool definition a plan reads.
+type planFields struct {
+	Title       string                     `json:"title"`
+	Description string                     `json:"description"`
+	Meta        map[string]json.RawMessage `json:"_meta"`
+	Annotations *struct {
+		Title string `json:"title"`
+	} `json:"annotations"`
+}
+
+// loading applies the policy's rules to one tool, most specific first.
+func (pl *Planner) loading(name string, meta json.RawMessage) Loading {
+	if l := pl.policy.Tools[name]; l == LoadEager || l == LoadDeferred {
+		return l
+	}
+	switch string(meta) {
+	case "true":
+		return LoadEager
+	case "false":
+		return LoadDeferred
+	}
+	best, bestLen := LoadUnset, -1
+	for prefix, l := range pl.policy.Servers {
+		if (l == LoadEager || l == LoadDeferred) && len(prefix) > bestLen && strings.HasPrefix(name, prefix) {
+			best, bestLen = l, len(prefix)
+		}
+	}
+	if best != LoadUnset {
+		return best
+	}
+	return pl.policy.Default
+}
+
+// withDeferLoading returns the canonical definition with "defer_loading": true set,
+// itself canonical.
+func withDeferLoading(canonical []byte) (json.RawMessage, bool) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(canonical, &members) != nil {
+		return nil, false
+	}
+	members["defer_loading"] = json.RawMessage("true")
+	b, err := json.Marshal(members)
+	if err != nil {
+		return nil, false
+	}
+	out, _, err := schemaguard.Canonicalize(nil, b)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// catalogLine returns "- name: text\n", where text is the first line of the tool's
+// description (else its title), white space collapsed, control characters dropped,
+// cut to at most limit bytes, on a word boundary when the text has one, with "..."
+// marking a cut.
+func catalogLine(name string, f planFields, limit int) string {
+	text := firstLine(f.Description)
+	if text == "" {
+		text = firstLine(f.Title)
+	}
+	if text == "" && f.Annotations != nil {
+		text = firstLine(f.Annotations.Title)
+	}
+	if text == "" {
+		return "- " + name + "\n"
+	}
+	if len(text) > limit {
+		cut := max(limit-3, 0)
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		if text[cut] != ' ' {
+			if sp := strings.LastIndexByte(text[:cut], ' '); sp > 0 {
+				cut = sp // end on a whole word when there is one
+			}
+		}
+		text = strings.TrimRight(text[:cut], " ") + "..."
+	}
+	return "- " + name + ": " + text + "\n"
+}
+
+// firstLine returns the first non-blank line of s, its white space collapsed to single
+// spaces and other control characters removed.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		var b strings.Builder
+		space := false
+		for _, r := range line {
+			switch {
+			case unicode.IsSpace(r):
+				space = b.Len() > 0
+			case unicode.IsControl(r) || r == utf8.RuneError:
+			default:
+				if space {
+					b.WriteByte(' ')
+					space = false
+				}
+				b.WriteRune(r)
+			}
+		}
+		if b.Len() > 0 {
+			return b.String()
+		}
+	}
+	return ""
+}

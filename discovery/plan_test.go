@@ -1,0 +1,768 @@
+package discovery_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
+)
+
+// planTool is one generated tool of a test catalog.
+type planTool struct {
+	Name        string
+	Description string
+	Title       string
+	ReadOnly    bool
+	Meta        string // the JSON value of _meta[MetaEagerKey], or "" for none
+}
+
+func (t planTool) json() json.RawMessage {
+	m := map[string]any{
+		"name":        t.Name,
+		"description": t.Description,
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{
+			"id": map[string]any{"type": "string", "description": "The identifier of the item."},
+		}},
+		"annotations": map[string]any{"readOnlyHint": t.ReadOnly},
+	}
+	if t.Title != "" {
+		m["title"] = t.Title
+	}
+	if t.Meta != "" {
+		m["_meta"] = map[string]any{discovery.MetaEagerKey: json.RawMessage(t.Meta), "other/key": 1}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// planFixture is a Discoverer over a catalog with a grant store.
+type planFixture struct {
+	d     *discovery.Discoverer
+	cat   *discovery.Catalog
+	store *grants.Memory
+	p     grants.Principal
+}
+
+// newPlanFixture compiles tools, grants every tool of granted to p (every tool when
+// granted is nil), and builds an enabled Discoverer with visibility vis.
+func newPlanFixture(t testing.TB, tools []planTool, granted func(string) bool, vis discovery.Visibility, toolset func(string) string) *planFixture {
+	t.Helper()
+	raws := make([]json.RawMessage, len(tools))
+	for i, tl := range tools {
+		raws[i] = tl.json()
+	}
+	cat, err := discovery.NewCatalog(raws, &discovery.CatalogOptions{Toolset: toolset})
+	if err != nil {
+		t.Fatalf("NewCatalog: %v", err)
+	}
+	store := grants.NewMemory()
+	p := grants.Principal{ID: "alice", Scopes: []string{"tools:use"}}
+	ctx := context.Background()
+	for _, tl := range tools {
+		effect := grants.Allow
+		if granted != nil && !granted(tl.Name) {
+			effect = grants.Deny
+		}
+		if _, err := store.Put(ctx, grants.Row{Principal: p.ID, Tool: tl.Name, Scopes: []string{"tools:use"}, Effect: effect}); err != nil {
+			t.Fatalf("Put: %v", err)
+		}
+	}
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store, Visibility: vis})
+	return &planFixture{d: d, cat: cat, store: store, p: p}
+}
+
+// toolName reads the name of a tool definition.
+func toolName(t testing.TB, def json.RawMessage) string {
+	t.Helper()
+	var f struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(def, &f); err != nil {
+		t.Fatalf("tool definition is not JSON: %v", err)
+	}
+	return f.Name
+}
+
+// listed returns the principal's tools/list, by name.
+func (f *planFixture) listed(t testing.TB) map[string]json.RawMessage {
+	t.Helper()
+	res, err := f.d.ListTools(context.Background(), f.p)
+	if err != nil {
+		t.Fatalf("ListTools: %v", err)
+	}
+	m := make(map[string]json.RawMessage, len(res.Tools))
+	for _, def := range res.Tools {
+		m[toolName(t, def)] = def
+	}
+	return m
+}
+
+func joinArray(tools []json.RawMessage) []byte {
+	b := []byte("[")
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, t...)
+	}
+	return append(b, ']')
+}
+
+var words = []string{"create", "delete", "list", "update", "model", "dataset", "deploy", "billing",
+	"invoice", "metrics", "training", "job", "key", "project", "report", "alert", "label", "branch"}
+
+// genTools returns n tools with distinct names under a few server prefixes.
+func genTools(r *rand.Rand, n int) []planTool {
+	prefixes := []string{"gh_", "gl_", "az_", "gh_actions_", ""}
+	metas := []string{"", "", "", "true", "false", `"yes"`}
+	tools := make([]planTool, n)
+	for i := range tools {
+		desc := make([]string, 3+r.IntN(12))
+		for j := range desc {
+			desc[j] = words[r.IntN(len(words))]
+		}
+		text := strings.Join(desc, " ")
+		if r.IntN(4) == 0 {
+			text += ".\nSecond line " + strings.Repeat("long ", r.IntN(40))
+		}
+		tools[i] = planTool{
+			Name:        fmt.Sprintf("%s%s_%s_%03d", prefixes[r.IntN(len(prefixes))], words[r.IntN(len(words))], words[r.IntN(len(words))], i),
+			Description: text,
+			ReadOnly:    r.IntN(2) == 0,
+			Meta:        metas[r.IntN(len(metas))],
+		}
+		if r.IntN(5) == 0 {
+			tools[i].Description = ""
+			tools[i].Title = "Title of " + words[r.IntN(len(words))]
+		}
+	}
+	return tools
+}
+
+func genLoading(r *rand.Rand) discovery.Loading {
+	return []discovery.Loading{discovery.LoadUnset, discovery.LoadEager, discovery.LoadDeferred}[r.IntN(3)]
+}
+
+// genPolicy returns a random policy over tools.
+func genPolicy(r *rand.Rand, tools []planTool) *discovery.DeferralPolicy {
+	if r.IntN(6) == 0 {
+		return nil
+	}
+	pol := &discovery.DeferralPolicy{
+		MinTools:  []int{-1, 0, 1, 3, 8, 40}[r.IntN(6)],
+		MinBytes:  []int{-1, 0, 1, 600, 4000}[r.IntN(5)],
+		Default:   genLoading(r),
+		LineBytes: []int{0, 5, 40}[r.IntN(3)],
+	}
+	if r.IntN(2) == 0 {
+		pol.Servers = map[string]discovery.Loading{}
+		for _, p := range []string{"gh_", "gl_", "az_", "gh_actions_", "gh_a"} {
+			if r.IntN(2) == 0 {
+				pol.Servers[p] = genLoading(r)
+			}
+		}
+	}
+	if r.IntN(2) == 0 && len(tools) > 0 {
+		pol.Tools = map[string]discovery.Loading{}
+		for range 1 + r.IntN(4) {
+			pol.Tools[tools[r.IntN(len(tools))].Name] = genLoading(r)
+		}
+	}
+	if r.IntN(8) == 0 && len(tools) > 0 {
+		pol.ToolName = tools[r.IntN(len(tools))].Name // collides with a catalog tool
+	}
+	return pol
+}
+
+// wantLoading is the test's own reading of the policy rules (SPEC PLAN-3): tool rule,
+// then the tool's _meta, then the longest server prefix, then the default.
+func wantEager(pol *discovery.DeferralPolicy, tl planTool) bool {
+	if pol == nil {
+		pol = &discovery.DeferralPolicy{}
+	}
+	if l := pol.Tools[tl.Name]; l != discovery.LoadUnset {
+		return l == discovery.LoadEager
+	}
+	switch tl.Meta {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	best, bestLen := discovery.LoadUnset, -1
+	for p, l := range pol.Servers {
+		if l != discovery.LoadUnset && strings.HasPrefix(tl.Name, p) && len(p) > bestLen {
+			best, bestLen = l, len(p)
+		}
+	}
+	if best != discovery.LoadUnset {
+		return best == discovery.LoadEager
+	}
+	return pol.Default == discovery.LoadEager
+}
+
+// wantThreshold reports whether an authorised set of n tools and size bytes defers.
+func wantThreshold(pol *discovery.DeferralPolicy, n, size int) bool {
+	minTools, minBytes := discovery.DefaultMinTools, discovery.DefaultMinBytes
+	if pol != nil && pol.MinTools != 0 {
+		minTools = pol.MinTools
+	}
+	if pol != nil && pol.MinBytes != 0 {
+		minBytes = pol.MinBytes
+	}
+	return minTools > 0 && n >= minTools || minBytes > 0 && size >= minBytes
+}
+
+// discoverable reports whether Discover finds name by a query of its own name, walking
+// every page.
+func discoverable(t testing.TB, d *discovery.Discoverer, p grants.Principal, name string) bool {
+	t.Helper()
+	req := discovery.Request{Query: strings.ReplaceAll(name, "_", " ")}
+	for range 1000 {
+		res, err := d.Discover(context.Background(), p, req)
+		if err != nil {
+			t.Fatalf("Discover(%q): %v", req.Query, err)
+		}
+		for _, def := range res.Tools {
+			if toolName(t, def) == name {
+				return true
+			}
+		}
+		if res.NextCursor == "" {
+			return false
+		}
+		req.Cursor = res.NextCursor
+	}
+	t.Fatalf("Discover(%q): more than 1000 pages", name)
+	return false
+}
+
+// catalogNames parses a client-side catalog segment: the header, then "- name..." lines.
+func catalogNames(t testing.TB, catalog string) []string {
+	t.Helper()
+	if catalog == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(catalog, "\n")
+	if last := lines[len(lines)-1]; last != "" {
+		t.Fatalf("catalog does not end in a newline: %q", last)
+	}
+	var names []string
+	for _, l := range lines[1 : len(lines)-1] {
+		rest, ok := strings.CutPrefix(l, "- ")
+		if !ok {
+			t.Fatalf("catalog line %q does not start with \"- \"", l)
+		}
+		name, _, _ := strings.Cut(strings.TrimSuffix(rest, "\n"), ":")
+		names = append(names, name)
+	}
+	return names
+}
+
+// checkPlan asserts the invariants every plan keeps (SPEC PLAN-1, PLAN-2, PLAN-3) and
+// returns the names sent in full.
+func checkPlan(t *testing.T, f *planFixture, pol *discovery.DeferralPolicy, tools []planTool, plan *discovery.ToolPlan, native bool) {
+	t.Helper()
+	listed := f.listed(t)
+	toolName0 := discovery.DefaultToolName
+	if pol != nil && pol.ToolName != "" {
+		toolName0 = pol.ToolName
+	}
+	_, taken := f.cat.Tool(toolName0)
+
+	wantMode := discovery.PlanClientSide
+	if native {
+		wantMode = discovery.PlanNative
+	}
+	if plan.Mode != wantMode {
+		t.Fatalf("Mode = %v, want %v", plan.Mode, wantMode)
+	}
+
+	// The deferred set follows the policy (SPEC PLAN-3).
+	size := 0
+	for _, def := range listed {
+		size += len(def)
+	}
+	deferring := wantThreshold(pol, len(listed), size) && (native || !taken)
+	var wantDeferred []string
+	for _, tl := range tools {
+		if _, ok := listed[tl.Name]; ok && deferring && !wantEager(pol, tl) {
+			wantDeferred = append(wantDeferred, tl.Name)
+		}
+	}
+	slices.Sort(wantDeferred)
+	if !slices.Equal(plan.Deferred, wantDeferred) {
+		t.Fatalf("Deferred = %q, want %q (policy %+v, %d tools, %d bytes)", plan.Deferred, wantDeferred, pol, len(listed), size)
+	}
+
+	// Every authorised tool appears exactly once (SPEC PLAN-1).
+	seen := map[string]int{}
+	hasDiscoveryTool := false
+	var names []string
+	for _, def := range plan.Tools {
+		name := toolName(t, def)
+		names = append(names, name)
+		if !native && name == toolName0 && bytes.Equal(def, discovery.ToolDefinition(toolName0)) {
+			hasDiscoveryTool = true
+			continue
+		}
+		want, ok := listed[name]
+		if !ok {
+			t.Fatalf("plan sends %q, which is not authorised", name)
+		}
+		seen[name]++
+		deferred := slices.Contains(plan.Deferred, name)
+		switch {
+		case native && deferred:
+			var got, base map[string]any
+			json.Unmarshal(def, &got)
+			json.Unmarshal(want, &base)
+			if got["defer_loading"] != true {
+				t.Fatalf("native deferred %q lacks defer_loading: true", name)
+			}
+			delete(got, "defer_loading")
+			if fmt.Sprint(got) != fmt.Sprint(base) {
+				t.Fatalf("native deferred %q differs from its definition beyond defer_loading", name)
+			}
+		case deferred:
+			t.Fatalf("client-side plan sends deferred %q in full", name)
+		default:
+			if !bytes.Equal(def, want) {
+				t.Fatalf("eager %q is not its tools/list definition", name)
+			}
+		}
+	}
+	if !slices.IsSorted(names[:len(names)-btoi(hasDiscoveryTool)]) {
+		t.Fatalf("plan tools not in name order: %q", names)
+	}
+	if !native {
+		for _, n := range catalogNames(t, plan.Catalog) {
+			seen[n]++
+		}
+		if got := catalogNames(t, plan.Catalog); !slices.Equal(got, plan.Deferred) {
+			t.Fatalf("catalog names = %q, want the deferred %q", got, plan.Deferred)
+		}
+	}
+	for name := range listed {
+		if seen[name] != 1 {
+			t.Fatalf("authorised %q appears %d times in the plan, want 1", name, seen[name])
+		}
+	}
+	if len(seen) != len(listed) {
+		t.Fatalf("plan covers %d tools, %d authorised", len(seen), len(listed))
+	}
+
+	// No deferral without a discovery path (SPEC PLAN-2).
+	if native {
+		if plan.Catalog != "" || plan.CatalogBytes != 0 {
+			t.Fatalf("native plan has a catalog segment")
+		}
+	} else if len(plan.Deferred) > 0 {
+		if !hasDiscoveryTool || taken {
+			t.Fatalf("client-side plan defers %d tools without the discovery tool", len(plan.Deferred))
+		}
+		if !strings.Contains(plan.Catalog, toolName0) {
+			t.Fatalf("catalog does not name the discovery tool %q", toolName0)
+		}
+		for _, name := range plan.Deferred {
+			if !discoverable(t, f.d, f.p, name) {
+				t.Fatalf("deferred %q is not discoverable by its name", name)
+			}
+		}
+	} else if hasDiscoveryTool || plan.Catalog != "" {
+		t.Fatalf("client-side plan that defers nothing carries the discovery tool or a catalog")
+	}
+
+	// Sizes are reported.
+	if got := len(joinArray(plan.Tools)); plan.ToolsBytes != got {
+		t.Fatalf("ToolsBytes = %d, want %d", plan.ToolsBytes, got)
+	}
+	if plan.CatalogBytes != len(plan.Catalog) {
+		t.Fatalf("CatalogBytes = %d, want %d", plan.CatalogBytes, len(plan.Catalog))
+	}
+	res, _ := f.d.ListTools(context.Background(), f.p)
+	if got := len(joinArray(res.Tools)); plan.FullBytes != got {
+		t.Fatalf("FullBytes = %d, want %d", plan.FullBytes, got)
+	}
+	if plan.ContractDigest != res.ContractDigest {
+		t.Fatalf("ContractDigest = %q, want tools/list's %q", plan.ContractDigest, res.ContractDigest)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// SPEC PLAN-1, PLAN-2, PLAN-3: over seeded generated catalogs, grants, visibility and
+// policies, every plan covers each authorised tool exactly once, defers what the policy
+// says, never defers a tool without a discovery path, and is deterministic.
+func TestPlanGeneratedInvariants(t *testing.T) {
+	ctx := context.Background()
+	for seed := range uint64(60) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 7))
+			tools := genTools(r, r.IntN(30))
+			deny := map[string]bool{}
+			for _, tl := range tools {
+				deny[tl.Name] = r.IntN(5) == 0
+			}
+			var vis discovery.Visibility
+			if r.IntN(3) == 0 && len(tools) > 0 {
+				vis.Exclude = []string{tools[r.IntN(len(tools))].Name}
+				vis.ReadOnly = r.IntN(3) == 0
+			}
+			f := newPlanFixture(t, tools, func(n string) bool { return !deny[n] }, vis, nil)
+			pol := genPolicy(r, tools)
+			pl := discovery.NewPlanner(f.d, pol)
+			for _, native := range []bool{r.IntN(2) == 0, true, false} {
+				plan, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: native})
+				if err != nil {
+					t.Fatalf("Plan: %v", err)
+				}
+				checkPlan(t, f, pol, tools, plan, native)
+				again, err := discovery.NewPlanner(f.d, pol).Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: native})
+				if err != nil {
+					t.Fatalf("Plan: %v", err)
+				}
+				if again.Catalog != plan.Catalog || !bytes.Equal(joinArray(again.Tools), joinArray(plan.Tools)) {
+					t.Fatalf("two planners gave different plans for the same inputs")
+				}
+			}
+		})
+	}
+}
+
+// demoTools is a catalog of 12 tools whose text never says search or select.
+func demoTools() []planTool {
+	var tools []planTool
+	for i, w := range words[:12] {
+		tools = append(tools, planTool{
+			Name:        fmt.Sprintf("ml_%s_%02d", w, i),
+			Description: "Manage the " + w + " resources of a project.",
+			ReadOnly:    i%2 == 0,
+		})
+	}
+	return tools
+}
+
+// SPEC PLAN-2: the mode is chosen per request; swapping the model moves the very next
+// plan to the other mechanism, for the same session and grants.
+func TestPlanModelSwap(t *testing.T) {
+	ctx := context.Background()
+	f := newPlanFixture(t, demoTools(), nil, discovery.Visibility{}, nil)
+	pl := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 5})
+	models := []bool{true, false, false, true, false, true, true}
+	var deferred []string
+	for i, native := range models {
+		plan, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: native})
+		if err != nil {
+			t.Fatalf("request %d: Plan: %v", i, err)
+		}
+		want := discovery.PlanClientSide
+		if native {
+			want = discovery.PlanNative
+		}
+		if plan.Mode != want {
+			t.Fatalf("request %d: Mode = %v, want %v", i, plan.Mode, want)
+		}
+		if len(plan.Deferred) != 12 {
+			t.Fatalf("request %d: %d deferred, want 12", i, len(plan.Deferred))
+		}
+		if deferred != nil && !slices.Equal(plan.Deferred, deferred) {
+			t.Fatalf("request %d: the deferred set changed with the model", i)
+		}
+		deferred = plan.Deferred
+		if native {
+			if plan.Catalog != "" || len(plan.Tools) != 12 {
+				t.Fatalf("request %d: native plan has %d tools and a %d-byte catalog, want 12 and none", i, len(plan.Tools), len(plan.Catalog))
+			}
+		} else {
+			if len(plan.Tools) != 1 || toolName(t, plan.Tools[0]) != discovery.DefaultToolName || plan.Catalog == "" {
+				t.Fatalf("request %d: client-side plan is not the discovery tool and a catalog", i)
+			}
+		}
+		checkPlan(t, f, &discovery.DeferralPolicy{MinTools: 5}, demoTools(), plan, native)
+	}
+}
+
+// SPEC PLAN-4: a native plan carries no catalog text and no search/select wording:
+// nothing but the authorised definitions, while the client-side plan of the same
+// request does carry the catalog and the discovery tool.
+func TestPlanNativeHasNoSearchWording(t *testing.T) {
+	ctx := context.Background()
+	f := newPlanFixture(t, demoTools(), nil, discovery.Visibility{}, nil)
+	pl := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 1, ToolName: "find_more_tools"})
+	client, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	native, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var header string
+	if i := strings.IndexByte(client.Catalog, '\n'); i > 0 {
+		header = client.Catalog[:i]
+	}
+	if header == "" || len(client.Deferred) == 0 {
+		t.Fatalf("client-side plan has no catalog header; the test would prove nothing")
+	}
+	nativeText := strings.ToLower(string(joinArray(native.Tools)) + native.Catalog)
+	clientText := strings.ToLower(string(joinArray(client.Tools)) + client.Catalog)
+	for _, w := range []string{"search", "select", "find_more_tools", strings.ToLower(header), "more tools"} {
+		if strings.Contains(nativeText, w) {
+			t.Errorf("native plan contains %q", w)
+		}
+	}
+	for _, w := range []string{"search", "find_more_tools"} {
+		if !strings.Contains(clientText, w) {
+			t.Errorf("client-side plan lacks %q; the native check would prove nothing", w)
+		}
+	}
+	if native.Catalog != "" || native.CatalogBytes != 0 {
+		t.Errorf("native Catalog = %q (%d bytes), want none", native.Catalog, native.CatalogBytes)
+	}
+	if len(native.Tools) != len(f.listed(t)) {
+		t.Errorf("native plan has %d tools, want the %d authorised", len(native.Tools), len(f.listed(t)))
+	}
+}
+
+// SPEC PLAN-1: the catalog segment is name-only, one line per deferred tool, in name
+// order, deterministic, and its size is reported.
+func TestPlanCatalogSegment(t *testing.T) {
+	ctx := context.Background()
+	tools := []planTool{
+		{Name: "b_multi", Description: "\n\n  First\tline  with   spaces.  \nSecond line is dropped."},
+		{Name: "a_long", Description: strings.Repeat("é", 30)}, // 60 bytes
+		{Name: "c_title", Title: "Only a title"},
+		{Name: "d_bare"},
+		{Name: "e_ctrl", Description: "bell\a here\r\nnext"},
+		{Name: "f_eager", Description: "kept in full", Meta: "true"},
+	}
+	f := newPlanFixture(t, tools, nil, discovery.Visibility{}, nil)
+	pl := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 1, LineBytes: 20})
+	plan, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "More tools are available than are loaded. Call search_tools with a few words describing the task to get the full definitions of the matching tools:\n" +
+		"- a_long: " + strings.Repeat("é", 8) + "...\n" +
+		"- b_multi: First line with...\n" +
+		"- c_title: Only a title\n" +
+		"- d_bare\n" +
+		"- e_ctrl: bell here\n"
+	if plan.Catalog != want {
+		t.Fatalf("Catalog =\n%s\nwant\n%s", plan.Catalog, want)
+	}
+	if plan.CatalogBytes != len(want) {
+		t.Errorf("CatalogBytes = %d, want %d", plan.CatalogBytes, len(want))
+	}
+	for range 3 {
+		again, err := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 1, LineBytes: 20}).Plan(ctx, f.p, discovery.ModelCapabilities{})
+		if err != nil || again.Catalog != want {
+			t.Fatalf("a second planner gave another catalog (err %v)", err)
+		}
+	}
+	if got := []string{toolName(t, plan.Tools[0]), toolName(t, plan.Tools[1])}; !slices.Equal(got, []string{"f_eager", "search_tools"}) {
+		t.Errorf("client-side tools = %q, want the eager tool then the discovery tool", got)
+	}
+}
+
+// SPEC PLAN-3: below both thresholds nothing is deferred; at either one, the policy's
+// rules decide, the most specific first.
+func TestPlanPolicy(t *testing.T) {
+	ctx := context.Background()
+	tools := []planTool{
+		{Name: "gh_issue_create", Description: "Create an issue."},
+		{Name: "gh_issue_read", Description: "Read an issue.", Meta: "true"},
+		{Name: "gh_pr_merge", Description: "Merge a pull request.", Meta: "false"},
+		{Name: "gl_branch_list", Description: "List branches."},
+		{Name: "gl_mr_create", Description: "Create a merge request."},
+	}
+	f := newPlanFixture(t, tools, nil, discovery.Visibility{}, nil)
+	size := 0
+	for _, def := range f.listed(t) {
+		size += len(def)
+	}
+	tests := []struct {
+		name   string
+		policy *discovery.DeferralPolicy
+		want   []string // deferred
+	}{
+		{"defaults: 5 tools is below both thresholds", nil, nil},
+		{"count threshold not met", &discovery.DeferralPolicy{MinTools: 6, MinBytes: -1}, nil},
+		{"count threshold met", &discovery.DeferralPolicy{MinTools: 5, MinBytes: -1},
+			[]string{"gh_issue_create", "gh_pr_merge", "gl_branch_list", "gl_mr_create"}},
+		{"byte threshold not met", &discovery.DeferralPolicy{MinTools: -1, MinBytes: size + 1}, nil},
+		{"byte threshold met", &discovery.DeferralPolicy{MinTools: -1, MinBytes: size},
+			[]string{"gh_issue_create", "gh_pr_merge", "gl_branch_list", "gl_mr_create"}},
+		{"both thresholds off", &discovery.DeferralPolicy{MinTools: -1, MinBytes: -1, Default: discovery.LoadDeferred}, nil},
+		{"default eager, a lazy server", &discovery.DeferralPolicy{MinTools: 1, Default: discovery.LoadEager,
+			Servers: map[string]discovery.Loading{"gl_": discovery.LoadDeferred}},
+			[]string{"gh_pr_merge", "gl_branch_list", "gl_mr_create"}},
+		{"longest prefix wins", &discovery.DeferralPolicy{MinTools: 1,
+			Servers: map[string]discovery.Loading{"gh_": discovery.LoadEager, "gh_issue_": discovery.LoadDeferred}},
+			[]string{"gh_issue_create", "gh_pr_merge", "gl_branch_list", "gl_mr_create"}},
+		{"_meta beats the server", &discovery.DeferralPolicy{MinTools: 1,
+			Servers: map[string]discovery.Loading{"gh_": discovery.LoadEager}},
+			[]string{"gh_pr_merge", "gl_branch_list", "gl_mr_create"}},
+		{"a tool rule beats _meta", &discovery.DeferralPolicy{MinTools: 1,
+			Tools: map[string]discovery.Loading{"gh_issue_read": discovery.LoadDeferred, "gl_mr_create": discovery.LoadEager, "gh_pr_merge": discovery.LoadUnset}},
+			[]string{"gh_issue_create", "gh_issue_read", "gh_pr_merge", "gl_branch_list"}},
+	}
+	for _, tt := range tests {
+		for _, native := range []bool{false, true} {
+			plan, err := discovery.NewPlanner(f.d, tt.policy).Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: native})
+			if err != nil {
+				t.Fatalf("%s: Plan: %v", tt.name, err)
+			}
+			if !slices.Equal(plan.Deferred, tt.want) {
+				t.Errorf("%s (native %v): Deferred = %q, want %q", tt.name, native, plan.Deferred, tt.want)
+			}
+			if len(tt.want) == 0 && plan.Bytes() != plan.FullBytes {
+				t.Errorf("%s (native %v): a plan deferring nothing is %d bytes, want the full %d", tt.name, native, plan.Bytes(), plan.FullBytes)
+			}
+		}
+	}
+}
+
+// SPEC PLAN-2: a client-side plan never defers when a catalog tool bears the discovery
+// tool's name (the discovery path would be ambiguous); a native plan still does.
+func TestPlanDiscoveryToolNameTaken(t *testing.T) {
+	ctx := context.Background()
+	tools := append(demoTools(), planTool{Name: discovery.DefaultToolName, Description: "A host tool of that name."})
+	f := newPlanFixture(t, tools, nil, discovery.Visibility{}, nil)
+	pl := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 1})
+	client, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(client.Deferred) != 0 || client.Catalog != "" || len(client.Tools) != len(tools) {
+		t.Errorf("client-side plan deferred %d tools with the discovery tool's name taken", len(client.Deferred))
+	}
+	native, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(native.Deferred) != len(tools) {
+		t.Errorf("native plan deferred %d tools, want %d", len(native.Deferred), len(tools))
+	}
+}
+
+// failReader fails the test when grants are read.
+type failReader struct{ t *testing.T }
+
+func (r failReader) ReadGrants(context.Context, string) (*grants.Snapshot, error) {
+	r.t.Error("grants read while the switch is off")
+	return nil, grants.ErrUnavailable
+}
+
+// SPEC FLAG-2, PLAN-2: while the switch is off the discover method does not exist, so
+// no plan defers anything, and no grant is read.
+func TestPlanSwitchOff(t *testing.T) {
+	raws := make([]json.RawMessage, 0, 12)
+	for _, tl := range demoTools() {
+		raws = append(raws, tl.json())
+	}
+	cat, err := discovery.NewCatalog(raws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := discovery.New(&discovery.Options{Catalog: cat, Grants: failReader{t}})
+	pl := discovery.NewPlanner(d, &discovery.DeferralPolicy{MinTools: 1})
+	for _, native := range []bool{false, true} {
+		plan, err := pl.Plan(context.Background(), grants.Principal{ID: "x"}, discovery.ModelCapabilities{NativeToolSearch: native})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Deferred) != 0 || plan.Catalog != "" || len(plan.Tools) != 12 || plan.ToolsBytes != plan.FullBytes {
+			t.Errorf("native %v: switch-off plan defers %d tools or drops some (%d sent)", native, len(plan.Deferred), len(plan.Tools))
+		}
+	}
+}
+
+// SPEC ERR-5, GRANT-6: without a grant reader a plan fails closed with 503 rather than
+// planning from no grants.
+func TestPlanGrantsUnavailable(t *testing.T) {
+	raws := []json.RawMessage{demoTools()[0].json()}
+	cat, err := discovery.NewCatalog(raws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat})
+	_, err = discovery.NewPlanner(d, nil).Plan(context.Background(), grants.Principal{ID: "x"}, discovery.ModelCapabilities{})
+	var e *discovery.Error
+	if !errors.As(err, &e) || e.Code != discovery.CodeGrantsUnavailable || e.Status != 503 {
+		t.Fatalf("Plan without grants = %v, want grants_unavailable 503", err)
+	}
+}
+
+// BenchmarkPlan measures one plan over 1,000 authorised tools, every one deferred.
+func BenchmarkPlan(b *testing.B) {
+	tools := genTools(rand.New(rand.NewPCG(1, 2)), 1000)
+	for i := range tools {
+		tools[i].Meta = ""
+	}
+	f := newPlanFixture(b, tools, nil, discovery.Visibility{}, nil)
+	pl := discovery.NewPlanner(f.d, nil)
+	for _, native := range []bool{true, false} {
+		name := "client-side"
+		if native {
+			name = "native"
+		}
+		b.Run(name, func(b *testing.B) {
+			m := discovery.ModelCapabilities{NativeToolSearch: native}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := pl.Plan(context.Background(), f.p, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func ExamplePlanner_Plan() {
+	ctx := context.Background()
+	var raws []json.RawMessage
+	for _, name := range []string{"deploy_model", "list_models", "rotate_key"} {
+		raws = append(raws, json.RawMessage(`{"name":"`+name+`","description":"Does `+
+			strings.ReplaceAll(name, "_", " ")+`.","inputSchema":{"type":"object"}}`))
+	}
+	raws = append(raws, json.RawMessage(`{"name":"whoami","description":"Names the caller.","inputSchema":{"type":"object"},"_meta":{"deferredtools/eager":true}}`))
+	cat, _ := discovery.NewCatalog(raws, nil)
+	store := grants.NewMemory()
+	for _, name := range cat.Names() {
+		store.Put(ctx, grants.Row{Principal: grants.AnyPrincipal, Tool: name, Effect: grants.Allow})
+	}
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
+	pl := discovery.NewPlanner(d, &discovery.DeferralPolicy{MinTools: 3})
+	alice := grants.Principal{ID: "alice"}
+
+	plan, _ := pl.Plan(ctx, alice, discovery.ModelCapabilities{NativeToolSearch: false})
+	fmt.Println(plan.Mode, plan.Deferred)
+	fmt.Print(plan.Catalog)
+	plan, _ = pl.Plan(ctx, alice, discovery.ModelCapabilities{NativeToolSearch: true})
+	fmt.Println(plan.Mode, plan.Deferred, len(plan.Tools), plan.Catalog == "")
+	// Output:
+	// client-side [deploy_model list_models rotate_key]
+	// More tools are available than are loaded. Call search_tools with a few words describing the task to get the full definitions of the matching tools:
+	// - deploy_model: Does deploy model.
+	// - list_models: Does list models.
+	// - rotate_key: Does rotate key.
+	// native [deploy_model list_models rotate_key] 4 true
+}
