@@ -57,14 +57,37 @@ func parseDecimal(lit []byte) decimal {
 			e = -e
 		}
 	}
-	n := d.len()
-	d.sig0 = 0
-	for d.sig0 < n && d.digit(d.sig0) == '0' {
-		d.sig0++
+	// Leading zeros: in the integer digits, then (if all were zero) the fraction.
+	k := d.intS
+	for k < d.intE && lit[k] == '0' {
+		k++
 	}
-	d.sig1 = n
-	for d.sig1 > d.sig0 && d.digit(d.sig1-1) == '0' {
-		d.sig1--
+	if k < d.intE {
+		d.sig0 = k - d.intS
+	} else {
+		f := d.fracS
+		for f < d.fracE && lit[f] == '0' {
+			f++
+		}
+		d.sig0 = d.intE - d.intS + f - d.fracS
+	}
+	// Trailing zeros: in the fraction, then (if all were zero) the integer digits.
+	n := d.len()
+	f := d.fracE
+	for f > d.fracS && lit[f-1] == '0' {
+		f--
+	}
+	if f > d.fracS {
+		d.sig1 = d.intE - d.intS + f - d.fracS
+	} else {
+		k := d.intE
+		for k > d.intS && lit[k-1] == '0' {
+			k--
+		}
+		d.sig1 = k - d.intS
+	}
+	if d.sig1 < d.sig0 {
+		d.sig0, d.sig1 = n, n // zero
 	}
 	d.exp = e + int64(d.intE-d.intS) - int64(d.sig0)
 	return d

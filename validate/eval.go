@@ -129,9 +129,15 @@ func (st *state) reject(kw string) status {
 	return fail
 }
 
+// spend charges n steps before the work they pay for. Past the budget it leaves the
+// count at max+1 (the work is not done) and answers false.
 func (st *state) spend(n int) bool {
+	if n > st.max-st.steps {
+		st.steps = st.max + 1
+		return false
+	}
 	st.steps += n
-	return st.steps <= st.max
+	return true
 }
 
 // check checks the value at token i against s.
@@ -359,7 +365,9 @@ func (st *state) unique(i int32) status {
 		return pass
 	}
 	n := int(tk.n)
-	if !st.spend(int(tk.next-i) + n*bitsLen(n)) {
+	// Hashing visits every node once; a comparison of two hashes while sorting costs
+	// far less than a node visit, so sorting is charged n·log2(n)/8.
+	if !st.spend(int(tk.next-i) + n*bitsLen(n)/8) {
 		return over
 	}
 	base := len(st.pairs)
@@ -394,8 +402,7 @@ func (st *state) unique(i int32) status {
 // by value, objects regardless of member order. It charges one step per node visited
 // and gives up (answering false) once the budget is spent; callers check st.steps.
 func (st *state) equal(ta *tape, i int32, tb *tape, j int32) bool {
-	st.steps++
-	if st.steps > st.max {
+	if !st.spend(1) {
 		return false
 	}
 	a, b := &ta.toks[i], &tb.toks[j]
@@ -407,11 +414,15 @@ func (st *state) equal(ta *tape, i int32, tb *tape, j int32) bool {
 		if a.n != b.n || a.end-a.off != b.end-b.off {
 			return false
 		}
-		st.steps += int(a.end-a.off) / 64
+		if !st.spend(int(a.end-a.off) / 64) {
+			return false
+		}
 		return string(ta.str(i)) == string(tb.str(j))
 	case kNumber:
 		x, y := ta.lit(i), tb.lit(j)
-		st.steps += (len(x) + len(y)) / 64
+		if !st.spend((len(x) + len(y)) / 64) {
+			return false
+		}
 		dx, dy := parseDecimal(x), parseDecimal(y)
 		return cmpDecimal(&dx, &dy) == 0
 	case kArray:
@@ -432,8 +443,7 @@ func (st *state) equal(ta *tape, i int32, tb *tape, j int32) bool {
 			kx := ta.str(x)
 			found := false
 			for y, k := j+1, int32(0); k < b.n; k++ {
-				st.steps++
-				if st.steps > st.max {
+				if !st.spend(1) {
 					return false
 				}
 				if string(kx) == string(tb.str(y)) {

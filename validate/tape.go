@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -139,7 +140,7 @@ func (t *tape) parse(src []byte, lim tapeLimits, steps *int) error {
 			}
 		case c == '-' || c >= '0' && c <= '9':
 			var err error
-			if i, err = t.number(src, i); err != nil {
+			if i, err = t.number(src, i, lim); err != nil {
 				return err
 			}
 		case c == 't':
@@ -249,7 +250,7 @@ func (t *tape) close(steps *int) error {
 		}
 		return nil
 	}
-	*steps += n * bitsLen(n)
+	*steps += n * bitsLen(n) / 4 // a key comparison costs about a quarter of a node visit
 	slices.SortFunc(t.keys, t.cmpKeys)
 	for a := 1; a < n; a++ {
 		if string(t.str(t.keys[a-1])) == string(t.str(t.keys[a])) {
@@ -280,7 +281,9 @@ func bitsLen(n int) int {
 }
 
 // number scans a number literal at i.
-func (t *tape) number(src []byte, i int) (int, error) {
+// The literal's bytes count against the string code units bound: a long number is a
+// long string of digits.
+func (t *tape) number(src []byte, i int, lim tapeLimits) (int, error) {
 	start := i
 	if src[i] == '-' {
 		i++
@@ -334,9 +337,41 @@ func (t *tape) number(src []byte, i int) (int, error) {
 			return 0, errSyntax
 		}
 	}
+	t.units += i - start
+	if t.units > lim.units {
+		return 0, errUnits
+	}
 	t.toks = append(t.toks, token{kind: kNumber, off: int32(start), end: int32(i), next: int32(len(t.toks) + 1)})
 	return i, nil
 }
+
+// plainRun answers the end of the run of bytes from i that need no care inside a
+// string: printable ASCII other than the quote and the backslash. It looks at eight
+// bytes at a time.
+func plainRun(src []byte, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(src); i += 8 {
+		x := binary.LittleEndian.Uint64(src[i:])
+		q := x ^ (lo * '"')
+		b := x ^ (lo * '\\')
+		special := ((x - lo*0x20) | (q - lo) | (b - lo) | x) & hi
+		if special != 0 {
+			break
+		}
+	}
+	for i < len(src) && plain[src[i]] {
+		i++
+	}
+	return i
+}
+
+// plain marks the bytes plainRun skips.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // string scans a string at i (the opening quote), decoding escapes into the arena.
 func (t *tape) string(src []byte, i int, lim tapeLimits) (int, error) {
@@ -344,6 +379,9 @@ func (t *tape) string(src []byte, i int, lim tapeLimits) (int, error) {
 	start := i
 	units := 0
 	for {
+		j := plainRun(src, i)
+		units += j - i
+		i = j
 		if i >= len(src) {
 			return 0, errSyntax
 		}
@@ -356,11 +394,6 @@ func (t *tape) string(src []byte, i int, lim tapeLimits) (int, error) {
 		}
 		if c < 0x20 {
 			return 0, errSyntax
-		}
-		if c < utf8.RuneSelf {
-			units++
-			i++
-			continue
 		}
 		r, size := utf8.DecodeRune(src[i:])
 		if r == utf8.RuneError && size == 1 {
@@ -385,6 +418,10 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 	off := len(t.arena)
 	t.arena = append(t.arena, src[start:i]...)
 	for {
+		j := plainRun(src, i)
+		units += j - i
+		t.arena = append(t.arena, src[i:j]...)
+		i = j
 		if i >= len(src) {
 			return 0, errSyntax
 		}
@@ -403,53 +440,44 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 			}
 			e := src[i+1]
 			i += 2
-			switch e {
-			case '"', '\\', '/':
-				t.arena = append(t.arena, e)
-			case 'b':
-				t.arena = append(t.arena, '\b')
-			case 'f':
-				t.arena = append(t.arena, '\f')
-			case 'n':
-				t.arena = append(t.arena, '\n')
-			case 'r':
-				t.arena = append(t.arena, '\r')
-			case 't':
-				t.arena = append(t.arena, '\t')
-			case 'u':
-				r, ok := hex4(src, i)
+			units++
+			if e != 'u' {
+				d := unescape[e]
+				if d == 0 {
+					return 0, errSyntax
+				}
+				t.arena = append(t.arena, d)
+				continue
+			}
+			r, ok := hex4(src, i)
+			if !ok {
+				return 0, errSyntax
+			}
+			i += 4
+			if r >= 0xD800 && r < 0xDC00 {
+				if len(src)-i < 6 || src[i] != '\\' || src[i+1] != 'u' {
+					return 0, errEncoding
+				}
+				r2, ok := hex4(src, i+2)
 				if !ok {
 					return 0, errSyntax
 				}
-				i += 4
-				if r >= 0xD800 && r < 0xDC00 {
-					if len(src)-i < 6 || src[i] != '\\' || src[i+1] != 'u' {
-						return 0, errEncoding
-					}
-					r2, ok := hex4(src, i+2)
-					if !ok {
-						return 0, errSyntax
-					}
-					if r2 < 0xDC00 || r2 >= 0xE000 {
-						return 0, errEncoding
-					}
-					i += 6
-					r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
-					units++
-				} else if r >= 0xDC00 && r < 0xE000 {
+				if r2 < 0xDC00 || r2 >= 0xE000 {
 					return 0, errEncoding
 				}
-				t.arena = utf8.AppendRune(t.arena, r)
-			default:
-				return 0, errSyntax
+				i += 6
+				r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
+				units++
+			} else if r >= 0xDC00 && r < 0xE000 {
+				return 0, errEncoding
 			}
-			units++
+			if r < utf8.RuneSelf {
+				t.arena = append(t.arena, byte(r))
+			} else {
+				t.arena = utf8.AppendRune(t.arena, r)
+			}
 		case c < 0x20:
 			return 0, errSyntax
-		case c < utf8.RuneSelf:
-			t.arena = append(t.arena, c)
-			units++
-			i++
 		default:
 			r, size := utf8.DecodeRune(src[i:])
 			if r == utf8.RuneError && size == 1 {
@@ -465,24 +493,33 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 	}
 }
 
+// unescape maps the letter of a one-character escape to its byte (0: not an escape).
+var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// hexVal maps a byte to its hex digit value, or 0xFF.
+var hexVal = func() (t [256]byte) {
+	for c := range t {
+		t[c] = 0xFF
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+		t[c-'a'+'A'] = byte(c - 'a' + 10)
+	}
+	return t
+}()
+
 func hex4(src []byte, i int) (rune, bool) {
 	if len(src)-i < 4 {
 		return 0, false
 	}
-	var r rune
-	for _, c := range src[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
+	a, b, c, d := hexVal[src[i]], hexVal[src[i+1]], hexVal[src[i+2]], hexVal[src[i+3]]
+	if a|b|c|d == 0xFF || (a|b|c|d)&0xF0 != 0 {
+		return 0, false
 	}
-	return r, true
+	return rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d), true
 }
 
 // isLimit reports whether err is a bound error (as opposed to a verdict).

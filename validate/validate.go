@@ -70,7 +70,9 @@ func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
 //
 // Schema and arguments are each measured on their own for depth (nesting of objects
 // and arrays in the JSON text) and string code units; their nodes (JSON values, object
-// keys excluded) are added up. The JSON text of a schema or of arguments is also
+// keys excluded) are added up. The bytes of number literals count as string code
+// units too (a long number is a long run of digits). The JSON text of a schema or of
+// arguments is also
 // bounded to 6 bytes per string code unit plus 16 per node (2 MiB by default), so
 // white space cannot make a scan slow.
 type Limits struct {
