@@ -1,0 +1,476 @@
+// Package grantstest checks grants.Store implementations against the grant rules and
+// offers fault-injecting grants.Readers for the tests of code that consumes grants.
+//
+// Run is the conformance kit, like testing/fstest.TestFS: every subtest names the SPEC
+// rule (GRANT-x) it checks. The fakes (ErrReader, TooManyRowsReader, MalformedReader,
+// NoRevisionReader, FailAfterReader, SequenceReader, HookReader, CountingReader) let a
+// consumer prove that it fails closed and notices grant changes.
+package grantstest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/grants"
+)
+
+// Run runs the conformance kit against the stores newStore makes. newStore is called once
+// per subtest and must return an empty store (no rows) whose control revision is at
+// least 1; it may register cleanups with t. Some subtests write more than MaxRows rows.
+func Run(t *testing.T, newStore func(t *testing.T) grants.Store) {
+	t.Helper()
+	for _, tc := range []struct {
+		name string
+		run  func(t *testing.T, s grants.Store)
+	}{
+		{"EmptyRead", testEmptyRead},
+		{"PutReadRoundTrip", testRoundTrip},
+		{"OtherPrincipalsHidden", testOtherPrincipals},
+		{"AnyPrincipalRows", testAnyRows},
+		{"RevisionOnPut", testRevisionPut},
+		{"RevisionOnReplace", testRevisionReplace},
+		{"RevisionOnDelete", testRevisionDelete},
+		{"DeleteMissing", testDeleteMissing},
+		{"SnapshotNotAliased", testNotAliased},
+		{"ScopesRoundTrip", testScopes},
+		{"PutRefusesMalformed", testPutMalformed},
+		{"ContextCancelled", testCancelled},
+		{"ConcurrentWriters", testConcurrentWriters},
+		{"TooManyRows", testTooManyRows},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.run(t, newStore(t))
+		})
+	}
+}
+
+// read reads principal's grants and fails the test on any error, or when the Snapshot
+// breaks the row model.
+func read(t *testing.T, s grants.Reader, principal string) *grants.Snapshot {
+	t.Helper()
+	snap, err := s.ReadGrants(context.Background(), principal)
+	if err != nil {
+		t.Fatalf("ReadGrants(%q) error: %v", principal, err)
+	}
+	if snap == nil {
+		t.Fatalf("GRANT-5: ReadGrants(%q) = nil Snapshot and no error", principal)
+	}
+	if snap.Revision < 1 {
+		t.Fatalf("GRANT-4: ReadGrants(%q).Revision = %d, want a control revision >= 1", principal, snap.Revision)
+	}
+	for _, r := range snap.Rows {
+		if err := grants.CheckRow(r); err != nil {
+			t.Fatalf("GRANT-1: ReadGrants(%q) returned row %+v that fails CheckRow: %v", principal, r, err)
+		}
+	}
+	return snap
+}
+
+func put(t *testing.T, s grants.Store, r grants.Row) grants.Row {
+	t.Helper()
+	got, err := s.Put(context.Background(), r)
+	if err != nil {
+		t.Fatalf("Put(%+v) error: %v", r, err)
+	}
+	return got
+}
+
+func del(t *testing.T, s grants.Store, principal, tool string) {
+	t.Helper()
+	if err := s.Delete(context.Background(), principal, tool); err != nil {
+		t.Fatalf("Delete(%q, %q) error: %v", principal, tool, err)
+	}
+}
+
+// find returns the row keyed by (principal, tool) in snap.
+func find(snap *grants.Snapshot, principal, tool string) (grants.Row, bool) {
+	for _, r := range snap.Rows {
+		if r.Principal == principal && r.Tool == tool {
+			return r, true
+		}
+	}
+	return grants.Row{}, false
+}
+
+// sameRow reports whether a and b are equal, scopes compared as sets.
+func sameRow(a, b grants.Row) bool {
+	return a.Principal == b.Principal && a.Tool == b.Tool && a.Effect == b.Effect &&
+		a.Revision == b.Revision && sameScopes(a.Scopes, b.Scopes)
+}
+
+func sameScopes(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// keys lists snap's row keys, sorted, for messages and comparisons.
+func keys(snap *grants.Snapshot) []string {
+	var ks []string
+	for _, r := range snap.Rows {
+		ks = append(ks, r.Principal+"/"+r.Tool)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func testEmptyRead(t *testing.T, s grants.Store) {
+	snap := read(t, s, "alice")
+	if len(snap.Rows) != 0 {
+		t.Errorf("GRANT-2: ReadGrants on an empty store returned rows %v, want none", keys(snap))
+	}
+}
+
+func testRoundTrip(t *testing.T, s grants.Store) {
+	for _, r := range []grants.Row{
+		{Principal: "alice", Tool: "models.search", Scopes: []string{"models:read"}, Effect: grants.Allow},
+		{Principal: "alice", Tool: "billing.refund", Effect: grants.Deny},
+		{Principal: "alice", Tool: "datasets.list", Effect: grants.Allow, Revision: 999},
+	} {
+		got := put(t, s, r)
+		if got.Revision < 1 {
+			t.Errorf("GRANT-1: Put(%+v).Revision = %d, want >= 1", r, got.Revision)
+		}
+		want := r
+		want.Revision = got.Revision
+		if !sameRow(got, want) {
+			t.Errorf("GRANT-1: Put(%+v) = %+v, want the row as given with its new revision", r, got)
+		}
+		snap := read(t, s, "alice")
+		stored, ok := find(snap, r.Principal, r.Tool)
+		if !ok {
+			t.Fatalf("GRANT-1: row %s/%s put but not read back (read %v)", r.Principal, r.Tool, keys(snap))
+		}
+		if !sameRow(stored, got) {
+			t.Errorf("GRANT-1: read back %+v, want %+v as Put returned it", stored, got)
+		}
+	}
+	if n := len(read(t, s, "alice").Rows); n != 3 {
+		t.Errorf("GRANT-1: read %d rows after 3 puts of distinct keys, want 3", n)
+	}
+}
+
+func testOtherPrincipals(t *testing.T, s grants.Store) {
+	put(t, s, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow})
+	put(t, s, grants.Row{Principal: "bob", Tool: "b", Effect: grants.Allow})
+	put(t, s, grants.Row{Principal: "alice2", Tool: "c", Effect: grants.Allow})
+	put(t, s, grants.Row{Principal: "Alice", Tool: "d", Effect: grants.Allow})
+	snap := read(t, s, "alice")
+	if got, want := keys(snap), []string{"alice/a"}; !slices.Equal(got, want) {
+		t.Errorf("GRANT-5: ReadGrants(alice) rows = %v, want %v (never another principal's rows)", got, want)
+	}
+	snap = read(t, s, "carol")
+	if len(snap.Rows) != 0 {
+		t.Errorf("GRANT-5: ReadGrants(carol) rows = %v, want none", keys(snap))
+	}
+}
+
+func testAnyRows(t *testing.T, s grants.Store) {
+	put(t, s, grants.Row{Principal: grants.AnyPrincipal, Tool: "public", Scopes: []string{"tools:read"}, Effect: grants.Allow})
+	put(t, s, grants.Row{Principal: "alice", Tool: "public", Effect: grants.Deny})
+	for _, tc := range []struct {
+		principal string
+		want      []string
+	}{
+		{"alice", []string{"*/public", "alice/public"}},
+		{"bob", []string{"*/public"}},
+		{grants.AnyPrincipal, []string{"*/public"}},
+	} {
+		if got := keys(read(t, s, tc.principal)); !slices.Equal(got, tc.want) {
+			t.Errorf("GRANT-2: ReadGrants(%q) rows = %v, want %v (own rows and every %q row)", tc.principal, got, tc.want, grants.AnyPrincipal)
+		}
+	}
+}
+
+// revisions reads principal's Snapshot and returns its control revision and the
+// revision of the row (principal, tool), 0 if absent.
+func revisions(t *testing.T, s grants.Store, principal, tool string) (control, row int64) {
+	t.Helper()
+	snap := read(t, s, principal)
+	r, _ := find(snap, principal, tool)
+	return snap.Revision, r.Revision
+}
+
+func testRevisionPut(t *testing.T, s grants.Store) {
+	c0, _ := revisions(t, s, "alice", "t")
+	got := put(t, s, grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow})
+	c1, r1 := revisions(t, s, "alice", "t")
+	if c1 != c0+1 {
+		t.Errorf("GRANT-4: control revision %d after a Put, want %d (incremented once)", c1, c0+1)
+	}
+	if r1 != got.Revision || r1 < 1 {
+		t.Errorf("GRANT-4: row revision read %d, Put returned %d; want equal and >= 1", r1, got.Revision)
+	}
+	// A row of another principal changes the control revision every principal reads.
+	put(t, s, grants.Row{Principal: "bob", Tool: "t", Effect: grants.Allow})
+	if c2, _ := revisions(t, s, "alice", "t"); c2 != c1+1 {
+		t.Errorf("GRANT-4: alice reads control revision %d after bob's row changed, want %d", c2, c1+1)
+	}
+}
+
+func testRevisionReplace(t *testing.T, s grants.Store) {
+	first := put(t, s, grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow})
+	c0, _ := revisions(t, s, "alice", "t")
+	for i, r := range []grants.Row{
+		{Principal: "alice", Tool: "t", Effect: grants.Deny},
+		{Principal: "alice", Tool: "t", Effect: grants.Deny, Scopes: []string{"x"}},
+		{Principal: "alice", Tool: "t", Effect: grants.Deny, Scopes: []string{"x"}}, // same content: still a change
+	} {
+		prev := first.Revision
+		first = put(t, s, r)
+		c, rr := revisions(t, s, "alice", "t")
+		if want := c0 + int64(i) + 1; c != want {
+			t.Errorf("GRANT-4: control revision %d after replace #%d, want %d", c, i+1, want)
+		}
+		if rr <= prev || rr != first.Revision {
+			t.Errorf("GRANT-4: row revision %d after replace #%d (Put returned %d), want > %d", rr, i+1, first.Revision, prev)
+		}
+	}
+	if n := len(read(t, s, "alice").Rows); n != 1 {
+		t.Errorf("GRANT-1: %d rows after replacing one key, want 1", n)
+	}
+}
+
+func testRevisionDelete(t *testing.T, s grants.Store) {
+	old := put(t, s, grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow})
+	put(t, s, grants.Row{Principal: "alice", Tool: "u", Effect: grants.Allow})
+	c0, _ := revisions(t, s, "alice", "t")
+	del(t, s, "alice", "t")
+	snap := read(t, s, "alice")
+	if snap.Revision != c0+1 {
+		t.Errorf("GRANT-4: control revision %d after a Delete, want %d", snap.Revision, c0+1)
+	}
+	if got, want := keys(snap), []string{"alice/u"}; !slices.Equal(got, want) {
+		t.Errorf("GRANT-4: rows after Delete = %v, want %v", got, want)
+	}
+	// Re-creating the row gives it a revision never seen for that key.
+	again := put(t, s, grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow})
+	if again.Revision <= old.Revision {
+		t.Errorf("GRANT-4: re-created row revision %d, want > %d (its revision before the delete)", again.Revision, old.Revision)
+	}
+}
+
+func testDeleteMissing(t *testing.T, s grants.Store) {
+	put(t, s, grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow})
+	before := read(t, s, "alice")
+	want := slices.Clone(before.Rows)
+	for _, k := range [][2]string{{"alice", "missing"}, {"bob", "t"}, {grants.AnyPrincipal, "t"}, {"", ""}} {
+		if err := s.Delete(context.Background(), k[0], k[1]); err != nil {
+			t.Errorf("GRANT-4: Delete(%q, %q) of a missing row = %v, want nil", k[0], k[1], err)
+		}
+	}
+	after := read(t, s, "alice")
+	if after.Revision != before.Revision {
+		t.Errorf("GRANT-4: control revision %d after deleting missing rows, want %d unchanged", after.Revision, before.Revision)
+	}
+	if !slices.EqualFunc(after.Rows, want, sameRow) {
+		t.Errorf("GRANT-4: rows %+v after deleting missing rows, want %+v", after.Rows, want)
+	}
+}
+
+func cloneSnapshot(s *grants.Snapshot) *grants.Snapshot {
+	c := &grants.Snapshot{Revision: s.Revision, Rows: slices.Clone(s.Rows)}
+	for i := range c.Rows {
+		c.Rows[i].Scopes = slices.Clone(c.Rows[i].Scopes)
+	}
+	return c
+}
+
+func sameSnapshot(a, b *grants.Snapshot) bool {
+	return a.Revision == b.Revision && slices.EqualFunc(a.Rows, b.Rows, func(x, y grants.Row) bool {
+		return x.Principal == y.Principal && x.Tool == y.Tool && x.Effect == y.Effect &&
+			x.Revision == y.Revision && slices.Equal(x.Scopes, y.Scopes)
+	})
+}
+
+func testNotAliased(t *testing.T, s grants.Store) {
+	in := grants.Row{Principal: "alice", Tool: "t", Scopes: []string{"a", "b"}, Effect: grants.Allow}
+	out := put(t, s, in)
+	put(t, s, grants.Row{Principal: grants.AnyPrincipal, Tool: "u", Scopes: []string{"c"}, Effect: grants.Allow})
+	// The caller's slices are its own: changing them changes nothing stored.
+	in.Scopes[0] = "changed-in"
+	out.Scopes[1] = "changed-out"
+
+	snap := read(t, s, "alice")
+	kept := cloneSnapshot(snap)
+	if r, _ := find(snap, "alice", "t"); !sameScopes(r.Scopes, []string{"a", "b"}) {
+		t.Errorf("GRANT-1: stored scopes %q changed with the caller's slices, want [a b]", r.Scopes)
+	}
+
+	put(t, s, grants.Row{Principal: "alice", Tool: "t", Scopes: []string{"z"}, Effect: grants.Deny})
+	put(t, s, grants.Row{Principal: "alice", Tool: "v", Effect: grants.Allow})
+	del(t, s, grants.AnyPrincipal, "u")
+	read(t, s, "alice")
+	if !sameSnapshot(snap, kept) {
+		t.Errorf("GRANT-4: an earlier Snapshot changed after later writes:\n got %+v\nwant %+v", snap, kept)
+	}
+}
+
+func testScopes(t *testing.T, s grants.Store) {
+	for i, scopes := range [][]string{
+		nil,
+		{"read"},
+		{"models:read", "models:write", "https://api.example.com/auth/x"},
+		{"!", "~", "#$%&'()*+,-./", "[]^_`{|}", "a=b;c"},
+		{"z", "a", "m"},
+	} {
+		tool := fmt.Sprintf("tool-%d", i)
+		put(t, s, grants.Row{Principal: "alice", Tool: tool, Scopes: scopes, Effect: grants.Allow})
+		r, ok := find(read(t, s, "alice"), "alice", tool)
+		if !ok || !sameScopes(r.Scopes, scopes) {
+			t.Errorf("GRANT-1: scopes %q read back as %q, want the same set", scopes, r.Scopes)
+		}
+	}
+}
+
+// MalformedRows are rows Put must refuse, each with the MalformedError reason it breaks.
+var malformedPuts = []struct {
+	reason string
+	row    grants.Row
+}{
+	{"principal", grants.Row{Tool: "t", Effect: grants.Allow}},
+	{"tool", grants.Row{Principal: "alice", Effect: grants.Allow}},
+	{"effect", grants.Row{Principal: "alice", Tool: "t"}},
+	{"effect", grants.Row{Principal: "alice", Tool: "t", Effect: "Allow"}},
+	{"effect", grants.Row{Principal: "alice", Tool: "t", Effect: "grant"}},
+	{"scope", grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow, Scopes: []string{""}}},
+	{"scope", grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow, Scopes: []string{"a b"}}},
+	{"scope", grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow, Scopes: []string{`a"b`}}},
+	{"scope", grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow, Scopes: []string{`a\b`}}},
+	{"scope", grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow, Scopes: []string{"é"}}},
+	{"scope", grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow, Scopes: []string{"a\x7f"}}},
+	{"scope", grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow, Scopes: []string{"a\n"}}},
+	{"scope", grants.Row{Principal: "alice", Tool: "t", Effect: grants.Deny, Scopes: []string{"x", "x"}}},
+}
+
+func testPutMalformed(t *testing.T, s grants.Store) {
+	before := read(t, s, "alice").Revision
+	for _, tc := range malformedPuts {
+		_, err := s.Put(context.Background(), tc.row)
+		var me *grants.MalformedError
+		if !errors.Is(err, grants.ErrMalformed) || !errors.As(err, &me) || me.Reason != tc.reason {
+			t.Errorf("GRANT-5: Put(%+v) error = %v, want a *MalformedError with reason %q", tc.row, err, tc.reason)
+		}
+	}
+	snap := read(t, s, "alice")
+	if snap.Revision != before || len(snap.Rows) != 0 {
+		t.Errorf("GRANT-5: refused Puts changed the store: revision %d→%d, rows %v", before, snap.Revision, keys(snap))
+	}
+}
+
+func testCancelled(t *testing.T, s grants.Store) {
+	put(t, s, grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow})
+	before := read(t, s, "alice")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if snap, err := s.ReadGrants(ctx, "alice"); err == nil || snap != nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("GRANT-5: ReadGrants with a cancelled context = (%v, %v), want no Snapshot and an error matching context.Canceled", snap, err)
+	}
+	if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "u", Effect: grants.Allow}); err == nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("GRANT-4: Put with a cancelled context error = %v, want one matching context.Canceled", err)
+	}
+	if err := s.Delete(ctx, "alice", "t"); err == nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("GRANT-4: Delete with a cancelled context error = %v, want one matching context.Canceled", err)
+	}
+	after := read(t, s, "alice")
+	if after.Revision != before.Revision || !slices.Equal(keys(after), keys(before)) {
+		t.Errorf("GRANT-4: writes with a cancelled context changed the store: revision %d→%d, rows %v→%v",
+			before.Revision, after.Revision, keys(before), keys(after))
+	}
+}
+
+func testConcurrentWriters(t *testing.T, s grants.Store) {
+	const writers, each = 8, 25
+	c0 := read(t, s, "alice").Revision
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		maxRev  = map[string]int64{} // tool → highest revision Put returned
+		allRevs = map[int64]bool{}
+		errs    []error
+	)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				// Writers share some keys and own others.
+				tool := fmt.Sprintf("shared-%d", i%3)
+				if i%2 == 0 {
+					tool = fmt.Sprintf("own-%d-%d", w, i)
+				}
+				r, err := s.Put(context.Background(), grants.Row{Principal: "alice", Tool: tool, Effect: grants.Allow})
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, err)
+				} else {
+					maxRev[tool] = max(maxRev[tool], r.Revision)
+					allRevs[r.Revision] = true
+				}
+				mu.Unlock()
+				if i%5 == 0 {
+					if _, err := s.ReadGrants(context.Background(), "alice"); err != nil {
+						mu.Lock()
+						errs = append(errs, err)
+						mu.Unlock()
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		t.Errorf("GRANT-4: concurrent write or read failed: %v", err)
+	}
+	if len(errs) > 0 {
+		return
+	}
+	snap := read(t, s, "alice")
+	if want := c0 + writers*each; snap.Revision != want {
+		t.Errorf("GRANT-4: control revision %d after %d concurrent writes from %d, want %d (an increment was lost)",
+			snap.Revision, writers*each, c0, want)
+	}
+	for _, r := range snap.Rows {
+		if r.Revision != maxRev[r.Tool] {
+			t.Errorf("GRANT-4: row %s revision %d, want %d (the last write's)", r.Tool, r.Revision, maxRev[r.Tool])
+		}
+	}
+	if len(snap.Rows) != len(maxRev) {
+		t.Errorf("GRANT-4: %d rows after concurrent writes, want %d", len(snap.Rows), len(maxRev))
+	}
+}
+
+func testTooManyRows(t *testing.T, s grants.Store) {
+	// MaxRows applicable rows for alice: half her own, half AnyPrincipal's.
+	for i := range grants.MaxRows {
+		p := "alice"
+		if i%2 == 1 {
+			p = grants.AnyPrincipal
+		}
+		put(t, s, grants.Row{Principal: p, Tool: fmt.Sprintf("t%04d", i), Effect: grants.Allow})
+	}
+	put(t, s, grants.Row{Principal: "bob", Tool: "extra", Effect: grants.Allow})
+	if n := len(read(t, s, "alice").Rows); n != grants.MaxRows {
+		t.Fatalf("GRANT-5: ReadGrants(alice) read %d rows, want exactly MaxRows=%d (bob's row does not count)", n, grants.MaxRows)
+	}
+	put(t, s, grants.Row{Principal: grants.AnyPrincipal, Tool: "one-too-many", Effect: grants.Allow})
+	snap, err := s.ReadGrants(context.Background(), "alice")
+	if !errors.Is(err, grants.ErrTooManyRows) || snap != nil {
+		t.Errorf("GRANT-5: ReadGrants with MaxRows+1 applicable rows = (%v rows, %v), want no Snapshot and ErrTooManyRows", rowsLen(snap), err)
+	}
+	// bob has 1 + MaxRows/2 + 1 applicable rows: still within the bound.
+	if n := len(read(t, s, "bob").Rows); n != grants.MaxRows/2+2 {
+		t.Errorf("GRANT-5: ReadGrants(bob) read %d rows, want %d", n, grants.MaxRows/2+2)
+	}
+}
+
+func rowsLen(s *grants.Snapshot) int {
+	if s == nil {
+		return 0
+	}
+	return len(s.Rows)
+}
