@@ -1,0 +1,367 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// FullOptions configure the full draft 2020-12 Compiler. The zero value (or nil) means
+// default Limits.
+type FullOptions struct {
+	// Limits bound the schemas and arguments the full validator accepts, checked by
+	// this package before github.com/google/jsonschema-go sees them. MaxSteps does not
+	// apply: the full validator has no work budget.
+	Limits Limits
+}
+
+// NewFull returns a Compiler backed by github.com/google/jsonschema-go for hosts that
+// need all of JSON Schema draft 2020-12 (and draft-07) rather than the bounded subset
+// (SPEC CALL-7). opts is copied; nil means defaults.
+//
+// It keeps this package's contract around the library: schemas over the depth, node,
+// code unit or pattern bounds answer ErrLimit before the library parses them; a schema
+// whose $ref or $dynamicRef can lead back to itself without descending into the
+// instance (a cycle the library would follow until the stack overflows) answers an
+// *UnsupportedError for "$ref", as does a reference this package cannot resolve inside
+// the schema; arguments are checked for the bounds, duplicate keys (SPEC CALL-8) and
+// string encoding before the library decodes them; and no error carries schema or
+// argument text (SPEC ERR-2): a failure is a *ValidationError naming the keyword when
+// it can be told, with an empty Path.
+//
+// Unlike the bounded validator it decodes numbers as float64 (a number beyond
+// float64's range answers ErrLimit), counts string lengths in code points, runs
+// patterns with Go's regexp syntax as written, and has no work-step budget.
+func NewFull(opts *FullOptions) Compiler {
+	c := &fullCompiler{}
+	if opts != nil {
+		c.lim = opts.Limits
+	}
+	c.lim = c.lim.withDefaults()
+	return c
+}
+
+type fullCompiler struct{ lim Limits }
+
+type fullValidator struct {
+	rs    *jsonschema.Resolved
+	nodes int
+	lim   Limits
+}
+
+func (c *fullCompiler) Compile(schemaText []byte) (Validator, error) {
+	t := &tape{}
+	steps := 0
+	if err := t.parse(schemaText, c.lim.tape(), &steps); err != nil {
+		if isLimit(err) {
+			return nil, err
+		}
+		return nil, &UnsupportedError{}
+	}
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(schemaText))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, &UnsupportedError{}
+	}
+	g := &refGraph{
+		lim:     c.lim,
+		nodes:   map[string]any{},
+		bases:   map[string]*url.URL{},
+		ids:     map[string]string{},
+		anchors: map[string]string{},
+		dynamic: map[string][]string{},
+	}
+	if err := g.walk(doc, "", &url.URL{}); err != nil {
+		return nil, err
+	}
+	if err := g.checkCycles(); err != nil {
+		return nil, err
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(schemaText, &s); err != nil {
+		return nil, &UnsupportedError{}
+	}
+	switch s.Schema {
+	case "", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#":
+	default:
+		return nil, &UnsupportedError{Keyword: "$schema"}
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil, &UnsupportedError{}
+	}
+	return &fullValidator{rs: rs, nodes: t.nodes, lim: c.lim}, nil
+}
+
+func (v *fullValidator) Validate(args []byte) error {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = emptyObject
+	}
+	st := statePool.Get().(*state)
+	lim := v.lim.tape()
+	lim.nodes -= v.nodes
+	st.steps = 0
+	err := st.t.parse(args, lim, &st.steps)
+	st.t.src = nil
+	statePool.Put(st)
+	if err != nil {
+		return err
+	}
+	var inst any
+	if err := json.Unmarshal(args, &inst); err != nil {
+		// The text is valid JSON (the scan above proved it): only a number beyond
+		// float64 can fail here.
+		return &limitError{what: "number beyond float64 range"}
+	}
+	if err := v.rs.Validate(inst); err != nil {
+		return &ValidationError{Keyword: fullKeyword(err.Error())}
+	}
+	return nil
+}
+
+// fullKeyword extracts the failing keyword from a google/jsonschema-go error message,
+// answering only a vocabulary keyword (never text of the message) or "".
+func fullKeyword(msg string) string {
+	for {
+		rest, ok := strings.CutPrefix(msg, "validating ")
+		if !ok {
+			break
+		}
+		_, after, ok := strings.Cut(rest, ": ")
+		if !ok {
+			return ""
+		}
+		msg = after
+	}
+	kw, _, _ := strings.Cut(msg, ":")
+	return knownKeyword(kw)
+}
+
+// refGraph finds the schemas of a document and the references between them.
+type refGraph struct {
+	lim     Limits
+	nodes   map[string]any // JSON pointer → schema (object or boolean)
+	bases   map[string]*url.URL
+	ids     map[string]string   // absolute URI without fragment → pointer
+	anchors map[string]string   // URI#anchor → pointer
+	dynamic map[string][]string // dynamic anchor name → pointers
+}
+
+var (
+	schemaValued = map[string]bool{
+		"additionalProperties": true, "items": true, "contains": true, "not": true,
+		"if": true, "then": true, "else": true, "propertyNames": true,
+		"unevaluatedItems": true, "unevaluatedProperties": true, "additionalItems": true,
+		"contentSchema": true,
+	}
+	schemaArrays = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true, "items": true}
+	schemaMaps   = map[string]bool{
+		"properties": true, "patternProperties": true, "$defs": true, "definitions": true,
+		"dependentSchemas": true, "dependencies": true,
+	}
+	// inPlace are the applicators that apply a subschema to the same instance: a
+	// cycle through them alone never ends.
+	inPlaceSingle = map[string]bool{"not": true, "if": true, "then": true, "else": true}
+	inPlaceArrays = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true}
+	inPlaceMaps   = map[string]bool{"dependentSchemas": true, "dependencies": true}
+)
+
+func escapePointer(s string) string { return pointerEscaper.Replace(s) }
+
+func (g *refGraph) walk(v any, ptr string, base *url.URL) error {
+	switch v.(type) {
+	case bool:
+		g.nodes[ptr] = v
+		return nil
+	case map[string]any:
+	default:
+		return nil
+	}
+	m := v.(map[string]any)
+	if id, ok := m["$id"].(string); ok {
+		u, err := base.Parse(id)
+		if err != nil {
+			return &UnsupportedError{Keyword: "$id"}
+		}
+		u.Fragment, u.RawFragment = "", ""
+		base = u
+		g.ids[base.String()] = ptr
+	}
+	if ptr == "" {
+		g.ids[base.String()] = ""
+	}
+	g.nodes[ptr] = m
+	g.bases[ptr] = base
+	if a, ok := m["$anchor"].(string); ok {
+		g.anchors[base.String()+"#"+a] = ptr
+	}
+	if a, ok := m["$dynamicAnchor"].(string); ok {
+		g.anchors[base.String()+"#"+a] = ptr
+		g.dynamic[a] = append(g.dynamic[a], ptr)
+	}
+	if p, ok := m["pattern"].(string); ok && patternUnits([]byte(p)) > g.lim.MaxPattern {
+		return errPattern
+	}
+	if pp, ok := m["patternProperties"].(map[string]any); ok {
+		for p := range pp {
+			if patternUnits([]byte(p)) > g.lim.MaxPattern {
+				return errPattern
+			}
+		}
+	}
+	for k, child := range m {
+		kp := ptr + "/" + escapePointer(k)
+		switch {
+		case schemaArrays[k]:
+			if arr, ok := child.([]any); ok {
+				for i, c := range arr {
+					if err := g.walk(c, kp+"/"+itoa(i), base); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if schemaValued[k] {
+				if err := g.walk(child, kp, base); err != nil {
+					return err
+				}
+			}
+		case schemaValued[k]:
+			if err := g.walk(child, kp, base); err != nil {
+				return err
+			}
+		case schemaMaps[k]:
+			if mm, ok := child.(map[string]any); ok {
+				for name, c := range mm {
+					if err := g.walk(c, kp+"/"+escapePointer(name), base); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func itoa(i int) string {
+	return string(appendInt(nil, i))
+}
+
+func appendInt(b []byte, i int) []byte {
+	if i >= 10 {
+		b = appendInt(b, i/10)
+	}
+	return append(b, byte('0'+i%10))
+}
+
+// resolve answers the pointer of the schema ref names from a schema with base.
+func (g *refGraph) resolve(ref string, base *url.URL) (string, bool) {
+	u, err := base.Parse(ref)
+	if err != nil {
+		return "", false
+	}
+	frag := u.Fragment
+	u.Fragment, u.RawFragment = "", ""
+	doc, ok := g.ids[u.String()]
+	if !ok {
+		return "", false
+	}
+	if frag == "" {
+		return doc, true
+	}
+	if strings.HasPrefix(frag, "/") {
+		p := doc + frag
+		_, ok := g.nodes[p]
+		return p, ok
+	}
+	p, ok := g.anchors[u.String()+"#"+frag]
+	return p, ok
+}
+
+// edges answers the schemas that schema ptr applies to the same instance location.
+func (g *refGraph) edges(ptr string) ([]string, error) {
+	m, ok := g.nodes[ptr].(map[string]any)
+	if !ok {
+		return nil, nil
+	}
+	var out []string
+	for k, child := range m {
+		kp := ptr + "/" + escapePointer(k)
+		switch {
+		case inPlaceSingle[k]:
+			out = append(out, kp)
+		case inPlaceArrays[k]:
+			if arr, ok := child.([]any); ok {
+				for i := range arr {
+					out = append(out, kp+"/"+itoa(i))
+				}
+			}
+		case inPlaceMaps[k]:
+			if mm, ok := child.(map[string]any); ok {
+				for name, c := range mm {
+					switch c.(type) {
+					case map[string]any, bool:
+						out = append(out, kp+"/"+escapePointer(name))
+					}
+				}
+			}
+		case k == "$ref" || k == "$dynamicRef":
+			ref, ok := child.(string)
+			if !ok {
+				return nil, &UnsupportedError{Keyword: knownKeyword(k)}
+			}
+			target, ok := g.resolve(ref, g.bases[ptr])
+			if !ok {
+				return nil, &UnsupportedError{Keyword: knownKeyword(k)}
+			}
+			out = append(out, target)
+			if k == "$dynamicRef" {
+				if _, name, ok := strings.Cut(ref, "#"); ok {
+					out = append(out, g.dynamic[name]...)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// checkCycles refuses a schema whose in-place applicators and references form a cycle.
+func (g *refGraph) checkCycles() error {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[string]int{}
+	var visit func(p string) error
+	visit = func(p string) error {
+		switch color[p] {
+		case grey:
+			return &UnsupportedError{Keyword: "$ref"}
+		case black:
+			return nil
+		}
+		color[p] = grey
+		next, err := g.edges(p)
+		if err != nil {
+			return err
+		}
+		for _, n := range next {
+			if err := visit(n); err != nil {
+				return err
+			}
+		}
+		color[p] = black
+		return nil
+	}
+	for p := range g.nodes {
+		if err := visit(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
