@@ -1,0 +1,705 @@
+package discovery_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/grants/grantstest"
+	"github.com/deferredtools/deferredtools/schemaguard"
+	"github.com/deferredtools/deferredtools/validate"
+	"github.com/google/go-cmp/cmp"
+)
+
+// This file holds the helpers every test of the package shares, and the tests of the
+// contract (CONTRACT), of grants seen through the Discoverer (GRANT) and of missing
+// collaborators (ERR-5).
+
+// toolDef returns a complete MCP tool definition whose input schema takes a required
+// string "text" (at most 100 characters) and an optional integer "count" in 1..10.
+func toolDef(name, description string) json.RawMessage {
+	return toolDefSchema(name, description, map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"text":  map[string]any{"type": "string", "maxLength": 100},
+			"count": map[string]any{"type": "integer", "minimum": 1, "maximum": 10},
+		},
+		"required":             []any{"text"},
+		"additionalProperties": false,
+	})
+}
+
+// toolDefSchema returns a tool definition with the given input schema.
+func toolDefSchema(name, description string, schema any) json.RawMessage {
+	b, err := json.Marshal(map[string]any{"name": name, "description": description, "inputSchema": schema})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// sampleTools is a small realistic catalog: a model registry, datasets, deployments
+// and billing.
+func sampleTools() []json.RawMessage {
+	return []json.RawMessage{
+		toolDef("model_search", "Search the model registry by name, task or tag."),
+		toolDef("model_get", "Get one model of the registry with its versions and metrics."),
+		toolDef("model_delete", "Delete a model from the registry."),
+		toolDef("model_tag", "Add a tag to a model version in the registry."),
+		toolDef("model_compare", "Compare the evaluation metrics of two model versions."),
+		toolDef("dataset_search", "Search datasets by name, modality or licence."),
+		toolDef("dataset_upload", "Upload a new dataset version from a URL."),
+		toolDef("dataset_preview", "Preview the first rows of a dataset."),
+		toolDef("deployment_create", "Deploy a model version to an endpoint."),
+		toolDef("deployment_list", "List the deployments of a project and their status."),
+		toolDef("deployment_scale", "Scale the replicas of a deployment."),
+		toolDef("billing_invoice_get", "Get an invoice of the billing account."),
+		toolDef("billing_usage", "Report compute usage and cost per project."),
+	}
+}
+
+// newCatalog compiles tools with default options, failing the test on error.
+func newCatalog(t testing.TB, tools ...json.RawMessage) *discovery.Catalog {
+	t.Helper()
+	c, err := discovery.NewCatalog(tools, nil)
+	if err != nil {
+		t.Fatalf("NewCatalog: %v", err)
+	}
+	return c
+}
+
+// allow and deny build grant rows (revision set by the store).
+func allow(principal, tool string, scopes ...string) grants.Row {
+	return grants.Row{Principal: principal, Tool: tool, Scopes: scopes, Effect: grants.Allow, Revision: 1}
+}
+
+func deny(principal, tool string) grants.Row {
+	return grants.Row{Principal: principal, Tool: tool, Effect: grants.Deny, Revision: 1}
+}
+
+// newStore returns an in-memory grant store holding rows.
+func newStore(t testing.TB, rows ...grants.Row) *grants.Memory {
+	t.Helper()
+	m := grants.NewMemory()
+	for _, r := range rows {
+		if _, err := m.Put(context.Background(), r); err != nil {
+			t.Fatalf("Put(%v): %v", r, err)
+		}
+	}
+	return m
+}
+
+// newDiscoverer returns an enabled Discoverer over cat and r; edit adjusts the options.
+func newDiscoverer(cat discovery.CatalogSource, r grants.Reader, edit func(*discovery.Options)) *discovery.Discoverer {
+	o := &discovery.Options{Enabled: true, Catalog: cat, Grants: r}
+	if edit != nil {
+		edit(o)
+	}
+	return discovery.New(o)
+}
+
+var (
+	alice = grants.Principal{ID: "alice", Scopes: []string{"models:read"}}
+	bob   = grants.Principal{ID: "bob", Scopes: []string{"billing:read"}}
+)
+
+// statusOf is the ERR-1 table: the HTTP status and JSON-RPC code of every public code.
+var statusOf = map[string][2]int{
+	discovery.CodeMethodNotFound:        {404, -32601},
+	discovery.CodeInvalidParams:         {400, -32602},
+	discovery.CodeInvalidCursor:         {400, -32602},
+	discovery.CodeInvalidArguments:      {400, -32602},
+	discovery.CodeToolNotGranted:        {403, -32000},
+	discovery.CodeContractChanged:       {409, -32000},
+	discovery.CodeGrantsChanged:         {409, -32000},
+	discovery.CodeSchemaTooLarge:        {413, -32000},
+	discovery.CodeValidationUnavailable: {503, -32000},
+	discovery.CodeGrantsUnavailable:     {503, -32000},
+	discovery.CodeCatalogUnavailable:    {503, -32000},
+}
+
+// wantCode fails the test unless err is a *discovery.Error with code, carrying the
+// status and JSON-RPC code of the ERR-1 table and the fixed text "discovery: "+code.
+func wantCode(t testing.TB, what string, err error, code string) *discovery.Error {
+	t.Helper()
+	var e *discovery.Error
+	if !errors.As(err, &e) {
+		t.Errorf("%s: error = %v (%T), want *discovery.Error %s", what, err, err, code)
+		return nil
+	}
+	if e.Code != code {
+		t.Errorf("%s: code = %q, want %q", what, e.Code, code)
+		return e
+	}
+	st := statusOf[code]
+	if e.Status != st[0] || e.JSONRPCCode != st[1] {
+		t.Errorf("%s: %s status, JSON-RPC code = %d, %d, want %d, %d", what, code, e.Status, e.JSONRPCCode, st[0], st[1])
+	}
+	if got := e.Error(); got != "discovery: "+code {
+		t.Errorf("%s: Error() = %q, want %q", what, got, "discovery: "+code)
+	}
+	return e
+}
+
+// toolNames returns the "name" member of each tool definition.
+func toolNames(t testing.TB, tools []json.RawMessage) []string {
+	t.Helper()
+	names := make([]string, len(tools))
+	for i, raw := range tools {
+		var v struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatalf("tool %d: %v", i, err)
+		}
+		names[i] = v.Name
+	}
+	return names
+}
+
+// forbiddenReader is a grants.Reader that fails the test when it is read (SPEC FLAG-2).
+type forbiddenReader struct{ t testing.TB }
+
+func (r forbiddenReader) ReadGrants(context.Context, string) (*grants.Snapshot, error) {
+	r.t.Errorf("the grant store was read")
+	return nil, grants.ErrUnavailable
+}
+
+// countingCompiler wraps a Compiler and counts the validations its validators run.
+type countingCompiler struct {
+	base      validate.Compiler
+	validated atomic.Int64
+	order     *callOrder
+}
+
+func (c *countingCompiler) Compile(schema []byte) (validate.Validator, error) {
+	v, err := c.base.Compile(schema)
+	if v == nil {
+		return nil, err
+	}
+	return countingValidator{v, c}, err
+}
+
+type countingValidator struct {
+	v validate.Validator
+	c *countingCompiler
+}
+
+func (v countingValidator) Validate(args []byte) error {
+	v.c.validated.Add(1)
+	if v.c.order != nil {
+		v.c.order.add("validate")
+	}
+	return v.v.Validate(args)
+}
+
+// callOrder records the order in which steps ran.
+type callOrder struct {
+	mu    sync.Mutex
+	steps []string
+}
+
+func (o *callOrder) add(s string) {
+	o.mu.Lock()
+	o.steps = append(o.steps, s)
+	o.mu.Unlock()
+}
+
+func (o *callOrder) get() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.steps)
+}
+
+// countingCatalog compiles tools with a countingCompiler over the bounded validator.
+func countingCatalog(t testing.TB, tools ...json.RawMessage) (*discovery.Catalog, *countingCompiler) {
+	t.Helper()
+	cc := &countingCompiler{base: validate.NewCompiler(nil)}
+	c, err := discovery.NewCatalog(tools, &discovery.CatalogOptions{Compiler: cc})
+	if err != nil {
+		t.Fatalf("NewCatalog: %v", err)
+	}
+	return c, cc
+}
+
+// logRecorder is a slog.Handler that keeps the full text of every record: message,
+// level and every attribute, groups included.
+type logRecorder struct {
+	mu      *sync.Mutex
+	records *[]string
+	prefix  string
+}
+
+func newLogRecorder() *logRecorder {
+	return &logRecorder{mu: new(sync.Mutex), records: new([]string)}
+}
+
+func (h *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s%s", r.Level, h.prefix, r.Message)
+	r.Attrs(func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value.Resolve())
+		return true
+	})
+	h.mu.Lock()
+	*h.records = append(*h.records, b.String())
+	h.mu.Unlock()
+	return nil
+}
+
+func (h *logRecorder) WithAttrs(attrs []slog.Attr) slog.Handler {
+	h2 := *h
+	for _, a := range attrs {
+		h2.prefix += fmt.Sprintf("%s=%v ", a.Key, a.Value.Resolve())
+	}
+	return &h2
+}
+
+func (h *logRecorder) WithGroup(name string) slog.Handler {
+	h2 := *h
+	h2.prefix += name + "."
+	return &h2
+}
+
+func (h *logRecorder) all() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(*h.records)
+}
+
+// SPEC CONTRACT-2: the contract digest is "sha256:" + hex of SHA-256 over the
+// concatenated SHA-256 digests of the served canonical tools, in name order; ListTools
+// and Discover report the same one.
+func TestContractDigest(t *testing.T) {
+	ctx := t.Context()
+	tools := sampleTools()
+	// Input order is not name order: the digest must sort by name itself.
+	slices.Reverse(tools)
+	cat := newCatalog(t, tools...)
+	var rows []grants.Row
+	for _, n := range []string{"model_search", "model_get", "dataset_search", "billing_usage"} {
+		rows = append(rows, allow("alice", n, "models:read"))
+	}
+	rows = append(rows, allow("bob", "billing_usage"))
+	d := newDiscoverer(cat, newStore(t, rows...), nil)
+
+	list, err := d.ListTools(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := toolNames(t, list.Tools)
+	want := []string{"billing_usage", "dataset_search", "model_get", "model_search"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("ListTools names = %v, want %v", got, want)
+	}
+	h := sha256.New()
+	for _, raw := range list.Tools {
+		sum := sha256.Sum256(raw)
+		h.Write(sum[:])
+	}
+	wantDigest := "sha256:" + hex.EncodeToString(h.Sum(nil))
+	if list.ContractDigest != wantDigest {
+		t.Errorf("ListTools digest = %s, want %s (recomputed from the served bytes)", list.ContractDigest, wantDigest)
+	}
+	for _, q := range []string{"model", "search dataset", "zzzz nothing"} {
+		res, err := d.Discover(ctx, alice, discovery.Request{Query: q})
+		if err != nil {
+			t.Fatalf("Discover(%q): %v", q, err)
+		}
+		if res.ContractDigest != wantDigest {
+			t.Errorf("Discover(%q) digest = %s, want ListTools' %s", q, res.ContractDigest, wantDigest)
+		}
+	}
+
+	// Another authorised set has another digest.
+	lb, err := d.ListTools(ctx, bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := sha256.Sum256(lb.Tools[0])
+	sum := sha256.Sum256(one[:])
+	if want := "sha256:" + hex.EncodeToString(sum[:]); lb.ContractDigest != want {
+		t.Errorf("bob digest = %s, want %s", lb.ContractDigest, want)
+	}
+}
+
+// SPEC CONTRACT-1: tools are served in their canonical form whatever the input's
+// spelling (member order, white space), so two spellings of one catalog have one digest.
+func TestCanonicalServing(t *testing.T) {
+	ctx := t.Context()
+	a := json.RawMessage(`{"name":"t1","description":"x","inputSchema":{"type":"object","properties":{"b":{"type":"string"},"a":{"type":"boolean"}}}}`)
+	b := json.RawMessage(" {\n \"inputSchema\" : { \"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"type\":\"string\"}},\"type\":\"object\"},\n\"description\":\"x\", \"name\":\"t1\"}\n")
+	want := `{"description":"x","inputSchema":{"properties":{"a":{"type":"boolean"},"b":{"type":"string"}},"type":"object"},"name":"t1"}`
+	var digests []string
+	for _, raw := range []json.RawMessage{a, b} {
+		d := newDiscoverer(newCatalog(t, raw), newStore(t, allow("*", "t1")), nil)
+		l, err := d.ListTools(ctx, alice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Tools) != 1 || string(l.Tools[0]) != want {
+			t.Fatalf("served %s, want %s", l.Tools, want)
+		}
+		digests = append(digests, l.ContractDigest)
+	}
+	if digests[0] != digests[1] {
+		t.Errorf("digests differ for two spellings of one tool: %v", digests)
+	}
+}
+
+// SPEC CONTRACT-2: a contract pin that differs answers contract_changed (409); the
+// right pin passes; a pin is never checked before the grant decision.
+func TestContractPin(t *testing.T) {
+	ctx := t.Context()
+	cat := newCatalog(t, sampleTools()...)
+	d := newDiscoverer(cat, newStore(t, allow("alice", "model_search")), nil)
+	l, err := d.ListTools(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := json.RawMessage(`{"text":"llama"}`)
+	if err := d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: args, ContractPin: l.ContractDigest}); err != nil {
+		t.Errorf("AuthorizeCall with the right pin: %v", err)
+	}
+	stale := "sha256:" + strings.Repeat("0", 64)
+	err = d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: args, ContractPin: stale})
+	wantCode(t, "AuthorizeCall with a stale pin", err, discovery.CodeContractChanged)
+	err = d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_delete", Arguments: args, ContractPin: stale})
+	wantCode(t, "AuthorizeCall of an ungranted tool with a stale pin", err, discovery.CodeToolNotGranted)
+}
+
+// SPEC CONTRACT-3: a catalog over a limit on canonical bytes, nodes or depth is refused
+// with a *CatalogError wrapping ErrCatalog and the *schemaguard.LimitError; a catalog
+// exactly at the limit is accepted.
+func TestCatalogLimits(t *testing.T) {
+	tools := sampleTools()
+	size := newCatalog(t, tools...).Size()
+	if size.Bytes == 0 || size.Nodes == 0 || size.Depth == 0 {
+		t.Fatalf("Size() = %+v, want every measure positive", size)
+	}
+	for _, tc := range []struct {
+		limit  string
+		at     schemaguard.Limits
+		over   schemaguard.Limits
+		wantMx int
+	}{
+		{"bytes", schemaguard.Limits{MaxBytes: size.Bytes}, schemaguard.Limits{MaxBytes: size.Bytes - 1}, size.Bytes - 1},
+		{"nodes", schemaguard.Limits{MaxNodes: size.Nodes}, schemaguard.Limits{MaxNodes: size.Nodes - 1}, size.Nodes - 1},
+		{"depth", schemaguard.Limits{MaxDepth: size.Depth}, schemaguard.Limits{MaxDepth: size.Depth - 1}, size.Depth - 1},
+	} {
+		if _, err := discovery.NewCatalog(tools, &discovery.CatalogOptions{Limits: tc.at}); err != nil {
+			t.Errorf("%s: NewCatalog at the limit: %v", tc.limit, err)
+		}
+		c, err := discovery.NewCatalog(tools, &discovery.CatalogOptions{Limits: tc.over})
+		if c != nil || err == nil {
+			t.Fatalf("%s: NewCatalog over the limit = %v, %v, want a refusal", tc.limit, c, err)
+		}
+		var ce *discovery.CatalogError
+		var le *schemaguard.LimitError
+		if !errors.As(err, &ce) || !errors.Is(err, discovery.ErrCatalog) || !errors.As(err, &le) {
+			t.Fatalf("%s: error %v does not wrap *CatalogError, ErrCatalog and *LimitError", tc.limit, err)
+		}
+		if ce.Index != -1 || le.Limit != tc.limit || le.Max != tc.wantMx {
+			t.Errorf("%s: CatalogError.Index = %d, LimitError = %+v; want -1, {%s %d}", tc.limit, ce.Index, *le, tc.limit, tc.wantMx)
+		}
+		if !strings.HasPrefix(err.Error(), "discovery: ") {
+			t.Errorf("%s: error text %q lacks the package prefix", tc.limit, err)
+		}
+	}
+}
+
+// NewCatalog refuses a malformed tool, a bad or duplicate name and a missing object
+// schema, naming the tool's position and the rule, never its content.
+func TestCatalogRefusals(t *testing.T) {
+	good := toolDef("ok_tool", "fine")
+	for _, tc := range []struct {
+		name   string
+		bad    json.RawMessage
+		reason string
+	}{
+		{"malformed", json.RawMessage(`{"name":"x","description":"canary-malformed",`), "malformed"},
+		{"empty name", toolDef("", "canary"), "name"},
+		{"space in name", toolDef("bad name", "canary"), "name"},
+		{"long name", toolDef(strings.Repeat("a", 129), "canary"), "name"},
+		{"duplicate", toolDef("ok_tool", "canary-dup"), "duplicate name"},
+		{"no schema", json.RawMessage(`{"name":"x","description":"canary"}`), "inputSchema"},
+		{"array schema", toolDefSchema("x", "canary", []any{}), "inputSchema"},
+	} {
+		_, err := discovery.NewCatalog([]json.RawMessage{good, tc.bad}, nil)
+		var ce *discovery.CatalogError
+		if !errors.As(err, &ce) || !errors.Is(err, discovery.ErrCatalog) {
+			t.Errorf("%s: NewCatalog error = %v, want a *CatalogError", tc.name, err)
+			continue
+		}
+		if ce.Index != 1 || ce.Reason != tc.reason {
+			t.Errorf("%s: CatalogError = {%d %q}, want {1 %q}", tc.name, ce.Index, ce.Reason, tc.reason)
+		}
+		if strings.Contains(err.Error(), "canary") {
+			t.Errorf("%s: error text %q contains tool content", tc.name, err)
+		}
+	}
+	if _, err := discovery.NewCatalog([]json.RawMessage{toolDef(strings.Repeat("a", 128), "x")}, nil); err != nil {
+		t.Errorf("a 128-character name: %v", err)
+	}
+}
+
+// SPEC GRANT-2: the Discoverer lists, discovers and authorises exactly what the
+// decision grants: an own row decides, else the "*" row, else deny; a deciding allow
+// row needs every one of its scopes; "*" rows give no scope; an administrator scope
+// bypasses nothing.
+func TestGrantDecisionThroughDiscoverer(t *testing.T) {
+	ctx := t.Context()
+	cat := newCatalog(t, sampleTools()...)
+	rows := []grants.Row{
+		allow("alice", "model_search", "models:read"),         // own allow, scope held
+		allow("alice", "model_delete", "models:write"),        // own allow, scope missing
+		deny("alice", "model_get"),                            // own deny beats * allow
+		allow("*", "model_get"),                               //
+		allow("alice", "model_tag"),                           // own allow beats * deny
+		deny("*", "model_tag"),                                //
+		allow("*", "dataset_search"),                          // * allow, no scope
+		allow("*", "dataset_upload", "datasets:write"),        // * allow needs a scope
+		allow("*", "dataset_preview", "models:read"),          // * allow, scope held
+		allow("alice", "deployment_scale", "admin"),           // needs admin: held below
+		allow("alice", "deployment_create", "deploy:write"),   // admin does not bypass
+		allow("alice", "billing_usage", "models:read", "b:r"), // needs two, holds one
+	}
+	d := newDiscoverer(cat, newStore(t, rows...), nil)
+	p := grants.Principal{ID: "alice", Scopes: []string{"models:read", "admin"}}
+	want := []string{"dataset_preview", "dataset_search", "deployment_scale", "model_search", "model_tag"}
+
+	l, err := d.ListTools(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolNames(t, l.Tools); !slices.Equal(got, want) {
+		t.Errorf("ListTools = %v, want %v", got, want)
+	}
+	for _, name := range cat.Names() {
+		err := d.AuthorizeCall(ctx, p, discovery.Call{Tool: name, Arguments: json.RawMessage(`{"text":"x"}`)})
+		if slices.Contains(want, name) {
+			if err != nil {
+				t.Errorf("AuthorizeCall(%s) = %v, want granted", name, err)
+			}
+		} else {
+			wantCode(t, "AuthorizeCall("+name+")", err, discovery.CodeToolNotGranted)
+		}
+		// The tool's own name as the query finds it only when granted.
+		res, err := d.Discover(ctx, p, discovery.Request{Query: strings.ReplaceAll(name, "_", " ")})
+		if err != nil {
+			t.Fatalf("Discover(%s): %v", name, err)
+		}
+		found := slices.Contains(toolNames(t, res.Tools), name)
+		if found != slices.Contains(want, name) {
+			t.Errorf("Discover(%q) found %s = %v, want %v", name, name, found, !found)
+		}
+	}
+
+	// "*" rows give nothing to a principal with no scope beyond the rows themselves,
+	// and never grant a tool without a row.
+	anon := grants.Principal{ID: "nobody"}
+	l, err = d.ListTools(ctx, anon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := toolNames(t, l.Tools), []string{"dataset_search", "model_get"}; !slices.Equal(got, want) {
+		t.Errorf("ListTools(nobody) = %v, want %v", got, want)
+	}
+}
+
+// SPEC GRANT-5: more than MaxRows applicable rows, a malformed row or a read error fail
+// closed with 503 on every path: nothing listed, nothing discovered, nothing authorised,
+// and the host check never runs.
+func TestGrantReadFailsClosed(t *testing.T) {
+	ctx := t.Context()
+	base := newStore(t, allow("*", "model_search"), allow("alice", "model_get"))
+	readers := map[string]grants.Reader{
+		"error":         &grantstest.ErrReader{},
+		"too many rows": &grantstest.TooManyRowsReader{Revision: 3},
+	}
+	for _, reason := range grantstest.MalformedReasons {
+		readers["malformed "+reason] = &grantstest.MalformedReader{Base: base, Reason: reason}
+	}
+	for name, r := range readers {
+		var checked atomic.Int64
+		d := newDiscoverer(newCatalog(t, sampleTools()...), r, func(o *discovery.Options) {
+			o.CheckCall = func(context.Context, grants.Principal, string, json.RawMessage) error {
+				checked.Add(1)
+				return nil
+			}
+		})
+		l, err := d.ListTools(ctx, alice)
+		wantCode(t, name+": ListTools", err, discovery.CodeGrantsUnavailable)
+		if l != nil {
+			t.Errorf("%s: ListTools listed %d tools", name, len(l.Tools))
+		}
+		res, err := d.Discover(ctx, alice, discovery.Request{Query: "model"})
+		wantCode(t, name+": Discover", err, discovery.CodeGrantsUnavailable)
+		if res != nil {
+			t.Errorf("%s: Discover returned a page", name)
+		}
+		err = d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{"text":"x"}`)})
+		wantCode(t, name+": AuthorizeCall", err, discovery.CodeGrantsUnavailable)
+		if checked.Load() != 0 {
+			t.Errorf("%s: CheckCall ran", name)
+		}
+	}
+}
+
+// SPEC GRANT-6: no fallback: once storage fails, nothing earlier read is reused, and
+// public scopes alone grant nothing.
+func TestNoGrantFallback(t *testing.T) {
+	ctx := t.Context()
+	store := newStore(t, allow("alice", "model_search", "models:read"))
+	r := &grantstest.FailAfterReader{Base: store, N: 3}
+	d := newDiscoverer(newCatalog(t, sampleTools()...), r, nil)
+	args := json.RawMessage(`{"text":"x"}`)
+	if _, err := d.ListTools(ctx, alice); err != nil { // read 1
+		t.Fatal(err)
+	}
+	if err := d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: args}); err != nil { // read 2
+		t.Fatal(err)
+	}
+	if err := d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: args}); err != nil { // read 3
+		t.Fatal(err)
+	}
+	// Storage is gone: the same principal, same scopes, same tool are refused with 503.
+	err := d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: args})
+	wantCode(t, "AuthorizeCall after storage failed", err, discovery.CodeGrantsUnavailable)
+	_, err = d.ListTools(ctx, alice)
+	wantCode(t, "ListTools after storage failed", err, discovery.CodeGrantsUnavailable)
+	_, err = d.Discover(ctx, alice, discovery.Request{Query: "model"})
+	wantCode(t, "Discover after storage failed", err, discovery.CodeGrantsUnavailable)
+
+	// A principal holding every scope the catalog could need, with no row, gets nothing.
+	d = newDiscoverer(newCatalog(t, sampleTools()...), newStore(t), nil)
+	all := grants.Principal{ID: "root", Scopes: []string{"models:read", "models:write", "admin", "*"}}
+	l, err := d.ListTools(ctx, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Tools) != 0 {
+		t.Errorf("ListTools with scopes and no rows = %v, want none", toolNames(t, l.Tools))
+	}
+	err = d.AuthorizeCall(ctx, all, discovery.Call{Tool: "model_search", Arguments: args})
+	wantCode(t, "AuthorizeCall with scopes and no rows", err, discovery.CodeToolNotGranted)
+}
+
+// SPEC ERR-5: a Discoverer missing a collaborator answers 503 for the work that needs
+// it and never panics: no grant reader, no catalog, a catalog source that yields
+// nothing, a Compiler that answers (nil, nil), a reader that answers (nil, nil).
+func TestMissingCollaborators(t *testing.T) {
+	ctx := t.Context()
+	cat := newCatalog(t, sampleTools()...)
+	store := newStore(t, allow("alice", "model_search"))
+	args := json.RawMessage(`{"text":"x"}`)
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"model"}}`)
+
+	type check struct {
+		name string
+		d    *discovery.Discoverer
+		code string
+	}
+	nilCompiler, err := discovery.NewCatalog(sampleTools(), &discovery.CatalogOptions{Compiler: nilCompilerT{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []check{
+		{"nil Grants", newDiscoverer(cat, nil, nil), discovery.CodeGrantsUnavailable},
+		{"nil Snapshot", newDiscoverer(cat, nilReader{}, nil), discovery.CodeGrantsUnavailable},
+		{"nil Catalog", newDiscoverer(nil, store, nil), discovery.CodeCatalogUnavailable},
+		{"empty SwappableCatalog", newDiscoverer(new(discovery.SwappableCatalog), store, nil), discovery.CodeCatalogUnavailable},
+		{"source yielding nil", newDiscoverer(nilSource{}, store, nil), discovery.CodeCatalogUnavailable},
+		{"source failing", newDiscoverer(errSource{}, store, nil), discovery.CodeCatalogUnavailable},
+	} {
+		_, err := c.d.ListTools(ctx, alice)
+		wantCode(t, c.name+": ListTools", err, c.code)
+		_, err = c.d.Discover(ctx, alice, discovery.Request{Query: "model"})
+		wantCode(t, c.name+": Discover", err, c.code)
+		err = c.d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: args})
+		wantCode(t, c.name+": AuthorizeCall", err, c.code)
+		resp, handled := c.d.HandleJSONRPC(ctx, alice, msg)
+		if !handled || !bytes.Contains(resp, []byte(`"error":"`+c.code+`"`)) || !bytes.Contains(resp, []byte(`"status":503`)) {
+			t.Errorf("%s: HandleJSONRPC = %s, %v; want a 503 %s", c.name, resp, handled, c.code)
+		}
+	}
+
+	// A Compiler that answers nothing: discovery and listing work, calls fail closed.
+	d := newDiscoverer(nilCompiler, store, nil)
+	if _, err := d.Discover(ctx, alice, discovery.Request{Query: "model"}); err != nil {
+		t.Errorf("Discover with a nil-answering Compiler: %v", err)
+	}
+	err = d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: args})
+	wantCode(t, "AuthorizeCall with a nil-answering Compiler", err, discovery.CodeValidationUnavailable)
+
+	// The zero Discoverer and New(nil) never panic.
+	for name, d := range map[string]*discovery.Discoverer{"zero": new(discovery.Discoverer), "New(nil)": discovery.New(nil)} {
+		if _, err := d.Discover(ctx, alice, discovery.Request{Query: "x"}); !errors.Is(err, discovery.ErrMethodNotFound) {
+			t.Errorf("%s: Discover = %v, want method_not_found", name, err)
+		}
+		if resp, handled := d.HandleJSONRPC(ctx, alice, msg); handled || resp != nil {
+			t.Errorf("%s: HandleJSONRPC handled the message", name)
+		}
+		_, err := d.ListTools(ctx, alice)
+		wantCode(t, name+": ListTools", err, discovery.CodeCatalogUnavailable)
+	}
+}
+
+type nilCompilerT struct{}
+
+func (nilCompilerT) Compile([]byte) (validate.Validator, error) { return nil, nil }
+
+type nilReader struct{}
+
+func (nilReader) ReadGrants(context.Context, string) (*grants.Snapshot, error) { return nil, nil }
+
+type nilSource struct{}
+
+func (nilSource) Catalog(context.Context) (*discovery.Catalog, error) { return nil, nil }
+
+type errSource struct{}
+
+func (errSource) Catalog(context.Context) (*discovery.Catalog, error) {
+	return nil, errors.New("catalog store down")
+}
+
+// A SwappableCatalog swaps versions atomically: ListTools serves the new version after
+// Store, and a tool's change changes the contract digest.
+func TestSwappableCatalog(t *testing.T) {
+	ctx := t.Context()
+	var src discovery.SwappableCatalog
+	src.Store(newCatalog(t, toolDef("a_tool", "one"), toolDef("b_tool", "two")))
+	d := newDiscoverer(&src, newStore(t, allow("*", "a_tool"), allow("*", "b_tool")), nil)
+	l1, err := d.ListTools(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Store(newCatalog(t, toolDef("a_tool", "one, changed"), toolDef("b_tool", "two")))
+	l2, err := d.ListTools(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l1.ContractDigest == l2.ContractDigest {
+		t.Errorf("contract digest unchanged after a granted tool changed")
+	}
+	if diff := cmp.Diff(toolNames(t, l1.Tools), toolNames(t, l2.Tools)); diff != "" {
+		t.Errorf("names changed (-old +new):\n%s", diff)
+	}
+	if bytes.Equal(l1.Tools[0], l2.Tools[0]) || !bytes.Equal(l1.Tools[1], l2.Tools[1]) {
+		t.Errorf("served tools do not follow the swapped version")
+	}
+}
