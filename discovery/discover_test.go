@@ -3,9 +3,9 @@ package discovery_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"encoding/base64"
 	"math/rand/v2"
 	"slices"
 	"strings"
