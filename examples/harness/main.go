@@ -1,0 +1,234 @@
+// Command harness shows per-request tool plans (the PLAN requirements) as an LLM harness
+// or gateway would use them: two consecutive requests of one session, the first to a
+// model with provider-native tool search and the next to one without, each plan's size
+// in bytes next to sending every tool in full, and, when the real catalogs of
+// ../shared/data/catalogs are present (or -catalogs DIR names them), the bytes deferral
+// saves on each of them.
+//
+//	go run ./examples/harness [-catalogs DIR]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/examples/internal/demo"
+	"github.com/deferredtools/deferredtools/grants"
+)
+
+func main() {
+	dir := flag.String("catalogs", "", "folder of real catalogs (default: ../shared/data/catalogs from the module root, when present)")
+	flag.Parse()
+	if *dir == "" {
+		*dir = defaultCatalogs()
+	}
+	if err := run(os.Stdout, *dir); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// defaultCatalogs returns ../shared/data/catalogs relative to the module root (the
+// nearest folder above the working directory holding go.mod), or "" when there is none.
+func defaultCatalogs() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "..", "shared", "data", "catalogs")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// model is what the harness knows of the model serving one request.
+type model struct {
+	name string
+	caps discovery.ModelCapabilities
+}
+
+func run(w io.Writer, catalogsDir string) error {
+	ctx := context.Background()
+	cat, err := discovery.NewCatalog(demo.Tools(), nil)
+	if err != nil {
+		return err
+	}
+	store := grants.NewMemory()
+	for _, r := range demo.Rows() {
+		if _, err := store.Put(ctx, r); err != nil {
+			return err
+		}
+	}
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
+	// Deferral from the default thresholds; the inference tools stay loaded, since
+	// nearly every conversation of this platform ends with a prediction.
+	pl := discovery.NewPlanner(d, &discovery.DeferralPolicy{
+		Servers: map[string]discovery.Loading{"inference_": discovery.LoadEager},
+	})
+
+	fmt.Fprintf(w, "== One session of %s, two consecutive requests\n", demo.Alice.ID)
+	for i, m := range []model{
+		{"a model with native tool search", discovery.ModelCapabilities{NativeToolSearch: true}},
+		{"a model without it", discovery.ModelCapabilities{}},
+	} {
+		plan, err := pl.Plan(ctx, demo.Alice, m.caps)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nrequest %d, %s: %s plan\n", i+1, m.name, plan.Mode)
+		printPlan(w, plan)
+	}
+
+	if catalogsDir == "" {
+		return nil
+	}
+	files, err := catalogFiles(catalogsDir)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(w, "\n(no real catalogs: %s is absent or empty)\n", catalogsDir)
+		return nil
+	}
+	fmt.Fprintf(w, "\n== Real catalogs, every tool granted, default policy (%s)\n", catalogsDir)
+	fmt.Fprintf(w, "bytes of tool definitions; native loaded: what the model sees before its provider's search loads a tool\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "catalog\ttools\tin full\tnative sent\tnative loaded\tclient-side\tclient-side saves\t")
+	for _, file := range files {
+		row, err := realCatalog(ctx, file)
+		if err != nil {
+			return fmt.Errorf("%s: %w", filepath.Base(file), err)
+		}
+		fmt.Fprintln(tw, row)
+	}
+	return tw.Flush()
+}
+
+// printPlan prints what a plan sends and its size next to the full tool set.
+func printPlan(w io.Writer, plan *discovery.ToolPlan) {
+	eager := eagerBytes(plan)
+	switch plan.Mode {
+	case discovery.PlanNative:
+		fmt.Fprintf(w, "  %d definitions sent, %d of them with defer_loading: %d bytes\n",
+			len(plan.Tools), len(plan.Deferred), plan.ToolsBytes)
+		fmt.Fprintf(w, "  in the model's context up front: the %d eager tools, %d bytes; no catalog text\n",
+			len(plan.Tools)-len(plan.Deferred), eager)
+		fmt.Fprintf(w, "  every tool in full: %d bytes; up front saves %s\n", plan.FullBytes, saving(plan.FullBytes, eager))
+	default:
+		fmt.Fprintf(w, "  %d definitions sent (the eager tools and the discovery tool): %d bytes\n", len(plan.Tools), plan.ToolsBytes)
+		fmt.Fprintf(w, "  catalog segment, %d deferred tools: %d bytes\n", len(plan.Deferred), plan.CatalogBytes)
+		fmt.Fprintf(w, "  plan: %d bytes; every tool in full: %d bytes; saves %s\n", plan.Bytes(), plan.FullBytes, saving(plan.FullBytes, plan.Bytes()))
+		fmt.Fprintf(w, "  catalog segment:\n")
+		for line := range strings.Lines(plan.Catalog) {
+			fmt.Fprintf(w, "    %s", line)
+		}
+	}
+	fmt.Fprintf(w, "  sent in full: %s\n", strings.Join(eagerNames(plan), ", "))
+}
+
+// eagerNames are the names of the tools a plan sends in full.
+func eagerNames(plan *discovery.ToolPlan) []string {
+	var names []string
+	for _, def := range plan.Tools {
+		var f struct {
+			Name string `json:"name"`
+		}
+		json.Unmarshal(def, &f)
+		if !slices.Contains(plan.Deferred, f.Name) {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// eagerBytes is the size, as one JSON array, of the tools a plan sends in full.
+func eagerBytes(plan *discovery.ToolPlan) int {
+	n, count := 2, 0
+	for _, def := range plan.Tools {
+		var f struct {
+			Name string `json:"name"`
+		}
+		json.Unmarshal(def, &f)
+		if slices.Contains(plan.Deferred, f.Name) {
+			continue
+		}
+		if count > 0 {
+			n++
+		}
+		n += len(def)
+		count++
+	}
+	return n
+}
+
+func saving(full, sent int) string {
+	if full <= 0 {
+		return "nothing"
+	}
+	return fmt.Sprintf("%d bytes (%.0f%%)", full-sent, 100*float64(full-sent)/float64(full))
+}
+
+// catalogFiles lists the real catalogs under dir: the complete tool objects of raw/
+// when present, else the catalogs of dir itself. A missing dir lists nothing.
+func catalogFiles(dir string) ([]string, error) {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "raw", "*.raw-tools.json"))
+	if err != nil || len(files) > 0 {
+		return files, err
+	}
+	return filepath.Glob(filepath.Join(dir, "*.json"))
+}
+
+// realCatalog plans one real catalog for both modes and returns its table row.
+func realCatalog(ctx context.Context, file string) (string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	var tools []json.RawMessage
+	if err := json.Unmarshal(data, &tools); err != nil {
+		return "", err
+	}
+	cat, err := discovery.NewCatalog(tools, nil)
+	if err != nil {
+		return "", err
+	}
+	store := grants.NewMemory()
+	for _, name := range cat.Names() {
+		if _, err := store.Put(ctx, grants.Row{Principal: grants.AnyPrincipal, Tool: name, Effect: grants.Allow}); err != nil {
+			return "", err
+		}
+	}
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
+	pl := discovery.NewPlanner(d, nil)
+	p := grants.Principal{ID: "harness"}
+	native, err := pl.Plan(ctx, p, discovery.ModelCapabilities{NativeToolSearch: true})
+	if err != nil {
+		return "", err
+	}
+	client, err := pl.Plan(ctx, p, discovery.ModelCapabilities{})
+	if err != nil {
+		return "", err
+	}
+	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(file), ".json"), ".raw-tools")
+	return fmt.Sprintf("%s\t%d\t%d\t%d\t%d\t%d\t%s\t", name, cat.Len(), client.FullBytes,
+		native.ToolsBytes, eagerBytes(native), client.Bytes(), saving(client.FullBytes, client.Bytes())), nil
+}
