@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // A Doc is the text of one tool that ranking sees.
@@ -31,33 +32,41 @@ const (
 
 // params are the scoring constants of BM25F with fixed length pivots.
 type params struct {
-	k1    float64            // term frequency saturation
-	w     [numFields]float64 // field weights
-	b     [numFields]float64 // length normalisation strength per field
-	pivot [numFields]float64 // length (in terms) at which a field is neither favoured nor penalised
+	K1    float64            // term frequency saturation
+	W     [numFields]float64 // field weights
+	B     [numFields]float64 // length normalisation strength per field
+	Pivot [numFields]float64 // length (in terms) at which a field is neither favoured nor penalised
 }
 
 var defaultParams = params{
-	k1:    1.2,
-	w:     [numFields]float64{3, 2, 1},
-	b:     [numFields]float64{0.5, 0.5, 0.75},
-	pivot: [numFields]float64{3, 5, 30},
+	K1:    1.2,
+	W:     [numFields]float64{3, 2, 1},
+	B:     [numFields]float64{0.5, 0.5, 0.75},
+	Pivot: [numFields]float64{3, 5, 30},
 }
 
 // Index is an immutable inverted index over a list of Docs, built once per catalog
 // version. It is safe for concurrent use.
 type Index struct {
 	n     int
-	names []string
 	order []uint32 // order[d] is the position of doc d when docs are sorted by Name
 
-	terms map[string]uint32 // term -> term id
-	off   []uint32          // postings of term t are docs[off[t]:off[t+1]]
-	docs  []uint32          // doc ids, ascending within a term
-	sat   []float32         // saturated, field-weighted term frequency of each posting
-	dense [][]uint64        // dense[t] is term t's postings as a bitset when the term is common, else nil
+	terms  map[string]uint32 // term -> term id
+	off    []uint32          // postings of term t are docs[off[t]:off[t+1]]
+	docs   []uint32          // doc ids, ascending within a term
+	sat    []float32         // saturated, field-weighted term frequency of each posting
+	maxSat []float32         // maxSat[t] is the largest sat of term t
+	dense  []denseSet        // a bitset of the postings of common terms, nil for the others
 
-	pool sync.Pool // of *scratch
+	spare atomic.Pointer[scratch] // one scratch kept out of the pool, which a GC empties
+	pool  sync.Pool               // of *scratch
+}
+
+// A denseSet is a posting list as a bitset with a rank directory: the posting of doc d is
+// at position cum[d/64] + popcount of the bits below d in its word.
+type denseSet struct {
+	bits []uint64
+	cum  []uint32
 }
 
 // scratch holds the per-search buffers, pooled so that a search allocates nothing that
@@ -65,15 +74,32 @@ type Index struct {
 type scratch struct {
 	an      *analyzer
 	qterms  []qterm
-	acc     []float64 // score accumulator, indexed by doc; zero for untouched docs
+	acc     []int64 // score accumulator in fixed point, indexed by doc; zero for untouched docs
 	touched []uint32
-	heap    []uint32
+	cands   []uint32
+	sel     []int64
 }
 
 type qterm struct {
 	id  uint32
 	qtf int
-	idf float64
+	wt  float64 // idf times query term frequency
+	ub  int64   // the largest contribution the term can make to a doc
+}
+
+// scoreScale is the fixed-point scale of accumulated scores. Contributions are rounded
+// to integers once, so a doc's score is the same whatever order its terms are summed in,
+// and equal scores are exactly equal.
+const scoreScale = 1 << 32
+
+// contribution is the fixed-point score a term of weight wt adds to a posting of
+// saturation sat. It is monotone in sat and at least 1.
+func contribution(wt float64, sat float32) int64 {
+	c := int64(wt*float64(sat)*scoreScale + 0.5)
+	if c < 1 {
+		c = 1
+	}
+	return c
 }
 
 // NewIndex builds the index. Doc i of docs is referred to as i in Sets and Hits.
@@ -85,16 +111,14 @@ func NewIndex(docs []Doc) *Index {
 func newIndex(docs []Doc, p params) *Index {
 	ix := &Index{
 		n:     len(docs),
-		names: make([]string, len(docs)),
 		order: make([]uint32, len(docs)),
 		terms: make(map[string]uint32),
 	}
 	byName := make([]uint32, len(docs))
-	for i, d := range docs {
-		ix.names[i] = d.Name
+	for i := range docs {
 		byName[i] = uint32(i)
 	}
-	sort.SliceStable(byName, func(a, b int) bool { return ix.names[byName[a]] < ix.names[byName[b]] })
+	sort.SliceStable(byName, func(a, b int) bool { return docs[byName[a]].Name < docs[byName[b]].Name })
 	for pos, d := range byName {
 		ix.order[d] = uint32(pos)
 	}
@@ -106,8 +130,7 @@ func newIndex(docs []Doc, p params) *Index {
 	}
 	var lists [][]entry
 	an := newAnalyzer()
-	var tf map[uint32]*[numFields]uint16
-	tf = make(map[uint32]*[numFields]uint16)
+	tf := make(map[uint32]*[numFields]uint16)
 	var seen []uint32
 	for i, d := range docs {
 		clear(tf)
@@ -138,15 +161,15 @@ func newIndex(docs []Doc, p params) *Index {
 		}
 		var norm [numFields]float64
 		for f := range norm {
-			norm[f] = 1 - p.b[f] + p.b[f]*float64(length[f])/p.pivot[f]
+			norm[f] = 1 - p.B[f] + p.B[f]*float64(length[f])/p.Pivot[f]
 		}
 		for _, id := range seen {
 			c := tf[id]
 			x := 0.0
 			for f := range numFields {
-				x += p.w[f] * float64(c[f]) / norm[f]
+				x += p.W[f] * float64(c[f]) / norm[f]
 			}
-			s := x / (p.k1 + x)
+			s := x / (p.K1 + x)
 			lists[id] = append(lists[id], entry{uint32(i), float32(s)})
 		}
 	}
@@ -159,48 +182,88 @@ func newIndex(docs []Doc, p params) *Index {
 	ix.off = make([]uint32, len(lists)+1)
 	ix.docs = make([]uint32, 0, total)
 	ix.sat = make([]float32, 0, total)
-	ix.dense = make([][]uint64, len(lists))
+	ix.maxSat = make([]float32, len(lists))
+	ix.dense = make([]denseSet, len(lists))
 	words := (ix.n + 63) / 64
 	for t, l := range lists {
 		ix.off[t] = uint32(len(ix.docs))
 		for _, e := range l {
 			ix.docs = append(ix.docs, e.doc)
 			ix.sat = append(ix.sat, e.sat)
+			ix.maxSat[t] = max(ix.maxSat[t], e.sat)
 		}
-		// A bitset costs n/8 bytes; it pays for itself in memory when the postings it
-		// summarises take more, and counts the allowed docs 64 at a time.
-		if len(l)*4 > words*8 && len(l) >= 64 {
-			bs := make([]uint64, words)
+		// A bitset and its directory cost 12 bytes per 64 docs; they pay for themselves
+		// in memory when the term's postings take more, and count allowed docs 64 at a time.
+		if len(l)*8 > words*12 && len(l) >= 64 {
+			ds := denseSet{bits: make([]uint64, words), cum: make([]uint32, words)}
 			for _, e := range l {
-				bs[e.doc>>6] |= 1 << (e.doc & 63)
+				ds.bits[e.doc>>6] |= 1 << (e.doc & 63)
 			}
-			ix.dense[t] = bs
+			sum := uint32(0)
+			for w, x := range ds.bits {
+				ds.cum[w] = sum
+				sum += uint32(bits.OnesCount64(x))
+			}
+			ix.dense[t] = ds
 		}
 	}
 	ix.off[len(lists)] = uint32(len(ix.docs))
 	n := ix.n
 	ix.pool.New = func() any {
-		return &scratch{an: newAnalyzer(), acc: make([]float64, n)}
+		return &scratch{an: newAnalyzer(), acc: make([]int64, n)}
 	}
 	return ix
 }
 
+func (ix *Index) getScratch() *scratch {
+	if s := ix.spare.Swap(nil); s != nil {
+		return s
+	}
+	return ix.pool.Get().(*scratch)
+}
+
+func (ix *Index) putScratch(s *scratch) {
+	if !ix.spare.CompareAndSwap(nil, s) {
+		ix.pool.Put(s)
+	}
+}
+
 // Len reports the number of docs in the index.
 func (ix *Index) Len() int { return ix.n }
+
+// lookup returns the saturation of term t in doc d, or 0 if d lacks t.
+func (ix *Index) lookup(t, d uint32) float32 {
+	lo, hi := ix.off[t], ix.off[t+1]
+	if ds := ix.dense[t]; ds.bits != nil {
+		w := d >> 6
+		x := ds.bits[w]
+		bit := uint64(1) << (d & 63)
+		if x&bit == 0 {
+			return 0
+		}
+		return ix.sat[lo+ds.cum[w]+uint32(bits.OnesCount64(x&(bit-1)))]
+	}
+	docs := ix.docs[lo:hi]
+	i, ok := slices.BinarySearch(docs, d)
+	if !ok {
+		return 0
+	}
+	return ix.sat[int(lo)+i]
+}
 
 // Search appends to dst the docs of allowed that match query, best first, at most max of
 // them, and returns the extended slice. Equal scores are ordered by Name, ascending byte
 // order. Every scoring statistic is computed over the docs in allowed only, so a doc
 // outside allowed never changes a result (SPEC DISC-5). A query none of whose words
 // occur in an allowed doc yields no hits (DISC-6). max <= 0 means no limit.
-func (ix *Index) Search(dst []Hit, query string, allowed Set, max int) []Hit {
+func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	if ix.n == 0 {
 		return dst
 	}
-	s := ix.pool.Get().(*scratch)
-	defer ix.pool.Put(s)
+	s := ix.getScratch()
+	defer ix.putScratch(s)
 
-	// The query's distinct known terms, in order of first appearance.
+	// The query's distinct known terms.
 	s.an.reset()
 	s.an.add(query)
 	s.qterms = s.qterms[:0]
@@ -225,7 +288,8 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, max int) []Hit {
 		return dst
 	}
 
-	// Statistics over the allowed docs only (DISC-5).
+	// Statistics over the allowed docs only (DISC-5): their number and each term's
+	// document frequency among them.
 	words := (ix.n + 63) / 64
 	if len(allowed) > words {
 		allowed = allowed[:words]
@@ -241,12 +305,12 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, max int) []Hit {
 		return dst
 	}
 	N := float64(nAllowed)
-	for j := range s.qterms {
-		q := &s.qterms[j]
+	live := s.qterms[:0]
+	for _, q := range s.qterms {
 		df := 0
-		if bs := ix.dense[q.id]; bs != nil {
+		if ds := ix.dense[q.id]; ds.bits != nil {
 			for w, x := range allowed {
-				df += bits.OnesCount64(x & bs[w])
+				df += bits.OnesCount64(x & ds.bits[w])
 			}
 		} else {
 			for _, d := range ix.docs[ix.off[q.id]:ix.off[q.id+1]] {
@@ -256,67 +320,123 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, max int) []Hit {
 			}
 		}
 		if df == 0 {
-			q.idf = 0
 			continue
 		}
-		q.idf = math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
+		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
+		q.wt = idf * float64(q.qtf)
+		q.ub = contribution(q.wt, ix.maxSat[q.id])
+		live = append(live, q)
 	}
-
-	// Term-at-a-time accumulation, terms in query order so that every doc's score is the
-	// same sum in the same order whatever else the catalog holds.
-	acc := s.acc
-	s.touched = s.touched[:0]
-	for _, q := range s.qterms {
-		if q.idf == 0 {
-			continue
-		}
-		wt := q.idf * float64(q.qtf)
-		lo, hi := ix.off[q.id], ix.off[q.id+1]
-		docs, sat := ix.docs[lo:hi], ix.sat[lo:hi]
-		for k, d := range docs {
-			if w := d >> 6; int(w) >= len(allowed) || allowed[w]&(1<<(d&63)) == 0 {
-				continue
-			}
-			if acc[d] == 0 {
-				s.touched = append(s.touched, d)
-			}
-			acc[d] += wt * float64(sat[k])
-		}
+	s.qterms = live
+	if len(live) == 0 {
+		return dst
 	}
-
-	// Select the best max, ties by name.
-	better := func(a, b uint32) bool {
-		if acc[a] != acc[b] {
-			return acc[a] > acc[b]
-		}
-		return ix.order[a] < ix.order[b]
-	}
-	top := s.touched
-	if max > 0 && max < len(top) {
-		h := s.heap[:0]
-		for _, d := range s.touched {
-			if len(h) < max {
-				h = append(h, d)
-				siftUp(h, len(h)-1, better)
-			} else if better(d, h[0]) {
-				h[0] = d
-				siftDown(h, 0, better)
-			}
-		}
-		s.heap = h
-		top = h
-	}
-	slices.SortFunc(top, func(a, b uint32) int {
-		if better(a, b) {
+	// Terms with the largest possible contribution first: once the rest cannot lift a
+	// doc not yet seen into the best max, only the docs already seen are scored further
+	// (MaxScore). Scores are integers, so the order of summation does not change them.
+	slices.SortStableFunc(live, func(a, b qterm) int {
+		switch {
+		case a.ub > b.ub:
 			return -1
-		}
-		if better(b, a) {
+		case a.ub < b.ub:
 			return 1
 		}
 		return 0
 	})
-	for _, d := range top {
-		dst = append(dst, Hit{Doc: int(d), Score: acc[d]})
+	rest := int64(0)
+	for _, q := range live {
+		rest += q.ub
+	}
+
+	acc := s.acc
+	s.touched = s.touched[:0]
+	cands := s.touched
+	pruning := false
+	theta := int64(0)
+	best := int64(0) // the largest partial score so far
+	for _, q := range live {
+		rest -= q.ub
+		if pruning {
+			for _, d := range cands {
+				if sat := ix.lookup(q.id, d); sat != 0 {
+					acc[d] += contribution(q.wt, sat)
+				}
+			}
+			cands = s.keep(cands, theta, rest)
+			continue
+		}
+		lo, hi := ix.off[q.id], ix.off[q.id+1]
+		if ds := ix.dense[q.id]; ds.bits != nil {
+			// Walk the allowed postings 64 docs at a time.
+			for w, a := range allowed {
+				full := ds.bits[w]
+				x := full & a
+				if x == 0 {
+					continue
+				}
+				base := lo + ds.cum[w]
+				for x != 0 {
+					b := uint(bits.TrailingZeros64(x))
+					x &= x - 1
+					d := uint32(w)<<6 | uint32(b)
+					if acc[d] == 0 {
+						s.touched = append(s.touched, d)
+					}
+					v := acc[d] + contribution(q.wt, ix.sat[base+uint32(bits.OnesCount64(full&(1<<b-1)))])
+					acc[d] = v
+					best = max(best, v)
+				}
+			}
+		} else {
+			docs, sat := ix.docs[lo:hi], ix.sat[lo:hi]
+			for k, d := range docs {
+				if w := d >> 6; int(w) >= len(allowed) || allowed[w]&(1<<(d&63)) == 0 {
+					continue
+				}
+				if acc[d] == 0 {
+					s.touched = append(s.touched, d)
+				}
+				v := acc[d] + contribution(q.wt, sat[k])
+				acc[d] = v
+				best = max(best, v)
+			}
+		}
+		cands = s.touched
+		// A doc not seen so far scores at most rest; once that is below the max-th best
+		// partial score, no such doc can make the cut, even on a tie.
+		if k <= 0 || len(cands) < k || rest >= best {
+			continue
+		}
+		if theta = s.kth(cands, k); rest < theta {
+			pruning = true
+			cands = s.keep(s.touched, theta, rest)
+		}
+	}
+
+	// The best max of the candidates, ties by name.
+	better := func(a, b uint32) int {
+		switch {
+		case acc[a] > acc[b]:
+			return -1
+		case acc[a] < acc[b]:
+			return 1
+		case ix.order[a] < ix.order[b]:
+			return -1
+		case ix.order[a] > ix.order[b]:
+			return 1
+		}
+		return 0
+	}
+	if k > 0 && len(cands) > k {
+		// Keep exactly the candidates at or above the k-th score, then sort those.
+		cands = s.keep(cands, s.kth(cands, k), 0)
+	}
+	slices.SortFunc(cands, better)
+	if k > 0 && len(cands) > k {
+		cands = cands[:k]
+	}
+	for _, d := range cands {
+		dst = append(dst, Hit{Doc: int(d), Score: float64(acc[d]) / scoreScale})
 	}
 	for _, d := range s.touched {
 		acc[d] = 0
@@ -324,32 +444,55 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, max int) []Hit {
 	return dst
 }
 
-// siftUp and siftDown maintain h as a heap whose root is the worst element by better.
-func siftUp(h []uint32, i int, better func(a, b uint32) bool) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !better(h[p], h[i]) {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
+// kth returns the k-th largest accumulated score among docs (k <= len(docs)).
+func (s *scratch) kth(docs []uint32, k int) int64 {
+	sel := s.sel[:0]
+	for _, d := range docs {
+		sel = append(sel, s.acc[d])
 	}
+	s.sel = sel
+	// Quickselect for the element that would be at index k-1 in descending order.
+	lo, hi, want := 0, len(sel)-1, k-1
+	for lo < hi {
+		pivot := sel[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for sel[i] > pivot {
+				i++
+			}
+			for sel[j] < pivot {
+				j--
+			}
+			if i <= j {
+				sel[i], sel[j] = sel[j], sel[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case want <= j:
+			hi = j
+		case want >= i:
+			lo = i
+		default:
+			return sel[want]
+		}
+	}
+	return sel[want]
 }
 
-func siftDown(h []uint32, i int, better func(a, b uint32) bool) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		worst := l
-		if r := l + 1; r < len(h) && better(h[l], h[r]) {
-			worst = r
-		}
-		if !better(h[i], h[worst]) {
-			return
-		}
-		h[i], h[worst] = h[worst], h[i]
-		i = worst
+// keep filters docs, in place into the candidate buffer, to those whose score plus rest
+// reaches theta.
+func (s *scratch) keep(docs []uint32, theta, rest int64) []uint32 {
+	out := s.cands[:0]
+	if len(docs) > 0 && len(s.cands) > 0 && &docs[0] == &s.cands[0] {
+		out = docs[:0]
 	}
+	for _, d := range docs {
+		if s.acc[d]+rest >= theta {
+			out = append(out, d)
+		}
+	}
+	s.cands = out
+	return out
 }

@@ -124,14 +124,14 @@ func init() {
 		"msg": {"message"}, "msgs": {"message"},
 		"org": {"organization"}, "orgs": {"organization"},
 		"info": {"information"},
-		"img": {"image"}, "imgs": {"image"},
+		"img":  {"image"}, "imgs": {"image"},
 		"pkg": {"package"}, "pkgs": {"package"},
 		"doc": {"document"}, "docs": {"document"},
 		"app": {"application"}, "apps": {"application"},
 		"config": {"configuration"}, "configs": {"configuration"},
 		"auth": {"authentication"},
-		"gh": {"github"},
-		"rg": {"resource", "group"},
+		"gh":   {"github"},
+		"rg":   {"resource", "group"},
 	} {
 		for _, f := range full {
 			abbreviations[abbr] = append(abbreviations[abbr], string(stem([]byte(f))))

@@ -1,0 +1,145 @@
+package rank_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/rank"
+	"github.com/deferredtools/deferredtools/rank/rankeval"
+)
+
+func rankerFor(docs []rank.Doc, p rank.Params) rankeval.Ranker {
+	ix := rank.NewIndexParams(docs, p)
+	all := rank.NewSet(len(docs))
+	for i := range docs {
+		all.Add(i)
+	}
+	return func(q string, k int) []string {
+		var names []string
+		for _, h := range ix.Search(nil, q, all, k) {
+			names = append(names, docs[h.Doc].Name)
+		}
+		return names
+	}
+}
+
+// TestDebugMisses prints, for RANK_DEBUG=<dataset>, the queries whose first relevant
+// tool is not ranked first, with what came first.
+func TestDebugMisses(t *testing.T) {
+	name := os.Getenv("RANK_DEBUG")
+	if name == "" {
+		t.Skip("set RANK_DEBUG to a dataset name")
+	}
+	for _, ds := range devSets(t) {
+		if ds.name != name {
+			continue
+		}
+		docs, qs := ds.load(t)
+		r := rankerFor(docs, rank.DefaultParams)
+		for _, q := range qs {
+			got := r(q.Query, 5)
+			if len(q.Relevant) == 0 {
+				if len(got) > 0 {
+					fmt.Printf("NOANSWER %q -> %v\n", q.Query, got)
+				}
+				continue
+			}
+			if len(got) == 0 || !contains(q.Relevant, got[0]) {
+				fmt.Printf("%q want %v got %v\n", q.Query, q.Relevant, got)
+			}
+		}
+	}
+}
+
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+type devSet struct{ name, catalog, queries string }
+
+func (d devSet) load(t testing.TB) ([]rank.Doc, []rankeval.Query) {
+	docs, err := rankeval.LoadCatalog(d.catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := rankeval.LoadQueries(d.queries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs, qs
+}
+
+const sharedData = "../../shared/data"
+
+// devSets lists the development datasets: MetaTool and our query sets for the real
+// catalogs. It skips when the shared data folder is absent and fails when it is present
+// but holds none of them.
+func devSets(t testing.TB) []devSet {
+	if _, err := os.Stat(sharedData); err != nil {
+		t.Skipf("shared data folder %s absent: no quality evaluation", sharedData)
+	}
+	var sets []devSet
+	mt := filepath.Join(sharedData, "retrieval/metatool")
+	if _, err := os.Stat(filepath.Join(mt, "queries.json")); err == nil {
+		sets = append(sets, devSet{"metatool", filepath.Join(mt, "tools.json"), filepath.Join(mt, "queries.json")})
+	}
+	qfiles, _ := filepath.Glob("testdata/queries/*.json")
+	for _, q := range qfiles {
+		n := strings.TrimSuffix(filepath.Base(q), ".json")
+		c := filepath.Join(sharedData, "catalogs", n+".json")
+		if _, err := os.Stat(c); err == nil {
+			sets = append(sets, devSet{n, c, q})
+		}
+	}
+	if len(sets) == 0 {
+		t.Fatalf("shared data folder %s present but no dev dataset found in it", sharedData)
+	}
+	return sets
+}
+
+// TestTune prints the mean metrics of parameter variants, for RANK_TUNE=1.
+func TestTune(t *testing.T) {
+	if os.Getenv("RANK_TUNE") == "" {
+		t.Skip("set RANK_TUNE=1")
+	}
+	sets := devSets(t)
+	type loaded struct {
+		docs []rank.Doc
+		qs   []rankeval.Query
+	}
+	var data []loaded
+	for _, ds := range sets {
+		d, q := ds.load(t)
+		data = append(data, loaded{d, q})
+	}
+	run := func(label string, p rank.Params) {
+		line := fmt.Sprintf("%-28s", label)
+		sumN, sumR := 0.0, 0.0
+		for i, ds := range sets {
+			rep := rankeval.Evaluate(data[i].docs, data[i].qs, rankerFor(data[i].docs, p))
+			line += fmt.Sprintf(" %s %.3f/%.3f", ds.name[:4], rep.NDCG10, rep.Recall5)
+			sumN += rep.NDCG10
+			sumR += rep.Recall5
+		}
+		n := float64(len(sets))
+		fmt.Printf("%s | mean %.4f/%.4f\n", line, sumN/n, sumR/n)
+	}
+	base := rank.DefaultParams
+	run("default", base)
+	for _, v := range variants(base) {
+		run(v.label, v.p)
+	}
+}
+
+type variant struct {
+	label string
+	p     rank.Params
+}

@@ -1,0 +1,32 @@
+package rank_test
+
+import (
+	"fmt"
+
+	"github.com/deferredtools/deferredtools/rank"
+)
+
+func variants(base rank.Params) []variant {
+	var vs []variant
+	for _, k1 := range []float64{0.6, 0.9, 1.5, 2} {
+		p := base
+		p.K1 = k1
+		vs = append(vs, variant{fmt.Sprint("k1=", k1), p})
+	}
+	for _, w := range [][3]float64{{2, 1.5, 1}, {4, 2, 1}, {5, 3, 1}, {3, 3, 1}, {6, 3, 1}} {
+		p := base
+		p.W = w
+		vs = append(vs, variant{fmt.Sprint("w=", w), p})
+	}
+	for _, b := range [][3]float64{{0, 0, 0.75}, {0.75, 0.75, 0.75}, {0.5, 0.5, 0.5}, {0.5, 0.5, 0.9}, {0.3, 0.3, 0.6}} {
+		p := base
+		p.B = b
+		vs = append(vs, variant{fmt.Sprint("b=", b), p})
+	}
+	for _, pv := range [][3]float64{{2, 4, 20}, {3, 5, 50}, {4, 6, 40}, {3, 5, 15}} {
+		p := base
+		p.Pivot = pv
+		vs = append(vs, variant{fmt.Sprint("pivot=", pv), p})
+	}
+	return vs
+}
