@@ -1,0 +1,624 @@
+package schemaguard
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxNesting is the deepest nesting of arrays and objects Canonicalize accepts; deeper
+// text is ErrMalformed. It bounds the recursion of the parser, as encoding/json does
+// with the same figure, and lies far above any catalog limit (DefaultMaxDepth).
+const MaxNesting = 10000
+
+// malformedError is an ErrMalformed with a fixed reason that never quotes the input.
+type malformedError string
+
+func (e malformedError) Error() string { return "schemaguard: malformed JSON: " + string(e) }
+func (e malformedError) Unwrap() error { return ErrMalformed }
+
+var (
+	errSyntax    error = malformedError("invalid syntax")
+	errUTF8      error = malformedError("invalid UTF-8")
+	errControl   error = malformedError("control character in string")
+	errEscape    error = malformedError("invalid escape")
+	errSurrogate error = malformedError("lone surrogate")
+	errDuplicate error = malformedError("duplicate object key")
+	errRange     error = malformedError("number outside IEEE 754 double range")
+	errNesting   error = malformedError("nesting deeper than 10000")
+	errTrailing  error = malformedError("data after the JSON value")
+)
+
+type kind uint8
+
+const (
+	kNull kind = iota
+	kFalse
+	kTrue
+	kNumber
+	kString
+	kArray
+	kObject
+)
+
+// A node is one entry of the tape the parser writes: every value in document order,
+// each object member as its key (a kString node) followed by its value.
+type node struct {
+	kind kind
+	a, b int     // string: p.str[a:b]; array, object: a = elements or members, b = index past the subtree
+	num  float64 // number
+}
+
+// canon holds one Canonicalize call's scratch; it is pooled, so steady-state calls
+// allocate only when dst must grow.
+type canon struct {
+	src     []byte
+	pos     int
+	tape    []node
+	str     []byte // decoded strings, UTF-8
+	members []int  // stack of the member key indexes of the objects being written
+	nodes   int
+	depth   int
+}
+
+var canonPool = sync.Pool{New: func() any { return new(canon) }}
+
+// Canonicalize appends the RFC 8785 canonical form of the JSON text src to dst and
+// returns it with its Measure. Errors wrap ErrMalformed and never quote src.
+//
+// src must be one JSON value (RFC 8259) in UTF-8, optionally surrounded by whitespace,
+// with no byte order mark. Object members are sorted by the UTF-16 code units of their
+// names; strings are written with only the escapes JCS requires; numbers are written as
+// ECMAScript's Number.prototype.toString writes the nearest IEEE 754 double (so
+// 1.0, 1e0 and 10e-1 all become 1, and -0 becomes 0). Invalid UTF-8, a lone surrogate
+// escape, a duplicate member name (compared after unescaping), a number that overflows
+// a double, and nesting deeper than MaxNesting are ErrMalformed; a number that
+// underflows becomes 0, as in ECMAScript. On error, dst is returned unchanged.
+func Canonicalize(dst, src []byte) ([]byte, Measure, error) {
+	c := canonPool.Get().(*canon)
+	defer c.release()
+	c.src, c.pos = src, 0
+	if err := c.value(0); err != nil {
+		return dst, Measure{}, err
+	}
+	c.skipSpace()
+	if c.pos != len(c.src) {
+		return dst, Measure{}, errTrailing
+	}
+	start := len(dst)
+	out, _, err := c.write(dst, 0)
+	if err != nil {
+		return dst[:start], Measure{}, err
+	}
+	return out, Measure{Bytes: len(out) - start, Nodes: c.nodes, Depth: c.depth}, nil
+}
+
+func (c *canon) release() {
+	c.src = nil
+	c.tape, c.str, c.members = c.tape[:0], c.str[:0], c.members[:0]
+	c.nodes, c.depth = 0, 0
+	if cap(c.tape) > 1<<16 || cap(c.str) > 1<<20 || cap(c.members) > 1<<16 {
+		return // do not keep an outsized buffer alive in the pool
+	}
+	canonPool.Put(c)
+}
+
+func (c *canon) skipSpace() {
+	for c.pos < len(c.src) {
+		switch c.src[c.pos] {
+		case ' ', '\t', '\n', '\r':
+			c.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value parses one value at nesting level depth (the number of containers around it)
+// onto the tape.
+func (c *canon) value(depth int) error {
+	c.skipSpace()
+	if c.pos >= len(c.src) {
+		return errSyntax
+	}
+	c.nodes++
+	switch ch := c.src[c.pos]; ch {
+	case '{':
+		return c.object(depth + 1)
+	case '[':
+		return c.array(depth + 1)
+	case '"':
+		return c.string()
+	case 't':
+		return c.literal("true", kTrue)
+	case 'f':
+		return c.literal("false", kFalse)
+	case 'n':
+		return c.literal("null", kNull)
+	default:
+		if ch == '-' || ('0' <= ch && ch <= '9') {
+			return c.number()
+		}
+		return errSyntax
+	}
+}
+
+func (c *canon) literal(lit string, k kind) error {
+	if len(c.src)-c.pos < len(lit) || string(c.src[c.pos:c.pos+len(lit)]) != lit {
+		return errSyntax
+	}
+	c.pos += len(lit)
+	c.tape = append(c.tape, node{kind: k})
+	return nil
+}
+
+// enter records a container at level and checks the nesting bound.
+func (c *canon) enter(level int) error {
+	if level > MaxNesting {
+		return errNesting
+	}
+	c.depth = max(c.depth, level)
+	return nil
+}
+
+func (c *canon) object(level int) error {
+	if err := c.enter(level); err != nil {
+		return err
+	}
+	at := len(c.tape)
+	c.tape = append(c.tape, node{kind: kObject})
+	c.pos++ // '{'
+	c.skipSpace()
+	n := 0
+	if c.pos < len(c.src) && c.src[c.pos] == '}' {
+		c.pos++
+	} else {
+		for {
+			c.skipSpace()
+			if c.pos >= len(c.src) || c.src[c.pos] != '"' {
+				return errSyntax
+			}
+			if err := c.string(); err != nil {
+				return err
+			}
+			c.skipSpace()
+			if c.pos >= len(c.src) || c.src[c.pos] != ':' {
+				return errSyntax
+			}
+			c.pos++
+			if err := c.value(level); err != nil {
+				return err
+			}
+			n++
+			c.skipSpace()
+			if c.pos >= len(c.src) {
+				return errSyntax
+			}
+			if c.src[c.pos] == ',' {
+				c.pos++
+				continue
+			}
+			if c.src[c.pos] == '}' {
+				c.pos++
+				break
+			}
+			return errSyntax
+		}
+	}
+	c.tape[at].a, c.tape[at].b = n, len(c.tape)
+	return nil
+}
+
+func (c *canon) array(level int) error {
+	if err := c.enter(level); err != nil {
+		return err
+	}
+	at := len(c.tape)
+	c.tape = append(c.tape, node{kind: kArray})
+	c.pos++ // '['
+	c.skipSpace()
+	n := 0
+	if c.pos < len(c.src) && c.src[c.pos] == ']' {
+		c.pos++
+	} else {
+		for {
+			if err := c.value(level); err != nil {
+				return err
+			}
+			n++
+			c.skipSpace()
+			if c.pos >= len(c.src) {
+				return errSyntax
+			}
+			if c.src[c.pos] == ',' {
+				c.pos++
+				continue
+			}
+			if c.src[c.pos] == ']' {
+				c.pos++
+				break
+			}
+			return errSyntax
+		}
+	}
+	c.tape[at].a, c.tape[at].b = n, len(c.tape)
+	return nil
+}
+
+// string parses the string starting at the quote at c.pos, decoding it into c.str.
+func (c *canon) string() error {
+	c.pos++ // '"'
+	start := len(c.str)
+	src := c.src
+	for {
+		// Copy the longest run of bytes that need no attention.
+		run := c.pos
+		for run < len(src) {
+			ch := src[run]
+			if ch == '"' || ch == '\\' || ch < 0x20 || ch >= utf8.RuneSelf {
+				break
+			}
+			run++
+		}
+		c.str = append(c.str, src[c.pos:run]...)
+		c.pos = run
+		if c.pos >= len(src) {
+			return errSyntax
+		}
+		switch ch := src[c.pos]; {
+		case ch == '"':
+			c.pos++
+			c.tape = append(c.tape, node{kind: kString, a: start, b: len(c.str)})
+			return nil
+		case ch < 0x20:
+			return errControl
+		case ch >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(src[c.pos:])
+			if r == utf8.RuneError && size <= 1 {
+				return errUTF8 // also refuses encoded surrogates and overlong forms
+			}
+			c.str = append(c.str, src[c.pos:c.pos+size]...)
+			c.pos += size
+		default: // backslash
+			if err := c.escape(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// escape decodes the escape sequence at c.pos into c.str.
+func (c *canon) escape() error {
+	src := c.src
+	if c.pos+1 >= len(src) {
+		return errSyntax
+	}
+	var b byte
+	switch src[c.pos+1] {
+	case '"':
+		b = '"'
+	case '\\':
+		b = '\\'
+	case '/':
+		b = '/'
+	case 'b':
+		b = '\b'
+	case 'f':
+		b = '\f'
+	case 'n':
+		b = '\n'
+	case 'r':
+		b = '\r'
+	case 't':
+		b = '\t'
+	case 'u':
+		r, ok := hex4(src, c.pos+2)
+		if !ok {
+			return errEscape
+		}
+		c.pos += 6
+		switch {
+		case utf16.IsSurrogate(r) && r < 0xDC00: // a high surrogate needs a low one
+			if c.pos+1 >= len(src) || src[c.pos] != '\\' || src[c.pos+1] != 'u' {
+				return errSurrogate
+			}
+			lo, ok := hex4(src, c.pos+2)
+			if !ok {
+				return errEscape
+			}
+			if lo < 0xDC00 || lo > 0xDFFF {
+				return errSurrogate
+			}
+			c.pos += 6
+			r = utf16.DecodeRune(r, lo)
+		case utf16.IsSurrogate(r):
+			return errSurrogate
+		}
+		c.str = utf8.AppendRune(c.str, r)
+		return nil
+	default:
+		return errEscape
+	}
+	c.str = append(c.str, b)
+	c.pos += 2
+	return nil
+}
+
+// hex4 decodes the four hexadecimal digits at src[i:].
+func hex4(src []byte, i int) (rune, bool) {
+	if i+4 > len(src) {
+		return 0, false
+	}
+	var r rune
+	for _, ch := range src[i : i+4] {
+		switch {
+		case '0' <= ch && ch <= '9':
+			ch -= '0'
+		case 'a' <= ch && ch <= 'f':
+			ch -= 'a' - 10
+		case 'A' <= ch && ch <= 'F':
+			ch -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(ch)
+	}
+	return r, true
+}
+
+// number parses a number per RFC 8259's grammar and converts it to the nearest double.
+func (c *canon) number() error {
+	src, i := c.src, c.pos
+	start := i
+	if src[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(src) && '0' <= src[i] && src[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(src) && src[i] == '0':
+		i++
+	case digits() == 0:
+		return errSyntax
+	}
+	if i < len(src) && src[i] == '.' {
+		i++
+		if digits() == 0 {
+			return errSyntax
+		}
+	}
+	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+		i++
+		if i < len(src) && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return errSyntax
+		}
+	}
+	f, err := strconv.ParseFloat(string(src[start:i]), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return errRange // the grammar is checked above, so only overflow is left
+	}
+	c.pos = i
+	c.tape = append(c.tape, node{kind: kNumber, num: f})
+	return nil
+}
+
+// write appends the canonical form of the tape's value at i to dst and returns the index
+// past its subtree.
+func (c *canon) write(dst []byte, i int) ([]byte, int, error) {
+	n := c.tape[i]
+	switch n.kind {
+	case kNull:
+		return append(dst, "null"...), i + 1, nil
+	case kFalse:
+		return append(dst, "false"...), i + 1, nil
+	case kTrue:
+		return append(dst, "true"...), i + 1, nil
+	case kNumber:
+		return appendNumber(dst, n.num), i + 1, nil
+	case kString:
+		return appendString(dst, c.str[n.a:n.b]), i + 1, nil
+	case kArray:
+		dst = append(dst, '[')
+		j := i + 1
+		for k := range n.a {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, j, err = c.write(dst, j); err != nil {
+				return dst, 0, err
+			}
+		}
+		return append(dst, ']'), n.b, nil
+	default: // kObject
+		base := len(c.members)
+		for j, k := i+1, 0; k < n.a; k++ {
+			c.members = append(c.members, j)
+			j = c.next(j + 1)
+		}
+		members := c.members[base:]
+		slices.SortFunc(members, c.compareKeys)
+		for k := 1; k < len(members); k++ {
+			if c.compareKeys(members[k-1], members[k]) == 0 {
+				return dst, 0, errDuplicate
+			}
+		}
+		dst = append(dst, '{')
+		for k := range n.a {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			key := c.members[base+k] // re-read: a nested object may have grown c.members
+			dst = appendString(dst, c.str[c.tape[key].a:c.tape[key].b])
+			dst = append(dst, ':')
+			var err error
+			if dst, _, err = c.write(dst, key+1); err != nil {
+				return dst, 0, err
+			}
+		}
+		c.members = c.members[:base]
+		return append(dst, '}'), n.b, nil
+	}
+}
+
+// next returns the index past the subtree at i.
+func (c *canon) next(i int) int {
+	if k := c.tape[i].kind; k == kArray || k == kObject {
+		return c.tape[i].b
+	}
+	return i + 1
+}
+
+func (c *canon) compareKeys(x, y int) int {
+	return compareUTF16(c.str[c.tape[x].a:c.tape[x].b], c.str[c.tape[y].a:c.tape[y].b])
+}
+
+// compareUTF16 orders two valid UTF-8 strings as their UTF-16 encodings compare code
+// unit by code unit (RFC 8785 §3.2.3). UTF-8 byte order is code point order, which
+// differs from UTF-16 order only between a supplementary character (a surrogate pair,
+// D800–DBFF first) and one in E000–FFFF.
+func compareUTF16(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == n {
+		return len(a) - len(b)
+	}
+	if a[i] < utf8.RuneSelf && b[i] < utf8.RuneSelf {
+		return int(a[i]) - int(b[i])
+	}
+	for i > 0 && !utf8.RuneStart(a[i]) { // back to the start of the differing rune
+		i--
+	}
+	ra, _ := utf8.DecodeRune(a[i:])
+	rb, _ := utf8.DecodeRune(b[i:])
+	if (ra < 0x10000) != (rb < 0x10000) {
+		// One is a surrogate pair: compare its first code unit instead. The other
+		// rune cannot equal it, since valid UTF-8 holds no surrogate code point.
+		ra, rb = utf16Lead(ra), utf16Lead(rb)
+	}
+	return int(ra) - int(rb)
+}
+
+// utf16Lead returns the first UTF-16 code unit of r.
+func utf16Lead(r rune) rune {
+	if r < 0x10000 {
+		return r
+	}
+	hi, _ := utf16.EncodeRune(r)
+	return hi
+}
+
+// noEscape reports the bytes JCS writes unchanged inside a string.
+var noEscape = func() (t [256]bool) {
+	for i := range t {
+		t[i] = i >= 0x20 && i != '"' && i != '\\'
+	}
+	return t
+}()
+
+// appendString appends s, valid UTF-8, as a JCS string: the two-character escapes for
+// \b \t \n \f \r " and \, \u00xx with lower-case hex for other control characters, and
+// every other character as itself.
+func appendString(dst, s []byte) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	run := 0
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if noEscape[ch] {
+			continue
+		}
+		dst = append(dst, s[run:i]...)
+		run = i + 1
+		switch ch {
+		case '"', '\\':
+			dst = append(dst, '\\', ch)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[ch>>4], hexDigits[ch&0xF])
+		}
+	}
+	dst = append(dst, s[run:]...)
+	return append(dst, '"')
+}
+
+// appendNumber appends f, finite, as ECMAScript's Number.prototype.toString writes it
+// (ECMA-262 Number::toString, radix 10), which RFC 8785 §3.2.2.3 adopts. strconv's
+// shortest representation gives the digits and exponent ECMAScript asks for: the
+// fewest digits that round-trip, the closest of them to f.
+func appendNumber(dst []byte, f float64) []byte {
+	if f == 0 {
+		return append(dst, '0') // both zeros
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // d[.ddd]e±xx
+	var digits [17]byte
+	k := 0
+	i := 0
+	for ; e[i] != 'e'; i++ {
+		if e[i] != '.' {
+			digits[k] = e[i]
+			k++
+		}
+	}
+	exp, _ := strconv.Atoi(string(e[i+1:]))
+	n := exp + 1 // f = 0.d1d2...dk × 10^n
+	s := digits[:k]
+	switch {
+	case k <= n && n <= 21: // an integer: the digits, then n-k zeros
+		dst = append(dst, s...)
+		for range n - k {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21: // a point inside the digits
+		dst = append(dst, s[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, s[n:]...)
+	case -6 < n && n <= 0: // 0.000ddd
+		dst = append(dst, '0', '.')
+		for range -n {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, s...)
+	default: // d[.ddd]e±x
+		dst = append(dst, s[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, s[1:]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst
+}
