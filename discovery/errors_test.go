@@ -1,0 +1,221 @@
+package discovery_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/grants/grantstest"
+)
+
+// producers makes every public error code come out of a real path of the Discoverer.
+func producers(t *testing.T) map[string]func() error {
+	ctx := context.Background()
+	cat := newCatalog(t, append(sampleTools(),
+		toolDefSchema("uses_ref", "Uses a $ref.", map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "#/x"}}}),
+		bigTool("huge_model_dump", "Dump the whole model registry.", 70_000),
+	)...)
+	store := allGranted(t, cat)
+	on := newDiscoverer(cat, store, nil)
+	args := json.RawMessage(`{"text":"x"}`)
+	rows := []grants.Row{allow("*", "model_search")}
+	return map[string]func() error{
+		discovery.CodeMethodNotFound: func() error {
+			_, err := discovery.New(&discovery.Options{Catalog: cat, Grants: store}).Discover(ctx, alice, discovery.Request{Query: "model"})
+			return err
+		},
+		discovery.CodeInvalidParams: func() error {
+			_, err := on.DiscoverParams(ctx, alice, json.RawMessage(`{"query":""}`))
+			return err
+		},
+		discovery.CodeInvalidCursor: func() error {
+			_, err := on.Discover(ctx, alice, discovery.Request{Query: "model", Cursor: "junk"})
+			return err
+		},
+		discovery.CodeInvalidArguments: func() error {
+			return on.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{}`)})
+		},
+		discovery.CodeToolNotGranted: func() error {
+			return newDiscoverer(cat, newStore(t), nil).AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: args})
+		},
+		discovery.CodeContractChanged: func() error {
+			return on.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: args, ContractPin: "sha256:00"})
+		},
+		discovery.CodeGrantsChanged: func() error {
+			r := &seqReader{snaps: []*grants.Snapshot{{Revision: 1, Rows: rows}, {Revision: 1}}}
+			_, err := newDiscoverer(cat, r, nil).Discover(ctx, alice, discovery.Request{Query: "model"})
+			return err
+		},
+		discovery.CodeSchemaTooLarge: func() error {
+			_, err := on.Discover(ctx, alice, discovery.Request{Query: "huge model dump"})
+			return err
+		},
+		discovery.CodeValidationUnavailable: func() error {
+			return on.AuthorizeCall(ctx, alice, discovery.Call{Tool: "uses_ref", Arguments: args})
+		},
+		discovery.CodeGrantsUnavailable: func() error {
+			return newDiscoverer(cat, &grantstest.ErrReader{}, nil).AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: args})
+		},
+		discovery.CodeCatalogUnavailable: func() error {
+			_, err := newDiscoverer(nil, store, nil).ListTools(ctx, alice)
+			return err
+		},
+	}
+}
+
+// bigTool returns a tool of about size bytes whose name and description match its words.
+func bigTool(name, description string, size int) json.RawMessage {
+	props := map[string]any{}
+	for i := 0; len(props)*60 < size; i++ {
+		props[fmt.Sprintf("field_%05d", i)] = map[string]any{"type": "string", "description": "Padding field of a deliberately large schema."}
+	}
+	return toolDefSchema(name, description, map[string]any{"type": "object", "properties": props})
+}
+
+// SPEC ERR-1: every code has its HTTP status and JSON-RPC code, comes out of a real
+// path, matches its sentinel with errors.Is, and is framed on the wire as
+// {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}.
+func TestErrorCodes(t *testing.T) {
+	sentinels := map[string]*discovery.Error{
+		discovery.CodeMethodNotFound:        discovery.ErrMethodNotFound,
+		discovery.CodeInvalidParams:         discovery.ErrInvalidParams,
+		discovery.CodeInvalidCursor:         discovery.ErrInvalidCursor,
+		discovery.CodeInvalidArguments:      discovery.ErrInvalidArguments,
+		discovery.CodeToolNotGranted:        discovery.ErrToolNotGranted,
+		discovery.CodeContractChanged:       discovery.ErrContractChanged,
+		discovery.CodeGrantsChanged:         discovery.ErrGrantsChanged,
+		discovery.CodeSchemaTooLarge:        discovery.ErrSchemaTooLarge,
+		discovery.CodeValidationUnavailable: discovery.ErrValidationUnavailable,
+		discovery.CodeGrantsUnavailable:     discovery.ErrGrantsUnavailable,
+		discovery.CodeCatalogUnavailable:    discovery.ErrCatalogUnavailable,
+	}
+	want := map[string]string{ // the code strings ERR-1 names
+		discovery.CodeToolNotGranted:        "tool_not_granted",
+		discovery.CodeInvalidCursor:         "invalid_cursor",
+		discovery.CodeSchemaTooLarge:        "tool_schema_too_large",
+		discovery.CodeGrantsChanged:         "tool_grants_changed",
+		discovery.CodeValidationUnavailable: "tool_validation_unavailable",
+	}
+	for c, s := range want {
+		if c != s {
+			t.Errorf("code constant %q, want %q", c, s)
+		}
+	}
+	prod := producers(t)
+	if len(prod) != len(statusOf) || len(sentinels) != len(statusOf) {
+		t.Fatalf("%d producers, %d sentinels for %d codes", len(prod), len(sentinels), len(statusOf))
+	}
+	for code, st := range statusOf {
+		s := sentinels[code]
+		if s.Code != code || s.Status != st[0] || s.JSONRPCCode != st[1] {
+			t.Errorf("sentinel %s = %+v, want status %d, JSON-RPC %d", code, s, st[0], st[1])
+		}
+		err := prod[code]()
+		wantCode(t, "produced "+code, err, code)
+		if !errors.Is(err, s) || !errors.Is(err, &discovery.Error{Code: code}) {
+			t.Errorf("%s: errors.Is(err, sentinel) = false", code)
+		}
+		for other, os := range sentinels {
+			if other != code && errors.Is(err, os) {
+				t.Errorf("%s: errors.Is(err, %s) = true", code, other)
+			}
+		}
+		for _, id := range []string{`7`, `"req-1"`, `-3.5`, ``} {
+			got := string(discovery.AppendJSONRPCError([]byte("prefix:"), json.RawMessage(id), err))
+			wid := id
+			if wid == "" {
+				wid = "null"
+			}
+			w := fmt.Sprintf(`prefix:{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"%s","data":{"error":"%s","status":%d}}}`, wid, st[1], code, code, st[0])
+			if got != w {
+				t.Errorf("AppendJSONRPCError(%s, %s) =\n%s\nwant\n%s", id, code, got, w)
+			}
+		}
+	}
+}
+
+// SPEC ERR-1: the causes stay reachable with errors.Is: the leaf sentinels and a
+// cancelled context, which fails closed with 503.
+func TestErrorCauses(t *testing.T) {
+	cat := newCatalog(t, sampleTools()...)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	d := newDiscoverer(cat, newStore(t, allow("*", "model_search")), nil)
+	_, err := d.Discover(ctx, alice, discovery.Request{Query: "model"})
+	wantCode(t, "cancelled Discover", err, discovery.CodeGrantsUnavailable)
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, grants.ErrUnavailable) {
+		t.Errorf("cancelled Discover: %v does not wrap context.Canceled and grants.ErrUnavailable", err)
+	}
+	_, err = newDiscoverer(cat, &grantstest.TooManyRowsReader{Revision: 1}, nil).ListTools(t.Context(), alice)
+	if !errors.Is(err, grants.ErrTooManyRows) {
+		t.Errorf("too many rows: %v does not wrap grants.ErrTooManyRows", err)
+	}
+	_, err = newDiscoverer(cat, &grantstest.MalformedReader{Reason: "effect"}, nil).ListTools(t.Context(), alice)
+	if !errors.Is(err, grants.ErrMalformed) {
+		t.Errorf("malformed: %v does not wrap grants.ErrMalformed", err)
+	}
+}
+
+// SPEC ERR-1, DISC-1: HandleJSONRPC frames refusals with the request's id: invalid
+// params -32602 with status 400, an envelope that is not a JSON-RPC 2.0 request with a
+// string or number id -32600; other methods, batches and non-JSON are left to the
+// host; a discover notification is handled with no response and reads no grant.
+func TestHandleJSONRPCEnvelope(t *testing.T) {
+	ctx := t.Context()
+	cat := newCatalog(t, sampleTools()...)
+	d := newDiscoverer(cat, allGranted(t, cat), nil)
+	for _, tc := range []struct {
+		msg     string
+		handled bool
+		want    string // exact response, or a prefix ending in '*'
+	}{
+		{`{"jsonrpc":"2.0","id":7,"method":"multillm.tools.discover","params":{"query":""}}`, true,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`},
+		{`{"jsonrpc":"2.0","id":"a\"b","method":"multillm.tools.discover","params":{"query":"model","x":1}}`, true,
+			`{"jsonrpc":"2.0","id":"a\"b","error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`},
+		{`{"jsonrpc":"2.0","id":8,"method":"multillm.tools.discover"}`, true,
+			`{"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`},
+		{`{"jsonrpc":"2.0","id":9,"method":"multillm.tools.discover","params":{"query":"model","cursor":"bad"}}`, true,
+			`{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"invalid_cursor","data":{"error":"invalid_cursor","status":400}}}`},
+		{`{"jsonrpc":"1.0","id":1,"method":"multillm.tools.discover","params":{"query":"model"}}`, true,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid_request","data":{"error":"invalid_request","status":400}}}`},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"multillm.tools.discover","params":{"query":"model"}}`, true,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid_request","data":{"error":"invalid_request","status":400}}}`},
+		{`{"jsonrpc":"2.0","id":true,"method":"multillm.tools.discover","params":{"query":"model"}}`, true,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid_request","data":{"error":"invalid_request","status":400}}}`},
+		{` {"jsonrpc":"2.0","id":"r1","method":"multillm.tools.discover","params":{"query":"model"}} `, true,
+			`{"jsonrpc":"2.0","id":"r1","result":{"tools":[*`},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, false, ``},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"model_search"}}`, false, ``},
+		{`[{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"model"}}]`, false, ``},
+		{`not json`, false, ``},
+		{``, false, ``},
+	} {
+		resp, handled := d.HandleJSONRPC(ctx, alice, []byte(tc.msg))
+		if handled != tc.handled {
+			t.Errorf("HandleJSONRPC(%s) handled = %v, want %v", tc.msg, handled, tc.handled)
+		}
+		got := string(resp)
+		if p, ok := strings.CutSuffix(tc.want, "*"); ok {
+			if !strings.HasPrefix(got, p) {
+				t.Errorf("HandleJSONRPC(%s) = %.120s, want prefix %s", tc.msg, got, p)
+			}
+		} else if got != tc.want {
+			t.Errorf("HandleJSONRPC(%s) =\n%s\nwant\n%s", tc.msg, got, tc.want)
+		}
+		if handled && !json.Valid(resp) {
+			t.Errorf("HandleJSONRPC(%s): response is not JSON", tc.msg)
+		}
+	}
+	// A notification: handled, no response, no grant read.
+	dn := newDiscoverer(cat, forbiddenReader{t}, nil)
+	resp, handled := dn.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","method":"multillm.tools.discover","params":{"query":"model"}}`))
+	if !handled || resp != nil {
+		t.Errorf("notification: %s, %v; want nil, true", resp, handled)
+	}
+}
