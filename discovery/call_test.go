@@ -283,8 +283,8 @@ func TestCallHostCheck(t *testing.T) {
 	}
 	n := len(calls)
 	for _, c := range []discovery.Call{
-		{Tool: "model_get", Arguments: json.RawMessage(`{"text":"x"}`)},                                              // 403
-		{Tool: "job_run", Arguments: json.RawMessage(`{}`)},                                                         // 400
+		{Tool: "model_get", Arguments: json.RawMessage(`{"text":"x"}`)},                                                 // 403
+		{Tool: "job_run", Arguments: json.RawMessage(`{}`)},                                                             // 400
 		{Tool: "job_run", Arguments: json.RawMessage(`{"name":"x"}`), ContractPin: "sha256:" + strings.Repeat("1", 64)}, // 409
 	} {
 		if err := d.AuthorizeCall(ctx, alice, c); err == nil || err == hostErr {
