@@ -1,0 +1,55 @@
+package rank
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestAnalyze(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		// Names split at snake, kebab, dotted and camelCase boundaries.
+		{"list_branches", []string{"list", "branch"}},
+		{"API-get-block-children", []string{"api", "get", "block", "children"}},
+		{"monitor.metrics.query", []string{"monitor", "metric", "query"}},
+		{"getPullRequestReviews", []string{"get", "pull", "request", "review"}},
+		{"HTTPServerConfig", []string{"http", "server", "configuration"}},
+		{"list all VMs and IDs", []string{"list", "virtual", "machin", "ids"}},
+		{"getV2Config", []string{"get", "v2", "configuration"}},
+		// Plurals and verb forms fold to one stem.
+		{"listing lists listed", []string{"list", "list", "list"}},
+		{"creating creates created create", []string{"creat", "creat", "creat", "creat"}},
+		{"running merging queries addresses", []string{"run", "merg", "query", "address"}},
+		{"copied copying status analysis", []string{"copy", "copy", "status", "analysis"}},
+		// Stop words vanish; a query of them only has no terms (DISC-6).
+		{"the of and to with", nil},
+		{"I want to find a file", []string{"find", "fil"}},
+		// Abbreviations expand.
+		{"PR", []string{"pull", "request"}},
+		{"approve MRs", []string{"approv", "merg", "request"}},
+		{"repo db k8s", []string{"repository", "databas", "kubernetes"}},
+		// Accents, width and case fold.
+		{"Crème BRÛLÉE", []string{"crem", "brule"}},
+		{"Straße", []string{"strass"}},
+		{"ＣＲＥＡＴＥ", []string{"creat"}},
+		{"naïve café", []string{"naiv", "caf"}},
+		// CJK runs become character bigrams; a lone character stays a unigram.
+		{"创建代码仓库", []string{"创建", "建代", "代码", "码仓", "仓库"}},
+		{"ファイル一覧", []string{"ファ", "ァイ", "イル", "ル一", "一覧"}},
+		{"库", []string{"库"}},
+		{"user's files", []string{"user", "fil"}},
+		{"", nil},
+		{"\xff\xfe bad utf8", []string{"bad", "utf8"}},
+	}
+	for _, tt := range tests {
+		got := Analyze(tt.in)
+		if len(got) == 0 {
+			got = nil
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Analyze(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
