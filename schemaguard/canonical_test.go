@@ -555,7 +555,7 @@ func TestRealCatalogs(t *testing.T) {
 	}
 }
 
-// SPEC PERF-5 is the cursor's; this is the allocation promise of Canonicalize: with room
+// The allocation promise of Canonicalize (package doc): with room
 // in dst and a warm pool, a call allocates nothing.
 func TestCanonicalizeAllocations(t *testing.T) {
 	if raceEnabled {
