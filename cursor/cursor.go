@@ -7,15 +7,15 @@
 //
 //	version (1 byte, 0x01) | ciphertext (16 bytes) | tag (16 bytes)
 //
-// The ciphertext is one AES-256 block encrypting the page offset and the first-issue time
-// (two big-endian int64: offset, Unix nanoseconds), so neither appears in clear (SPEC
-// CURSOR-6). The tag is HMAC-SHA256 truncated to 128 bits over the version, the ciphertext
-// and the binding; the binding itself is never in the token,
-// only authenticated by it (encrypt-then-MAC). Both the AES key and the HMAC key are
-// derived with HMAC-SHA256 from one 32-byte key read from crypto/rand when the Signer
-// is created, held only in memory and never returned, logged or formatted (SPEC
-// CURSOR-1). A token of another Signer, for example one from before a restart, fails
-// the MAC and answers ErrInvalid.
+// The ciphertext is one AES-256 block encrypting the page offset and the first-issue
+// time (two big-endian int64: offset, Unix nanoseconds), so neither appears in clear
+// (SPEC CURSOR-6). The tag is HMAC-SHA256, truncated to 128 bits, over the version, the
+// ciphertext and the binding: the binding is authenticated by the token, never carried
+// in it (encrypt-then-MAC). The AES and HMAC keys are derived with HMAC-SHA256 from 32
+// bytes of crypto/rand drawn when the Signer is created and then discarded; the derived
+// keys live only in the Signer's memory and are never returned, logged or formatted
+// (SPEC CURSOR-1). A token of another Signer, for example one from before a restart,
+// fails the MAC and answers ErrInvalid. Tags are compared in constant time.
 //
 // Decisions where SPEC is silent:
 //   - Encryption is deterministic: sealing the same offset, issue time and binding twice
