@@ -1,0 +1,287 @@
+// Command mcpserver is a real MCP server with deferred tool discovery: the official MCP
+// Go SDK serving a catalog over stdio or streamable HTTP, with narrowed tools/list,
+// gated tools/call, the multillm.tools.discover method and a search_tools tool.
+//
+// Usage:
+//
+//	go run ./examples/mcpserver [flags]
+//
+// Flags:
+//
+//	-catalog FILE      a JSON array of MCP tool definitions (default: the embedded demo catalog)
+//	-grants FILE       a JSON array of {"principal","tool","scopes","effect","revision"} rows
+//	                   (default: the demo grants)
+//	-db sqlite:PATH    read grants from a SQLite database instead of -grants
+//	-principal ID      the principal of the stdio session (default alice)
+//	-scopes a,b        its scopes (default: the demo principal alice's scopes)
+//	-http ADDR         serve streamable HTTP on ADDR instead of stdio
+//	-tokens FILE       with -http: a JSON object mapping bearer tokens to
+//	                   {"principal": ID, "scopes": [...]}; required with -http
+//	-discovery-tool N  name of the discovery tool ("" for none; default search_tools)
+//
+// DEFERRED_TOOLS_ENABLED turns discovery on (see discovery.SwitchFromEnv); while it is
+// off the server is a plain go-sdk server of the same tools. The catalog has no
+// handlers: a call that passes authorisation and validation answers a text result
+// naming the tool, so any catalog can be served.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/examples/internal/demo"
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/mcpsdk"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpserver:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the parsed command line.
+type config struct {
+	catalog, grants, db, principal, scopes, http, tokens, tool string
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("mcpserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := &config{}
+	fs.StringVar(&c.catalog, "catalog", "", "`FILE` holding a JSON array of MCP tool definitions (default: the embedded demo catalog)")
+	fs.StringVar(&c.grants, "grants", "", "`FILE` holding a JSON array of {\"principal\",\"tool\",\"scopes\",\"effect\",\"revision\"} rows (default: the demo grants)")
+	fs.StringVar(&c.db, "db", "", "grant store `sqlite:PATH`, instead of -grants")
+	fs.StringVar(&c.principal, "principal", demo.Alice.ID, "principal `ID` of the stdio session")
+	fs.StringVar(&c.scopes, "scopes", strings.Join(demo.Alice.Scopes, ","), "comma-separated `scopes` of the stdio principal")
+	fs.StringVar(&c.http, "http", "", "serve streamable HTTP on `ADDR` instead of stdio")
+	fs.StringVar(&c.tokens, "tokens", "", "with -http: `FILE` mapping bearer tokens to {\"principal\",\"scopes\"}")
+	fs.StringVar(&c.tool, "discovery-tool", discovery.DefaultToolName, "`name` of the discovery tool; empty for none")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.db != "" && c.grants != "" {
+		return nil, errors.New("-db and -grants are exclusive")
+	}
+	if (c.http == "") != (c.tokens == "") {
+		return nil, errors.New("-http and -tokens go together: HTTP callers are authenticated by bearer token")
+	}
+	return c, nil
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, lookup func(string) (string, bool)) error {
+	c, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	tools, err := loadCatalog(c.catalog)
+	if err != nil {
+		return err
+	}
+	cat, err := discovery.NewCatalog(tools, nil)
+	if err != nil {
+		return err
+	}
+	store, err := openGrants(ctx, c)
+	if err != nil {
+		return err
+	}
+	d := discovery.New(&discovery.Options{
+		Enabled: discovery.SwitchFromEnv(lookup, logger),
+		Catalog: cat,
+		Grants:  store,
+	})
+	opts := &mcpsdk.Options{DiscoveryTool: c.tool}
+	if c.http == "" {
+		opts.Principal = mcpsdk.StaticPrincipal(grants.Principal{ID: c.principal, Scopes: splitScopes(c.scopes)})
+	} // over HTTP: mcpsdk.TokenInfoPrincipal, from the bearer token
+	a := mcpsdk.New(d, opts)
+	server, err := newServer(cat, logger)
+	if err != nil {
+		return err
+	}
+	a.Install(server)
+	logger.Info("mcpserver", "tools", cat.Len(), "discovery", d.Enabled())
+
+	if c.http == "" {
+		t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+		err := server.Run(ctx, a.Transport(t))
+		if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+			return nil
+		}
+		return err
+	}
+	verify, err := loadTokens(c.tokens)
+	if err != nil {
+		return err
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Logger: logger})
+	handler := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(a.Handler(h))
+	ln, err := net.Listen("tcp", c.http)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "mcpserver: listening on http://%s/\n", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func splitScopes(s string) []string {
+	var out []string
+	for _, sc := range strings.Split(s, ",") {
+		if sc = strings.TrimSpace(sc); sc != "" {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+func loadCatalog(path string) ([]json.RawMessage, error) {
+	if path == "" {
+		return demo.Tools(), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var tools []json.RawMessage
+	if err := json.Unmarshal(data, &tools); err != nil {
+		return nil, fmt.Errorf("-catalog: not a JSON array of tool definitions: %w", err)
+	}
+	return tools, nil
+}
+
+// openGrants returns the grant store the flags name.
+func openGrants(ctx context.Context, c *config) (grants.Reader, error) {
+	if c.db != "" {
+		return openDB(ctx, c.db)
+	}
+	rows := demo.Rows()
+	if c.grants != "" {
+		data, err := os.ReadFile(c.grants)
+		if err != nil {
+			return nil, err
+		}
+		if rows, err = demo.ParseRows(data); err != nil {
+			return nil, fmt.Errorf("-grants: %w", err)
+		}
+	}
+	m := grants.NewMemory()
+	for i, r := range rows {
+		if r.Revision == 0 {
+			r.Revision = 1 // the store assigns revisions; a file may leave them out
+		}
+		if err := grants.CheckRow(r); err != nil {
+			return nil, fmt.Errorf("-grants: row %d: %w", i, err)
+		}
+		if _, err := m.Put(ctx, r); err != nil {
+			return nil, fmt.Errorf("-grants: row %d: %w", i, err)
+		}
+	}
+	return m, nil
+}
+
+// newServer returns a go-sdk server with every catalog tool registered; a call answers
+// a text result naming the tool, since the catalog has no handlers.
+func newServer(cat *discovery.Catalog, logger *slog.Logger) (*mcp.Server, error) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "deferredtools-mcpserver", Version: "v0.1.0"}, &mcp.ServerOptions{Logger: logger})
+	for _, name := range cat.Names() {
+		def, _ := cat.Tool(name)
+		t, err := sdkTool(def)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", name, err)
+		}
+		server.AddTool(t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{
+				Text: "tool " + name + " accepted the call; this catalog has no handler for it",
+			}}}, nil
+		})
+	}
+	return server, nil
+}
+
+// sdkTool converts a canonical definition to the SDK's Tool, keeping the schemas as
+// their exact bytes.
+func sdkTool(def json.RawMessage) (*mcp.Tool, error) {
+	var t mcp.Tool
+	if err := json.Unmarshal(def, &t); err != nil {
+		return nil, err
+	}
+	var schemas struct {
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+	}
+	if err := json.Unmarshal(def, &schemas); err != nil {
+		return nil, err
+	}
+	t.InputSchema = schemas.InputSchema
+	if schemas.OutputSchema != nil {
+		t.OutputSchema = schemas.OutputSchema
+	}
+	return &t, nil
+}
+
+// tokenEntry is one bearer token of the -tokens file.
+type tokenEntry struct {
+	Principal string   `json:"principal"`
+	Scopes    []string `json:"scopes"`
+}
+
+func loadTokens(path string) (auth.TokenVerifier, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var tokens map[string]tokenEntry
+	if err := json.Unmarshal(data, &tokens); err != nil {
+		return nil, fmt.Errorf("-tokens: not a JSON object of token entries: %w", err)
+	}
+	for _, e := range tokens {
+		if e.Principal == "" {
+			return nil, errors.New("-tokens: an entry has no principal")
+		}
+	}
+	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		e, ok := tokens[token]
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: e.Principal, Scopes: e.Scopes}, nil
+	}, nil
+}

@@ -1,0 +1,124 @@
+package mcpsdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deferredtools/deferredtools/discovery"
+)
+
+// Handler returns next (usually the SDK's mcp.StreamableHTTPHandler) with the discover
+// method answered: a POST whose application/json body is one JSON-RPC message for the
+// Discoverer's method is answered here, with the bytes of Discoverer.HandleJSONRPC;
+// every other request reaches next with its body unchanged. The principal is the
+// PrincipalFunc's, called with the request's auth.TokenInfo and header. A refusal
+// answers its HTTP status (SPEC ERR-1) with the JSON-RPC error as body; a discover
+// notification answers 202. While the switch is off Handler returns next itself (SPEC
+// FLAG-2).
+//
+// Put the host's authentication (for example auth.RequireBearerToken) in front of
+// Handler, so that discover requests are authenticated like every other.
+func (a *Adapter) Handler(next http.Handler) http.Handler {
+	if !a.d.Enabled() {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil || !isJSON(r.Header.Get("Content-Type")) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.opts.MaxRequestBodyBytes))
+		r.Body.Close()
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+				return
+			}
+			http.Error(w, "failed to read body", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if !a.callsDiscover(body) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx := r.Context()
+		extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(ctx), Header: r.Header}
+		var resp []byte
+		status := http.StatusOK
+		p, err := a.principal(ctx, extra)
+		if err != nil {
+			resp, status = discovery.AppendJSONRPCError(nil, requestID(body), err), http.StatusUnauthorized
+		} else {
+			var handled bool
+			resp, handled = a.d.HandleJSONRPC(ctx, p, body)
+			if !handled { // not a single well-formed message after all: the SDK decides
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				next.ServeHTTP(w, r)
+				return
+			}
+			status = responseStatus(resp)
+		}
+		if resp == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(resp)
+	})
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
+
+// callsDiscover reports whether body is one JSON-RPC message (not a batch) whose
+// method is the Discoverer's.
+func (a *Adapter) callsDiscover(body []byte) bool {
+	b := bytes.TrimSpace(body)
+	if len(b) == 0 || b[0] != '{' {
+		return false
+	}
+	var env struct {
+		Method *string `json:"method"`
+	}
+	return json.Unmarshal(b, &env) == nil && env.Method != nil && *env.Method == a.d.Method()
+}
+
+// requestID returns the raw id of a request body, or nil.
+func requestID(body []byte) json.RawMessage {
+	var env struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(body, &env)
+	return env.ID
+}
+
+// responseStatus returns the HTTP status of a HandleJSONRPC response: 200 for a
+// result, the error's data.status for an error.
+func responseStatus(resp []byte) int {
+	var env struct {
+		Error *struct {
+			Data struct {
+				Status int `json:"status"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if !bytes.Contains(resp, []byte(`"error":{`)) || json.Unmarshal(resp, &env) != nil || env.Error == nil {
+		return http.StatusOK
+	}
+	if s := env.Error.Data.Status; s >= 400 && s < 600 {
+		return s
+	}
+	return http.StatusBadRequest
+}

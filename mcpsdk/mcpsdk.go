@@ -1,0 +1,160 @@
+package mcpsdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
+)
+
+// A PrincipalFunc returns the authenticated caller of one request. extra is the SDK's
+// request extra (auth.TokenInfo and HTTP header on streamable HTTP); it is nil on
+// stdio and in-memory transports. An error refuses the request with unauthenticated
+// (HTTP 401); its text never reaches the wire. It must be safe for concurrent use.
+type PrincipalFunc func(ctx context.Context, extra *mcp.RequestExtra) (grants.Principal, error)
+
+// ErrNoPrincipal is the error TokenInfoPrincipal returns when a request carries no
+// authenticated user.
+var ErrNoPrincipal = errors.New("mcpsdk: no authenticated principal")
+
+// StaticPrincipal returns a PrincipalFunc that answers p for every request: the usual
+// choice for a stdio server, whose one client the host authenticated at launch.
+func StaticPrincipal(p grants.Principal) PrincipalFunc {
+	return func(context.Context, *mcp.RequestExtra) (grants.Principal, error) { return p, nil }
+}
+
+// TokenInfoPrincipal is the PrincipalFunc that reads the go-sdk's auth.TokenInfo, from
+// extra or else from ctx (where auth.RequireBearerToken puts it): the principal ID is
+// TokenInfo.UserID and its scopes TokenInfo.Scopes. Without a TokenInfo, or with an
+// empty UserID, it answers ErrNoPrincipal.
+func TokenInfoPrincipal(ctx context.Context, extra *mcp.RequestExtra) (grants.Principal, error) {
+	var ti *auth.TokenInfo
+	if extra != nil {
+		ti = extra.TokenInfo
+	}
+	if ti == nil {
+		ti = auth.TokenInfoFromContext(ctx)
+	}
+	if ti == nil || ti.UserID == "" {
+		return grants.Principal{}, ErrNoPrincipal
+	}
+	return grants.Principal{ID: ti.UserID, Scopes: ti.Scopes}, nil
+}
+
+// Options configure an Adapter. A nil *Options means all defaults; New copies it.
+type Options struct {
+	// Principal identifies the caller of each request. Nil means TokenInfoPrincipal.
+	Principal PrincipalFunc
+	// DiscoveryTool, when not empty, is the name of the discovery tool the adapter
+	// lists and answers while the switch is on, for clients that cannot send the
+	// discover method (see discovery.ToolDefinition). It must not name a catalog tool.
+	// Empty: no discovery tool.
+	DiscoveryTool string
+	// MaxRequestBodyBytes bounds the HTTP request body Handler reads to look for the
+	// discover method. Zero means mcp.DefaultMaxRequestBodyBytes, the SDK's own default.
+	MaxRequestBodyBytes int64
+}
+
+// An Adapter connects one Discoverer to go-sdk servers, transports and HTTP handlers.
+// It is safe for concurrent use and may serve many servers and sessions.
+type Adapter struct {
+	d       *discovery.Discoverer
+	opts    Options
+	toolDef json.RawMessage // the discovery tool's definition, or nil
+	names   nameCache
+}
+
+// New returns an Adapter for d, which must not be nil. opts is copied; nil means
+// defaults.
+func New(d *discovery.Discoverer, opts *Options) *Adapter {
+	a := &Adapter{d: d}
+	if opts != nil {
+		a.opts = *opts
+	}
+	if a.opts.Principal == nil {
+		a.opts.Principal = TokenInfoPrincipal
+	}
+	if a.opts.MaxRequestBodyBytes == 0 {
+		a.opts.MaxRequestBodyBytes = mcp.DefaultMaxRequestBodyBytes
+	}
+	if a.opts.DiscoveryTool != "" {
+		a.toolDef = discovery.ToolDefinition(a.opts.DiscoveryTool)
+	}
+	return a
+}
+
+// Discoverer returns the Discoverer the adapter serves.
+func (a *Adapter) Discoverer() *discovery.Discoverer { return a.d }
+
+// Install adds the adapter's receiving middleware (see Middleware) to s. While the
+// switch is off it adds nothing.
+func (a *Adapter) Install(s *mcp.Server) {
+	if !a.d.Enabled() {
+		return
+	}
+	s.AddReceivingMiddleware(a.Middleware())
+}
+
+// Error codes the adapter adds to discovery's (SPEC ERR-1 covers the others).
+const (
+	// CodeUnauthenticated answers a request whose PrincipalFunc failed: HTTP 401.
+	CodeUnauthenticated = "unauthenticated"
+	// CodeCallRefused answers a tools/call the host's CheckCall refused with an error
+	// that is neither a *discovery.Error nor a *jsonrpc.Error: HTTP 403.
+	CodeCallRefused = "tool_call_refused"
+)
+
+func errUnauthenticated() *discovery.Error {
+	return &discovery.Error{Code: CodeUnauthenticated, Status: http.StatusUnauthorized, JSONRPCCode: discovery.JSONRPCServerError}
+}
+
+func errCallRefused() *discovery.Error {
+	return &discovery.Error{Code: CodeCallRefused, Status: http.StatusForbidden, JSONRPCCode: discovery.JSONRPCServerError}
+}
+
+// rpcError maps err to the JSON-RPC error the SDK writes:
+// {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}. A *jsonrpc.Error
+// (the host chose its wire form) and a context error pass unchanged; anything else
+// that is not a *discovery.Error becomes unknown, so that no foreign text reaches the
+// wire (SPEC ERR-2).
+func rpcError(err error, unknown *discovery.Error) error {
+	var de *discovery.Error
+	if errors.As(err, &de) {
+		return wireError(de)
+	}
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return je
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return wireError(unknown)
+}
+
+func wireError(e *discovery.Error) *jsonrpc.Error {
+	data := make([]byte, 0, 64)
+	data = append(data, `{"error":`...)
+	data = strconv.AppendQuote(data, e.Code)
+	data = append(data, `,"status":`...)
+	data = strconv.AppendInt(data, int64(e.Status), 10)
+	data = append(data, '}')
+	return &jsonrpc.Error{Code: int64(e.JSONRPCCode), Message: e.Code, Data: data}
+}
+
+// principal runs the host's PrincipalFunc; a failure is unauthenticated.
+func (a *Adapter) principal(ctx context.Context, extra *mcp.RequestExtra) (grants.Principal, error) {
+	p, err := a.opts.Principal(ctx, extra)
+	if err != nil {
+		return grants.Principal{}, errUnauthenticated()
+	}
+	return p, nil
+}

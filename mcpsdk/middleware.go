@@ -1,0 +1,251 @@
+package mcpsdk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
+)
+
+// MetaContractDigest is the _meta member that carries the contract digest: in
+// tools/list results, and, as the client's pin, in tools/call params (SPEC CONTRACT-2).
+const MetaContractDigest = "contract_digest"
+
+// Middleware returns the receiving middleware: it narrows tools/list, gates
+// tools/call, answers the discovery tool and passes every other method to next
+// untouched. While the switch is off it is the identity (SPEC FLAG-2).
+func (a *Adapter) Middleware() mcp.Middleware {
+	if !a.d.Enabled() {
+		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case "tools/list":
+				return a.listTools(ctx, next, method, req)
+			case "tools/call":
+				if r, ok := req.(*mcp.CallToolRequest); ok {
+					return a.callTool(ctx, next, method, r)
+				}
+				return nil, wireError(discovery.ErrToolNotGranted) // unreachable with the SDK: fail closed
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// listTools narrows one page of the SDK's tools/list (SPEC VIS-3, PAGE-5).
+func (a *Adapter) listTools(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+	p, err := a.principal(ctx, req.GetExtra())
+	if err != nil {
+		return nil, rpcError(err, nil)
+	}
+	list, err := a.d.ListTools(ctx, p)
+	if err != nil {
+		return nil, rpcError(err, discovery.ErrGrantsUnavailable)
+	}
+	res, err := next(ctx, method, req)
+	if err != nil {
+		return nil, err
+	}
+	lr, ok := res.(*mcp.ListToolsResult)
+	if !ok || lr == nil {
+		// Another middleware changed the result's type: it cannot be narrowed, so
+		// nothing is listed rather than everything.
+		return nil, wireError(discovery.ErrCatalogUnavailable)
+	}
+	authorized := make(map[string]json.RawMessage, len(list.Tools))
+	for _, t := range list.Tools {
+		authorized[a.names.name(t)] = t
+	}
+	out := &listResult{ListToolsResult: lr, tools: make([]json.RawMessage, 0, len(lr.Tools)+1)}
+	for _, t := range lr.Tools {
+		if t == nil {
+			continue
+		}
+		if def, ok := authorized[t.Name]; ok && t.Name != a.opts.DiscoveryTool {
+			out.tools = append(out.tools, def)
+		}
+	}
+	if a.toolDef != nil && lr.NextCursor == "" {
+		out.tools = append(out.tools, a.toolDef)
+	}
+	if lr.Meta == nil {
+		lr.Meta = mcp.Meta{}
+	}
+	lr.Meta[MetaContractDigest] = list.ContractDigest
+	return out, nil
+}
+
+// listResult is a tools/list result whose tools are served as their canonical bytes.
+// Embedding the SDK's result keeps the methods the SDK calls on results (its _meta
+// annotations land in the embedded value), and MarshalJSON writes the embedded result
+// with the canonical tools in place of its own.
+type listResult struct {
+	*mcp.ListToolsResult
+	tools []json.RawMessage
+}
+
+// MarshalJSON writes the embedded result's members in their order, "tools" replaced
+// by the canonical definitions.
+func (r *listResult) MarshalJSON() ([]byte, error) {
+	inner := *r.ListToolsResult
+	inner.Tools = []*mcp.Tool{}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as the SDK encodes: the canonical bytes stay as they are
+	if err := enc.Encode(&inner); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(&buf)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("mcpsdk: tools/list result is not an object")
+	}
+	size := 16
+	for _, t := range r.tools {
+		size += len(t) + 1
+	}
+	out := make([]byte, 0, size+buf.Len()+64)
+	out = append(out, '{')
+	first, wroteTools := true, false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if !first {
+			out = append(out, ',')
+		}
+		first = false
+		out = strconv.AppendQuote(out, key)
+		out = append(out, ':')
+		if key == "tools" {
+			out = appendTools(out, r.tools)
+			wroteTools = true
+			continue
+		}
+		out = append(out, v...)
+	}
+	if !wroteTools {
+		if !first {
+			out = append(out, ',')
+		}
+		out = append(out, `"tools":`...)
+		out = appendTools(out, r.tools)
+	}
+	return append(out, '}'), nil
+}
+
+func appendTools(dst []byte, tools []json.RawMessage) []byte {
+	dst = append(dst, '[')
+	for i, t := range tools {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, t...)
+	}
+	return append(dst, ']')
+}
+
+// nameCache remembers the name of each canonical definition, keyed by the address of
+// its bytes (a catalog version's bytes never change), so tools/list parses each
+// definition once. A full cache is cleared, not evicted entry by entry.
+type nameCache struct {
+	mu sync.Mutex
+	m  map[*byte]string
+}
+
+const maxNames = 1 << 16
+
+func (c *nameCache) name(def json.RawMessage) string {
+	if len(def) == 0 {
+		return ""
+	}
+	key := &def[0]
+	c.mu.Lock()
+	n, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	var f struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(def, &f) // canonical bytes from the catalog: always valid
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxNames {
+		c.m = make(map[*byte]string)
+	}
+	c.m[key] = f.Name
+	c.mu.Unlock()
+	return f.Name
+}
+
+// callTool gates one tools/call (SPEC CALL-1, CALL-2, CALL-6) or answers the discovery
+// tool.
+func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method string, req *mcp.CallToolRequest) (mcp.Result, error) {
+	params := req.Params
+	if params == nil {
+		return nil, wireError(discovery.ErrToolNotGranted)
+	}
+	p, err := a.principal(ctx, req.Extra)
+	if err != nil {
+		return nil, rpcError(err, nil)
+	}
+	if a.toolDef != nil && params.Name == a.opts.DiscoveryTool {
+		return a.discoveryTool(ctx, p, params.Arguments)
+	}
+	pin, _ := params.Meta[MetaContractDigest].(string)
+	err = a.d.AuthorizeCall(ctx, p, discovery.Call{Tool: params.Name, Arguments: params.Arguments, ContractPin: pin})
+	if err != nil {
+		var de *discovery.Error
+		if errors.As(err, &de) && de.Code == discovery.CodeInvalidArguments {
+			return invalidArguments(de), nil
+		}
+		return nil, rpcError(err, errCallRefused())
+	}
+	return next(ctx, method, req)
+}
+
+// invalidArguments is the tool result of a validation failure (SEP-1303): isError, and a
+// text naming the keyword and the schema location, never a value (SPEC ERR-2).
+func invalidArguments(e *discovery.Error) *mcp.CallToolResult {
+	text := "invalid arguments"
+	if e.Keyword != "" {
+		text += ": keyword " + strconv.Quote(e.Keyword) + " failed at schema location " + strconv.Quote(e.Path)
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// discoveryTool answers the discovery tool: the discover method's semantics, the page
+// as structured content.
+func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, args json.RawMessage) (mcp.Result, error) {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	res, err := a.d.DiscoverParams(ctx, p, args)
+	if err != nil {
+		var de *discovery.Error
+		if errors.As(err, &de) && de.JSONRPCCode == discovery.JSONRPCInvalidParams {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: de.Code}}}, nil
+		}
+		return nil, rpcError(err, discovery.ErrGrantsUnavailable)
+	}
+	page := res.AppendJSON(nil)
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(page)}},
+		StructuredContent: json.RawMessage(page),
+	}, nil
+}
