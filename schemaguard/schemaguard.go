@@ -55,7 +55,7 @@ func ContractDigest(digests [][32]byte) string {
 }
 
 // Limits bound a whole catalog, measured on canonical forms (SPEC CONTRACT-3).
-// A zero field means its default.
+// A zero or negative field means its default.
 type Limits struct {
 	MaxBytes int // total canonical bytes of all tools; default DefaultMaxBytes
 	MaxNodes int // total JSON nodes of all tools; default DefaultMaxNodes
@@ -86,9 +86,8 @@ func (e *LimitError) Error() string {
 	return "schemaguard: catalog exceeds the " + e.Limit + " limit of " + strconv.Itoa(e.Max)
 }
 
-// Check reports a *LimitError when total exceeds l.
-// A negative field means its default too. Bytes are checked first, then nodes, then
-// depth; a total equal to its limit passes.
+// Check reports a *LimitError when total exceeds l. Bytes are checked first, then
+// nodes, then depth; a total equal to its limit passes.
 func (l Limits) Check(total Measure) error {
 	orDefault := func(v, d int) int {
 		if v <= 0 {
