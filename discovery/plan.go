@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
@@ -202,10 +203,15 @@ func cloneMap(m map[string]Loading) map[string]Loading {
 // without a discovery path: a client-side plan defers only with the discovery tool
 // present, and defers nothing while a catalog tool bears the discovery tool's name.
 //
+// loaded names the tools the session has already discovered through the discovery
+// tool: a client-side plan sends those in full instead of deferring them, so the model
+// can call them. Names that are unknown or not authorised are ignored. A native plan
+// ignores loaded: the provider keeps what its own search loaded.
+//
 // Grants are reread, as for ListTools; errors are those of ListTools. While the switch
 // is off (SPEC FLAG-2) Plan reads no grant and defers nothing: every catalog tool is
 // sent in full.
-func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabilities) (*ToolPlan, error) {
+func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabilities, loaded ...string) (*ToolPlan, error) {
 	d := pl.d
 	cat, err := d.catalog(ctx)
 	if err != nil {
@@ -251,6 +257,15 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 	total := full - 2 - max(set.count-1, 0)
 	deferring := pl.met(set.count, total) && (plan.Mode == PlanNative || !v.taken)
 
+	var keep rank.Set // loaded tools a client-side plan sends in full
+	if deferring && plan.Mode == PlanClientSide && len(loaded) > 0 {
+		keep = rank.NewSet(cat.Len())
+		for _, name := range loaded {
+			if i, ok := cat.byName[name]; ok {
+				keep.Add(i)
+			}
+		}
+	}
 	var catalog strings.Builder
 	plan.Tools = make([]json.RawMessage, 0, set.count+1)
 	for i := range cat.tools {
@@ -258,7 +273,7 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 			continue
 		}
 		t := &cat.tools[i]
-		if !deferring || v.eager[i] {
+		if !deferring || v.eager[i] || keep != nil && keep.Has(i) {
 			plan.Tools = append(plan.Tools, t.canonical)
 			continue
 		}

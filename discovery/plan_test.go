@@ -272,7 +272,7 @@ func catalogNames(t testing.TB, catalog string) []string {
 
 // checkPlan asserts the invariants every plan keeps (SPEC PLAN-1, PLAN-2, PLAN-3) and
 // returns the names sent in full.
-func checkPlan(t *testing.T, f *planFixture, pol *discovery.DeferralPolicy, tools []planTool, plan *discovery.ToolPlan, native bool) {
+func checkPlan(t *testing.T, f *planFixture, pol *discovery.DeferralPolicy, tools []planTool, plan *discovery.ToolPlan, native bool, loaded ...string) {
 	t.Helper()
 	listed := f.listed(t)
 	toolName0 := discovery.DefaultToolName
@@ -297,7 +297,7 @@ func checkPlan(t *testing.T, f *planFixture, pol *discovery.DeferralPolicy, tool
 	deferring := wantThreshold(pol, len(listed), size) && (native || !taken)
 	var wantDeferred []string
 	for _, tl := range tools {
-		if _, ok := listed[tl.Name]; ok && deferring && !wantEager(pol, tl) {
+		if _, ok := listed[tl.Name]; ok && deferring && !wantEager(pol, tl) && (native || !slices.Contains(loaded, tl.Name)) {
 			wantDeferred = append(wantDeferred, tl.Name)
 		}
 	}
@@ -428,13 +428,22 @@ func TestPlanGeneratedInvariants(t *testing.T) {
 			f := newPlanFixture(t, tools, func(n string) bool { return !deny[n] }, vis, nil)
 			pol := genPolicy(r, tools)
 			pl := discovery.NewPlanner(f.d, pol)
+			var loaded []string // tools the session discovered, and names it may not see
+			if r.IntN(2) == 0 {
+				for _, tl := range tools {
+					if r.IntN(4) == 0 {
+						loaded = append(loaded, tl.Name)
+					}
+				}
+				loaded = append(loaded, "no_such_tool")
+			}
 			for _, native := range []bool{r.IntN(2) == 0, true, false} {
-				plan, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: native})
+				plan, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: native}, loaded...)
 				if err != nil {
 					t.Fatalf("Plan: %v", err)
 				}
-				checkPlan(t, f, pol, tools, plan, native)
-				again, err := discovery.NewPlanner(f.d, pol).Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: native})
+				checkPlan(t, f, pol, tools, plan, native, loaded...)
+				again, err := discovery.NewPlanner(f.d, pol).Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: native}, loaded...)
 				if err != nil {
 					t.Fatalf("Plan: %v", err)
 				}
@@ -637,6 +646,40 @@ func TestPlanPolicy(t *testing.T) {
 				t.Errorf("%s (native %v): a plan deferring nothing is %d bytes, want the full %d", tt.name, native, plan.Bytes(), plan.FullBytes)
 			}
 		}
+	}
+}
+
+// SPEC PLAN-1: tools a session discovered through the discovery tool are sent in full
+// by its later client-side plans, and leave the catalog; names it may not see change
+// nothing; a native plan leaves loading to the provider.
+func TestPlanLoaded(t *testing.T) {
+	ctx := context.Background()
+	tools := demoTools()
+	denied := tools[3].Name
+	f := newPlanFixture(t, tools, func(n string) bool { return n != denied }, discovery.Visibility{}, nil)
+	pl := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 1})
+	loaded := []string{tools[5].Name, tools[1].Name, denied, "no_such_tool"}
+	client, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{}, loaded...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent []string
+	for _, def := range client.Tools {
+		sent = append(sent, toolName(t, def))
+	}
+	if want := []string{tools[5].Name, tools[1].Name, discovery.DefaultToolName}; !slices.Equal(sent, want) {
+		t.Errorf("client-side tools = %q, want %q", sent, want)
+	}
+	if len(client.Deferred) != 9 || slices.Contains(client.Deferred, tools[1].Name) || strings.Contains(client.Catalog, tools[5].Name) || strings.Contains(client.Catalog, denied) {
+		t.Errorf("client-side plan still defers a loaded tool or lists a denied one: %q", client.Deferred)
+	}
+	checkPlan(t, f, &discovery.DeferralPolicy{MinTools: 1}, tools, client, false, loaded...)
+	native, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: true}, loaded...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(native.Deferred) != 11 {
+		t.Errorf("native plan defers %d tools, want all 11 authorised", len(native.Deferred))
 	}
 }
 
