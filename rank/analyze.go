@@ -26,17 +26,35 @@ type analyzer struct {
 	cjk   []rune // the current CJK run
 	out   []byte
 	ends  []int32
+	syn   []bool // syn[i] reports that term i is a synonym added to a query word
 	caser cases.Caser
+
+	synonyms bool    // add the synonyms of query words (for queries, not documents)
+	off      feature // features turned off, to measure what each one brings
 }
 
-func newAnalyzer() *analyzer {
-	return &analyzer{caser: cases.Fold()}
+// A feature is a step of analysis that can be turned off in evaluations.
+type feature uint
+
+const (
+	featSplit    feature = 1 << iota // split words at camelCase boundaries and at _ - . (else only spaces)
+	featStem                         // fold inflections
+	featStop                         // drop stop words
+	featAbbrev                       // expand abbreviations
+	featSynonyms                     // add synonyms to queries
+	featCJK                          // cut CJK runs into bigrams (else a run is one term)
+	featAccents                      // drop combining marks (else they stay in the term)
+)
+
+func newAnalyzer(off feature) *analyzer {
+	return &analyzer{caser: cases.Fold(), off: off}
 }
 
 // reset forgets the terms produced so far.
 func (a *analyzer) reset() {
 	a.out = a.out[:0]
 	a.ends = a.ends[:0]
+	a.syn = a.syn[:0]
 }
 
 // n reports the number of terms produced since the last reset.
@@ -131,8 +149,11 @@ func (a *analyzer) add(text string) {
 		c := classify(r)
 		switch c {
 		case clsMark:
-			i += size
-			continue // accents vanish without splitting the word
+			if a.off&featAccents == 0 {
+				i += size
+				continue // accents vanish without splitting the word
+			}
+			c = clsLower
 		case clsCJK:
 			a.flushWord()
 			prev = clsSep
@@ -141,6 +162,9 @@ func (a *analyzer) add(text string) {
 			continue
 		}
 		a.flushCJK()
+		if c == clsSep && a.off&featSplit != 0 && r != ' ' && r != '\n' && r != '\t' {
+			c = clsLower // only white space separates words
+		}
 		if c == clsSep {
 			// An apostrophe inside a word joins it ("user's" -> "users").
 			if isApostrophe(r) && len(a.word) > 0 && i+size < len(src) {
@@ -154,7 +178,7 @@ func (a *analyzer) add(text string) {
 			i += size
 			continue
 		}
-		if len(a.word) > 0 && c == clsUpper {
+		if len(a.word) > 0 && c == clsUpper && a.off&featSplit == 0 {
 			switch prev {
 			case clsLower, clsDigit:
 				a.flushWord() // listBranches, getV2Config
@@ -184,14 +208,20 @@ func (a *analyzer) flushCJK() {
 	if len(run) == 0 {
 		return
 	}
-	if len(run) == 1 {
-		a.out = utf8.AppendRune(a.out, run[0])
+	if len(run) == 1 || a.off&featCJK != 0 {
+		for _, r := range run {
+			a.out = utf8.AppendRune(a.out, r)
+		}
 		a.ends = append(a.ends, int32(len(a.out)))
+		a.syn = append(a.syn, false)
+		a.cjk = a.cjk[:0]
+		return
 	}
 	for i := 0; i+1 < len(run); i++ {
 		a.out = utf8.AppendRune(a.out, run[i])
 		a.out = utf8.AppendRune(a.out, run[i+1])
 		a.ends = append(a.ends, int32(len(a.out)))
+		a.syn = append(a.syn, false)
 	}
 	a.cjk = a.cjk[:0]
 }
@@ -241,18 +271,32 @@ func (a *analyzer) emitWord(w []byte) {
 	if utf8.RuneCount(w) < 2 {
 		return
 	}
-	if _, stop := stopWords[string(w)]; stop {
+	if _, stop := stopWords[string(w)]; stop && a.off&featStop == 0 {
 		return
 	}
-	if exp, ok := abbreviations[string(w)]; ok {
+	if exp, ok := abbreviations[string(w)]; ok && a.off&featAbbrev == 0 {
 		for _, e := range exp {
-			a.out = append(a.out, e...)
-			a.ends = append(a.ends, int32(len(a.out)))
+			a.emit(e, false)
 		}
 		return
 	}
-	a.out = append(a.out, stem(w)...)
+	if a.synonyms && a.off&featSynonyms == 0 {
+		if syn, ok := synonyms[string(w)]; ok {
+			for _, e := range syn {
+				a.emit(e, true)
+			}
+		}
+	}
+	if a.off&featStem == 0 {
+		w = stem(w)
+	}
+	a.emit(w, false)
+}
+
+func (a *analyzer) emit(term []byte, syn bool) {
+	a.out = append(a.out, term...)
 	a.ends = append(a.ends, int32(len(a.out)))
+	a.syn = append(a.syn, syn)
 }
 
 // appendTransform appends t applied to src to dst without allocating when dst has room.

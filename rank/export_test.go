@@ -10,7 +10,7 @@ func NewIndexParams(docs []Doc, p Params) *Index { return newIndex(docs, p) }
 
 // Analyze returns the terms of text.
 func Analyze(text string) []string {
-	a := newAnalyzer()
+	a := newAnalyzer(0)
 	a.add(text)
 	out := make([]string, a.n())
 	for i := range out {
@@ -18,3 +18,15 @@ func Analyze(text string) []string {
 	}
 	return out
 }
+
+const (
+	FeatSplit    = featSplit
+	FeatStem     = featStem
+	FeatStop     = featStop
+	FeatAbbrev   = featAbbrev
+	FeatSynonyms = featSynonyms
+	FeatCJK      = featCJK
+	FeatAccents  = featAccents
+)
+
+type Feature = feature

@@ -36,6 +36,7 @@ type params struct {
 	W     [numFields]float64 // field weights
 	B     [numFields]float64 // length normalisation strength per field
 	Pivot [numFields]float64 // length (in terms) at which a field is neither favoured nor penalised
+	Off   feature            // analysis features turned off (evaluations only)
 }
 
 var defaultParams = params{
@@ -82,7 +83,7 @@ type scratch struct {
 
 type qterm struct {
 	id  uint32
-	qtf int
+	qtf float64 // weight of the term in the query: 1 per occurrence, less for a synonym
 	wt  float64 // idf times query term frequency
 	ub  int64   // the largest contribution the term can make to a doc
 }
@@ -129,7 +130,7 @@ func newIndex(docs []Doc, p params) *Index {
 		sat float32
 	}
 	var lists [][]entry
-	an := newAnalyzer()
+	an := newAnalyzer(p.Off)
 	tf := make(map[uint32]*[numFields]uint16)
 	var seen []uint32
 	for i, d := range docs {
@@ -210,7 +211,9 @@ func newIndex(docs []Doc, p params) *Index {
 	ix.off[len(lists)] = uint32(len(ix.docs))
 	n := ix.n
 	ix.pool.New = func() any {
-		return &scratch{an: newAnalyzer(), acc: make([]int64, n)}
+		an := newAnalyzer(p.Off)
+		an.synonyms = true
+		return &scratch{an: an, acc: make([]int64, n)}
 	}
 	return ix
 }
@@ -272,16 +275,20 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		if !ok {
 			continue
 		}
+		w := 1.0
+		if s.an.syn[k] {
+			w = synonymWeight
+		}
 		dup := false
 		for j := range s.qterms {
 			if s.qterms[j].id == id {
-				s.qterms[j].qtf++
+				s.qterms[j].qtf += w
 				dup = true
 				break
 			}
 		}
 		if !dup {
-			s.qterms = append(s.qterms, qterm{id: id, qtf: 1})
+			s.qterms = append(s.qterms, qterm{id: id, qtf: w})
 		}
 	}
 	if len(s.qterms) == 0 {
@@ -323,7 +330,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 			continue
 		}
 		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
-		q.wt = idf * float64(q.qtf)
+		q.wt = idf * q.qtf
 		q.ub = contribution(q.wt, ix.maxSat[q.id])
 		live = append(live, q)
 	}

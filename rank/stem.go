@@ -104,12 +104,21 @@ var stopWords = set(
 	"would", "you", "your", "youre", "yours", "yourself", "yourselves", "id", "ll", "re",
 	"ve", "eg", "ie", "need", "needs", "help", "something", "anything", "thing", "things",
 	"hi", "hello", "hey", "thanks", "thank", "really", "know", "tell", "give", "able",
-	"looking", "wondering", "interested", "sure", "well", "now", "yes",
+	"looking", "wondering", "interested", "sure", "well", "now", "yes", "return", "returns",
+	"returned", "use", "uses", "used", "using",
 )
 
 // abbreviations maps an abbreviation common in tool names to the words it stands for
 // (already stemmed), applied to documents and queries alike: "PR" finds pull requests.
-var abbreviations = map[string][]string{}
+var abbreviations = map[string][][]byte{}
+
+// synonyms maps a folded query word to words tool catalogs use for the same thing
+// (already stemmed): "make" also looks for "create", "folder" for "directory". They are
+// added to queries only, at synonymWeight of the word's own weight.
+var synonyms = map[string][][]byte{}
+
+// synonymWeight is the query weight of a synonym relative to the word it came from.
+const synonymWeight = 0.5
 
 func init() {
 	for abbr, full := range map[string][]string{
@@ -134,7 +143,23 @@ func init() {
 		"rg":   {"resource", "group"},
 	} {
 		for _, f := range full {
-			abbreviations[abbr] = append(abbreviations[abbr], string(stem([]byte(f))))
+			abbreviations[abbr] = append(abbreviations[abbr], stem([]byte(f)))
+		}
+	}
+	for canon, words := range map[string][]string{
+		"create":    {"make", "add", "new", "generate"},
+		"delete":    {"remove", "erase", "drop", "destroy"},
+		"get":       {"fetch", "retrieve", "read", "show", "view", "display", "see", "check"},
+		"list":      {"show", "view", "display", "all", "enumerate"},
+		"update":    {"modify", "edit", "change", "set", "rename"},
+		"search":    {"find", "lookup", "look", "locate"},
+		"directory": {"folder", "folders"},
+		"run":       {"start", "launch", "execute", "trigger", "rerun"},
+		"user":      {"person", "people", "member", "members", "account"},
+	} {
+		c := stem([]byte(canon))
+		for _, w := range words {
+			synonyms[w] = append(synonyms[w], c)
 		}
 	}
 }

@@ -2,12 +2,29 @@ package rank_test
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/deferredtools/deferredtools/rank"
 )
 
 func variants(base rank.Params) []variant {
 	var vs []variant
+	for _, f := range []struct {
+		name string
+		off  rank.Feature
+	}{{"no split", rank.FeatSplit}, {"no stem", rank.FeatStem}, {"no stop words", rank.FeatStop},
+		{"no abbreviations", rank.FeatAbbrev}, {"no synonyms", rank.FeatSynonyms}, {"no CJK bigrams", rank.FeatCJK},
+		{"no accent folding", rank.FeatAccents}} {
+		p := base
+		p.Off = f.off
+		vs = append(vs, variant{f.name, p})
+	}
+	p := base
+	p.W = [3]float64{1, 1, 1}
+	vs = append(vs, variant{"equal field weights", p})
+	if os.Getenv("RANK_TUNE") == "features" {
+		return vs
+	}
 	for _, k1 := range []float64{0.6, 0.9, 1.5, 2} {
 		p := base
 		p.K1 = k1
