@@ -706,6 +706,61 @@ func TestPlanDiscoveryToolNameTaken(t *testing.T) {
 	}
 }
 
+// SPEC PLAN-2: plans made concurrently while the host swaps catalog versions each see
+// one version whole (run with -race).
+func TestPlanConcurrentCatalogSwap(t *testing.T) {
+	ctx := context.Background()
+	small, big := demoTools()[:4], demoTools()
+	f := newPlanFixture(t, big, nil, discovery.Visibility{}, nil)
+	var raws []json.RawMessage
+	for _, tl := range small {
+		raws = append(raws, tl.json())
+	}
+	smallCat, err := discovery.NewCatalog(raws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src discovery.SwappableCatalog
+	src.Store(f.cat)
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: &src, Grants: f.store})
+	pl := discovery.NewPlanner(d, &discovery.DeferralPolicy{MinTools: 8})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			if i%2 == 0 {
+				src.Store(smallCat)
+			} else {
+				src.Store(f.cat)
+			}
+		}
+	}()
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			for i := range 100 {
+				plan, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: (w+i)%2 == 0})
+				switch {
+				case err != nil:
+					errs <- err
+					return
+				case len(plan.Deferred) != 0 && len(plan.Deferred) != 12,
+					len(plan.Deferred) == 0 && len(plan.Tools) != 4:
+					errs <- fmt.Errorf("a plan mixed catalog versions: %d deferred, %d sent", len(plan.Deferred), len(plan.Tools))
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	<-done
+}
+
 // failReader fails the test when grants are read.
 type failReader struct{ t *testing.T }
 

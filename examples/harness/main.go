@@ -95,6 +95,27 @@ func run(w io.Writer, catalogsDir string) error {
 		printPlan(w, plan)
 	}
 
+	// The model without native search calls the discovery tool; the harness answers it
+	// with Discover, and the next request sends what it found in full.
+	const query = "roll out a new model version"
+	page, err := d.Discover(ctx, demo.Alice, discovery.Request{Query: query, Limit: 2})
+	if err != nil {
+		return err
+	}
+	var found []string
+	for _, def := range page.Tools {
+		found = append(found, toolName(def))
+	}
+	fmt.Fprintf(w, "\nthe model calls %s {\"query\": %q, \"limit\": 2}: %s\n",
+		discovery.DefaultToolName, query, strings.Join(found, ", "))
+	plan, err := pl.Plan(ctx, demo.Alice, discovery.ModelCapabilities{}, found...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "request 3, the same model: %s plan, %d deferred, %d bytes (catalog %d); full %d\n",
+		plan.Mode, len(plan.Deferred), plan.Bytes(), plan.CatalogBytes, plan.FullBytes)
+	fmt.Fprintf(w, "  sent in full: %s\n", strings.Join(eagerNames(plan), ", "))
+
 	if catalogsDir == "" {
 		return nil
 	}
@@ -142,16 +163,21 @@ func printPlan(w io.Writer, plan *discovery.ToolPlan) {
 	fmt.Fprintf(w, "  sent in full: %s\n", strings.Join(eagerNames(plan), ", "))
 }
 
+// toolName reads a tool definition's name.
+func toolName(def json.RawMessage) string {
+	var f struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(def, &f)
+	return f.Name
+}
+
 // eagerNames are the names of the tools a plan sends in full.
 func eagerNames(plan *discovery.ToolPlan) []string {
 	var names []string
 	for _, def := range plan.Tools {
-		var f struct {
-			Name string `json:"name"`
-		}
-		json.Unmarshal(def, &f)
-		if !slices.Contains(plan.Deferred, f.Name) {
-			names = append(names, f.Name)
+		if name := toolName(def); !slices.Contains(plan.Deferred, name) {
+			names = append(names, name)
 		}
 	}
 	return names
@@ -161,11 +187,7 @@ func eagerNames(plan *discovery.ToolPlan) []string {
 func eagerBytes(plan *discovery.ToolPlan) int {
 	n, count := 2, 0
 	for _, def := range plan.Tools {
-		var f struct {
-			Name string `json:"name"`
-		}
-		json.Unmarshal(def, &f)
-		if slices.Contains(plan.Deferred, f.Name) {
+		if slices.Contains(plan.Deferred, toolName(def)) {
 			continue
 		}
 		if count > 0 {

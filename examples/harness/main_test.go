@@ -30,7 +30,18 @@ func TestHarnessDemo(t *testing.T) {
 			t.Errorf("output lacks %q\n--- output:\n%s", want, got)
 		}
 	}
+	// SPEC PLAN-1: what the discovery tool found is sent in full on the next request.
+	m3 := regexp.MustCompile(`the model calls search_tools .*: (\S+), (\S+)\nrequest 3, the same model: client-side plan.*\n  sent in full: (.*)\n`).FindStringSubmatch(got)
+	if m3 == nil {
+		t.Fatalf("no third request after a discovery call:\n%s", got)
+	}
+	for _, name := range m3[1:3] {
+		if !strings.Contains(m3[3], name) {
+			t.Errorf("request 3 does not send the discovered %s in full: %s", name, m3[3])
+		}
+	}
 	native, client, _ := strings.Cut(got, "request 2")
+	client, _, _ = strings.Cut(client, "request 3")
 	if strings.Contains(native, "search_tools") || strings.Contains(native, "    - ") {
 		t.Errorf("the native plan shows client-side catalog text:\n%s", native)
 	}
