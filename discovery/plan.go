@@ -268,6 +268,18 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 	}
 	var catalog strings.Builder
 	plan.Tools = make([]json.RawMessage, 0, set.count+1)
+	if deferring {
+		plan.Deferred = make([]string, 0, set.count)
+		if plan.Mode == PlanClientSide {
+			size := len(pl.header)
+			for i := range cat.tools {
+				if set.bits.Has(i) {
+					size += len(v.lines[i])
+				}
+			}
+			catalog.Grow(size)
+		}
+	}
 	for i := range cat.tools {
 		if !set.bits.Has(i) {
 			continue
