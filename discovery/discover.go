@@ -117,13 +117,13 @@ func checkRequest(req *Request) error {
 
 // validQuery: non-empty, valid UTF-8, at most MaxQueryLength code points, no Cc.
 func validQuery(q string) bool {
-	if q == "" || len(q) > 4*MaxQueryLength {
+	if q == "" || len(q) > 4*MaxQueryLength || !utf8.ValidString(q) {
 		return false
 	}
 	n := 0
 	for _, r := range q {
-		if r == utf8.RuneError || unicode.Is(unicode.Cc, r) {
-			return false // RuneError: invalid UTF-8 (or a literal U+FFFD, refused alike)
+		if unicode.Is(unicode.Cc, r) {
+			return false
 		}
 		n++
 	}

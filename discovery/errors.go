@@ -22,12 +22,14 @@ const (
 	CodeValidationUnavailable = "tool_validation_unavailable" // 503, -32000
 	CodeGrantsUnavailable     = "grants_unavailable"          // 503, -32000
 	CodeCatalogUnavailable    = "catalog_unavailable"         // 503, -32000
+	CodeInternal              = "internal_error"              // 500, -32603: a foreign error
 )
 
 // JSON-RPC error codes used on the wire.
 const (
 	JSONRPCMethodNotFound = -32601
 	JSONRPCInvalidParams  = -32602
+	JSONRPCInternalError  = -32603
 	JSONRPCServerError    = -32000
 )
 
@@ -72,6 +74,8 @@ func newError(code string, cause error) *Error {
 		e.Status, e.JSONRPCCode = http.StatusConflict, JSONRPCServerError
 	case CodeSchemaTooLarge:
 		e.Status, e.JSONRPCCode = http.StatusRequestEntityTooLarge, JSONRPCServerError
+	case CodeInternal:
+		e.Status, e.JSONRPCCode = http.StatusInternalServerError, JSONRPCInternalError
 	default: // the 503 family
 		e.Status, e.JSONRPCCode = http.StatusServiceUnavailable, JSONRPCServerError
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strconv"
 
 	"github.com/deferredtools/deferredtools/grants"
@@ -21,14 +22,8 @@ func (d *Discoverer) HandleJSONRPC(ctx context.Context, p grants.Principal, msg 
 	if !d.opts.Enabled {
 		return nil, false
 	}
-	var env struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  string          `json:"method"`
-		Params  json.RawMessage `json:"params"`
-	}
-	trimmed := bytes.TrimSpace(msg)
-	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &env) != nil {
+	env, ok := parseEnvelope(msg)
+	if !ok {
 		return nil, false
 	}
 	if env.Method != d.method {
@@ -56,6 +51,76 @@ func (d *Discoverer) HandleJSONRPC(ctx context.Context, p grants.Principal, msg 
 	return append(out, envClose...), true
 }
 
+// envelope is the members of a JSON-RPC message the Discoverer reads.
+type envelope struct {
+	JSONRPC string
+	ID      json.RawMessage // nil when absent: a notification
+	Method  string
+	Params  json.RawMessage
+}
+
+// parseEnvelope reads a JSON-RPC message strictly: one object, member names matched
+// exactly, other members ignored. A duplicated jsonrpc, id, method or params member, a
+// non-string method or any syntax error reports false, leaving the message to the host:
+// an ambiguous message is never taken for a discover call.
+func parseEnvelope(msg []byte) (envelope, bool) {
+	var env envelope
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return env, false
+	}
+	var seen [4]bool
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return env, false
+		}
+		key, _ := t.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return env, false
+		}
+		var k int
+		switch key {
+		case "jsonrpc":
+			k = 0
+		case "id":
+			k = 1
+		case "method":
+			k = 2
+		case "params":
+			k = 3
+		default:
+			continue
+		}
+		if seen[k] {
+			return env, false
+		}
+		seen[k] = true
+		switch k {
+		case 0:
+			if json.Unmarshal(raw, &env.JSONRPC) != nil {
+				env.JSONRPC = "" // not a string: answered as an invalid request below
+			}
+		case 1:
+			env.ID = raw
+		case 2:
+			if raw[0] != '"' || json.Unmarshal(raw, &env.Method) != nil {
+				return env, false
+			}
+		case 3:
+			env.Params = raw
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return env, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return env, false
+	}
+	return env, true
+}
+
 // validID reports whether id is a JSON-RPC request id MCP allows: a string or a number.
 func validID(id json.RawMessage) bool {
 	if len(id) == 0 {
@@ -74,8 +139,8 @@ func validID(id json.RawMessage) bool {
 
 // AppendJSONRPCError appends the JSON-RPC error response for err to dst:
 // {"jsonrpc":"2.0","id":ID,"error":{"code":N,"message":"<code>","data":{"error":"<code>","status":S}}}.
-// An err that is not an *Error is reported as grants_unavailable's generic 503, so no
-// foreign error text ever reaches the wire (SPEC ERR-2).
+// An err that is not an *Error (a host's own error, say) is reported as internal_error
+// (500, -32603), so no foreign error text ever reaches the wire (SPEC ERR-2).
 func AppendJSONRPCError(dst []byte, id json.RawMessage, err error) []byte {
 	e := asError(err)
 	return appendRPCError(dst, id, e.JSONRPCCode, e.Code, e.Status)
@@ -90,7 +155,7 @@ func asError(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	return newError(CodeValidationUnavailable, err)
+	return newError(CodeInternal, err)
 }
 
 func appendRPCError(dst, id []byte, code int, name string, status int) []byte {
