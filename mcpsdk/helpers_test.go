@@ -93,18 +93,26 @@ func (r *countingReader) ReadGrants(ctx context.Context, id string) (*grants.Sna
 
 func newFixture(t testing.TB, o fixtureOptions) *fixture {
 	t.Helper()
+	f, err := buildFixture(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func buildFixture(o fixtureOptions) (*fixture, error) {
 	tools := o.tools
 	if tools == nil {
 		tools = testTools()
 	}
 	cat, err := discovery.NewCatalog(tools, nil)
 	if err != nil {
-		t.Fatalf("NewCatalog: %v", err)
+		return nil, fmt.Errorf("NewCatalog: %v", err)
 	}
 	mem := grants.NewMemory()
 	for _, r := range testRows() {
 		if _, err := mem.Put(context.Background(), r); err != nil {
-			t.Fatalf("Put: %v", err)
+			return nil, fmt.Errorf("Put: %v", err)
 		}
 	}
 	f := &fixture{cat: cat, reads: &countingReader{Reader: mem}}
@@ -114,20 +122,19 @@ func newFixture(t testing.TB, o fixtureOptions) *fixture {
 		pf = mcpsdk.StaticPrincipal(o.principal)
 	}
 	f.a = mcpsdk.New(f.d, &mcpsdk.Options{Principal: pf, DiscoveryTool: o.tool})
-	f.server = newSDKServer(t, cat, o.pageSize, &f.handled)
+	f.server = newSDKServer(cat, o.pageSize, &f.handled)
 	f.a.Install(f.server)
-	return f
+	return f, nil
 }
 
 // newSDKServer registers every catalog tool with a handler that names the tool.
-func newSDKServer(t testing.TB, cat *discovery.Catalog, pageSize int, handled *sync.Map) *mcp.Server {
-	t.Helper()
+func newSDKServer(cat *discovery.Catalog, pageSize int, handled *sync.Map) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ServerOptions{PageSize: pageSize})
 	for _, name := range cat.Names() {
 		def, _ := cat.Tool(name)
 		var tool mcp.Tool
 		if err := json.Unmarshal(def, &tool); err != nil {
-			t.Fatal(err)
+			panic(err) // canonical bytes of the catalog
 		}
 		var raw struct {
 			InputSchema json.RawMessage `json:"inputSchema"`
