@@ -1,5 +1,7 @@
 package validate
 
+import "encoding/binary"
+
 // maxExpDigits bounds the significant digits of a number's exponent: |exponent| < 10^9.
 // A larger exponent is a CALL-5 limit rather than a verdict.
 const maxExpDigits = 9
@@ -58,32 +60,20 @@ func parseDecimal(lit []byte) decimal {
 		}
 	}
 	// Leading zeros: in the integer digits, then (if all were zero) the fraction.
-	k := d.intS
-	for k < d.intE && lit[k] == '0' {
-		k++
-	}
+	k := zerosFrom(lit, d.intS, d.intE)
 	if k < d.intE {
 		d.sig0 = k - d.intS
 	} else {
-		f := d.fracS
-		for f < d.fracE && lit[f] == '0' {
-			f++
-		}
+		f := zerosFrom(lit, d.fracS, d.fracE)
 		d.sig0 = d.intE - d.intS + f - d.fracS
 	}
 	// Trailing zeros: in the fraction, then (if all were zero) the integer digits.
 	n := d.len()
-	f := d.fracE
-	for f > d.fracS && lit[f-1] == '0' {
-		f--
-	}
+	f := zerosBefore(lit, d.fracS, d.fracE)
 	if f > d.fracS {
 		d.sig1 = d.intE - d.intS + f - d.fracS
 	} else {
-		k := d.intE
-		for k > d.intS && lit[k-1] == '0' {
-			k--
-		}
+		k := zerosBefore(lit, d.intS, d.intE)
 		d.sig1 = k - d.intS
 	}
 	if d.sig1 < d.sig0 {
@@ -184,4 +174,26 @@ func (d *decimal) intValue(max int64) int64 {
 		return max
 	}
 	return v
+}
+
+const zeros8 = 0x3030303030303030 // "00000000"
+
+// zerosFrom answers the first index in [i, end) whose byte is not '0', or end.
+func zerosFrom(b []byte, i, end int) int {
+	for ; i+8 <= end && binary.LittleEndian.Uint64(b[i:]) == zeros8; i += 8 {
+	}
+	for i < end && b[i] == '0' {
+		i++
+	}
+	return i
+}
+
+// zerosBefore answers the smallest k in [start, end] such that b[k:end] is all '0'.
+func zerosBefore(b []byte, start, end int) int {
+	for ; end-8 >= start && binary.LittleEndian.Uint64(b[end-8:]) == zeros8; end -= 8 {
+	}
+	for end > start && b[end-1] == '0' {
+		end--
+	}
+	return end
 }

@@ -46,12 +46,15 @@ type state struct {
 	failPath string
 	path     []seg
 	bits     []uint64
-	pairs    []hpair
+	table    []hpair // uniqueItems hash table; i == 0 marks a free slot
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
 
-var hashSeed = maphash.MakeSeed()
+var (
+	hashSeed = maphash.MakeSeed()
+	numSeed  = maphash.String(hashSeed, "number")
+)
 
 // Validate validates args, the JSON text of one call's arguments. Empty text (or only
 // white space) means the call had no arguments and is validated as {}; any other text,
@@ -68,7 +71,7 @@ func (p *program) run(args []byte) (int, error) {
 	steps := st.steps
 	st.t.src = nil
 	st.p = nil
-	if cap(st.t.toks) > 1<<14 || cap(st.t.arena) > 1<<20 {
+	if cap(st.t.toks) > 1<<14 || cap(st.t.arena) > 4<<20 {
 		st.t = tape{}
 	}
 	statePool.Put(st)
@@ -91,7 +94,7 @@ func (st *state) run(p *program, args []byte) error {
 	st.p = p
 	st.steps, st.max = 0, p.lim.MaxSteps
 	st.quiet, st.kw, st.failPath = 0, "", ""
-	st.path, st.bits, st.pairs = st.path[:0], st.bits[:0], st.pairs[:0]
+	st.path, st.bits = st.path[:0], st.bits[:0]
 	lim := p.lim.tape()
 	lim.nodes -= p.nodes
 	if err := st.t.parse(args, lim, &st.steps); err != nil {
@@ -346,8 +349,8 @@ func (st *state) object(s *schema, i int32) status {
 	return pass
 }
 
-// unique checks uniqueItems on array i: pairwise for short arrays, else by sorting
-// value hashes and comparing only equal-hash neighbours.
+// unique checks uniqueItems on array i: pairwise for short arrays, else through a
+// hash table of the values, comparing only values of equal hash.
 func (st *state) unique(i int32) status {
 	t := &st.t
 	tk := t.toks[i]
@@ -364,30 +367,28 @@ func (st *state) unique(i int32) status {
 		}
 		return pass
 	}
+	// Hashing visits every node once and each insertion probes an open-addressing
+	// table; both are charged, and so is every probe and every deep comparison.
 	n := int(tk.n)
-	// Hashing visits every node once; a comparison of two hashes while sorting costs
-	// far less than a node visit, so sorting is charged n·log2(n)/8.
-	if !st.spend(int(tk.next-i) + n*bitsLen(n)/8) {
+	if !st.spend(int(tk.next - i)) {
 		return over
 	}
-	base := len(st.pairs)
-	defer func() { st.pairs = st.pairs[:base] }()
+	size := 1 << bitsLen(2*n)
+	mask := size - 1
+	st.table = slices.Grow(st.table[:0], size)[:size]
+	clear(st.table)
 	for e := i + 1; e < tk.next; e = t.toks[e].next {
-		st.pairs = append(st.pairs, hpair{h: hashValue(t, e), i: e})
-	}
-	ps := st.pairs[base:]
-	slices.SortFunc(ps, func(a, b hpair) int {
-		switch {
-		case a.h < b.h:
-			return -1
-		case a.h > b.h:
-			return 1
-		}
-		return int(a.i - b.i)
-	})
-	for a := 0; a < len(ps); a++ {
-		for b := a + 1; b < len(ps) && ps[b].h == ps[a].h; b++ {
-			if st.equal(t, ps[a].i, t, ps[b].i) {
+		h := hashValue(t, e)
+		for k := int(h) & mask; ; k = (k + 1) & mask {
+			slot := &st.table[k]
+			if slot.i == 0 {
+				slot.h, slot.i = h, e
+				break
+			}
+			if !st.spend(1) {
+				return over
+			}
+			if slot.h == h && st.equal(t, slot.i, t, e) {
 				return st.reject("uniqueItems")
 			}
 			if st.steps > st.max {
@@ -491,7 +492,7 @@ func hashValue(t *tape, i int32) uint64 {
 		if d.zero() {
 			return 0x44
 		}
-		h := uint64(d.exp) * 0x9e3779b97f4a7c15
+		h := numSeed ^ uint64(d.exp)*0x9e3779b97f4a7c15
 		if d.neg {
 			h ^= 0x55
 		}

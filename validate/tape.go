@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"unicode/utf8"
 )
@@ -40,8 +41,9 @@ type tape struct {
 	toks  []token
 	stack []int32
 	keys  []int32
-	nodes int // JSON values, keys excluded
-	units int // UTF-16 code units over all strings, keys included
+	table []hpair // duplicate-key hash table; i == 0 marks a free slot
+	nodes int     // JSON values, keys excluded
+	units int     // UTF-16 code units over all strings, keys included
 }
 
 // tapeLimits bound one parse.
@@ -250,25 +252,28 @@ func (t *tape) close(steps *int) error {
 		}
 		return nil
 	}
-	*steps += n * bitsLen(n) / 4 // a key comparison costs about a quarter of a node visit
-	slices.SortFunc(t.keys, t.cmpKeys)
-	for a := 1; a < n; a++ {
-		if string(t.str(t.keys[a-1])) == string(t.str(t.keys[a])) {
-			return errDuplicate
+	// Many keys: an open-addressing table of key hashes, one step per key and per probe.
+	*steps += n
+	size := 1 << bitsLen(2*n)
+	mask := size - 1
+	t.table = slices.Grow(t.table[:0], size)[:size]
+	clear(t.table)
+	for _, k := range t.keys {
+		key := t.str(k)
+		h := maphash.Bytes(hashSeed, key)
+		for p := int(h) & mask; ; p = (p + 1) & mask {
+			slot := &t.table[p]
+			if slot.i == 0 {
+				slot.h, slot.i = h, k
+				break
+			}
+			*steps++
+			if slot.h == h && string(t.str(slot.i)) == string(key) {
+				return errDuplicate
+			}
 		}
 	}
 	return nil
-}
-
-func (t *tape) cmpKeys(a, b int32) int {
-	x, y := t.str(a), t.str(b)
-	switch {
-	case string(x) < string(y):
-		return -1
-	case string(x) > string(y):
-		return 1
-	}
-	return 0
 }
 
 func bitsLen(n int) int {
@@ -295,18 +300,14 @@ func (t *tape) number(src []byte, i int, lim tapeLimits) (int, error) {
 	case c == '0':
 		i++
 	case c >= '1' && c <= '9':
-		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
-			i++
-		}
+		i = digitRun(src, i)
 	default:
 		return 0, errSyntax
 	}
 	if i < len(src) && src[i] == '.' {
 		i++
 		d := i
-		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
-			i++
-		}
+		i = digitRun(src, i)
 		if i == d {
 			return 0, errSyntax
 		}
@@ -343,6 +344,23 @@ func (t *tape) number(src []byte, i int, lim tapeLimits) (int, error) {
 	}
 	t.toks = append(t.toks, token{kind: kNumber, off: int32(start), end: int32(i), next: int32(len(t.toks) + 1)})
 	return i, nil
+}
+
+// digitRun answers the end of the run of ASCII digits from i, eight bytes at a time.
+func digitRun(src []byte, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(src); i += 8 {
+		x := binary.LittleEndian.Uint64(src[i:])
+		// Every byte is a digit when no byte of x-'0' borrows and none of
+		// x+(0x7F-'9') carries into its high bit (which also rules out bytes >= 0x80).
+		if ((x-lo*'0')|(x+lo*(0x7F-'9'))|x)&hi != 0 {
+			break
+		}
+	}
+	for i < len(src) && src[i] >= '0' && src[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // plainRun answers the end of the run of bytes from i that need no care inside a
@@ -416,12 +434,19 @@ func (t *tape) string(src []byte, i int, lim tapeLimits) (int, error) {
 // escString continues a string whose content starts at start and holds an escape at i.
 func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, error) {
 	off := len(t.arena)
+	// The decoded text is never longer than the rest of the source.
+	t.arena = slices.Grow(t.arena, len(src)-start)
 	t.arena = append(t.arena, src[start:i]...)
 	for {
-		j := plainRun(src, i)
-		units += j - i
-		t.arena = append(t.arena, src[i:j]...)
-		i = j
+		j := i
+		if src[i] != '\\' {
+			j = plainRun(src, i)
+		}
+		if j > i {
+			units += j - i
+			t.arena = append(t.arena, src[i:j]...)
+			i = j
+		}
 		if i >= len(src) {
 			return 0, errSyntax
 		}
@@ -449,12 +474,26 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 				t.arena = append(t.arena, d)
 				continue
 			}
-			r, ok := hex4(src, i)
-			if !ok {
+			if len(src)-i < 4 {
 				return 0, errSyntax
 			}
+			h := src[i : i+4 : i+4]
+			a, b, c, d := hexVal[h[0]], hexVal[h[1]], hexVal[h[2]], hexVal[h[3]]
+			if (a|b|c|d)&0xF0 != 0 {
+				return 0, errSyntax
+			}
+			r := rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d)
 			i += 4
-			if r >= 0xD800 && r < 0xDC00 {
+			switch {
+			case r < 0x80:
+				t.arena = append(t.arena, byte(r))
+			case r < 0x800:
+				t.arena = append(t.arena, 0xC0|byte(r>>6), 0x80|byte(r)&0x3F)
+			case r < 0xD800 || r >= 0xE000:
+				t.arena = append(t.arena, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+			case r >= 0xDC00:
+				return 0, errEncoding // a low surrogate first
+			default:
 				if len(src)-i < 6 || src[i] != '\\' || src[i+1] != 'u' {
 					return 0, errEncoding
 				}
@@ -468,13 +507,7 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 				i += 6
 				r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
 				units++
-			} else if r >= 0xDC00 && r < 0xE000 {
-				return 0, errEncoding
-			}
-			if r < utf8.RuneSelf {
-				t.arena = append(t.arena, byte(r))
-			} else {
-				t.arena = utf8.AppendRune(t.arena, r)
+				t.arena = append(t.arena, 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 			}
 		case c < 0x20:
 			return 0, errSyntax
@@ -512,14 +545,12 @@ var hexVal = func() (t [256]byte) {
 }()
 
 func hex4(src []byte, i int) (rune, bool) {
-	if len(src)-i < 4 {
+	if i < 0 || len(src)-i < 4 {
 		return 0, false
 	}
-	a, b, c, d := hexVal[src[i]], hexVal[src[i+1]], hexVal[src[i+2]], hexVal[src[i+3]]
-	if a|b|c|d == 0xFF || (a|b|c|d)&0xF0 != 0 {
-		return 0, false
-	}
-	return rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d), true
+	h := src[i : i+4 : i+4]
+	a, b, c, d := hexVal[h[0]], hexVal[h[1]], hexVal[h[2]], hexVal[h[3]]
+	return rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d), (a|b|c|d)&0xF0 == 0
 }
 
 // isLimit reports whether err is a bound error (as opposed to a verdict).

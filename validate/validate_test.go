@@ -393,7 +393,35 @@ func adversarialCases() []adversarialCase {
 		{name: "lone low surrogate", schema: `{}`, args: `"\udc00x"`, want: "invalid"},
 		{name: "reversed surrogates", schema: `{}`, args: `"\udc00\ud800"`, want: "invalid"},
 		{name: "surrogate pair", schema: `{"maxLength":2}`, args: `"\ud83d\ude00"`, want: "ok"},
+		worstCase(),
 		{name: "2 MiB of white space", schema: `{}`, args: "{" + strings.Repeat(" ", 2<<20) + "}", want: "limit"},
+	}
+}
+
+// worstCase is the slowest accepted case we know: the longest escaped string the
+// bounds allow beside 4,000 distinct items checked through anyOf and uniqueItems and a
+// pattern run close to the rest of the work budget; it answers a verdict, not a limit.
+func worstCase() adversarialCase {
+	var b strings.Builder
+	b.WriteString(`{"s":"`)
+	b.WriteString(strings.Repeat(`\u00e9`, 200000))
+	b.WriteString(`","list":[`)
+	for i := 0; i < 4000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d", i)
+	}
+	b.WriteString(`],"p":"`)
+	b.WriteString(strings.Repeat("a", 3000))
+	b.WriteString(`!"}`)
+	return adversarialCase{
+		name: "worst case",
+		schema: `{"type":"object","properties":{"s":{"type":"string","maxLength":262144},` +
+			`"p":{"type":"string","pattern":"^(a+)+$"},` +
+			`"list":{"type":"array","uniqueItems":true,"items":{"anyOf":[{"type":"string"},{"type":"integer","minimum":0}]}}}}`,
+		args: b.String(),
+		want: "invalid:pattern",
 	}
 }
 
@@ -424,6 +452,25 @@ func TestAdversarial(t *testing.T) {
 			}
 			t.Logf("%s: %d steps, %v", verdict(err), steps, elapsed)
 		})
+	}
+}
+
+// BenchmarkWorstCase runs the slowest accepted case (see worstCase): SPEC PERF-4 wants
+// it under 5 ms/op.
+func BenchmarkWorstCase(b *testing.B) {
+	tc := worstCase()
+	v, err := NewCompiler(nil).Compile([]byte(tc.schema))
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := []byte(tc.args)
+	if got := verdict(v.Validate(args)); got != tc.want {
+		b.Fatalf("Validate = %s, want %s", got, tc.want)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(args)))
+	for b.Loop() {
+		v.Validate(args)
 	}
 }
 
