@@ -439,7 +439,7 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 	t.arena = append(t.arena, src[start:i]...)
 	for {
 		j := i
-		if src[i] != '\\' {
+		if i < len(src) && src[i] != '\\' {
 			j = plainRun(src, i)
 		}
 		if j > i {
