@@ -47,7 +47,7 @@ func loadCatalogs(t testing.TB) map[string][]catalogTool {
 //
 // SPEC CALL-3 CALL-4
 func TestCatalogs(t *testing.T) {
-	want := map[string][3]int{ // tools, strict, with annotations
+	want := map[string][3]int{ // tools, strict, with annotations (see also fullWant)
 		"azure":              {235, 235, 235},
 		"azure-namespace":    {61, 61, 61},
 		"github":             {117, 117, 117},
@@ -58,7 +58,9 @@ func TestCatalogs(t *testing.T) {
 		"playwright":         {69, 0, 68}, // $schema on every tool; propertyNames in one
 		"playwright-default": {24, 0, 23},
 	}
+	// The full validator (SPEC CALL-7) compiles every tool of every catalog.
 	cats := loadCatalogs(t)
+	full := NewFull(nil)
 	strict := NewCompiler(nil)
 	annot := NewCompiler(&Options{Annotations: AnnotationKeywords})
 	names := make([]string, 0, len(cats))
@@ -67,12 +69,17 @@ func TestCatalogs(t *testing.T) {
 	}
 	sort.Strings(names)
 	var table strings.Builder
-	fmt.Fprintf(&table, "\n%-20s %6s %8s %12s  %s\n", "catalog", "tools", "strict", "annotations", "refused by (with annotations)")
+	fmt.Fprintf(&table, "\n%-20s %6s %8s %12s %6s  %s\n", "catalog", "tools", "strict", "annotations", "full", "refused by (with annotations)")
 	for _, name := range names {
 		tools := cats[name]
-		var nStrict, nAnnot int
+		var nStrict, nAnnot, nFull int
 		reasons := map[string]int{}
 		for _, tool := range tools {
+			if _, err := full.Compile(tool.InputSchema); err == nil {
+				nFull++
+			} else {
+				t.Errorf("%s/%s: NewFull Compile = %v", name, tool.Name, err)
+			}
 			if _, err := strict.Compile(tool.InputSchema); err == nil {
 				nStrict++
 			} else if !errors.Is(err, ErrUnsupported) {
@@ -99,7 +106,7 @@ func TestCatalogs(t *testing.T) {
 			rs = append(rs, fmt.Sprintf("%s×%d", k, n))
 		}
 		sort.Strings(rs)
-		fmt.Fprintf(&table, "%-20s %6d %8d %12d  %s\n", name, len(tools), nStrict, nAnnot, strings.Join(rs, " "))
+		fmt.Fprintf(&table, "%-20s %6d %8d %12d %6d  %s\n", name, len(tools), nStrict, nAnnot, nFull, strings.Join(rs, " "))
 		if w, ok := want[name]; ok && (w != [3]int{len(tools), nStrict, nAnnot}) {
 			t.Errorf("%s: tools, strict, annotations = %d, %d, %d; want %v", name, len(tools), nStrict, nAnnot, w)
 		}

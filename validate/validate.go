@@ -1,5 +1,3 @@
-// Package validate checks tool-call arguments against a tool's input schema with a
-// compiled, bounded program over a fixed subset of JSON Schema.
 package validate
 
 import (
@@ -90,9 +88,13 @@ type Options struct {
 	// Annotations lists extra keywords accepted and ignored, beyond "description" and
 	// "default" which are always accepted (SPEC CALL-4). See AnnotationKeywords for the
 	// documented set; "$schema" is accepted only when it names draft 2020-12 or draft-07.
+	// Assertion, applicator and core keywords ($ref, allOf, const, ...) listed here are
+	// ignored: they are never accepted as annotations.
 	Annotations []string
 }
 
 // AnnotationKeywords is the documented set of extra annotation keywords a host may
-// accept with Options.Annotations.
+// accept with Options.Annotations: "title", "examples", "$comment", "$schema" (naming
+// draft 2020-12 or draft-07) and "format", which is then an annotation only and never
+// rejects a value.
 var AnnotationKeywords = []string{"title", "examples", "$comment", "$schema", "format"}

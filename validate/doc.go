@@ -1,0 +1,73 @@
+// Package validate checks tool-call arguments against a tool's input schema with a
+// compiled, bounded program over a fixed subset of JSON Schema (SPEC CALL-2..5, CALL-8).
+//
+// A host compiles each tool's inputSchema once per catalog version with
+// [NewCompiler] and validates every call's argument bytes with [Validator.Validate].
+// Compile answers [ErrUnsupported] (an [*UnsupportedError]) for a schema it cannot
+// enforce exactly and [ErrLimit] for one over the bounds; Validate answers nil,
+// [ErrInvalid] (usually a [*ValidationError]) or [ErrLimit]. The Discoverer maps
+// ErrInvalid to HTTP 400 and ErrUnsupported and ErrLimit to 503
+// tool_validation_unavailable. [NewFull] is the opt-in full draft 2020-12 validator
+// (SPEC CALL-7) behind the same interfaces.
+//
+// # Keywords
+//
+// Exactly these keywords are enforced: type (a name or an array of names), required,
+// properties, additionalProperties, minLength, maxLength, pattern, enum, minimum,
+// maximum, exclusiveMinimum, exclusiveMaximum, items (a schema; the array form is
+// refused), minItems, maxItems, uniqueItems, anyOf, oneOf. description and default are
+// annotations and always accepted; default never fills in a value. Any other keyword
+// anywhere in the schema, used or not, makes Compile answer an *UnsupportedError, unless
+// the host lists it in [Options.Annotations] (see [AnnotationKeywords]). A malformed
+// keyword value (a negative minLength, a type name that does not exist, a duplicate in
+// required, an empty anyOf, a duplicate key in the schema text) is refused the same
+// way. The boolean schemas true and false are supported anywhere a schema is allowed
+// (they are part of draft 2020-12): false rejects every value with keyword "false".
+//
+// # Decisions where the specification leaves a choice
+//
+//   - Absent arguments: empty argument text (or only white space) is validated as {}.
+//     Any other text, including null, is validated as the value it is, so a schema with
+//     "type": "object" rejects null. MCP sends an object; the Discoverer passes {} when
+//     a call had no arguments.
+//   - JSON text: arguments must be exactly one RFC 8259 JSON value. Malformed text, a
+//     duplicate key in any object (also when spelled with escapes, SPEC CALL-8), invalid
+//     UTF-8, and a lone or reversed surrogate escape are invalid arguments (ErrInvalid):
+//     such text has no single meaning a tool could rely on.
+//   - String length counts UTF-16 code units (SPEC CALL-3): the catalogs' clients are
+//     JavaScript and TypeScript hosts whose string length is in code units, so a limit
+//     means the same to the schema's author and to us. An astral character such as an
+//     emoji counts 2. (The official test suite counts code points; the two cases where
+//     that differs are listed in the conformance test.)
+//   - Numbers are compared exactly as decimals, straight from the JSON text: no float64
+//     rounding at integer bounds (9007199254740993 is above 9007199254740992), 1.0 is an
+//     integer, -0 equals 0, 1e999999 is an integer far above any bound, and enum and
+//     uniqueItems compare numbers by value. An exponent of 10^9 or more is a limit
+//     (ErrLimit), not a verdict.
+//   - enum and uniqueItems compare JSON values by JSON equality: objects regardless of
+//     member order, arrays in order, no type coercion (false is not 0).
+//   - Patterns are ECMA-262 regular expressions in Unicode mode, searched anywhere in
+//     the string (not anchored), run with Go's regexp after an exact translation: "."
+//     excludes the four line terminators, \s is ECMA's white space set, \uXXXX and
+//     \u{...} are code points, \p{...} takes General_Category and Script values. A
+//     construct RE2 cannot run as written (lookahead, lookbehind, backreferences, inline
+//     flags) or whose meaning differs between the engines with no exact translation
+//     (POSIX classes, [^], \A, \z, \Q) is unsupported. Patterns come from the schema
+//     only, never from arguments, and are at most MaxPattern UTF-16 code units long.
+//
+// # Bounds
+//
+// [Limits] holds the CALL-5 bounds. Depth, nodes, code units and text size are checked
+// while the argument text is scanned, so 10,000 nested brackets stop at bracket 33.
+// Validation then spends work steps: one per schema applied to a value, one per object
+// member and array element, one per value compared by enum or uniqueItems (whose
+// duplicates are found through a hash table, so 8,000 items cost about 8,000 steps),
+// one per 64 bytes of long strings and numbers compared, and for a pattern its real
+// cost, (input bytes + 1) × the compiled program's instruction count, charged before
+// it runs. A validation that would exceed MaxSteps stops and answers ErrLimit, so every
+// validation within the bounds ends in milliseconds (SPEC PERF-4).
+//
+// Every error text is fixed or names a JSON Schema keyword and a path made of declared
+// property names and array indexes only: no argument value, undeclared key or schema
+// text ever appears in an error (SPEC ERR-2).
+package validate
