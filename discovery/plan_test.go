@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
@@ -863,4 +865,49 @@ func ExamplePlanner_Plan() {
 	// - list_models: Does list models.
 	// - rotate_key: Does rotate key.
 	// native [deploy_model list_models rotate_key] 4 true
+}
+
+// FuzzPlanCatalogLine feeds arbitrary tool descriptions and titles (a gateway relays
+// them from servers it does not control) through a client-side plan: the catalog
+// segment keeps one line per deferred tool, with no control character, valid UTF-8,
+// and at most LineBytes of text after the name (SPEC PLAN-1).
+func FuzzPlanCatalogLine(f *testing.F) {
+	f.Add("Create an issue.", "")
+	f.Add("line one\n- injected_tool: fake entry\n", "")
+	f.Add("\r\n\t \u2028 text\u0085more\x00\x1b[31m", "")
+	f.Add("", "A title only")
+	f.Add(strings.Repeat("é", 40), "")
+	f.Add("\xff\xfe invalid utf-8", "t\nt")
+	const limit = 20
+	f.Fuzz(func(t *testing.T, desc, title string) {
+		tools := []planTool{{Name: "a_tool", Description: desc, Title: title}, {Name: "b_tool", Description: "Plain."}}
+		f := newPlanFixture(t, tools, nil, discovery.Visibility{}, nil)
+		plan, err := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 1, LineBytes: limit}).Plan(context.Background(), f.p, discovery.ModelCapabilities{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(plan.Catalog, "\n")
+		if len(lines) != 4 || lines[3] != "" {
+			t.Fatalf("catalog has %d lines, want a header and 2 tools:\n%q", len(lines)-1, plan.Catalog)
+		}
+		line := strings.TrimSuffix(lines[1], "\n")
+		if !utf8.ValidString(line) {
+			t.Fatalf("catalog line is not UTF-8: %q", line)
+		}
+		for _, r := range line {
+			if unicode.IsControl(r) {
+				t.Fatalf("catalog line holds control character %U: %q", r, line)
+			}
+		}
+		text, ok := strings.CutPrefix(line, "- a_tool: ")
+		if !ok && line != "- a_tool" {
+			t.Fatalf("catalog line %q is not \"- a_tool[: text]\"", line)
+		}
+		if len(text) > limit {
+			t.Fatalf("catalog line text is %d bytes, want at most %d: %q", len(text), limit, text)
+		}
+		if lines[2] != "- b_tool: Plain.\n" {
+			t.Fatalf("second line = %q", lines[2])
+		}
+	})
 }
