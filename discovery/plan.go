@@ -347,7 +347,9 @@ func (pl *Planner) version(cat *Catalog) *planVersion {
 			v.eager[i] = true // unreadable here (never after NewCatalog): never deferred
 			continue
 		}
-		if pl.loading(t.name, f.Meta[MetaEagerKey]) == LoadEager {
+		var meta map[string]json.RawMessage
+		json.Unmarshal(f.Meta, &meta) // _meta that is no object has no opinion
+		if pl.loading(t.name, meta[MetaEagerKey]) == LoadEager {
 			v.eager[i] = true
 			continue
 		}
@@ -368,9 +370,9 @@ func (pl *Planner) version(cat *Catalog) *planVersion {
 
 // planFields are the members of a tool definition a plan reads.
 type planFields struct {
-	Title       string                     `json:"title"`
-	Description string                     `json:"description"`
-	Meta        map[string]json.RawMessage `json:"_meta"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	Meta        json.RawMessage `json:"_meta"`
 	Annotations *struct {
 		Title string `json:"title"`
 	} `json:"annotations"`

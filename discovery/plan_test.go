@@ -457,6 +457,14 @@ func TestPlanGeneratedInvariants(t *testing.T) {
 	}
 }
 
+func rawsOf(tools []planTool) []json.RawMessage {
+	raws := make([]json.RawMessage, len(tools))
+	for i, tl := range tools {
+		raws[i] = tl.json()
+	}
+	return raws
+}
+
 // demoTools is a catalog of 12 tools whose text never says search or select.
 func demoTools() []planTool {
 	var tools []planTool
@@ -605,6 +613,10 @@ func TestPlanPolicy(t *testing.T) {
 		{Name: "gl_mr_create", Description: "Create a merge request."},
 	}
 	f := newPlanFixture(t, tools, nil, discovery.Visibility{}, nil)
+	bad := `{"name":"gl_odd_meta","description":"A _meta that is no object.","inputSchema":{"type":"object"},"_meta":5}`
+	f.cat, _ = discovery.NewCatalog(append(rawsOf(tools), json.RawMessage(bad)), nil)
+	f.store.Put(context.Background(), grants.Row{Principal: f.p.ID, Tool: "gl_odd_meta", Scopes: []string{"tools:use"}, Effect: grants.Allow})
+	f.d = discovery.New(&discovery.Options{Enabled: true, Catalog: f.cat, Grants: f.store})
 	size := 0
 	for _, def := range f.listed(t) {
 		size += len(def)
@@ -614,26 +626,26 @@ func TestPlanPolicy(t *testing.T) {
 		policy *discovery.DeferralPolicy
 		want   []string // deferred
 	}{
-		{"defaults: 5 tools is below both thresholds", nil, nil},
-		{"count threshold not met", &discovery.DeferralPolicy{MinTools: 6, MinBytes: -1}, nil},
-		{"count threshold met", &discovery.DeferralPolicy{MinTools: 5, MinBytes: -1},
-			[]string{"gh_issue_create", "gh_pr_merge", "gl_branch_list", "gl_mr_create"}},
+		{"defaults: 6 tools is below both thresholds", nil, nil},
+		{"count threshold not met", &discovery.DeferralPolicy{MinTools: 7, MinBytes: -1}, nil},
+		{"count threshold met", &discovery.DeferralPolicy{MinTools: 6, MinBytes: -1},
+			[]string{"gh_issue_create", "gh_pr_merge", "gl_branch_list", "gl_mr_create", "gl_odd_meta"}},
 		{"byte threshold not met", &discovery.DeferralPolicy{MinTools: -1, MinBytes: size + 1}, nil},
 		{"byte threshold met", &discovery.DeferralPolicy{MinTools: -1, MinBytes: size},
-			[]string{"gh_issue_create", "gh_pr_merge", "gl_branch_list", "gl_mr_create"}},
+			[]string{"gh_issue_create", "gh_pr_merge", "gl_branch_list", "gl_mr_create", "gl_odd_meta"}},
 		{"both thresholds off", &discovery.DeferralPolicy{MinTools: -1, MinBytes: -1, Default: discovery.LoadDeferred}, nil},
 		{"default eager, a lazy server", &discovery.DeferralPolicy{MinTools: 1, Default: discovery.LoadEager,
 			Servers: map[string]discovery.Loading{"gl_": discovery.LoadDeferred}},
-			[]string{"gh_pr_merge", "gl_branch_list", "gl_mr_create"}},
+			[]string{"gh_pr_merge", "gl_branch_list", "gl_mr_create", "gl_odd_meta"}},
 		{"longest prefix wins", &discovery.DeferralPolicy{MinTools: 1,
 			Servers: map[string]discovery.Loading{"gh_": discovery.LoadEager, "gh_issue_": discovery.LoadDeferred}},
-			[]string{"gh_issue_create", "gh_pr_merge", "gl_branch_list", "gl_mr_create"}},
+			[]string{"gh_issue_create", "gh_pr_merge", "gl_branch_list", "gl_mr_create", "gl_odd_meta"}},
 		{"_meta beats the server", &discovery.DeferralPolicy{MinTools: 1,
 			Servers: map[string]discovery.Loading{"gh_": discovery.LoadEager}},
-			[]string{"gh_pr_merge", "gl_branch_list", "gl_mr_create"}},
+			[]string{"gh_pr_merge", "gl_branch_list", "gl_mr_create", "gl_odd_meta"}},
 		{"a tool rule beats _meta", &discovery.DeferralPolicy{MinTools: 1,
 			Tools: map[string]discovery.Loading{"gh_issue_read": discovery.LoadDeferred, "gl_mr_create": discovery.LoadEager, "gh_pr_merge": discovery.LoadUnset}},
-			[]string{"gh_issue_create", "gh_issue_read", "gh_pr_merge", "gl_branch_list"}},
+			[]string{"gh_issue_create", "gh_issue_read", "gh_pr_merge", "gl_branch_list", "gl_odd_meta"}},
 	}
 	for _, tt := range tests {
 		for _, native := range []bool{false, true} {
