@@ -1,0 +1,454 @@
+// Package sqlstore keeps grant rows in a SQL database through database/sql: SQLite for
+// one process, PostgreSQL for many processes sharing grants.
+//
+// The host opens the *sql.DB with the driver it chooses (this package imports none),
+// applies the embedded migration 0018_tool_grants with Migrate, and hands New's Store
+// to the Discoverer as its grants.Reader.
+//
+// Decisions where the SPEC is silent:
+//
+//   - Tables: tool_grants (principal_id, tool_name, scopes, effect, revision; primary
+//     key principal_id + tool_name) and control_revisions (name, revision), whose row
+//     "model_grants" is the control revision.
+//   - Scopes are stored as their scope tokens joined by single spaces ("" for none).
+//     Scope tokens hold no space, so the encoding is unambiguous; any other text (two
+//     spaces, a leading space, a character outside the token grammar) is a malformed
+//     row and fails the read closed.
+//   - A read is one statement: the principal's rows, the "*" rows and the control
+//     revision, joined, bounded by LIMIT 4097. One statement sees one snapshot on both
+//     databases, so the revision is the one the rows were read at (SPEC CURSOR-5).
+//   - Stale: each Store remembers the highest control revision it has confirmed (read
+//     or written). A read that started after that and answers a lower revision is
+//     stale (a lagging replica, a database restored from a backup) and fails with
+//     ErrStale, which wraps grants.ErrUnavailable: 503, never old rows. A database moved
+//     back in time on purpose needs the processes restarted.
+//   - A write is one transaction that first increments the control revision (locking
+//     its row, which serialises writers on both databases), then changes the row and
+//     gives it the new control revision as its revision (SPEC GRANT-4). Every Put counts
+//     as a change, even one that stores the same content; a Delete of a missing row
+//     is rolled back and changes nothing.
+//   - SQLite writes run on one connection as BEGIN IMMEDIATE with a busy timeout of 5 s
+//     (or the context's deadline, when sooner), so concurrent writers wait for the lock
+//     instead of failing with SQLITE_BUSY. Reads use the pool as it is: open SQLite in
+//     WAL mode, where readers never wait for writers (for modernc.org/sqlite:
+//     "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)").
+//   - PostgreSQL writes run at READ COMMITTED whatever the database's default, so
+//     writers queue on the control row instead of failing serialisation.
+//   - Errors never carry storage text (SPEC ERR-2): every storage failure, a missing
+//     table or control row included, is an error matching grants.ErrUnavailable (and
+//     the context's error when ctx ended) whose text names only the operation.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/deferredtools/deferredtools/grants"
+)
+
+// A Dialect names the SQL database a Store talks to.
+type Dialect int
+
+// The supported dialects. The zero Dialect is none of them.
+const (
+	SQLite Dialect = iota + 1
+	Postgres
+)
+
+// String returns the dialect's name, "sqlite" or "postgres".
+func (d Dialect) String() string {
+	switch d {
+	case SQLite:
+		return "sqlite"
+	case Postgres:
+		return "postgres"
+	}
+	return "unknown"
+}
+
+// ErrStale reports a read that answered a control revision older than one the Store
+// had already confirmed (SPEC CURSOR-5). It matches grants.ErrUnavailable.
+var ErrStale = fmt.Errorf("sqlstore: stale control revision: %w", grants.ErrUnavailable)
+
+// errNoControl reports a missing or broken control revision row.
+var errNoControl = fmt.Errorf("sqlstore: control revision missing: %w", grants.ErrUnavailable)
+
+// errSetup reports a Store or migration with no database or an unknown dialect.
+var errSetup = fmt.Errorf("sqlstore: no database or unknown dialect: %w", grants.ErrUnavailable)
+
+// storageError is a storage failure, reported without the storage's text.
+type storageError struct {
+	op     string // "read", "write", "migrate"
+	ctxErr error  // the context's error when ctx had ended, else nil
+}
+
+func (e *storageError) Error() string {
+	msg := "sqlstore: " + e.op + " failed: " + grants.ErrUnavailable.Error()
+	if e.ctxErr != nil {
+		msg += ": " + e.ctxErr.Error()
+	}
+	return msg
+}
+
+func (e *storageError) Unwrap() []error {
+	if e.ctxErr != nil {
+		return []error{grants.ErrUnavailable, e.ctxErr}
+	}
+	return []error{grants.ErrUnavailable}
+}
+
+// fail reports a storage failure of op. The cause is dropped: its text may hold
+// storage details (SPEC ERR-2).
+func fail(ctx context.Context, op string, cause error) error {
+	return &storageError{op: op, ctxErr: ctx.Err()}
+}
+
+// busyTimeout is how long a SQLite write waits for the database lock.
+const busyTimeout = 5 * time.Second
+
+// snapshotCacheMax bounds the Snapshots a Store keeps for reuse.
+const snapshotCacheMax = 1024
+
+// Store is a grants.Store over a SQL database. It is safe for concurrent use, by many
+// Stores and processes on the same database too.
+//
+// ReadGrants reads the database every time (SPEC GRANT-6); when the rows and revision
+// it reads equal those of the previous read for the same principal, it answers the
+// previous *Snapshot, so consumers may key caches by the Snapshot pointer.
+type Store struct {
+	db      *sql.DB
+	dialect Dialect
+	q       *queries
+
+	highest atomic.Int64 // the highest control revision confirmed
+
+	mu    sync.Mutex
+	cache map[string]*grants.Snapshot // principal → its last Snapshot
+}
+
+var _ grants.Store = (*Store)(nil)
+
+// New returns a Store over db, whose tables Migrate created. A nil db or an unknown
+// dialect gives a Store whose every method fails with grants.ErrUnavailable.
+func New(db *sql.DB, dialect Dialect) *Store {
+	return &Store{db: db, dialect: dialect, q: queriesFor(dialect), cache: make(map[string]*grants.Snapshot)}
+}
+
+// queries are a dialect's statements.
+type queries struct {
+	read, bump, upsert, remove string
+}
+
+var (
+	sqliteQueries   = newQueries(func(int) string { return "?" })
+	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) })
+)
+
+func queriesFor(d Dialect) *queries {
+	switch d {
+	case SQLite:
+		return sqliteQueries
+	case Postgres:
+		return postgresQueries
+	}
+	return nil
+}
+
+func newQueries(arg func(int) string) *queries {
+	return &queries{
+		// The LEFT JOIN yields one row of NULL grant columns when there is no grant,
+		// so the revision is always read, and no row at all when the control row is
+		// missing.
+		read: fmt.Sprintf(`SELECT c.revision, g.principal_id, g.tool_name, g.scopes, g.effect, g.revision
+FROM control_revisions c
+LEFT JOIN tool_grants g ON g.principal_id IN (%s, '*')
+WHERE c.name = 'model_grants'
+LIMIT %d`, arg(1), grants.MaxRows+1),
+		bump: `UPDATE control_revisions SET revision = revision + 1 WHERE name = 'model_grants' RETURNING revision`,
+		upsert: fmt.Sprintf(`INSERT INTO tool_grants (principal_id, tool_name, scopes, effect, revision)
+VALUES (%s, %s, %s, %s, %s)
+ON CONFLICT (principal_id, tool_name) DO UPDATE
+SET scopes = excluded.scopes, effect = excluded.effect, revision = excluded.revision`,
+			arg(1), arg(2), arg(3), arg(4), arg(5)),
+		remove: fmt.Sprintf(`DELETE FROM tool_grants WHERE principal_id = %s AND tool_name = %s`, arg(1), arg(2)),
+	}
+}
+
+// encodeScopes joins scope tokens for the scopes column.
+func encodeScopes(scopes []string) string { return strings.Join(scopes, " ") }
+
+// decodeScopes splits the scopes column. It never fails: an empty token (two spaces,
+// a leading or trailing space) or a bad character is left for grants.CheckRow to
+// refuse.
+func decodeScopes(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, " ")
+}
+
+// raise records rev as confirmed when it is the highest yet.
+func (s *Store) raise(rev int64) {
+	for {
+		h := s.highest.Load()
+		if rev <= h || s.highest.CompareAndSwap(h, rev) {
+			return
+		}
+	}
+}
+
+// ReadGrants returns principalID's rows and the "*" rows with the control revision of
+// the same snapshot. More than grants.MaxRows rows answer grants.ErrTooManyRows, a
+// malformed row a *grants.MalformedError, a stale revision ErrStale, and any storage
+// failure (a missing table too) an error matching grants.ErrUnavailable.
+func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Snapshot, error) {
+	if s.db == nil || s.q == nil {
+		return nil, errSetup
+	}
+	floor := s.highest.Load()
+	snap, err := s.read(ctx, principalID)
+	if err != nil {
+		return nil, err
+	}
+	if snap.Revision < floor {
+		return nil, ErrStale
+	}
+	s.raise(snap.Revision)
+	return s.reuse(principalID, snap), nil
+}
+
+func (s *Store) read(ctx context.Context, principalID string) (*grants.Snapshot, error) {
+	rows, err := s.db.QueryContext(ctx, s.q.read, principalID)
+	if err != nil {
+		return nil, fail(ctx, "read", err)
+	}
+	defer rows.Close()
+	snap := &grants.Snapshot{}
+	found := false
+	var (
+		control                    sql.NullInt64
+		principal, tool, sc, effct sql.NullString
+		rev                        sql.NullInt64
+	)
+	for rows.Next() {
+		if err := rows.Scan(&control, &principal, &tool, &sc, &effct, &rev); err != nil {
+			return nil, fail(ctx, "read", err)
+		}
+		if !control.Valid || control.Int64 < 1 || (found && control.Int64 != snap.Revision) {
+			return nil, errNoControl
+		}
+		found = true
+		snap.Revision = control.Int64
+		if !principal.Valid && !tool.Valid && !sc.Valid && !effct.Valid && !rev.Valid {
+			continue // the control revision alone: no grant row
+		}
+		if len(snap.Rows) == grants.MaxRows {
+			return nil, grants.ErrTooManyRows
+		}
+		r := grants.Row{
+			Principal: principal.String,
+			Tool:      tool.String,
+			Scopes:    decodeScopes(sc.String),
+			Effect:    grants.Effect(effct.String),
+			Revision:  rev.Int64,
+		}
+		if !tool.Valid || !sc.Valid || !effct.Valid || !rev.Valid {
+			return nil, &grants.MalformedError{Reason: nullReason(principal, tool, sc, effct)}
+		}
+		if err := grants.CheckRow(r); err != nil {
+			return nil, err
+		}
+		if r.Principal != principalID && r.Principal != grants.AnyPrincipal {
+			return nil, &grants.MalformedError{Reason: "principal"}
+		}
+		snap.Rows = append(snap.Rows, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, "read", err)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fail(ctx, "read", err)
+	}
+	if !found {
+		return nil, errNoControl
+	}
+	return snap, nil
+}
+
+// nullReason names the first column of a grant row that is NULL.
+func nullReason(principal, tool, scopes, effect sql.NullString) string {
+	switch {
+	case !principal.Valid:
+		return "principal"
+	case !tool.Valid:
+		return "tool"
+	case !scopes.Valid:
+		return "scope"
+	case !effect.Valid:
+		return "effect"
+	}
+	return "revision"
+}
+
+// reuse answers the previous Snapshot for principal when snap equals it, else records
+// and answers snap.
+func (s *Store) reuse(principal string, snap *grants.Snapshot) *grants.Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.cache[principal]; ok && sameSnapshot(prev, snap) {
+		return prev
+	}
+	if len(s.cache) >= snapshotCacheMax {
+		clear(s.cache)
+	}
+	s.cache[principal] = snap
+	return snap
+}
+
+func sameSnapshot(a, b *grants.Snapshot) bool {
+	return a.Revision == b.Revision && slices.EqualFunc(a.Rows, b.Rows, func(x, y grants.Row) bool {
+		return x.Principal == y.Principal && x.Tool == y.Tool && x.Effect == y.Effect &&
+			x.Revision == y.Revision && slices.Equal(x.Scopes, y.Scopes)
+	})
+}
+
+// Put inserts or replaces the row keyed by (r.Principal, r.Tool), in one transaction
+// with the increment of the control revision, whose new value becomes the row's
+// revision (SPEC GRANT-4). A row failing grants.CheckRow (r.Revision aside) is refused
+// with a *grants.MalformedError before the database is touched.
+func (s *Store) Put(ctx context.Context, r grants.Row) (grants.Row, error) {
+	r.Revision = 1
+	if err := grants.CheckRow(r); err != nil {
+		return grants.Row{}, err
+	}
+	r.Scopes = slices.Clone(r.Scopes)
+	scopes := encodeScopes(r.Scopes)
+	rev, err := s.write(ctx, func(tx execer, rev int64) (bool, error) {
+		_, err := tx.ExecContext(ctx, s.q.upsert, r.Principal, r.Tool, scopes, string(r.Effect), rev)
+		return true, err
+	})
+	if err != nil {
+		return grants.Row{}, err
+	}
+	r.Revision = rev
+	return r, nil
+}
+
+// Delete removes the row keyed by (principal, tool) in one transaction with the
+// increment of the control revision. Deleting a missing row changes nothing, the
+// control revision included.
+func (s *Store) Delete(ctx context.Context, principal, tool string) error {
+	_, err := s.delete(ctx, principal, tool)
+	return err
+}
+
+// delete is Delete, answering the control revision of the change (0 when nothing
+// changed).
+func (s *Store) delete(ctx context.Context, principal, tool string) (int64, error) {
+	return s.write(ctx, func(tx execer, rev int64) (bool, error) {
+		res, err := tx.ExecContext(ctx, s.q.remove, principal, tool)
+		if err != nil {
+			return false, err
+		}
+		n, err := res.RowsAffected()
+		return n > 0, err
+	})
+}
+
+// An execer is a transaction's connection: a *sql.Tx or a *sql.Conn in BEGIN.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// write runs change in one transaction after incrementing the control revision, and
+// commits when change reports a change (else rolls back, the increment with it). It
+// answers the new control revision, or 0 when nothing changed.
+func (s *Store) write(ctx context.Context, change func(tx execer, rev int64) (bool, error)) (int64, error) {
+	if s.db == nil || s.q == nil {
+		return 0, errSetup
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, fail(ctx, "write", err)
+	}
+	var (
+		rev     int64
+		changed bool
+	)
+	err := inTx(ctx, s.db, s.dialect, func(tx execer) (bool, error) {
+		if err := tx.QueryRowContext(ctx, s.q.bump).Scan(&rev); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return false, errNoControl
+			}
+			return false, err
+		}
+		var err error
+		changed, err = change(tx, rev)
+		return changed, err
+	})
+	if err != nil {
+		if errors.Is(err, errNoControl) {
+			return 0, errNoControl
+		}
+		return 0, fail(ctx, "write", err)
+	}
+	if !changed {
+		return 0, nil
+	}
+	s.raise(rev)
+	return rev, nil
+}
+
+// inTx runs f in one write transaction: BEGIN IMMEDIATE on one connection for SQLite
+// (with the busy timeout), READ COMMITTED for PostgreSQL. It commits when f reports a
+// change and rolls back otherwise. Errors are the storage's own: callers wrap them.
+func inTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx execer) (bool, error)) error {
+	if d == Postgres {
+		tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+		if err != nil {
+			return err
+		}
+		changed, err := f(tx)
+		if err != nil || !changed {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	}
+
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	timeout := busyTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = max(min(timeout, time.Until(dl)), time.Millisecond)
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", timeout.Milliseconds())); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	changed, err := f(conn)
+	if err == nil && changed {
+		if _, err = conn.ExecContext(ctx, "COMMIT"); err == nil {
+			return nil
+		}
+	}
+	// Roll back even when ctx ended; a connection left inside a transaction is
+	// discarded rather than returned to the pool.
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+		conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return err
+}
