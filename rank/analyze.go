@@ -22,6 +22,8 @@ const maxTokenBytes = 64
 type analyzer struct {
 	src   []byte // normalised text being scanned
 	word  []byte // the current word, combining marks removed
+	whole []byte // the letters since the last separator, across camelCase boundaries
+	parts int    // camelCase boundaries seen in whole
 	fold  []byte // case-folded copy of a non-ASCII word
 	cjk   []rune // the current CJK run
 	out   []byte
@@ -139,6 +141,8 @@ func (a *analyzer) add(text string) {
 	}
 	src := a.src
 	a.word = a.word[:0]
+	a.whole = a.whole[:0]
+	a.parts = 0
 	a.cjk = a.cjk[:0]
 	prev := clsSep // class of the previous letter or digit in the current word
 	for i := 0; i < len(src); {
@@ -156,6 +160,7 @@ func (a *analyzer) add(text string) {
 			c = clsLower
 		case clsCJK:
 			a.flushWord()
+			a.flushWhole()
 			prev = clsSep
 			a.cjk = append(a.cjk, r)
 			i += size
@@ -174,6 +179,7 @@ func (a *analyzer) add(text string) {
 				}
 			}
 			a.flushWord()
+			a.flushWhole()
 			prev = clsSep
 			i += size
 			continue
@@ -182,6 +188,7 @@ func (a *analyzer) add(text string) {
 			switch prev {
 			case clsLower, clsDigit:
 				a.flushWord() // listBranches, getV2Config
+				a.parts++
 			case clsUpper:
 				// HTTPServer splits before the S, but IDs and VMs stay whole.
 				j := i + size
@@ -189,16 +196,30 @@ func (a *analyzer) add(text string) {
 					nr, ns := utf8.DecodeRune(src[j:])
 					if classify(nr) == clsLower && !(nr == 's' && !lowerAt(src, j+ns)) {
 						a.flushWord()
+						a.parts++
 					}
 				}
 			}
 		}
 		a.word = utf8.AppendRune(a.word, r)
+		a.whole = utf8.AppendRune(a.whole, r)
 		prev = c
 		i += size
 	}
 	a.flushWord()
+	a.flushWhole()
 	a.flushCJK()
+}
+
+// flushWhole emits a word that camelCase split into two parts as one more term, joined,
+// so that "JavaScript" is found by "javascript" as well as by "java script". Words of more
+// parts (getPullRequestReviews) are not joined: nobody types them whole.
+func (a *analyzer) flushWhole() {
+	if a.parts == 1 {
+		a.foldAndEmit(a.whole)
+	}
+	a.whole = a.whole[:0]
+	a.parts = 0
 }
 
 // flushCJK emits the pending CJK run as overlapping bigrams, or as one unigram when the
@@ -228,11 +249,14 @@ func (a *analyzer) flushCJK() {
 
 // flushWord folds the pending word and emits its terms.
 func (a *analyzer) flushWord() {
-	w := a.word
-	if len(w) == 0 {
-		return
+	if len(a.word) > 0 {
+		a.foldAndEmit(a.word)
 	}
 	a.word = a.word[:0]
+}
+
+// foldAndEmit folds the case of w, in place when it is ASCII, and emits its terms.
+func (a *analyzer) foldAndEmit(w []byte) {
 	ascii := true
 	for _, b := range w {
 		if b >= utf8.RuneSelf {

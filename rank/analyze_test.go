@@ -16,7 +16,9 @@ func TestAnalyze(t *testing.T) {
 		{"monitor.metrics.query", []string{"monitor", "metric", "query"}},
 		{"getPullRequestReviews", []string{"get", "pull", "request", "review"}},
 		{"HTTPServerConfig", []string{"http", "server", "configuration"}},
-		{"list all VMs and IDs", []string{"list", "virtual", "machin", "ids"}},
+		{"list all VMs and IDs", []string{"list", "all", "virtual", "machin", "ids"}},
+		// A word of two camelCase parts is also indexed whole.
+		{"JavaScript localStorage", []string{"java", "script", "javascript", "local", "storag", "localstorag"}},
 		{"getV2Config", []string{"get", "v2", "configuration"}},
 		// Plurals and verb forms fold to one stem.
 		{"listing lists listed", []string{"list", "list", "list"}},

@@ -88,7 +88,7 @@ var stemExceptions = map[string]struct{}{
 // They are dropped from documents and queries alike, so a query made only of them
 // matches nothing (SPEC DISC-6).
 var stopWords = set(
-	"a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are",
+	"a", "about", "above", "after", "again", "also", "am", "an", "and", "any", "are",
 	"as", "at", "be", "been", "before", "being", "below", "between", "both", "but", "by",
 	"can", "could", "did", "do", "does", "doing", "don", "down", "during", "each", "either",
 	"etc", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here",
@@ -105,7 +105,7 @@ var stopWords = set(
 	"ve", "eg", "ie", "need", "needs", "help", "something", "anything", "thing", "things",
 	"hi", "hello", "hey", "thanks", "thank", "really", "know", "tell", "give", "able",
 	"looking", "wondering", "interested", "sure", "well", "now", "yes", "return", "returns",
-	"returned", "use", "uses", "used", "using",
+	"returned", "use", "uses", "used", "using", "onto", "another",
 )
 
 // abbreviations maps an abbreviation common in tool names to the words it stands for
@@ -150,7 +150,7 @@ func init() {
 		"create":    {"make", "add", "new", "generate"},
 		"delete":    {"remove", "erase", "drop", "destroy"},
 		"get":       {"fetch", "retrieve", "read", "show", "view", "display", "see", "check"},
-		"list":      {"show", "view", "display", "all", "enumerate"},
+		"list":      {"show", "view", "display", "enumerate"},
 		"update":    {"modify", "edit", "change", "set", "rename"},
 		"search":    {"find", "lookup", "look", "locate"},
 		"directory": {"folder", "folders"},

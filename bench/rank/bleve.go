@@ -28,7 +28,8 @@ type Bleve struct {
 	docs []dtrank.Doc
 }
 
-// NewBleve indexes docs (document IDs are their positions) in a new in-memory index.
+// NewBleve indexes docs (document IDs are their positions) in a new in-memory index, in
+// one batch so that the index is one segment.
 func NewBleve(docs []dtrank.Doc) (*Bleve, error) {
 	idx, err := bleve.NewMemOnly(bleve.NewIndexMapping())
 	if err != nil {
@@ -38,12 +39,6 @@ func NewBleve(docs []dtrank.Doc) (*Bleve, error) {
 	for i, d := range docs {
 		if err := b.Index(strconv.Itoa(i), bleveDoc{d.Name, d.Title, d.Description}); err != nil {
 			return nil, err
-		}
-		if b.Size() >= 1000 {
-			if err := idx.Batch(b); err != nil {
-				return nil, err
-			}
-			b = idx.NewBatch()
 		}
 	}
 	if err := idx.Batch(b); err != nil {
