@@ -101,8 +101,9 @@ type DeferralPolicy struct {
 	// ToolName names the discovery tool of client-side plans. Empty: DefaultToolName.
 	// The host routes a call to it to Discover.
 	ToolName string
-	// LineBytes bounds the text after a tool's name on its catalog line, in bytes.
-	// Zero means DefaultLineBytes.
+	// LineBytes bounds the text after a tool's name on its catalog line, in bytes,
+	// the "..." that marks a cut included. Zero means DefaultLineBytes; values below 3
+	// are raised to 3.
 	LineBytes int
 }
 
@@ -112,14 +113,17 @@ type ToolPlan struct {
 	Mode PlanMode
 	// Tools are the definitions to send, as JSON objects in name order. Native: every
 	// authorised tool, the deferred ones with "defer_loading": true added. Client-side:
-	// the eager tools, then the discovery tool when anything is deferred.
+	// the tools sent in full (eager by policy, or loaded by the session), then the
+	// discovery tool when anything is deferred.
 	Tools []json.RawMessage
-	// Deferred names the deferred tools in name order.
+	// Deferred names the deferred tools in name order: those marked defer_loading in a
+	// native plan, those on the catalog segment in a client-side one.
 	Deferred []string
 	// Catalog is the client-side catalog segment for the system prompt: one header line
 	// naming the discovery tool, then "- name: one line" per deferred tool in name
 	// order, each ending in "\n". It is empty in native mode and when nothing is
-	// deferred. The same catalog version, policy and authorised set give the same bytes.
+	// deferred. The same catalog version, policy, authorised set and loaded tools give
+	// the same bytes.
 	Catalog string
 	// ToolsBytes is the size of Tools as one JSON array; CatalogBytes is len(Catalog).
 	ToolsBytes, CatalogBytes int
@@ -172,9 +176,10 @@ func NewPlanner(d *Discoverer, policy *DeferralPolicy) *Planner {
 	if pl.policy.MinBytes == 0 {
 		pl.policy.MinBytes = DefaultMinBytes
 	}
-	if pl.policy.LineBytes <= 0 {
+	if pl.policy.LineBytes == 0 {
 		pl.policy.LineBytes = DefaultLineBytes
 	}
+	pl.policy.LineBytes = max(pl.policy.LineBytes, 3)
 	if pl.policy.Default == LoadUnset {
 		pl.policy.Default = LoadDeferred
 	}
