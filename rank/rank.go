@@ -88,6 +88,13 @@ type qterm struct {
 	ub  int64   // the largest contribution the term can make to a doc
 }
 
+// maxQueryTerms and maxQueryTF bound what a query can weigh, so that fixed-point scores
+// never overflow whatever the query's length: beyond them, words are ignored.
+const (
+	maxQueryTerms = 256
+	maxQueryTF    = 16
+)
+
 // scoreScale is the fixed-point scale of accumulated scores. Contributions are rounded
 // to integers once, so a doc's score is the same whatever order its terms are summed in,
 // and equal scores are exactly equal.
@@ -282,12 +289,12 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		dup := false
 		for j := range s.qterms {
 			if s.qterms[j].id == id {
-				s.qterms[j].qtf += w
+				s.qterms[j].qtf = min(s.qterms[j].qtf+w, maxQueryTF)
 				dup = true
 				break
 			}
 		}
-		if !dup {
+		if !dup && len(s.qterms) < maxQueryTerms {
 			s.qterms = append(s.qterms, qterm{id: id, qtf: w})
 		}
 	}

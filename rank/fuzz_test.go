@@ -1,0 +1,55 @@
+package rank_test
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/deferredtools/deferredtools/rank"
+)
+
+// FuzzSearch feeds arbitrary queries (untrusted input) to Search: it must not panic, and
+// its hits must be allowed docs, at most max, best first with ties by name, and the
+// prefix of the unlimited ranking.
+func FuzzSearch(f *testing.F) {
+	for _, q := range []string{"listing branches", "merge PR", "创建代码仓库", "Crème brûlée", "the of",
+		"getFileContents", "\xff\xfe", "ＡＢＣ", strings.Repeat("list ", 300), "a-b_c.d/e", "IDs VMs HTTPServer"} {
+		f.Add(q, uint8(3))
+	}
+	docs := smallCatalog
+	ix := rank.NewIndex(docs)
+	allowed := rank.NewSet(len(docs))
+	for i := range docs {
+		if i%3 != 1 {
+			allowed.Add(i)
+		}
+	}
+	f.Fuzz(func(t *testing.T, q string, k uint8) {
+		for _, term := range rank.Analyze(q) {
+			if term == "" || !utf8.ValidString(term) {
+				t.Fatalf("Analyze(%q) gave the term %q", q, term)
+			}
+		}
+		every := ix.Search(nil, q, allowed, 0)
+		got := ix.Search(nil, q, allowed, int(k))
+		if k > 0 && len(got) > int(k) {
+			t.Fatalf("Search(%q, %d) = %d hits", q, k, len(got))
+		}
+		for i, h := range got {
+			if h != every[i] {
+				t.Fatalf("Search(%q, %d) = %v, not a prefix of %v", q, k, got, every)
+			}
+		}
+		for i, h := range every {
+			if !allowed.Has(h.Doc) || h.Score <= 0 {
+				t.Fatalf("Search(%q) hit %v: outside allowed or not positive", q, h)
+			}
+			if i > 0 {
+				p := every[i-1]
+				if p.Score < h.Score || p.Score == h.Score && docs[p.Doc].Name > docs[h.Doc].Name {
+					t.Fatalf("Search(%q) = %v: not best first, ties by name", q, every)
+				}
+			}
+		}
+	})
+}
