@@ -1,0 +1,199 @@
+package discovery_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/schemaguard"
+)
+
+// benchQueries are realistic discovery queries, cycled by the benchmarks.
+var benchQueries = []string{
+	"search models by tag",
+	"deploy a model version to an endpoint",
+	"list datasets",
+	"billing invoice",
+	"scale deployment replicas",
+	"upload dataset file",
+	"compare evaluation metrics",
+	"delete secret token",
+	"export audit logs",
+	"gpu usage cost report",
+	"create training job",
+	"webhook events",
+	"vector index embeddings",
+	"project team members permission",
+	"pipeline schedule status",
+	"download checkpoint artifact",
+}
+
+// A benchFixture is a generated catalog of realistic tools (1-7 KB each, fixed seed)
+// and a principal granted as many of them as one grant read may return.
+type benchFixture struct {
+	d       *discovery.Discoverer
+	granted int
+}
+
+var (
+	benchMu       sync.Mutex
+	benchFixtures = map[int]*benchFixture{}
+)
+
+// benchCatalog builds (once per size) a catalog of n generated tools and a Discoverer
+// whose principal alice is granted min(n, grants.MaxRows) of them by exact-name rows.
+// GRANT-5 caps a read at grants.MaxRows (4,096) applicable rows, and GRANT-2 grants a
+// tool only through a row naming it, so 4,096 is the most tools one principal can be
+// granted: the 10,000-tool benchmark runs with 4,096 granted, the 1,000-tool one with
+// all 1,000.
+func benchCatalog(b *testing.B, n int) *benchFixture {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if f, ok := benchFixtures[n]; ok {
+		return f
+	}
+	r := rand.New(rand.NewPCG(2026, uint64(n)))
+	tools := make([]json.RawMessage, n)
+	for i := range tools {
+		tools[i], _, _ = genTool(r, i, 1000+r.IntN(6000))
+	}
+	cat, err := discovery.NewCatalog(tools, &discovery.CatalogOptions{
+		Limits: schemaguard.Limits{MaxBytes: 512 << 20, MaxNodes: 64 << 20},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := grants.NewMemory()
+	names := cat.Names()
+	perm := r.Perm(len(names))
+	granted := min(n, grants.MaxRows)
+	for _, i := range perm[:granted] {
+		if _, err := store.Put(context.Background(), allow("alice", names[i])); err != nil {
+			b.Fatal(err)
+		}
+	}
+	f := &benchFixture{d: newDiscoverer(cat, store, nil), granted: granted}
+	benchFixtures[n] = f
+	return f
+}
+
+// BenchmarkDiscover measures one discover request, limit 16, over generated catalogs
+// of 1,000 and 10,000 tools (SPEC PERF-1: allocations must not grow with the catalog).
+func BenchmarkDiscover(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			f := benchCatalog(b, n)
+			ctx := context.Background()
+			for _, q := range benchQueries { // warm the per-snapshot caches, check the path
+				res, err := f.d.Discover(ctx, alice, discovery.Request{Query: q, Limit: 16})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Tools) == 0 {
+					b.Fatalf("query %q matches nothing", q)
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				if _, err := f.d.Discover(ctx, alice, discovery.Request{Query: benchQueries[i%len(benchQueries)], Limit: 16}); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkDiscoverNextPage measures a request that opens a cursor (page 2).
+func BenchmarkDiscoverNextPage(b *testing.B) {
+	f := benchCatalog(b, 10000)
+	ctx := context.Background()
+	cursors := make([]string, len(benchQueries))
+	for i, q := range benchQueries {
+		res, err := f.d.Discover(ctx, alice, discovery.Request{Query: q, Limit: 16})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cursors[i] = res.NextCursor
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k := i % len(benchQueries)
+		if cursors[k] == "" {
+			i++
+			continue
+		}
+		if _, err := f.d.Discover(ctx, alice, discovery.Request{Query: benchQueries[k], Limit: 16, Cursor: cursors[k]}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkHandleJSONRPC measures a discover request as bytes in, bytes out over the
+// 10,000-tool catalog.
+func BenchmarkHandleJSONRPC(b *testing.B) {
+	f := benchCatalog(b, 10000)
+	ctx := context.Background()
+	msgs := make([][]byte, len(benchQueries))
+	for i, q := range benchQueries {
+		msgs[i] = discoverMsg(fmt.Sprint(i+1), q, 16, "")
+		if resp, handled := f.d.HandleJSONRPC(ctx, alice, msgs[i]); !handled || decodePage(b, resp).err != "" {
+			b.Fatalf("query %q: %.200s", q, resp)
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, handled := f.d.HandleJSONRPC(ctx, alice, msgs[i%len(msgs)]); !handled {
+			b.Fatal("not handled")
+		}
+		i++
+	}
+}
+
+// BenchmarkAuthorizeCall measures a granted call with a 10-property argument object:
+// grant reread and decision, validation from the bytes, no host check.
+func BenchmarkAuthorizeCall(b *testing.B) {
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"model":       map[string]any{"type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[a-z0-9][a-z0-9._/-]*$"},
+			"version":     map[string]any{"type": "integer", "minimum": 1, "maximum": 100000},
+			"region":      map[string]any{"enum": []any{"eu-west-1", "us-east-1", "ap-south-1"}},
+			"replicas":    map[string]any{"type": "integer", "minimum": 1, "maximum": 64},
+			"gpu":         map[string]any{"type": "boolean"},
+			"max_latency": map[string]any{"type": "number", "exclusiveMinimum": 0, "maximum": 10000},
+			"tags":        map[string]any{"type": "array", "items": map[string]any{"type": "string", "maxLength": 32}, "maxItems": 16, "uniqueItems": true},
+			"description": map[string]any{"type": "string", "maxLength": 1000},
+			"env":         map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
+			"strategy":    map[string]any{"type": "string", "enum": []any{"rolling", "blue-green", "canary"}},
+		},
+		"required":             []any{"model", "version", "region"},
+		"additionalProperties": false,
+	}
+	cat := newCatalog(b, append(sampleTools(), toolDefSchema("deployment_rollout", "Roll out a model version.", schema))...)
+	d := newDiscoverer(cat, newStore(b, allow("alice", "deployment_rollout", "models:read"), allow("*", "model_search")), nil)
+	args := json.RawMessage(`{"model":"acme/llama-3.1-8b","version":42,"region":"eu-west-1","replicas":3,"gpu":true,` +
+		`"max_latency":250.5,"tags":["prod","eu","canary"],"description":"Nightly rollout of the tuned model.",` +
+		`"env":{"LOG_LEVEL":"info","BATCH":"8"},"strategy":"rolling"}`)
+	call := discovery.Call{Tool: "deployment_rollout", Arguments: args}
+	ctx := context.Background()
+	if err := d.AuthorizeCall(ctx, alice, call); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := d.AuthorizeCall(ctx, alice, call); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
