@@ -16,11 +16,12 @@ var CatalogFiles = []string{"github.json", "gitlab.json", "azure.json", "playwri
 
 // Synthetic returns a catalog of n tools for benchmarks. When dir holds the real catalogs
 // (CatalogFiles), it repeats them in order, the k-th repetition's names suffixed with
-// "~k", and real is true. When dir has none of them, it generates tools from a fixed
+// "~k" (and a name two servers share suffixed with "~server"), and real is true. When dir has none of them, it generates tools from a fixed
 // vocabulary with a fixed seed, and real is false. A present but unreadable catalog is an
 // error.
 func Synthetic(dir string, n int) (docs []rank.Doc, real bool, err error) {
 	var base []rank.Doc
+	seen := make(map[string]bool)
 	for _, f := range CatalogFiles {
 		path := filepath.Join(dir, f)
 		if _, err := os.Stat(path); err != nil {
@@ -30,7 +31,13 @@ func Synthetic(dir string, n int) (docs []rank.Doc, real bool, err error) {
 		if err != nil {
 			return nil, false, err
 		}
-		base = append(base, d...)
+		for _, t := range d {
+			if seen[t.Name] { // several servers have a create_or_update_file
+				t.Name += "~" + strings.TrimSuffix(f, ".json")
+			}
+			seen[t.Name] = true
+			base = append(base, t)
+		}
 	}
 	if len(base) == 0 {
 		return generated(n), false, nil

@@ -10,49 +10,66 @@
 // MRR@10 and nDCG@10 (binary relevance), and for queries with an empty relevant list the
 // mean number of results. Queries naming an unknown tool are reported and skipped. -json
 // prints the same as one JSON object.
+//
+// For example, on the MetaTool development set:
+//
+//	go run ./rank/cmd/rankeval -catalog ../shared/data/retrieval/metatool/tools.json \
+//		-queries ../shared/data/retrieval/metatool/queries.json
 package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/deferredtools/deferredtools/rank/rankeval"
 )
 
 func main() {
-	catalog := flag.String("catalog", "", "JSON array of tools")
-	queries := flag.String("queries", "", "JSON array of {query, relevant}")
-	asJSON := flag.Bool("json", false, "print the report as one JSON object")
-	flag.Parse()
-	if *catalog == "" || *queries == "" || flag.NArg() > 0 {
-		flag.Usage()
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "rankeval:", err)
+		}
 		os.Exit(2)
+	}
+}
+
+var errUsage = errors.New("-catalog and -queries are required")
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("rankeval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	catalog := fs.String("catalog", "", "JSON array of tools {name, title?, description, ...}")
+	queries := fs.String("queries", "", `JSON array of {"query": ..., "relevant": [tool names]}`)
+	asJSON := fs.Bool("json", false, "print the report as one JSON object")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *catalog == "" || *queries == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return errUsage
 	}
 	docs, err := rankeval.LoadCatalog(*catalog)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "rankeval:", err)
-		os.Exit(1)
+		return err
 	}
 	qs, err := rankeval.LoadQueries(*queries)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "rankeval:", err)
-		os.Exit(1)
+		return err
 	}
 	rep := rankeval.Evaluate(docs, qs, rankeval.Ours(docs))
 	if *asJSON {
 		if rep.Skipped == nil {
 			rep.Skipped = []rankeval.Skip{}
 		}
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintln(os.Stderr, "rankeval:", err)
-			os.Exit(1)
-		}
-		return
+		return enc.Encode(rep)
 	}
-	fmt.Printf("catalog %s: %d tools; queries %s: %d\n", *catalog, len(docs), *queries, len(qs))
-	fmt.Print(rep)
+	fmt.Fprintf(stdout, "catalog %s: %d tools; queries %s: %d\n", *catalog, len(docs), *queries, len(qs))
+	_, err = fmt.Fprint(stdout, rep)
+	return err
 }

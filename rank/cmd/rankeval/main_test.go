@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/rank/rankeval"
+)
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	cat := filepath.Join(dir, "tools.json")
+	qs := filepath.Join(dir, "queries.json")
+	os.WriteFile(cat, []byte(`[
+		{"name": "list_branches", "title": "List branches", "description": "List the branches of a repository.", "inputSchema": {}},
+		{"name": "create_issue", "title": null, "description": "Open a new issue."}]`), 0o600)
+	os.WriteFile(qs, []byte(`[
+		{"query": "listing branches", "relevant": ["list_branches"]},
+		{"query": "new issue", "relevant": ["create_issue", "list_branches"]},
+		{"query": "nothing here", "relevant": ["no_such_tool"]},
+		{"query": "bake a cake", "relevant": []}]`), 0o600)
+
+	var out, errOut bytes.Buffer
+	if err := run([]string{"-catalog", cat, "-queries", qs, "-json"}, &out, &errOut); err != nil {
+		t.Fatalf("run -json: %v (%s)", err, errOut.String())
+	}
+	var rep rankeval.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("-json output is not one JSON object: %v\n%s", err, out.String())
+	}
+	if rep.Queries != 2 || rep.Recall1 != 0.75 || rep.MRR10 != 1 || rep.Recall10 != 0.75 || rep.EmptyQueries != 1 || rep.EmptyMeanResults != 0 ||
+		len(rep.Skipped) != 1 || rep.Skipped[0].Unknown != "no_such_tool" {
+		t.Errorf("report = %+v, want 2 queries, R@1 0.75, MRR@10 1, R@10 0.75, 1 empty query with 0 results, 1 skipped", rep)
+	}
+	for _, key := range []string{`"recall@1"`, `"recall@5"`, `"recall@10"`, `"mrr@10"`, `"ndcg@10"`, `"empty_mean_results"`, `"skipped"`} {
+		if !strings.Contains(out.String(), key) {
+			t.Errorf("-json output lacks %s:\n%s", key, out.String())
+		}
+	}
+
+	out.Reset()
+	if err := run([]string{"-catalog", cat, "-queries", qs}, &out, &errOut); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	for _, line := range []string{"Recall@1   0.7500", "nDCG@10", "MRR@10", `skipped query 2: unknown tool "no_such_tool"`, "mean results 0.00"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("output lacks %q:\n%s", line, out.String())
+		}
+	}
+	if err := run([]string{"-catalog", cat}, &out, &errOut); err == nil {
+		t.Error("run without -queries succeeded")
+	}
+}

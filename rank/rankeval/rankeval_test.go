@@ -1,0 +1,113 @@
+package rankeval
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/deferredtools/deferredtools/rank"
+)
+
+func TestScore(t *testing.T) {
+	l2 := func(i float64) float64 { return 1 / math.Log2(i+1) } // gain at 1-based rank i
+	tests := []struct {
+		got, relevant []string
+		want          Metrics
+	}{
+		{[]string{"a", "b"}, []string{"a"}, Metrics{1, 1, 1, 1, 1}},
+		{[]string{"x", "a"}, []string{"a"}, Metrics{0, 1, 1, 0.5, l2(2)}},
+		{[]string{"x", "y", "z", "w", "v", "a"}, []string{"a"}, Metrics{0, 0, 1, 1.0 / 6, l2(6)}},
+		{[]string{"x"}, []string{"a"}, Metrics{}},
+		{nil, []string{"a"}, Metrics{}},
+		{[]string{"b", "x", "a"}, []string{"a", "b"}, Metrics{0.5, 1, 1, 1, (l2(1) + l2(3)) / (l2(1) + l2(2))}},
+		{[]string{"a", "a"}, []string{"a", "b"}, Metrics{0.5, 0.5, 0.5, 1, l2(1) / (l2(1) + l2(2))}},
+	}
+	for _, tt := range tests {
+		got := Score(tt.got, tt.relevant)
+		if diff := cmp.Diff(tt.want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+			t.Errorf("Score(%q, %q) (-want +got):\n%s", tt.got, tt.relevant, diff)
+		}
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	docs := []rank.Doc{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	results := map[string][]string{
+		"qa":    {"a", "b"},
+		"qb":    {"a", "b"},
+		"none":  {"c"},
+		"none2": nil,
+	}
+	r := func(q string, k int) []string { return results[q] }
+	qs := []Query{
+		{"qa", []string{"a"}},
+		{"qb", []string{"b"}},
+		{"bad", []string{"a", "zzz"}},
+		{"none", nil},
+		{"none2", []string{}},
+	}
+	rep := Evaluate(docs, qs, r)
+	want := Report{
+		Queries: 2, Recall1: 0.5, Recall5: 1, Recall10: 1, MRR10: 0.75, NDCG10: (1 + 1/math.Log2(3)) / 2,
+		EmptyQueries: 2, EmptyMeanResults: 0.5,
+		Skipped: []Skip{{Index: 2, Unknown: "zzz"}},
+	}
+	if diff := cmp.Diff(want, rep, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+		t.Errorf("Evaluate (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	cat := filepath.Join(dir, "c.json")
+	os.WriteFile(cat, []byte(`[{"name":"a","title":null,"description":"d","inputSchema":{}},{"name":"b","title":"T","description":"e"}]`), 0o600)
+	docs, err := LoadCatalog(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []rank.Doc{{Name: "a", Description: "d"}, {Name: "b", Title: "T", Description: "e"}}; !cmp.Equal(docs, want) {
+		t.Errorf("LoadCatalog = %+v, want %+v", docs, want)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"not":"an array"}`), 0o600)
+	if _, err := LoadCatalog(bad); !errors.Is(err, ErrFormat) {
+		t.Errorf("LoadCatalog(object) error = %v, want ErrFormat", err)
+	}
+	if _, err := LoadQueries(bad); !errors.Is(err, ErrFormat) {
+		t.Errorf("LoadQueries(object) error = %v, want ErrFormat", err)
+	}
+	os.WriteFile(bad, []byte(`[{"description":"no name"}]`), 0o600)
+	if _, err := LoadCatalog(bad); !errors.Is(err, ErrFormat) {
+		t.Errorf("LoadCatalog(nameless tool) error = %v, want ErrFormat", err)
+	}
+}
+
+func TestSynthetic(t *testing.T) {
+	docs, real, err := Synthetic(t.TempDir(), 500)
+	if err != nil || real || len(docs) != 500 {
+		t.Fatalf("Synthetic(empty dir) = %d docs, real %v, %v; want 500 generated", len(docs), real, err)
+	}
+	dir := "../../../shared/data/catalogs"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("real catalogs absent (%s): generated catalog only", dir)
+	}
+	docs, real, err = Synthetic(dir, 2000)
+	if err != nil || !real || len(docs) != 2000 {
+		t.Fatalf("Synthetic(real) = %d docs, real %v, %v; want 2000 real", len(docs), real, err)
+	}
+	seen := map[string]bool{}
+	for _, d := range docs {
+		if seen[d.Name] {
+			t.Fatalf("Synthetic: duplicate name %q", d.Name)
+		}
+		seen[d.Name] = true
+	}
+	if len(BenchQueries) != 100 {
+		t.Errorf("len(BenchQueries) = %d, want 100", len(BenchQueries))
+	}
+}
