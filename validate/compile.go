@@ -136,7 +136,8 @@ func (l Limits) withDefaults() Limits {
 
 // maxBytes bounds the JSON text of arguments or a schema: six bytes per string code
 // unit (the longest escape) plus sixteen per node.
-func (l Limits) maxBytes() int { return 6*l.MaxStringUnits + 16*l.MaxNodes }
+// Offsets in a tape are int32, so the bound never exceeds 1 GiB.
+func (l Limits) maxBytes() int { return min(6*l.MaxStringUnits+16*l.MaxNodes, 1<<30) }
 
 func (l Limits) tape() tapeLimits {
 	return tapeLimits{depth: l.MaxDepth, nodes: l.MaxNodes, units: l.MaxStringUnits, bytes: l.maxBytes()}

@@ -212,7 +212,7 @@ func (st *state) check(s *schema, i int32) status {
 			if !st.spend((len(str) + 1) * s.pattern.size) {
 				return over
 			}
-			if !s.pattern.re.Match(str) {
+			if !s.pattern.match(str) {
 				return st.reject("pattern")
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -266,6 +267,28 @@ func FuzzCompile(f *testing.F) {
 			if err := v.Validate(args); err != nil && !errors.Is(err, ErrInvalid) && !errors.Is(err, ErrLimit) {
 				t.Fatalf("%T Validate(%q) = %v", c, args, err)
 			}
+		}
+	})
+}
+
+// FuzzPatternFastPath checks the sequence matcher against Go's regexp on every
+// pattern it accepts.
+func FuzzPatternFastPath(f *testing.F) {
+	for _, p := range []string{`^[a-z][a-z0-9-]{2,40}$`, `^[^@\s]+@[^@\s]+$`, `^\d+$`, `^a*b$`, `^[a-c]*[b-d]$`, `^x?y+z{0,3}$`, `^é.[^a]$`, `^ab{2}c$`} {
+		for _, s := range []string{"", "abc", "a@b", "123", "aab", "bbd", "xyyzz", "é\u2028b", "abbc", "ñ-a"} {
+			f.Add(p, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, pattern, s string) {
+		cp, ok := compilePattern(pattern)
+		if !ok || cp.seq == nil {
+			return
+		}
+		if !utf8.ValidString(s) {
+			return
+		}
+		if got, want := cp.seq.match([]byte(s)), cp.re.MatchString(s); got != want {
+			t.Errorf("pattern %q on %q: sequence matcher %v, regexp %v", pattern, s, got, want)
 		}
 	})
 }

@@ -19,7 +19,16 @@ const ecmaDot = `[^\n\r\x{2028}\x{2029}]`
 // compiledPattern is a pattern ready to run, with its cost per input byte.
 type compiledPattern struct {
 	re   *regexp.Regexp
-	size int // instructions of the compiled program
+	seq  *seqMatcher // a faster exact matcher for simple anchored patterns, or nil
+	size int         // instructions of the compiled program
+}
+
+// match reports whether s matches the pattern.
+func (p *compiledPattern) match(s []byte) bool {
+	if p.seq != nil {
+		return p.seq.match(s)
+	}
+	return p.re.Match(s)
 }
 
 // compilePattern translates an ECMA-262 pattern (the JSON Schema dialect, Unicode mode)
@@ -43,7 +52,148 @@ func compilePattern(p string) (compiledPattern, bool) {
 	if err != nil {
 		return compiledPattern{}, false
 	}
-	return compiledPattern{re: re, size: len(prog.Inst)}, true
+	return compiledPattern{re: re, seq: buildSeq(tr), size: len(prog.Inst)}, true
+}
+
+// seqItem is one step of a seqMatcher: between min and max (-1: no bound) code
+// points of a set.
+type seqItem struct {
+	ascii    [2]uint64 // members below 0x80
+	ranges   []rune    // all members, as sorted lo, hi pairs
+	min, max int
+}
+
+func (it *seqItem) has(r rune) bool {
+	if r < 0x80 {
+		return it.ascii[r>>6]&(1<<(r&63)) != 0
+	}
+	for k := 0; k+1 < len(it.ranges); k += 2 {
+		if r < it.ranges[k] {
+			return false
+		}
+		if r <= it.ranges[k+1] {
+			return true
+		}
+	}
+	return false
+}
+
+// seqMatcher matches patterns of the shape ^item item ... item$ where each item is a
+// set of code points repeated between min and max times, and each item of variable
+// length is followed by an item of disjoint set with min >= 1 (or by the end). For
+// such patterns a greedy left-to-right scan decides the match exactly: an item can
+// never leave a code point of its own set to the next one. Most catalog patterns
+// (^[a-z][a-z0-9-]{2,40}$, ^[^@]+@[^@]+$, ^\d+$) have this shape.
+type seqMatcher struct {
+	items []seqItem
+}
+
+func (m *seqMatcher) match(s []byte) bool {
+	pos := 0
+	for k := range m.items {
+		it := &m.items[k]
+		n := 0
+		for (it.max < 0 || n < it.max) && pos < len(s) {
+			r, size := rune(s[pos]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRune(s[pos:])
+			}
+			if !it.has(r) {
+				break
+			}
+			pos += size
+			n++
+		}
+		if n < it.min {
+			return false
+		}
+	}
+	return pos == len(s)
+}
+
+// buildSeq answers a seqMatcher for the translated pattern tr, or nil when tr does not
+// have the shape seqMatcher decides exactly.
+func buildSeq(tr string) *seqMatcher {
+	re, err := syntax.Parse(tr, syntax.Perl)
+	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 3 {
+		return nil
+	}
+	subs := re.Sub
+	if subs[0].Op != syntax.OpBeginText || subs[len(subs)-1].Op != syntax.OpEndText {
+		return nil
+	}
+	m := &seqMatcher{}
+	for _, sub := range subs[1 : len(subs)-1] {
+		min, max := 1, 1
+		switch sub.Op {
+		case syntax.OpStar:
+			min, max = 0, -1
+		case syntax.OpPlus:
+			min, max = 1, -1
+		case syntax.OpQuest:
+			min, max = 0, 1
+		case syntax.OpRepeat:
+			min, max = sub.Min, sub.Max
+		}
+		if sub.Op == syntax.OpStar || sub.Op == syntax.OpPlus || sub.Op == syntax.OpQuest || sub.Op == syntax.OpRepeat {
+			sub = sub.Sub[0]
+			if sub.Op == syntax.OpLiteral && len(sub.Rune) != 1 {
+				return nil
+			}
+		}
+		if sub.Flags&syntax.FoldCase != 0 {
+			return nil
+		}
+		switch sub.Op {
+		case syntax.OpLiteral:
+			for i, r := range sub.Rune {
+				if i > 0 && (min != 1 || max != 1) {
+					return nil
+				}
+				m.items = append(m.items, newSeqItem([]rune{r, r}, min, max))
+			}
+		case syntax.OpCharClass:
+			m.items = append(m.items, newSeqItem(sub.Rune, min, max))
+		default:
+			return nil
+		}
+	}
+	for k := range m.items {
+		it := &m.items[k]
+		if it.min == it.max || k == len(m.items)-1 {
+			continue
+		}
+		next := &m.items[k+1]
+		if next.min < 1 || intersects(it.ranges, next.ranges) {
+			return nil
+		}
+	}
+	return m
+}
+
+func newSeqItem(ranges []rune, min, max int) seqItem {
+	it := seqItem{ranges: append([]rune(nil), ranges...), min: min, max: max}
+	for k := 0; k+1 < len(ranges); k += 2 {
+		for r := ranges[k]; r <= ranges[k+1] && r < 0x80; r++ {
+			it.ascii[r>>6] |= 1 << (r & 63)
+		}
+	}
+	return it
+}
+
+// intersects reports whether two sorted range lists share a code point.
+func intersects(a, b []rune) bool {
+	for i, j := 0, 0; i+1 < len(a) && j+1 < len(b); {
+		switch {
+		case a[i+1] < b[j]:
+			i += 2
+		case b[j+1] < a[i]:
+			j += 2
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // translatePattern rewrites p for Go's regexp package; see compilePattern.

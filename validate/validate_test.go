@@ -494,3 +494,30 @@ func BenchmarkAdversarial(b *testing.B) {
 		})
 	}
 }
+
+// TestPatternFastPath pins which patterns take the sequence matcher: the greedy scan
+// is exact only when no variable item can hand a code point on to the next item.
+func TestPatternFastPath(t *testing.T) {
+	for p, want := range map[string]bool{
+		`^[a-z][a-z0-9-]{2,40}$`: true,
+		`^[^@\s]+@[^@\s]+$`:      true,
+		`^\d+$`:                  true,
+		`^[A-Z]{2}\d{4}$`:        true,
+		`^v\d+\.\d+\.\d+$`:       true,
+		`^[a-z]*[a-c]$`:          false, // overlapping sets
+		`^a{1,2}b*a$`:            false, // next item may be empty
+		`^[a-z]+`:                false, // not anchored at the end
+		`[a-z]+$`:                false,
+		`^(ab)+$`:                false,
+		`^a|b$`:                  false,
+	} {
+		cp, ok := compilePattern(p)
+		if !ok {
+			t.Errorf("compilePattern(%q) failed", p)
+			continue
+		}
+		if got := cp.seq != nil; got != want {
+			t.Errorf("compilePattern(%q) fast path = %v, want %v", p, got, want)
+		}
+	}
+}
