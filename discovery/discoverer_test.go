@@ -128,6 +128,7 @@ var statusOf = map[string][2]int{
 	discovery.CodeValidationUnavailable: {503, -32000},
 	discovery.CodeGrantsUnavailable:     {503, -32000},
 	discovery.CodeCatalogUnavailable:    {503, -32000},
+	discovery.CodeInternal:              {500, -32603},
 }
 
 // wantCode fails the test unless err is a *discovery.Error with code, carrying the

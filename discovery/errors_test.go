@@ -107,10 +107,13 @@ func TestErrorCodes(t *testing.T) {
 		}
 	}
 	prod := producers(t)
-	if len(prod) != len(statusOf) || len(sentinels) != len(statusOf) {
+	if len(prod) != len(statusOf)-1 || len(sentinels) != len(statusOf)-1 {
 		t.Fatalf("%d producers, %d sentinels for %d codes", len(prod), len(sentinels), len(statusOf))
 	}
 	for code, st := range statusOf {
+		if code == discovery.CodeInternal {
+			continue // only foreign errors map to it: see TestAppendJSONRPCErrorForeign
+		}
 		s := sentinels[code]
 		if s.Code != code || s.Status != st[0] || s.JSONRPCCode != st[1] {
 			t.Errorf("sentinel %s = %+v, want status %d, JSON-RPC %d", code, s, st[0], st[1])
@@ -217,5 +220,63 @@ func TestHandleJSONRPCEnvelope(t *testing.T) {
 	resp, handled := dn.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","method":"multillm.tools.discover","params":{"query":"model"}}`))
 	if !handled || resp != nil {
 		t.Errorf("notification: %s, %v; want nil, true", resp, handled)
+	}
+}
+
+// SPEC DISC-1, FLAG-2: JSON-RPC member names are exact and a message is read once:
+// "Method", "METHOD" or "Params" are not the members "method" and "params", and a
+// message naming its method twice is ambiguous. HandleJSONRPC must leave such
+// messages to the host (handled=false) instead of answering them as discovery: a
+// tools/list request with a stray "METHOD" member must never be hijacked.
+func TestHandleJSONRPCExactMembers(t *testing.T) {
+	ctx := t.Context()
+	cat := newCatalog(t, sampleTools()...)
+	d := newDiscoverer(cat, allGranted(t, cat), nil)
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"Method":"multillm.tools.discover","params":{"query":"model"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","METHOD":"multillm.tools.discover","params":{"query":"model"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"multillm.tools.discover","params":{"query":"model"}}`,
+	} {
+		if resp, handled := d.HandleJSONRPC(ctx, alice, []byte(msg)); handled {
+			t.Errorf("HandleJSONRPC(%s) answered %.60s…, want it left to the host", msg, resp)
+		}
+	}
+	// "Params" is not "params": the discover call has no params.
+	resp, _ := d.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","Params":{"query":"model"}}`))
+	if !strings.Contains(string(resp), `"error":"invalid_params"`) {
+		t.Errorf(`a discover call with "Params" only answered %.80s…, want invalid_params`, resp)
+	}
+}
+
+// SPEC DISC-2: a query may hold any character but Cc; U+FFFD (category So) spelled in
+// valid UTF-8 is an ordinary character, and only invalid UTF-8 is refused.
+func TestQueryReplacementCharacter(t *testing.T) {
+	ctx := t.Context()
+	cat := newCatalog(t, sampleTools()...)
+	d := newDiscoverer(cat, allGranted(t, cat), nil)
+	if _, err := d.Discover(ctx, alice, discovery.Request{Query: "model \uFFFD search"}); err != nil {
+		t.Errorf("Discover(query with U+FFFD) = %v, want a page", err)
+	}
+	if _, err := d.DiscoverParams(ctx, alice, json.RawMessage(`{"query":"model \ufffd search"}`)); err != nil {
+		t.Errorf("DiscoverParams(query with \\ufffd) = %v, want a page", err)
+	}
+	_, err := d.Discover(ctx, alice, discovery.Request{Query: "model \xff search"})
+	wantCode(t, "invalid UTF-8", err, discovery.CodeInvalidParams)
+}
+
+// SPEC ERR-1, ERR-2: AppendJSONRPCError frames an error that is not an *Error (a host
+// check's own error, say) as internal_error (500, -32603), without its text; a
+// wrapped *Error keeps its own code.
+func TestAppendJSONRPCErrorForeign(t *testing.T) {
+	for _, err := range []error{errors.New("secret storage text"), fmt.Errorf("host: %w", context.Canceled)} {
+		got := string(discovery.AppendJSONRPCError(nil, json.RawMessage(`1`), err))
+		want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal_error","data":{"error":"internal_error","status":500}}}`
+		if got != want {
+			t.Errorf("AppendJSONRPCError(foreign) =\n%s\nwant (as documented)\n%s", got, want)
+		}
+	}
+	wrapped := fmt.Errorf("host wraps: %w", discovery.ErrToolNotGranted)
+	if got := string(discovery.AppendJSONRPCError(nil, json.RawMessage(`1`), wrapped)); !strings.Contains(got, `"message":"tool_not_granted"`) {
+		t.Errorf("AppendJSONRPCError(wrapped *Error) = %s", got)
 	}
 }
