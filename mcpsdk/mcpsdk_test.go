@@ -484,3 +484,28 @@ func TestPrincipalFailure(t *testing.T) {
 		t.Errorf("grant store read %d times for an unauthenticated caller", n)
 	}
 }
+
+// With the switch on, every method but tools/list, tools/call and discover is left
+// alone: the adapter's server answers them byte for byte like the bare go-sdk server.
+func TestOtherMethodsUntouched(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, principal: alice, tool: "search_tools"})
+	bare := &fixture{cat: f.cat, server: newSDKServer(f.cat, 0, nil), a: mcpsdk.New(discovery.New(nil), nil)}
+	got, want := f.rawConnect(t), bare.rawConnect(t)
+	for i, req := range []string{
+		`{"jsonrpc":"2.0","id":ID,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":ID,"method":"prompts/list"}`,
+		`{"jsonrpc":"2.0","id":ID,"method":"resources/list"}`,
+		`{"jsonrpc":"2.0","id":ID,"method":"logging/setLevel","params":{"level":"info"}}`,
+		`{"jsonrpc":"2.0","id":ID,"method":"no.such.method","params":{}}`,
+		`{"jsonrpc":"2.0","id":ID,"method":"multillm.tools.discoverX","params":{"query":"x"}}`,
+	} {
+		id := fmt.Sprint(400 + i)
+		line := strings.Replace(req, "ID", id, 1)
+		if g, w := got.call(line, id), want.call(line, id); !bytes.Equal(g, w) {
+			t.Errorf("%s:\n got %s\nwant %s (the bare go-sdk server)", line, g, w)
+		}
+	}
+	if n := f.reads.n.Load(); n != 0 {
+		t.Errorf("other methods read grants %d times", n)
+	}
+}
