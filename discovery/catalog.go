@@ -84,10 +84,14 @@ type toolFields struct {
 	Title       string          `json:"title"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
-	Annotations *struct {
-		Title        string `json:"title"`
-		ReadOnlyHint *bool  `json:"readOnlyHint"`
-	} `json:"annotations"`
+	Annotations json.RawMessage `json:"annotations"`
+}
+
+// annotationFields are the annotations the library reads. They are hints (MCP says so):
+// a member of the wrong type is read as absent, never as a reason to refuse the catalog.
+type annotationFields struct {
+	Title        json.RawMessage `json:"title"`
+	ReadOnlyHint json.RawMessage `json:"readOnlyHint"`
 }
 
 // NewCatalog compiles tools, each the JSON text of a complete MCP tool definition. It
@@ -129,11 +133,12 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		c.total.Depth = max(c.total.Depth, m.Depth)
 		t := tool{name: f.Name, canonical: canon, digest: schemaguard.Digest(canon)}
 		title := f.Title
-		if f.Annotations != nil {
+		var a annotationFields
+		if json.Unmarshal(f.Annotations, &a) == nil {
 			if title == "" {
-				title = f.Annotations.Title
+				json.Unmarshal(a.Title, &title) // a non-string title stays ""
 			}
-			t.readOnly = f.Annotations.ReadOnlyHint != nil && *f.Annotations.ReadOnlyHint
+			t.readOnly = string(a.ReadOnlyHint) == "true" // canonical: exactly the literal
 		}
 		if o.Toolset != nil {
 			t.toolset = o.Toolset(f.Name)

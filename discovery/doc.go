@@ -10,7 +10,11 @@
 //     its complete definition, a page of at most 64 KiB at a time;
 //   - ListTools for tools/list: every tool the principal may see, and its contract digest;
 //   - AuthorizeCall before executing a tools/call: the grant is reread, the arguments
-//     validated, the host's own check run.
+//     validated, the host's own check run;
+//   - a Planner's Plan, per model request, for harnesses that decide how tools reach the
+//     model: native tool search (every authorised tool, the deferred ones marked
+//     defer_loading) or client-side discovery (eager tools in full, a name-only catalog
+//     of the deferred ones, and the discovery tool of ToolDefinition).
 //
 // # Decisions where the requirements are silent
 //
@@ -23,6 +27,12 @@
 // as an unknown or denied tool, so a caller learns nothing from the difference. Absent
 // call arguments are validated as {}. Discover sizes its pages for a JSON-RPC id of up
 // to MaxIDBytes bytes; HandleJSONRPC counts the real id.
+//
+// Plans defer nothing while the switch is off, or below the DeferralPolicy thresholds;
+// a tool's _meta member MetaEagerKey ("deferredtools/eager") opts it in or out; if a
+// catalog tool already bears the discovery tool's name, client-side plans defer
+// nothing, since the model could not tell the two apart. Every plan that defers a tool
+// gives the model a way to find it (SPEC PLAN-2).
 //
 // Per catalog version the Discoverer precomputes canonical bytes, digests, sizes,
 // validators and the rank index; per grant snapshot and principal it caches the
