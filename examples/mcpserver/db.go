@@ -2,17 +2,34 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/grants/sqlstore"
 )
 
-// openDB opens the SQL grant store named by -db. The database/sql store
-// (grants/sqlstore) has not landed yet, so every -db value answers an error.
-func openDB(_ context.Context, spec string) (grants.Reader, error) {
-	if !strings.HasPrefix(spec, "sqlite:") || len(spec) == len("sqlite:") {
+// openDB opens the SQL grant store named by -db (sqlite:PATH), creating the file and
+// applying migration 0018 when needed. compat are the compatibility rows (principal
+// "*") the migration inserts where no row exists yet; rows already in the database,
+// edited or not, are kept (SPEC GRANT-3). The database is the grant store from then on:
+// change grants with SQL or sqlstore.Store.Put, and every call sees the change.
+func openDB(ctx context.Context, spec string, compat []grants.Row) (grants.Reader, error) {
+	path, ok := strings.CutPrefix(spec, "sqlite:")
+	if !ok || path == "" {
 		return nil, errors.New("-db: want sqlite:PATH")
 	}
-	return nil, errors.New("-db: the SQL grant store is not available yet in this build; use -grants")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, fmt.Errorf("-db: %w", err)
+	}
+	if err := sqlstore.Migrate(ctx, db, sqlstore.SQLite, compat); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("-db: migration 0018: %w", err)
+	}
+	return sqlstore.New(db, sqlstore.SQLite), nil
 }

@@ -10,8 +10,9 @@
 //
 //	-catalog FILE      a JSON array of MCP tool definitions (default: the embedded demo catalog)
 //	-grants FILE       a JSON array of {"principal","tool","scopes","effect","revision"} rows
-//	                   (default: the demo grants)
-//	-db sqlite:PATH    read grants from a SQLite database instead of -grants
+//	                   (default: the demo grants with the demo catalog, none with -catalog)
+//	-db sqlite:PATH    keep grants in a SQLite database (created and migrated when needed;
+//	                   the "*" rows of -grants, or of the demo, seed it where no row exists)
 //	-principal ID      the principal of the stdio session (default alice)
 //	-scopes a,b        its scopes (default: the demo principal alice's scopes)
 //	-http ADDR         serve streamable HTTP on ADDR instead of stdio
@@ -70,7 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c := &config{}
 	fs.StringVar(&c.catalog, "catalog", "", "`FILE` holding a JSON array of MCP tool definitions (default: the embedded demo catalog)")
 	fs.StringVar(&c.grants, "grants", "", "`FILE` holding a JSON array of {\"principal\",\"tool\",\"scopes\",\"effect\",\"revision\"} rows (default: the demo grants)")
-	fs.StringVar(&c.db, "db", "", "grant store `sqlite:PATH`, instead of -grants")
+	fs.StringVar(&c.db, "db", "", "grant store `sqlite:PATH` (migrated; seeded with the \"*\" rows of -grants or the demo)")
 	fs.StringVar(&c.principal, "principal", demo.Alice.ID, "principal `ID` of the stdio session")
 	fs.StringVar(&c.scopes, "scopes", strings.Join(demo.Alice.Scopes, ","), "comma-separated `scopes` of the stdio principal")
 	fs.StringVar(&c.http, "http", "", "serve streamable HTTP on `ADDR` instead of stdio")
@@ -81,9 +82,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if c.db != "" && c.grants != "" {
-		return nil, errors.New("-db and -grants are exclusive")
 	}
 	if (c.http == "") != (c.tokens == "") {
 		return nil, errors.New("-http and -tokens go together: HTTP callers are authenticated by bearer token")
@@ -189,9 +187,6 @@ func loadCatalog(path string) ([]json.RawMessage, error) {
 
 // openGrants returns the grant store the flags name.
 func openGrants(ctx context.Context, c *config) (grants.Reader, error) {
-	if c.db != "" {
-		return openDB(ctx, c.db)
-	}
 	rows := demo.Rows()
 	if c.grants != "" {
 		data, err := os.ReadFile(c.grants)
@@ -201,6 +196,18 @@ func openGrants(ctx context.Context, c *config) (grants.Reader, error) {
 		if rows, err = demo.ParseRows(data); err != nil {
 			return nil, fmt.Errorf("-grants: %w", err)
 		}
+	} else if c.catalog != "" {
+		rows = nil // the demo grants name the demo's tools only
+	}
+	if c.db != "" {
+		// The rows of principal "*" are the compatibility rows the migration seeds.
+		var compat []grants.Row
+		for _, r := range rows {
+			if r.Principal == grants.AnyPrincipal {
+				compat = append(compat, r)
+			}
+		}
+		return openDB(ctx, c.db, compat)
 	}
 	m := grants.NewMemory()
 	for i, r := range rows {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/examples/internal/demo"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/grants/sqlstore"
 )
 
 var (
@@ -316,8 +318,8 @@ func TestFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-db", "sqlite:" + filepath.Join(dir, "g.db")}, "-db"},
 		{[]string{"-db", "postgres://x"}, "sqlite:PATH"},
+		{[]string{"-db", "sqlite:" + filepath.Join(dir, "no-such-dir", "g.db")}, "-db"},
 		{[]string{"-http", "127.0.0.1:0"}, "-tokens"},
 		{[]string{"-catalog", filepath.Join(dir, "missing.json")}, "missing.json"},
 		{[]string{"-grants", catalog}, "-grants"},
@@ -395,4 +397,42 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// SPEC GRANT-3, CALL-1: -db sqlite:PATH migrates a new database seeded with the demo's
+// compatibility rows, and a grant changed in the database while the server runs
+// decides the very next call.
+func TestDBMode(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "grants.db")
+	cs := connect(t, command(t, true, "-db", "sqlite:"+path))
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, tool := range list.Tools {
+		listed = append(listed, tool.Name)
+	}
+	if !slices.Contains(listed, "deployments_get_logs") || slices.Contains(listed, "billing_set_budget") {
+		t.Fatalf("alice's list from the migrated database = %v", listed)
+	}
+	args := map[string]any{"name": "prod"}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deployments_get_logs", Arguments: args}); err != nil || res.IsError {
+		t.Fatalf("granted call = %+v, %v", res, err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	store := sqlstore.New(db, sqlstore.SQLite)
+	if _, err := store.Put(ctx, grants.Row{Principal: demo.Alice.ID, Tool: "deployments_get_logs", Effect: grants.Deny, Revision: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "deployments_get_logs", Arguments: args})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Message != "tool_not_granted" {
+		t.Errorf("call after the database denied it = %v, want tool_not_granted", err)
+	}
 }
