@@ -6,7 +6,9 @@ import (
 )
 
 // BenchmarkValidate measures decode+validate of a 10-property argument object from its
-// bytes (SPEC PERF-3; the peer comparison lives in the bench module).
+// bytes (the peer comparison lives in the bench module).
+//
+// SPEC PERF-3
 func BenchmarkValidate(b *testing.B) {
 	schema, err := os.ReadFile("testdata/tenprop.schema.json")
 	if err != nil {

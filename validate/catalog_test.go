@@ -45,7 +45,8 @@ func loadCatalogs(t testing.TB) map[string][]catalogTool {
 // measured when this test was written. A refusal must be ErrUnsupported, never a limit
 // or a crash.
 //
-// SPEC CALL-3 CALL-4
+// SPEC CALL-3
+// SPEC CALL-4
 func TestCatalogs(t *testing.T) {
 	want := map[string][3]int{ // tools, strict, with annotations (see also fullWant)
 		"azure":              {235, 235, 235},

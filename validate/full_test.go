@@ -6,8 +6,11 @@ import (
 	"testing"
 )
 
-// SPEC CALL-7: the full validator covers draft 2020-12 beyond the subset, and still
+// TestFull: the full validator covers draft 2020-12 beyond the subset, and still
 // refuses what would crash or leak.
+//
+// SPEC CALL-7
+// SPEC ERR-2
 func TestFull(t *testing.T) {
 	c := NewFull(nil)
 	tests := []struct {
@@ -55,7 +58,10 @@ func TestFull(t *testing.T) {
 	}
 }
 
-// SPEC CALL-7: a host picks either Compiler through the same interface.
+// TestFullAndBoundedAgreeOnTheSubset: a host picks either Compiler through the same
+// interface.
+//
+// SPEC CALL-7
 func TestFullAndBoundedAgreeOnTheSubset(t *testing.T) {
 	schema := `{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"],"additionalProperties":false}`
 	for _, c := range []Compiler{NewCompiler(nil), NewFull(nil)} {

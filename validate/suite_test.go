@@ -58,7 +58,9 @@ func loadSuite(t *testing.T) map[string][]suiteGroup {
 // the CALL-3 subset plus the documented annotations must agree with the suite on every
 // case; every other group must be refused as unsupported at compile time.
 //
-// SPEC CALL-2 CALL-3 CALL-4
+// SPEC CALL-2
+// SPEC CALL-3
+// SPEC CALL-4
 func TestSuite(t *testing.T) {
 	suite := loadSuite(t)
 	c := NewCompiler(&Options{Annotations: AnnotationKeywords})
