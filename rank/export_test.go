@@ -30,3 +30,20 @@ const (
 )
 
 type Feature = feature
+
+// AverageLengths returns the mean number of terms of each field over docs.
+func AverageLengths(docs []Doc) [numFields]float64 {
+	var sum [numFields]float64
+	a := newAnalyzer(0)
+	for _, d := range docs {
+		for f, text := range [numFields]string{d.Name, d.Title, d.Description} {
+			a.reset()
+			a.add(text)
+			sum[f] += float64(a.n())
+		}
+	}
+	for f := range sum {
+		sum[f] = max(sum[f]/float64(len(docs)), 1)
+	}
+	return sum
+}

@@ -124,6 +124,10 @@ func TestTune(t *testing.T) {
 		line := fmt.Sprintf("%-28s", label)
 		sumN, sumR := 0.0, 0.0
 		for i, ds := range sets {
+			p := p
+			if label == "pivot=catalog average" {
+				p.Pivot = rank.AverageLengths(data[i].docs)
+			}
 			rep := rankeval.Evaluate(data[i].docs, data[i].qs, rankerFor(data[i].docs, p))
 			line += fmt.Sprintf(" %s %.3f/%.3f", ds.name[:4], rep.NDCG10, rep.Recall5)
 			sumN += rep.NDCG10
@@ -134,6 +138,7 @@ func TestTune(t *testing.T) {
 	}
 	base := rank.DefaultParams
 	run("default", base)
+	run("pivot=catalog average", base)
 	for _, v := range variants(base) {
 		run(v.label, v.p)
 	}
