@@ -50,8 +50,11 @@
 // re-encodes the id, the same way the id was encoded for the size accounting). On
 // HTTP, a discover refusal answers the error's HTTP status with the JSON-RPC error as
 // an application/json body; a discover notification answers 202 with no body. The
-// discover method does not need an MCP session on HTTP: the principal comes from the
-// request's authentication. A discover request inside a JSON-RPC batch is left to the
+// discover method needs no MCP session state, on any transport: it is answered even
+// before initialize, and on HTTP without an Mcp-Session-Id; the principal comes from
+// the PrincipalFunc (on HTTP, the request's authentication). On stdio, discover
+// requests are answered concurrently with the SDK's work (up to 16 at a time per
+// connection), so their responses may overtake earlier responses, as JSON-RPC allows. A discover request inside a JSON-RPC batch is left to the
 // SDK (which answers -32601). Over Transport, a connection wrapper hides the inner
 // connection's unexported SDK hooks; the only effect is that the SDK no longer refuses
 // JSON-RPC batches on protocol versions that dropped them.
@@ -65,4 +68,9 @@
 //
 // A PrincipalFunc that fails refuses the request with unauthenticated (401), before
 // anything is read.
+//
+// Install adds one middleware with Server.AddReceivingMiddleware; middleware added
+// later runs before it. A later middleware that replaces the tools/list result with
+// another type makes tools/list fail closed (catalog_unavailable), never list
+// everything.
 package mcpsdk

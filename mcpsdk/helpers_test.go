@@ -78,6 +78,7 @@ type fixtureOptions struct {
 	pageSize   int // SDK tools/list page size; 0 default
 	checkCall  func(ctx context.Context, p grants.Principal, tool string, args json.RawMessage) error
 	principal2 mcpsdk.PrincipalFunc
+	reader     grants.Reader // nil: an in-memory store of testRows
 }
 
 // countingReader counts grant reads (SPEC FLAG-2: none while off).
@@ -115,7 +116,11 @@ func buildFixture(o fixtureOptions) (*fixture, error) {
 			return nil, fmt.Errorf("Put: %v", err)
 		}
 	}
-	f := &fixture{cat: cat, reads: &countingReader{Reader: mem}}
+	var r grants.Reader = mem
+	if o.reader != nil {
+		r = o.reader
+	}
+	f := &fixture{cat: cat, reads: &countingReader{Reader: r}}
 	f.d = discovery.New(&discovery.Options{Enabled: o.enabled, Catalog: cat, Grants: f.reads, CheckCall: o.checkCall})
 	pf := o.principal2
 	if pf == nil {

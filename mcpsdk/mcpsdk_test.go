@@ -16,6 +16,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/grants/grantstest"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
 
@@ -507,5 +508,30 @@ func TestOtherMethodsUntouched(t *testing.T) {
 	}
 	if n := f.reads.n.Load(); n != 0 {
 		t.Errorf("other methods read grants %d times", n)
+	}
+}
+
+// SPEC FLAG-3, GRANT-5, ERR-2: grant storage that cannot answer refuses tools/list,
+// tools/call and discover with grants_unavailable (503) before anything executes, and
+// the storage's error text never reaches the wire.
+func TestGrantsUnavailable(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, principal: alice, tool: "search_tools",
+		reader: &grantstest.ErrReader{Err: fmt.Errorf("%w: pq: relation tool_grants does not exist", grants.ErrUnavailable)}})
+	rc := f.rawConnect(t)
+	for i, req := range []string{
+		`{"jsonrpc":"2.0","id":ID,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"Oslo"}}}`,
+		`{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"weather"}}}`,
+		`{"jsonrpc":"2.0","id":ID,"method":"multillm.tools.discover","params":{"query":"weather"}}`,
+	} {
+		id := fmt.Sprint(500 + i)
+		resp := rc.call(strings.Replace(req, "ID", id, 1), id)
+		e := decodeError(t, resp)
+		if e == nil || e.Code != -32000 || e.Data.Error != "grants_unavailable" || e.Data.Status != 503 || bytes.Contains(resp, []byte("relation")) {
+			t.Errorf("%s with storage down: %s, want grants_unavailable 503 without storage text", req, resp)
+		}
+	}
+	if n := f.calls("weather_get"); n != 0 {
+		t.Errorf("handler ran %d times with storage down", n)
 	}
 }
