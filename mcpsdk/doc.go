@@ -70,7 +70,7 @@
 // anything is read.
 //
 // Install adds one middleware with Server.AddReceivingMiddleware; middleware added
-// later runs before it. A later middleware that replaces the tools/list result with
-// another type makes tools/list fail closed (catalog_unavailable), never list
-// everything.
+// after it runs before it and sees its results. A middleware added before it that
+// replaces the tools/list result with another type makes tools/list fail closed
+// (catalog_unavailable), never list everything.
 package mcpsdk
