@@ -43,7 +43,10 @@
 // without its text.
 //
 // The discover method: the go-sdk refuses methods it does not know before any
-// middleware runs, so the method is answered below the SDK, by Transport (any
+// middleware runs. Its AddReceivingCustomMethod (v1.8.0) could route the method, but
+// the handler would see neither the request id (the page could not be sized for the
+// real id) nor the raw params (for the strict DISC-1 checks), so the method is
+// answered below the SDK, by Transport (any
 // mcp.Transport: stdio, in-memory, io) and by Handler (streamable HTTP), through
 // Discoverer.HandleJSONRPC, which sizes each page for the request's real id (SPEC
 // PAGE-1). The response bytes are written as HandleJSONRPC built them (the SDK
