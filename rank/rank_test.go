@@ -192,8 +192,8 @@ func randomQuery(r *rand.Rand) string {
 // removing docs outside allowed changes nothing.
 func TestSearchAllowedOnly(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 17))
-	for trial := range 200 {
-		n := 1 + r.IntN(300)
+	for trial := range 80 {
+		n := 1 + r.IntN(200)
 		docs := randomCatalog(r, n, "d")
 		allowed := rank.NewSet(n)
 		var sub []rank.Doc
@@ -250,8 +250,8 @@ func extra0(r *rand.Rand, name string) rank.Doc {
 // ranking, with the same scores.
 func TestSearchLimitIsPrefix(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 3))
-	for trial := range 100 {
-		docs := randomCatalog(r, 50+r.IntN(500), "d")
+	for trial := range 60 {
+		docs := randomCatalog(r, 50+r.IntN(400), "d")
 		ix := rank.NewIndex(docs)
 		allowed := rank.NewSet(len(docs))
 		for i := range docs {
