@@ -2,6 +2,7 @@ package mcpsdk_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,4 +39,42 @@ func BenchmarkMiddlewareOverhead(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkMiddlewareOnly measures the adapter's own work per request, without the
+// transport: the middleware around a next handler that answers at once.
+func BenchmarkMiddlewareOnly(b *testing.B) {
+	ctx := context.Background()
+	f := newFixture(b, fixtureOptions{enabled: true, principal: alice})
+	done := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}
+	b.Run("tools/call", func(b *testing.B) {
+		h := f.a.Middleware()(func(context.Context, string, mcp.Request) (mcp.Result, error) { return done, nil })
+		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "weather_get", Arguments: []byte(`{"city":"Oslo"}`)}}
+		b.ReportAllocs()
+		for b.Loop() {
+			if res, err := h(ctx, "tools/call", req); err != nil || res != done {
+				b.Fatalf("%v %v", res, err)
+			}
+		}
+	})
+	b.Run("tools/list", func(b *testing.B) {
+		tools := make([]*mcp.Tool, 0, f.cat.Len())
+		for _, n := range f.cat.Names() {
+			tools = append(tools, &mcp.Tool{Name: n})
+		}
+		h := f.a.Middleware()(func(context.Context, string, mcp.Request) (mcp.Result, error) {
+			return &mcp.ListToolsResult{Tools: tools}, nil
+		})
+		req := &mcp.ListToolsRequest{Params: &mcp.ListToolsParams{}}
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := h(ctx, "tools/list", req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := json.Marshal(res); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
