@@ -30,6 +30,7 @@ type analyzer struct {
 	ends  []int32
 	syn   []bool // syn[i] reports that term i is a synonym added to a query word
 	caser cases.Caser
+	iter  norm.Iter
 
 	synonyms bool    // add the synonyms of query words (for queries, not documents)
 	off      feature // features turned off, to measure what each one brings
@@ -137,7 +138,12 @@ func (a *analyzer) add(text string) {
 	if ascii {
 		a.src = append(a.src[:0], text...)
 	} else {
-		a.src = norm.NFKD.AppendString(a.src[:0], text)
+		// An Iter kept in the analyzer decomposes without allocating.
+		a.src = a.src[:0]
+		a.iter.InitString(norm.NFKD, text)
+		for !a.iter.Done() {
+			a.src = append(a.src, a.iter.Next()...)
+		}
 	}
 	src := a.src
 	a.word = a.word[:0]

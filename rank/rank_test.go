@@ -286,12 +286,14 @@ func TestSearchAllocations(t *testing.T) {
 	ix := rank.NewIndex(docs)
 	allowed := allOf(len(docs))
 	dst := make([]rank.Hit, 0, 32)
-	ix.Search(dst, "list pull request files", allowed, 17) // warm the scratch buffers
-	allocs := testing.AllocsPerRun(100, func() {
-		dst = ix.Search(dst[:0], "list pull request files", allowed, 17)
-	})
-	if allocs > 0 {
-		t.Errorf("Search allocated %v times per call, want 0", allocs)
+	for _, q := range []string{"list pull request files", "Créer une BRANCHE ＦＵＬＬ width", "创建代码仓库 get-FileContents"} {
+		ix.Search(dst, q, allowed, 17) // warm the scratch buffers
+		allocs := testing.AllocsPerRun(100, func() {
+			dst = ix.Search(dst[:0], q, allowed, 17)
+		})
+		if allocs > 0 {
+			t.Errorf("Search(%q) allocated %v times per call, want 0", q, allocs)
+		}
 	}
 }
 
