@@ -6,7 +6,10 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,7 +27,9 @@ import (
 // FLAG-2).
 //
 // Put the host's authentication (for example auth.RequireBearerToken) in front of
-// Handler, so that discover requests are authenticated like every other.
+// Handler, so that discover requests are authenticated like every other. Like the
+// SDK's handler, Handler refuses a discover request that arrived on a loopback address
+// with a foreign Host header (DNS rebinding) with 403.
 func (a *Adapter) Handler(next http.Handler) http.Handler {
 	if !a.d.Enabled() {
 		return next
@@ -51,6 +56,11 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			return
 		}
 		ctx := r.Context()
+		if rebound(r) {
+			// The SDK's DNS rebinding protection, which this path bypasses otherwise.
+			http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
+			return
+		}
 		extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(ctx), Header: r.Header}
 		var resp []byte
 		status := http.StatusOK
@@ -75,6 +85,27 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		w.WriteHeader(status)
 		w.Write(resp)
 	})
+}
+
+// rebound reports a request that arrived on a loopback address with a Host header that
+// is not a loopback name: a DNS rebinding attempt. The SDK's streamable handler refuses
+// these (unless its DisableLocalhostProtection is set); Handler refuses them for the
+// discover method alike.
+func rebound(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return ok && local != nil && isLoopback(local.String()) && !isLoopback(r.Host)
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 func isJSON(contentType string) bool {

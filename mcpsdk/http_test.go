@@ -117,6 +117,9 @@ func TestHTTPDiscoverStatus(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tok, ok := strings.CutSuffix(token, " rebound"); ok {
+			token, req.Host = tok, "evil.example:80" // DNS rebinding: a foreign name on a loopback address
+		}
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
@@ -141,6 +144,7 @@ func TestHTTPDiscoverStatus(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"multillm.tools.discover","params":{"query":"weather"}}`, "tok-alice", 202, ``},
 		{`{"jsonrpc":"2.0","id":4,"method":"multillm.tools.discover","params":{"query":"weather"}}`, "", 401, ``},
 		{`{"jsonrpc":"2.0","id":5,"method":"multillm.tools.discover","params":{"query":"weather"}}`, "wrong", 401, ``},
+		{`{"jsonrpc":"2.0","id":6,"method":"multillm.tools.discover","params":{"query":"weather"}}`, "tok-alice rebound", 403, `Host`},
 	} {
 		status, body := post(srv.URL, c.token, c.body)
 		if status != c.status || !strings.Contains(body, c.want) {
