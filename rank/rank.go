@@ -371,9 +371,21 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	for _, q := range live {
 		rest -= q.ub
 		if pruning {
-			for _, d := range cands {
-				if sat := ix.lookup(q.id, d); sat != 0 {
-					acc[d] += contribution(q.wt, sat)
+			lo, hi := ix.off[q.id], ix.off[q.id+1]
+			if len(cands)*8 < int(hi-lo) {
+				for _, d := range cands {
+					if sat := ix.lookup(q.id, d); sat != 0 {
+						acc[d] += contribution(q.wt, sat)
+					}
+				}
+			} else {
+				// Many candidates: walking the postings is cheaper than looking each one
+				// up. Docs already dropped may gain too; they stay dropped.
+				sat := ix.sat[lo:hi]
+				for k, d := range ix.docs[lo:hi] {
+					if acc[d] != 0 {
+						acc[d] += contribution(q.wt, sat[k])
+					}
 				}
 			}
 			cands = s.keep(cands, theta, rest)
@@ -418,7 +430,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		cands = s.touched
 		// A doc not seen so far scores at most rest; once that is below the max-th best
 		// partial score, no such doc can make the cut, even on a tie.
-		if k <= 0 || len(cands) < k || rest >= best {
+		if k <= 0 || len(cands) < k || rest >= best || !s.atLeast(cands, k, rest) {
 			continue
 		}
 		if theta = s.kth(cands, k); rest < theta {
@@ -456,6 +468,18 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		acc[d] = 0
 	}
 	return dst
+}
+
+// atLeast reports whether at least k of docs have a score above x.
+func (s *scratch) atLeast(docs []uint32, k int, x int64) bool {
+	for _, d := range docs {
+		if s.acc[d] > x {
+			if k--; k == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // kth returns the k-th largest accumulated score among docs (k <= len(docs)).
