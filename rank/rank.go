@@ -482,41 +482,46 @@ func (s *scratch) atLeast(docs []uint32, k int, x int64) bool {
 	return false
 }
 
-// kth returns the k-th largest accumulated score among docs (k <= len(docs)).
+// kth returns the k-th largest accumulated score among docs (k <= len(docs)), keeping
+// the best k scores in a min-heap: most docs cost one comparison with its root.
 func (s *scratch) kth(docs []uint32, k int) int64 {
-	sel := s.sel[:0]
+	h := s.sel[:0]
 	for _, d := range docs {
-		sel = append(sel, s.acc[d])
-	}
-	s.sel = sel
-	// Quickselect for the element that would be at index k-1 in descending order.
-	lo, hi, want := 0, len(sel)-1, k-1
-	for lo < hi {
-		pivot := sel[lo+(hi-lo)/2]
-		i, j := lo, hi
-		for i <= j {
-			for sel[i] > pivot {
-				i++
+		v := s.acc[d]
+		if len(h) < k {
+			h = append(h, v)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if h[p] <= h[i] {
+					break
+				}
+				h[p], h[i] = h[i], h[p]
+				i = p
 			}
-			for sel[j] < pivot {
-				j--
-			}
-			if i <= j {
-				sel[i], sel[j] = sel[j], sel[i]
-				i++
-				j--
-			}
+			continue
 		}
-		switch {
-		case want <= j:
-			hi = j
-		case want >= i:
-			lo = i
-		default:
-			return sel[want]
+		if v <= h[0] {
+			continue
+		}
+		h[0] = v
+		for i := 0; ; {
+			l := 2*i + 1
+			if l >= len(h) {
+				break
+			}
+			m := l
+			if r := l + 1; r < len(h) && h[r] < h[l] {
+				m = r
+			}
+			if h[i] <= h[m] {
+				break
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
 		}
 	}
-	return sel[want]
+	s.sel = h
+	return h[0]
 }
 
 // keep filters docs, in place into the candidate buffer, to those whose score plus rest
