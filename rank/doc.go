@@ -26,7 +26,7 @@
 //     query word is not a hit: a query matching nothing, or made only of stop words,
 //     returns no hits (DISC-6).
 //   - Search stops looking for new docs once the query terms left cannot lift a doc not
-//     yet seen into the best max (MaxScore); the hits are exactly those of a full
+//     yet seen into the best k (MaxScore); the hits are exactly those of a full
 //     evaluation, which a property test checks.
 //
 // # Analysis

@@ -261,11 +261,15 @@ func (ix *Index) lookup(t, d uint32) float32 {
 	return ix.sat[int(lo)+i]
 }
 
-// Search appends to dst the docs of allowed that match query, best first, at most max of
+// Search appends to dst the docs of allowed that match query, best first, at most k of
 // them, and returns the extended slice. Equal scores are ordered by Name, ascending byte
 // order. Every scoring statistic is computed over the docs in allowed only, so a doc
 // outside allowed never changes a result (SPEC DISC-5). A query none of whose words
-// occur in an allowed doc yields no hits (DISC-6). max <= 0 means no limit.
+// occur in an allowed doc yields no hits (DISC-6). k <= 0 means no limit.
+//
+// Bits of allowed beyond Len are ignored. Scores are positive; a Hit's Score is only
+// comparable with scores of the same query and allowed set. Search allocates nothing
+// when dst has room for the hits.
 func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	if ix.n == 0 {
 		return dst
@@ -346,7 +350,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		return dst
 	}
 	// Terms with the largest possible contribution first: once the rest cannot lift a
-	// doc not yet seen into the best max, only the docs already seen are scored further
+	// doc not yet seen into the best k, only the docs already seen are scored further
 	// (MaxScore). Scores are integers, so the order of summation does not change them.
 	slices.SortStableFunc(live, func(a, b qterm) int {
 		switch {
@@ -428,7 +432,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 			}
 		}
 		cands = s.touched
-		// A doc not seen so far scores at most rest; once that is below the max-th best
+		// A doc not seen so far scores at most rest; once that is below the k-th best
 		// partial score, no such doc can make the cut, even on a tie.
 		if k <= 0 || len(cands) < k || rest >= best || !s.atLeast(cands, k, rest) {
 			continue
@@ -439,7 +443,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		}
 	}
 
-	// The best max of the candidates, ties by name.
+	// The best k of the candidates, ties by name.
 	better := func(a, b uint32) int {
 		switch {
 		case acc[a] > acc[b]:
