@@ -162,7 +162,11 @@ func (g *gen) value(b *strings.Builder, depth int) {
 		b.Write(v)
 	case 7:
 		b.WriteByte('[')
-		for i, n := 0, g.n(4); i < n; i++ {
+		n := g.n(4)
+		if g.n(4) == 0 {
+			n = 9 + g.n(4) // long enough for the hash-table uniqueItems path
+		}
+		for i := 0; i < n; i++ {
 			if i > 0 {
 				b.WriteByte(',')
 			}
