@@ -345,3 +345,19 @@ func ExampleIndex_Search() {
 	// list_branches
 	// 1 0
 }
+
+// Bits of allowed beyond Len change nothing: not the hits, not the statistics.
+func TestSearchIgnoresBitsBeyondLen(t *testing.T) {
+	docs := smallCatalog
+	ix := rank.NewIndex(docs)
+	exact := allOf(len(docs))
+	wide := rank.NewSet(len(docs) + 200)
+	for i := range len(docs) + 200 {
+		wide.Add(i)
+	}
+	for _, q := range []string{"create branch", "pull request", "代码"} {
+		if diff := cmp.Diff(ix.Search(nil, q, exact, 0), ix.Search(nil, q, wide, 0)); diff != "" {
+			t.Errorf("Search(%q) with bits beyond Len differs (-exact +wide):\n%s", q, diff)
+		}
+	}
+}
