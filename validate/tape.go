@@ -435,16 +435,38 @@ func (t *tape) string(src []byte, i int, lim tapeLimits) (int, error) {
 func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, error) {
 	off := len(t.arena)
 	// The decoded text is never longer than the rest of the source.
-	t.arena = slices.Grow(t.arena, len(src)-start)
-	t.arena = append(t.arena, src[start:i]...)
+	// out is the arena in a local variable, so appends stay in registers; the Grow
+	// above means they never reallocate.
+	out := slices.Grow(t.arena, len(src)-start)
+	out = append(out, src[start:i]...)
 	for {
+		// A run of \uXXXX escapes of BMP non-surrogates, the longest text per code
+		// unit the bounds allow, takes this short path.
+		for len(src)-i >= 6 && src[i] == '\\' && src[i+1] == 'u' {
+			h := src[i+2 : i+6 : i+6]
+			a, b, c, d := hexVal[h[0]], hexVal[h[1]], hexVal[h[2]], hexVal[h[3]]
+			if (a|b|c|d)&0xF0 != 0 || a == 0xD {
+				break // malformed or a surrogate: the general path decides
+			}
+			r := rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d)
+			switch {
+			case r < 0x80:
+				out = append(out, byte(r))
+			case r < 0x800:
+				out = append(out, 0xC0|byte(r>>6), 0x80|byte(r)&0x3F)
+			default:
+				out = append(out, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+			}
+			units++
+			i += 6
+		}
 		j := i
 		if i < len(src) && src[i] != '\\' {
 			j = plainRun(src, i)
 		}
 		if j > i {
 			units += j - i
-			t.arena = append(t.arena, src[i:j]...)
+			out = append(out, src[i:j]...)
 			i = j
 		}
 		if i >= len(src) {
@@ -457,7 +479,8 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 			if t.units > lim.units {
 				return 0, errUnits
 			}
-			t.toks = append(t.toks, token{kind: kString, esc: true, off: int32(off), end: int32(len(t.arena)), n: int32(units), next: int32(len(t.toks) + 1)})
+			t.arena = out
+			t.toks = append(t.toks, token{kind: kString, esc: true, off: int32(off), end: int32(len(out)), n: int32(units), next: int32(len(t.toks) + 1)})
 			return i + 1, nil
 		case c == '\\':
 			if i+1 >= len(src) {
@@ -471,7 +494,7 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 				if d == 0 {
 					return 0, errSyntax
 				}
-				t.arena = append(t.arena, d)
+				out = append(out, d)
 				continue
 			}
 			if len(src)-i < 4 {
@@ -486,11 +509,11 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 			i += 4
 			switch {
 			case r < 0x80:
-				t.arena = append(t.arena, byte(r))
+				out = append(out, byte(r))
 			case r < 0x800:
-				t.arena = append(t.arena, 0xC0|byte(r>>6), 0x80|byte(r)&0x3F)
+				out = append(out, 0xC0|byte(r>>6), 0x80|byte(r)&0x3F)
 			case r < 0xD800 || r >= 0xE000:
-				t.arena = append(t.arena, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+				out = append(out, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 			case r >= 0xDC00:
 				return 0, errEncoding // a low surrogate first
 			default:
@@ -507,7 +530,7 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 				i += 6
 				r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
 				units++
-				t.arena = append(t.arena, 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+				out = append(out, 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 			}
 		case c < 0x20:
 			return 0, errSyntax
@@ -520,7 +543,7 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 			if r >= 0x10000 {
 				units++
 			}
-			t.arena = append(t.arena, src[i:i+size]...)
+			out = append(out, src[i:i+size]...)
 			i += size
 		}
 	}
