@@ -26,7 +26,6 @@ import (
 	"hash/maphash"
 	"iter"
 	"math/bits"
-	"slices"
 )
 
 // MaxRows is the most applicable rows (the principal's and "*"'s) one read may return
@@ -347,70 +346,78 @@ func (d *Decision) Granted() iter.Seq[string] {
 	}
 }
 
-// A scopeSet answers membership in a principal's valid scopes: a linear scan for the
-// few scopes most principals hold, a small open-addressing table beyond that. Invalid
-// scopes are left out: no valid row scope can equal one.
+// A scopeSet answers membership in a principal's valid scopes. It is a small
+// open-addressing table of scope fingerprints: a scope's length with its first and last
+// eight bytes, which for scopes of up to 16 bytes (most of them) is the whole scope, so
+// a lookup compares three integers and no bytes. Invalid scopes are left out: no valid
+// row scope can equal one.
 type scopeSet struct {
-	list  []string // at most scopeScanMax scopes, when table is nil
-	table []string // len is a power of two, at most half full; "" is an empty slot
-	shift uint     // 64 - log2(len(table))
+	table []scopeEntry // len is a power of two, at most half full; n == 0 is empty
+	shift uint         // 64 - log2(len(table))
 }
 
-const scopeScanMax = 8
-
-func newScopeSet(scopes []string) scopeSet {
-	valid := scopes
-	for i, s := range scopes {
-		if !ValidScope(s) { // rare: copy the valid ones
-			valid = slices.Clone(scopes[:i])
-			for _, s := range scopes[i+1:] {
-				if ValidScope(s) {
-					valid = append(valid, s)
-				}
-			}
-			break
-		}
-	}
-	if len(valid) <= scopeScanMax {
-		return scopeSet{list: valid}
-	}
-	n := bits.Len(uint(2*len(valid) - 1))
-	h := scopeSet{table: make([]string, 1<<n), shift: uint(64 - n)}
-	mask := len(h.table) - 1
-	for _, s := range valid {
-		for j := h.slot(s); ; j = (j + 1) & mask {
-			if h.table[j] == "" {
-				h.table[j] = s
-				break
-			}
-			if h.table[j] == s {
-				break
-			}
-		}
-	}
-	return h
+type scopeEntry struct {
+	a, b uint64 // first and last eight bytes (zero-padded when shorter)
+	n    int    // length, >= 1
+	s    string
 }
 
-// slot returns where the probe for s starts: a multiplicative hash of s's length and
-// its first and last eight bytes. It is cheap, and the table only ever holds one
-// principal's scopes, so collisions cost little.
-func (h scopeSet) slot(s string) int {
-	var a, b uint64
-	if len(s) >= 8 {
-		a, b = load64(s), load64(s[len(s)-8:])
-	} else {
-		for i := 0; i < len(s); i++ {
+// fingerprint returns s's first and last eight bytes, zero-padded.
+func fingerprint(s string) (a, b uint64) {
+	switch {
+	case len(s) >= 8:
+		return load64(s), load64(s[len(s)-8:])
+	default:
+		for i := len(s) - 1; i >= 0; i-- {
 			a = a<<8 | uint64(s[i])
 		}
+		return a, 0
 	}
-	x := (a*0x9e3779b97f4a7c15 ^ b ^ uint64(len(s))) * 0xc2b2ae3d27d4eb4f
-	return int(x >> h.shift)
 }
 
 func load64(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func newScopeSet(scopes []string) scopeSet {
+	n := 0
+	for _, s := range scopes {
+		if ValidScope(s) {
+			n++
+		}
+	}
+	if n == 0 {
+		return scopeSet{}
+	}
+	bitsN := bits.Len(uint(2*n - 1))
+	h := scopeSet{table: make([]scopeEntry, 1<<bitsN), shift: uint(64 - bitsN)}
+	mask := len(h.table) - 1
+	for _, s := range scopes {
+		if !ValidScope(s) {
+			continue
+		}
+		a, b := fingerprint(s)
+		for j := h.slot(a, b, len(s)); ; j = (j + 1) & mask {
+			e := &h.table[j]
+			if e.n == 0 {
+				*e = scopeEntry{a: a, b: b, n: len(s), s: s}
+				break
+			}
+			if e.a == a && e.b == b && e.n == len(s) && (len(s) <= 16 || e.s == s) {
+				break // held twice
+			}
+		}
+	}
+	return h
+}
+
+// slot returns where the probe for a fingerprint starts: a multiplicative hash. The
+// table only ever holds one principal's scopes, so collisions cost little.
+func (h scopeSet) slot(a, b uint64, n int) int {
+	x := (a*0x9e3779b97f4a7c15 ^ b ^ uint64(n)) * 0xc2b2ae3d27d4eb4f
+	return int(x >> h.shift)
 }
 
 // check reports whether need is a valid scope set (valid tokens, none twice) and, if
@@ -435,24 +442,18 @@ func (h scopeSet) check(need []string) (valid, held bool) {
 }
 
 func (h scopeSet) has(s string) bool {
-	if h.table == nil {
-		for _, t := range h.list {
-			if t == s {
-				return true
-			}
-		}
+	if len(h.table) == 0 || s == "" {
 		return false
 	}
-	if s == "" {
-		return false
-	}
+	a, b := fingerprint(s)
 	mask := len(h.table) - 1
-	for j := h.slot(s); ; j = (j + 1) & mask {
-		switch h.table[j] {
-		case s:
-			return true
-		case "":
+	for j := h.slot(a, b, len(s)); ; j = (j + 1) & mask {
+		e := &h.table[j]
+		if e.n == 0 {
 			return false
+		}
+		if e.a == a && e.b == b && e.n == len(s) && (len(s) <= 16 || e.s == s) {
+			return true
 		}
 	}
 }

@@ -92,6 +92,12 @@ func TestResolveDecision(t *testing.T) {
 		{"deny row scopes are irrelevant", []grants.Row{row("alice", "t", grants.Deny, "a")}, []string{"a"}, false},
 		{"many scopes use the set path", []grants.Row{row("alice", "t", grants.Allow, "s9", "s3")},
 			[]string{"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9"}, true},
+		{"long scopes differing in the middle only", []grants.Row{row("alice", "t", grants.Allow, "https://a.example.com/models/read")},
+			[]string{"https://b.example.com/models/read", "https://a.example.com/models/rea"}, false},
+		{"long scope held", []grants.Row{row("alice", "t", grants.Allow, "https://a.example.com/models/read")},
+			[]string{"https://b.example.com/models/read", "https://a.example.com/models/read"}, true},
+		{"invalid principal scopes are ignored", []grants.Row{row("alice", "t", grants.Allow, "ok")},
+			[]string{"bad scope", "", "ok"}, true},
 		{"many scopes, one missing", []grants.Row{row("alice", "t", grants.Allow, "s9", "s10")},
 			[]string{"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9"}, false},
 	} {
