@@ -1,9 +1,11 @@
 package validate
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -237,7 +239,7 @@ func FuzzDifferential(f *testing.F) {
 //
 // SPEC CALL-8
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":[1,2.5e3,-0,"x\u00e9\ud83d\ude00"],"b":null}`, `[true,false]`, `"\ud800"`, `{"a":1,"a":2}`, "\"\xff\"", `1e999999`, `01`, ` [ ] `} {
+	for _, s := range []string{`{}`, `{"a":[1,2.5e3,-0,"x\u00e9\ud83d\ude00"],"b":null}`, `[true,false]`, `"\ud800"`, `{"a":1,"a":2}`, "\"\xff\"", `1e999999`, `01`, ` [ ] `, `"\u00e9\u0041\u20ac\ud83d\ude00\u0000x\uD7FF\uE000"`, `{"\u0061b":"\u00e9\u00e9","ab2":[1.5e-3,"\n\t\/"]}`, `"\u00zz"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -245,6 +247,18 @@ func FuzzParse(f *testing.F) {
 		steps := 0
 		err := tp.parse(data, Limits{}.withDefaults().tape(), &steps)
 		valid := json.Valid(data)
+		if err == nil && valid {
+			// The decoded tape must hold the values encoding/json decodes.
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.UseNumber()
+			var want any
+			if err := dec.Decode(&want); err != nil {
+				t.Fatalf("encoding/json: %v", err)
+			}
+			if got := tapeValue(&tp, 0); !reflect.DeepEqual(got, want) {
+				t.Errorf("parse(%q) = %#v, encoding/json decodes %#v", data, got, want)
+			}
+		}
 		switch {
 		case err == nil && !valid:
 			t.Errorf("parse(%q) accepted invalid JSON", data)
@@ -254,6 +268,35 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("parse(%q) = %v, want ErrInvalid or ErrLimit", data, err)
 		}
 	})
+}
+
+// tapeValue converts value i of a tape to what encoding/json decodes with UseNumber.
+func tapeValue(t *tape, i int32) any {
+	tk := t.toks[i]
+	switch tk.kind {
+	case kNull:
+		return nil
+	case kTrue:
+		return true
+	case kFalse:
+		return false
+	case kNumber:
+		return json.Number(t.lit(i))
+	case kString:
+		return string(t.str(i))
+	case kArray:
+		out := []any{}
+		for e := i + 1; e < tk.next; e = t.toks[e].next {
+			out = append(out, tapeValue(t, e))
+		}
+		return out
+	}
+	out := map[string]any{}
+	for x, m := i+1, int32(0); m < tk.n; m++ {
+		out[string(t.str(x))] = tapeValue(t, x+1)
+		x = t.toks[x+1].next
+	}
+	return out
 }
 
 // FuzzCompile feeds junk schemas and arguments: no panic, only documented errors.
