@@ -27,9 +27,13 @@ func BenchmarkValidate(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(args)))
+	cpu0, ok := processCPU()
 	for b.Loop() {
 		if err := v.Validate(args); err != nil {
 			b.Fatal(err)
 		}
+	}
+	if cpu1, _ := processCPU(); ok {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 	}
 }

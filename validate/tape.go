@@ -440,15 +440,32 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 	out := slices.Grow(t.arena, len(src)-start)
 	out = append(out, src[start:i]...)
 	for {
-		// A run of \uXXXX escapes of BMP non-surrogates, the longest text per code
-		// unit the bounds allow, takes this short path.
+		// A run of \uXXXX escapes (and well-formed surrogate pairs), the longest text
+		// per code unit the bounds allow, takes this short path.
 		for len(src)-i >= 6 && src[i] == '\\' && src[i+1] == 'u' {
 			h := src[i+2 : i+6 : i+6]
 			a, b, c, d := hexVal[h[0]], hexVal[h[1]], hexVal[h[2]], hexVal[h[3]]
-			if (a|b|c|d)&0xF0 != 0 || a == 0xD {
-				break // malformed or a surrogate: the general path decides
+			if (a|b|c|d)&0xF0 != 0 {
+				break // malformed: the general path decides
 			}
 			r := rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d)
+			if a == 0xD && r >= 0xD800 {
+				// A surrogate: a well-formed pair takes the short path too.
+				if r >= 0xDC00 || len(src)-i < 12 || src[i+6] != '\\' || src[i+7] != 'u' {
+					break
+				}
+				l := src[i+8 : i+12 : i+12]
+				a, b, c, d := hexVal[l[0]], hexVal[l[1]], hexVal[l[2]], hexVal[l[3]]
+				r2 := rune(a)<<12 | rune(b)<<8 | rune(c)<<4 | rune(d)
+				if (a|b|c|d)&0xF0 != 0 || r2 < 0xDC00 || r2 >= 0xE000 {
+					break
+				}
+				r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
+				out = append(out, 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+				units += 2
+				i += 12
+				continue
+			}
 			switch {
 			case r < 0x80:
 				out = append(out, byte(r))
