@@ -30,6 +30,8 @@ const segName = -2
 
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
+// hpair is a slot of the hash tables that find duplicates: a value's (or key's) hash
+// and its token index, 0 for a free slot (no value or key is token 0).
 type hpair struct {
 	h uint64
 	i int32
@@ -72,7 +74,7 @@ func (p *program) run(args []byte) (int, error) {
 	steps := st.steps
 	st.t.src = nil
 	st.p = nil
-	if cap(st.t.toks) > 1<<14 || cap(st.t.arena) > 4<<20 {
+	if cap(st.t.toks) > 1<<15 || cap(st.t.arena) > 4<<20 {
 		st.t = tape{}
 	}
 	statePool.Put(st)
