@@ -234,12 +234,11 @@ func (s *Store) read(ctx context.Context, principalID string) (*grants.Snapshot,
 	snap := &grants.Snapshot{}
 	found := false
 	var (
-		control                    sql.NullInt64
-		principal, tool, sc, effct sql.NullString
-		rev                        sql.NullInt64
+		control, rev                    sql.NullInt64
+		principal, tool, scopes, effect sql.NullString // the drivers' strings, not copied
 	)
 	for rows.Next() {
-		if err := rows.Scan(&control, &principal, &tool, &sc, &effct, &rev); err != nil {
+		if err := rows.Scan(&control, &principal, &tool, &scopes, &effect, &rev); err != nil {
 			return nil, fail(ctx, "read", err)
 		}
 		if !control.Valid || control.Int64 < 1 || (found && control.Int64 != snap.Revision) {
@@ -247,27 +246,15 @@ func (s *Store) read(ctx context.Context, principalID string) (*grants.Snapshot,
 		}
 		found = true
 		snap.Revision = control.Int64
-		if !principal.Valid && !tool.Valid && !sc.Valid && !effct.Valid && !rev.Valid {
+		if !principal.Valid && !tool.Valid && !scopes.Valid && !effect.Valid && !rev.Valid {
 			continue // the control revision alone: no grant row
 		}
 		if len(snap.Rows) == grants.MaxRows {
 			return nil, grants.ErrTooManyRows
 		}
-		r := grants.Row{
-			Principal: principal.String,
-			Tool:      tool.String,
-			Scopes:    decodeScopes(sc.String),
-			Effect:    grants.Effect(effct.String),
-			Revision:  rev.Int64,
-		}
-		if !tool.Valid || !sc.Valid || !effct.Valid || !rev.Valid {
-			return nil, &grants.MalformedError{Reason: nullReason(principal, tool, sc, effct)}
-		}
-		if err := grants.CheckRow(r); err != nil {
+		r, err := decodeRow(principalID, principal, tool, scopes, effect, rev)
+		if err != nil {
 			return nil, err
-		}
-		if r.Principal != principalID && r.Principal != grants.AnyPrincipal {
-			return nil, &grants.MalformedError{Reason: "principal"}
 		}
 		snap.Rows = append(snap.Rows, r)
 	}
@@ -283,19 +270,44 @@ func (s *Store) read(ctx context.Context, principalID string) (*grants.Snapshot,
 	return snap, nil
 }
 
-// nullReason names the first column of a grant row that is NULL.
-func nullReason(principal, tool, scopes, effect sql.NullString) string {
-	switch {
-	case !principal.Valid:
-		return "principal"
-	case !tool.Valid:
-		return "tool"
-	case !scopes.Valid:
-		return "scope"
-	case !effect.Valid:
-		return "effect"
+// decodeRow turns one row of the read into a grants.Row read for principalID, or
+// reports the *grants.MalformedError it breaks. NULL and ” are both empty.
+func decodeRow(principalID string, principal, tool, scopes, effect sql.NullString, rev sql.NullInt64) (grants.Row, error) {
+	var r grants.Row
+	switch principal.String {
+	case "":
+		return r, &grants.MalformedError{Reason: "principal"}
+	case grants.AnyPrincipal:
+		r.Principal = grants.AnyPrincipal
+	case principalID:
+		r.Principal = principalID
+	default: // a row the query should not have matched
+		return r, &grants.MalformedError{Reason: "principal"}
 	}
-	return "revision"
+	if tool.String == "" {
+		return r, &grants.MalformedError{Reason: "tool"}
+	}
+	switch grants.Effect(effect.String) {
+	case grants.Allow:
+		r.Effect = grants.Allow
+	case grants.Deny:
+		r.Effect = grants.Deny
+	default:
+		return r, &grants.MalformedError{Reason: "effect"}
+	}
+	if !scopes.Valid {
+		return r, &grants.MalformedError{Reason: "scope"}
+	}
+	if !rev.Valid {
+		return r, &grants.MalformedError{Reason: "revision"}
+	}
+	r.Tool = tool.String
+	r.Scopes = decodeScopes(scopes.String)
+	r.Revision = rev.Int64
+	if err := grants.CheckRow(r); err != nil {
+		return grants.Row{}, err
+	}
+	return r, nil
 }
 
 // reuse answers the previous Snapshot for principal when snap equals it, else records
