@@ -40,7 +40,9 @@ func benchData(b *testing.B) (docs []dtrank.Doc, allowed dtrank.Set, allowedDocs
 //     allowed half only);
 //   - bleve: bleve over the same 10,000 tools, no filter;
 //   - bleve-allowed: bleve over an index holding only the allowed half, which gives bleve
-//     the same statistics and half the postings.
+//     the same statistics and half the postings;
+//   - bleve-scorch, bleve-scorch-allowed: the same on bleve's default index type, scorch,
+//     in memory (bleve.NewMemOnly uses the older upsidedown type).
 func BenchmarkSearch(b *testing.B) {
 	docs, allowed, allowedDocs := benchData(b)
 	queries := rankeval.BenchQueries
@@ -56,9 +58,15 @@ func BenchmarkSearch(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		docs []dtrank.Doc
-	}{{"bleve", docs}, {"bleve-allowed", allowedDocs}} {
+		new  func([]dtrank.Doc) (*Bleve, error)
+	}{
+		{"bleve", docs, NewBleve},
+		{"bleve-allowed", allowedDocs, NewBleve},
+		{"bleve-scorch", docs, NewBleveScorch},
+		{"bleve-scorch-allowed", allowedDocs, NewBleveScorch},
+	} {
 		b.Run(c.name, func(b *testing.B) {
-			bl, err := NewBleve(c.docs)
+			bl, err := c.new(c.docs)
 			if err != nil {
 				b.Fatal(err)
 			}

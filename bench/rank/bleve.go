@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	dtrank "github.com/deferredtools/deferredtools/rank"
@@ -28,13 +29,27 @@ type Bleve struct {
 	docs []dtrank.Doc
 }
 
-// NewBleve indexes docs (document IDs are their positions) in a new in-memory index, in
-// one batch so that the index is one segment.
+// NewBleve indexes docs (document IDs are their positions) in a new in-memory index made
+// by bleve.NewMemOnly (upsidedown over an in-memory key-value store), in one batch.
 func NewBleve(docs []dtrank.Doc) (*Bleve, error) {
 	idx, err := bleve.NewMemOnly(bleve.NewIndexMapping())
 	if err != nil {
 		return nil, err
 	}
+	return fill(idx, docs)
+}
+
+// NewBleveScorch is NewBleve on bleve's default index type, scorch, kept in memory (no
+// path), in one batch so that the index is one segment.
+func NewBleveScorch(docs []dtrank.Doc) (*Bleve, error) {
+	idx, err := bleve.NewUsing("", bleve.NewIndexMapping(), scorch.Name, scorch.Name, nil)
+	if err != nil {
+		return nil, err
+	}
+	return fill(idx, docs)
+}
+
+func fill(idx bleve.Index, docs []dtrank.Doc) (*Bleve, error) {
 	b := idx.NewBatch()
 	for i, d := range docs {
 		if err := b.Index(strconv.Itoa(i), bleveDoc{d.Name, d.Title, d.Description}); err != nil {
