@@ -1,6 +1,11 @@
 // Package grants decides which tools exist for a principal, from grant rows that deny by
 // default and fail closed.
 //
+// A Reader answers a principal's applicable rows as a Snapshot; Resolve turns a Snapshot
+// into a Decision (SPEC GRANT-2) or refuses it (GRANT-5). Memory is an in-memory Store;
+// package grants/sqlstore keeps rows in SQLite or PostgreSQL; package grants/grantstest
+// checks any Store against the rules and injects faults.
+//
 // Decisions where the SPEC is silent:
 //
 //   - A scope is an RFC 6749 scope-token: one or more printable ASCII characters
