@@ -3,7 +3,6 @@ package rank_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"testing"
 
@@ -67,4 +66,13 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
-var _ = os.Getenv
+
+// BenchmarkNewIndex builds the index of the synthetic 10,000-tool catalog, as the
+// Discoverer does once per catalog version.
+func BenchmarkNewIndex(b *testing.B) {
+	docs := benchCatalog(b, 10000)
+	b.ReportAllocs()
+	for b.Loop() {
+		rank.NewIndex(docs)
+	}
+}

@@ -138,10 +138,12 @@ func newIndex(docs []Doc, p params) *Index {
 	}
 	var lists [][]entry
 	an := newAnalyzer(p.Off)
-	tf := make(map[uint32]*[numFields]uint16)
+	// tf[id] counts term id in the current doc's fields; stamp[id] is 1 + the last doc
+	// that counted it, so the counts need no clearing between docs.
+	var tf [][numFields]uint16
+	var stamp []int
 	var seen []uint32
 	for i, d := range docs {
-		clear(tf)
 		seen = seen[:0]
 		var length [numFields]int
 		for f, text := range [numFields]string{d.Name, d.Title, d.Description} {
@@ -155,15 +157,16 @@ func newIndex(docs []Doc, p params) *Index {
 					id = uint32(len(lists))
 					ix.terms[string(t)] = id
 					lists = append(lists, nil)
+					tf = append(tf, [numFields]uint16{})
+					stamp = append(stamp, 0)
 				}
-				c := tf[id]
-				if c == nil {
-					c = new([numFields]uint16)
-					tf[id] = c
+				if stamp[id] != i+1 {
+					stamp[id] = i + 1
+					tf[id] = [numFields]uint16{}
 					seen = append(seen, id)
 				}
-				if c[f] < math.MaxUint16 {
-					c[f]++
+				if tf[id][f] < math.MaxUint16 {
+					tf[id][f]++
 				}
 			}
 		}
