@@ -66,7 +66,6 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
-
 // BenchmarkNewIndex builds the index of the synthetic 10,000-tool catalog, as the
 // Discoverer does once per catalog version.
 func BenchmarkNewIndex(b *testing.B) {
