@@ -67,6 +67,15 @@
 // it runs. A validation that would exceed MaxSteps stops and answers ErrLimit, so every
 // validation within the bounds ends in milliseconds (SPEC PERF-4).
 //
+// # Performance
+//
+// Validation works on the argument bytes in one pass into a pooled token tape and
+// allocates nothing in steady state. On the 2-core development machine a ten-property
+// object validates in about 3 µs, 15× faster than santhosh-tekuri/jsonschema and
+// google/jsonschema-go with their decoding, and the slowest accepted input known
+// (BenchmarkWorstCase) in about 2 ms of CPU; bench/validate/README.md has the
+// comparison and the commands.
+//
 // Every error text is fixed or names a JSON Schema keyword and a path made of declared
 // property names and array indexes only: no argument value, undeclared key or schema
 // text ever appears in an error (SPEC ERR-2).
