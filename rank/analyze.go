@@ -323,6 +323,34 @@ func (a *analyzer) emitWord(w []byte) {
 	a.emit(w, false)
 }
 
+// addWhole appends one more term: the word terms produced so far (synonyms left out),
+// joined by spaces after a 0x01 byte that no other term holds. For a name it is the key
+// of the whole name; for a query, the query that names a tool exactly
+// ("list_group_wiki_pages", "list group wiki pages") finds it by this term.
+func (a *analyzer) addWhole() {
+	n := a.n()
+	start := len(a.out)
+	a.out = append(a.out, wholeMark)
+	for i := range n {
+		if a.syn[i] {
+			continue
+		}
+		if len(a.out) > start+1 {
+			a.out = append(a.out, ' ')
+		}
+		a.out = append(a.out, a.term(i)...)
+	}
+	if len(a.out) == start+1 {
+		a.out = a.out[:start]
+		return
+	}
+	a.ends = append(a.ends, int32(len(a.out)))
+	a.syn = append(a.syn, false)
+}
+
+// wholeMark starts the term of a whole name.
+const wholeMark = 0x01
+
 func (a *analyzer) emit(term []byte, syn bool) {
 	a.out = append(a.out, term...)
 	a.ends = append(a.ends, int32(len(a.out)))

@@ -47,7 +47,8 @@
 //     single gain); indexing two-part words whole: playwright +0.016, github -0.012.
 //   - Stop words (articles, pronouns, auxiliaries, prepositions, the politeness of a
 //     request, the "Returns..."/"Use this..." boilerplate of tool descriptions) are
-//     dropped: MetaTool +0.106, mean +0.047.
+//     dropped: MetaTool +0.106, mean +0.047. "all", "up", "down" and "off" are not stop
+//     words: tools differ by them (clear all cookies, mouse up).
 //   - A light stemmer of our own folds plurals and verb forms (listing, lists, listed =
 //     list; branches = branch; creating, creates = creat; running = run; queries = query).
 //     It only has to map the forms of one word to one key, never to produce English:
@@ -61,6 +62,11 @@
 //   - Runs of Han, Hiragana, Katakana and Hangul, written without spaces, are cut into
 //     overlapping character bigrams (a single character stays a unigram), so a CJK query
 //     matches inside a CJK description. No CJK in the dev sets; unit tests cover it.
+//   - Each whole name is also one term of its name field (its terms joined), and so is
+//     each whole query: a query that is exactly a tool's name, in any spelling
+//     (list_group_wiki_pages, "list group wiki pages"), finds that tool first. Querying
+//     each of the 698 real tools by its name finds it first 694 times, against 556
+//     without; no change on the dev query sets, which never name a tool.
 //   - Field weights name 3 > title 2 > description 1: mean +0.004 over equal weights.
 //
 // Tried and left out, for no gain on the same sets: pairs of consecutive words as extra

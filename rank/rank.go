@@ -37,6 +37,7 @@ type params struct {
 	B     [numFields]float64 // length normalisation strength per field
 	Pivot [numFields]float64 // length (in terms) at which a field is neither favoured nor penalised
 	Off   feature            // analysis features turned off (evaluations only)
+	Whole bool               // index each whole name as one more term of the name
 }
 
 var defaultParams = params{
@@ -44,12 +45,14 @@ var defaultParams = params{
 	W:     [numFields]float64{3, 2, 1},
 	B:     [numFields]float64{0.5, 0.5, 0.75},
 	Pivot: [numFields]float64{3, 5, 30},
+	Whole: true,
 }
 
 // Index is an immutable inverted index over a list of Docs, built once per catalog
 // version. It is safe for concurrent use.
 type Index struct {
 	n     int
+	whole bool // whole names are indexed as terms
 	order []uint32 // order[d] is the position of doc d when docs are sorted by Name
 
 	terms  map[string]uint32 // term -> term id
@@ -121,6 +124,7 @@ func newIndex(docs []Doc, p params) *Index {
 		n:     len(docs),
 		order: make([]uint32, len(docs)),
 		terms: make(map[string]uint32),
+		whole: p.Whole,
 	}
 	byName := make([]uint32, len(docs))
 	for i := range docs {
@@ -150,6 +154,9 @@ func newIndex(docs []Doc, p params) *Index {
 			an.reset()
 			an.add(text)
 			length[f] = an.n()
+			if f == fieldName && p.Whole {
+				an.addWhole()
+			}
 			for k := 0; k < an.n(); k++ {
 				t := an.term(k)
 				id, ok := ix.terms[string(t)]
@@ -283,6 +290,9 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	// The query's distinct known terms.
 	s.an.reset()
 	s.an.add(query)
+	if ix.whole {
+		s.an.addWhole()
+	}
 	s.qterms = s.qterms[:0]
 	for k := 0; k < s.an.n(); k++ {
 		id, ok := ix.terms[string(s.an.term(k))]

@@ -20,6 +20,9 @@ func variants(base rank.Params) []variant {
 		vs = append(vs, variant{f.name, p})
 	}
 	p := base
+	p.Whole = !p.Whole
+	vs = append(vs, variant{fmt.Sprint("whole=", p.Whole), p})
+	p = base
 	p.W = [3]float64{1, 1, 1}
 	vs = append(vs, variant{"equal field weights", p})
 	if os.Getenv("RANK_TUNE") == "features" {
