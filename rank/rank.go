@@ -52,7 +52,7 @@ var defaultParams = params{
 // version. It is safe for concurrent use.
 type Index struct {
 	n     int
-	whole bool // whole names are indexed as terms
+	whole bool     // whole names are indexed as terms
 	order []uint32 // order[d] is the position of doc d when docs are sorted by Name
 
 	terms  map[string]uint32 // term -> term id
