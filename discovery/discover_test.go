@@ -657,6 +657,7 @@ func TestGrantsChangedWhilePreparing(t *testing.T) {
 	}{
 		{"row revision", false, &grants.Snapshot{Revision: 7, Rows: bumped}, discovery.CodeGrantsChanged},
 		{"row revoked", false, &grants.Snapshot{Revision: 7, Rows: revoked}, discovery.CodeGrantsChanged},
+		{"row renamed", false, &grants.Snapshot{Revision: 7, Rows: []grants.Row{rows[0], allow("*", "helper_03"), rows[2]}}, discovery.CodeGrantsChanged},
 		{"row added", false, &grants.Snapshot{Revision: 7, Rows: append(slices.Clone(rows), allow("*", "helper_03"))}, discovery.CodeGrantsChanged},
 		{"revision with sync", true, &grants.Snapshot{Revision: 8, Rows: rows}, discovery.CodeGrantsChanged},
 		{"same content", false, samecopy, ""},

@@ -350,6 +350,24 @@ func TestPageExactBudget(t *testing.T) {
 		t.Errorf("one byte over: %.100s, want tool_schema_too_large 413", resp)
 	}
 
+	// The same to the byte on a page that carries a cursor.
+	d2 := newDiscoverer(newCatalog(t, sampleTools()...), allGranted(t, newCatalog(t, sampleTools()...)), nil)
+	resp, _ = d2.HandleJSONRPC(ctx, alice, discoverMsg("1", "model", 1, ""))
+	if pg := decodePage(t, resp); pg.err != "" || pg.cursor == "" || len(pg.tools) != 1 {
+		t.Fatalf("base page with a cursor: %.200s", resp)
+	}
+	spare = discovery.MaxResponseBytes - len(resp)
+	exact = `"` + strings.Repeat("x", spare-1) + `"`
+	resp, _ = d2.HandleJSONRPC(ctx, alice, discoverMsg(exact, "model", 1, ""))
+	if pg := decodePage(t, resp); pg.err != "" || len(resp) != discovery.MaxResponseBytes || pg.cursor == "" {
+		t.Errorf("id filling a page with a cursor exactly: %d bytes, error %q", len(resp), pg.err)
+	}
+	over = `"` + strings.Repeat("x", spare) + `"`
+	resp, _ = d2.HandleJSONRPC(ctx, alice, discoverMsg(over, "model", 1, ""))
+	if pg := decodePage(t, resp); pg.err != discovery.CodeSchemaTooLarge || len(resp) > discovery.MaxResponseBytes {
+		t.Errorf("one byte over on a page with a cursor: %d bytes, error %q, want tool_schema_too_large", len(resp), pg.err)
+	}
+
 	// Discover reserves MaxIDBytes: its page framed with such an id fits.
 	res, err := d.Discover(ctx, alice, discovery.Request{Query: "giant report"})
 	if err == nil {
@@ -386,7 +404,10 @@ func TestToolTooLarge(t *testing.T) {
 	for _, limit := range []int{1, 2, 16} {
 		var got []string
 		cur := ""
-		for {
+		for page := 0; ; page++ {
+			if page > len(want) {
+				t.Fatalf("limit %d: %d pages and no end: %v", limit, page, got)
+			}
 			res, err := d.Discover(ctx, alice, discovery.Request{Query: q, Limit: limit, Cursor: cur})
 			if err != nil {
 				wantCode(t, fmt.Sprintf("limit %d after %d tools", limit, len(got)), err, discovery.CodeSchemaTooLarge)
@@ -398,7 +419,7 @@ func TestToolTooLarge(t *testing.T) {
 				}
 			}
 			got = append(got, toolNames(t, res.Tools)...)
-			if res.NextCursor == "" {
+			if res.NextCursor == "" || len(got) > len(want) {
 				t.Fatalf("limit %d: the walk ended without reaching the big tool: %v", limit, got)
 			}
 			cur = res.NextCursor
