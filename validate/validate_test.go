@@ -541,3 +541,40 @@ func TestPatternFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomLimits checks each Limits field is honoured and a zero field means its
+// default.
+//
+// SPEC CALL-5
+func TestCustomLimits(t *testing.T) {
+	tests := []struct {
+		lim          Limits
+		schema, args string
+		want         string
+	}{
+		{Limits{MaxDepth: 2}, `{}`, `[[1]]`, "ok"},
+		{Limits{MaxDepth: 2}, `{}`, `[[[1]]]`, "limit"},
+		{Limits{MaxNodes: 5}, `{}`, `[1,2,3]`, "ok"}, // 1 schema node + 4
+		{Limits{MaxNodes: 5}, `{}`, `[1,2,3,4]`, "limit"},
+		{Limits{MaxStringUnits: 4}, `{}`, `["ab","😀"]`, "ok"},
+		{Limits{MaxStringUnits: 4}, `{}`, `["abc","😀"]`, "limit"},
+		{Limits{MaxStringUnits: 4}, `{}`, `12345`, "limit"}, // digits count too
+		{Limits{MaxSteps: 3}, `{"items":{"type":"integer"}}`, `[1,2]`, "ok"},
+		{Limits{MaxSteps: 3}, `{"items":{"type":"integer"}}`, `[1,2,3]`, "limit"},
+		{Limits{MaxSteps: 100}, `{"pattern":"^a+$"}`, `"` + strings.Repeat("a", 200) + `"`, "limit"},
+		{Limits{}, `{}`, strings.Repeat("[", 32) + strings.Repeat("]", 32), "ok"},
+		{Limits{}, `{}`, strings.Repeat("[", 33) + strings.Repeat("]", 33), "limit"},
+	}
+	for _, tt := range tests {
+		v := mustCompile(t, NewCompiler(&Options{Limits: tt.lim}), tt.schema)
+		if got := verdict(v.Validate([]byte(tt.args))); got != tt.want {
+			t.Errorf("Limits %+v: Validate(%.40s) = %s, want %s", tt.lim, tt.args, got, tt.want)
+		}
+	}
+	if _, err := NewCompiler(&Options{Limits: Limits{MaxPattern: 3}}).Compile([]byte(`{"pattern":"abcd"}`)); !errors.Is(err, ErrLimit) {
+		t.Errorf("MaxPattern 3: Compile = %v, want ErrLimit", err)
+	}
+	if _, err := NewCompiler(&Options{Limits: Limits{MaxDepth: 2}}).Compile([]byte(`{"items":{"items":{}}}`)); !errors.Is(err, ErrLimit) {
+		t.Errorf("MaxDepth 2: Compile = %v, want ErrLimit", err)
+	}
+}
