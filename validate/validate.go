@@ -70,9 +70,8 @@ func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
 // and arrays in the JSON text) and string code units; their nodes (JSON values, object
 // keys excluded) are added up. The bytes of number literals count as string code
 // units too (a long number is a long run of digits). The JSON text of a schema or of
-// arguments is also
-// bounded to 6 bytes per string code unit plus 16 per node (2 MiB by default), so
-// white space cannot make a scan slow.
+// arguments is also bounded, to 6 bytes per string code unit plus 16 per node (about
+// 1.7 MB by default), so white space cannot make a scan slow.
 type Limits struct {
 	MaxDepth       int // nesting of schema and arguments; default 32
 	MaxNodes       int // schema nodes plus argument nodes; default 8192
