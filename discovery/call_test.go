@@ -134,7 +134,9 @@ var callSchema = map[string]any{
 	"additionalProperties": false,
 }
 
-// SPEC CALL-2: a granted call is validated against the tool's full input schema, whether
+// SPEC CALL-2, CALL-3 (type, required, minLength, maxLength, minimum, maximum, items,
+// enum, additionalProperties through the Discoverer), CALL-8 (one JSON object, no
+// duplicate keys): a granted call is validated against the tool's full input schema, whether
 // or not it was ever listed or discovered by this caller; invalid arguments answer
 // invalid_arguments (400) with the failing keyword and schema path, never a value.
 // Absent arguments are validated as {}.
@@ -293,5 +295,59 @@ func TestCallHostCheck(t *testing.T) {
 	}
 	if len(calls) != n {
 		t.Errorf("CheckCall ran for %d refused calls", len(calls)-n)
+	}
+}
+
+// SPEC CALL-7: a host may choose the full draft 2020-12 validator through
+// CatalogOptions.Compiler; the Discoverer then enforces schemas the bounded one
+// refuses ($ref, $defs), still grant first and with the same error model.
+func TestCallFullValidator(t *testing.T) {
+	ctx := t.Context()
+	withRef := toolDefSchema("uses_ref", "Uses $ref.", map[string]any{
+		"type":       "object",
+		"$defs":      map[string]any{"name": map[string]any{"type": "string", "minLength": 2}},
+		"properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/name"}},
+		"required":   []any{"a"},
+	})
+	tools := []json.RawMessage{withRef, toolDef("plain", "Plain.")}
+	bounded := newCatalog(t, tools...)
+	full, err := discovery.NewCatalog(tools, &discovery.CatalogOptions{Compiler: validate.NewFull(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := newStore(t, allow("alice", "uses_ref"), allow("alice", "plain"))
+	db := newDiscoverer(bounded, store, nil)
+	df := newDiscoverer(full, store, nil)
+	ok := discovery.Call{Tool: "uses_ref", Arguments: json.RawMessage(`{"a":"xy"}`)}
+	wantCode(t, "bounded validator, $ref", db.AuthorizeCall(ctx, alice, ok), discovery.CodeValidationUnavailable)
+	if err := df.AuthorizeCall(ctx, alice, ok); err != nil {
+		t.Errorf("full validator, valid $ref arguments: %v", err)
+	}
+	err = df.AuthorizeCall(ctx, alice, discovery.Call{Tool: "uses_ref", Arguments: json.RawMessage(`{"a":"x"}`)})
+	wantCode(t, "full validator, invalid $ref arguments", err, discovery.CodeInvalidArguments)
+	err = df.AuthorizeCall(ctx, bob, ok)
+	wantCode(t, "full validator, ungranted", err, discovery.CodeToolNotGranted)
+	err = df.AuthorizeCall(ctx, alice, discovery.Call{Tool: "plain", Arguments: json.RawMessage(`{"text":7}`)})
+	wantCode(t, "full validator, plain tool", err, discovery.CodeInvalidArguments)
+}
+
+// SPEC ERR-3: authorising a call never retries anything: a failing host check runs
+// exactly once per AuthorizeCall, and AuthorizeCall executes nothing itself.
+func TestCallNeverRetries(t *testing.T) {
+	ctx := t.Context()
+	var n atomic.Int64
+	d := newDiscoverer(newCatalog(t, sampleTools()...), newStore(t, allow("alice", "model_search")), func(o *discovery.Options) {
+		o.CheckCall = func(context.Context, grants.Principal, string, json.RawMessage) error {
+			n.Add(1)
+			return errors.New("host: upstream busy")
+		}
+	})
+	for i := range 3 {
+		if err := d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{"text":"x"}`)}); err == nil {
+			t.Fatal("the host's refusal was not returned")
+		}
+		if got := n.Load(); got != int64(i+1) {
+			t.Fatalf("after %d calls the host check ran %d times", i+1, got)
+		}
 	}
 }

@@ -502,7 +502,8 @@ func (f *cursorFixture) firstCursor(t testing.TB) string {
 	return res.NextCursor
 }
 
-// SPEC CURSOR-2: a cursor binds principal, scopes, contract digest, visibility, grant
+// SPEC CURSOR-1 (another Discoverer, with its own random key, refuses the cursor, as
+// after a restart), CURSOR-2: a cursor binds principal, scopes, contract digest, visibility, grant
 // revision, observed rows and their revisions, query and limit; any one of them
 // changed answers invalid_cursor (400). The unchanged facts are accepted.
 func TestCursorBinding(t *testing.T) {

@@ -522,7 +522,8 @@ func TestGrantDecisionThroughDiscoverer(t *testing.T) {
 	}
 }
 
-// SPEC GRANT-5: more than MaxRows applicable rows, a malformed row or a read error fail
+// SPEC GRANT-1 (a row breaking the row model: empty tool, unknown effect, bad scope,
+// revision < 1, duplicate key), GRANT-5: more than MaxRows applicable rows, a malformed row or a read error fail
 // closed with 503 on every path: nothing listed, nothing discovered, nothing authorised,
 // and the host check never runs.
 func TestGrantReadFailsClosed(t *testing.T) {
