@@ -41,7 +41,7 @@ func sqliteDSN(t testing.TB, pragmas string) string {
 // Durability is off: the tests measure locking and snapshots, not fsync.
 func openSQLite(t testing.TB) *sql.DB {
 	t.Helper()
-	return openSQLiteDSN(t, sqliteDSN(t, "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(OFF)"))
+	return openSQLiteDSN(t, sqliteDSN(t, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)"))
 }
 
 func openSQLiteDSN(t testing.TB, dsn string) *sql.DB {

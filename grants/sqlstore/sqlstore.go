@@ -30,8 +30,9 @@
 //   - SQLite writes run on one connection as BEGIN IMMEDIATE with a busy timeout of 5 s
 //     (or the context's deadline, when sooner), so concurrent writers wait for the lock
 //     instead of failing with SQLITE_BUSY. Reads use the pool as it is: open SQLite in
-//     WAL mode, where readers never wait for writers (for modernc.org/sqlite:
-//     "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)").
+//     WAL mode, where readers never wait for writers, with a busy timeout set before
+//     the journal mode so that connections opening at once wait for each other (for
+//     modernc.org/sqlite: "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)").
 //   - PostgreSQL writes run at READ COMMITTED whatever the database's default, so
 //     writers queue on the control row instead of failing serialisation.
 //   - Errors never carry storage text (SPEC ERR-2): every storage failure, a missing

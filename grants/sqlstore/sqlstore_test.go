@@ -639,3 +639,34 @@ func TestSQLiteWritersWithoutBusyTimeout(t *testing.T) {
 		t.Errorf("%d rows after the writes, want %d", len(snap.Rows), want)
 	}
 }
+
+// SPEC GRANT-3: processes starting at once may all migrate: one of them creates the
+// tables and inserts the compatibility rows, the others change nothing.
+func TestConcurrentMigrate(t *testing.T) {
+	compat := []grants.Row{
+		{Principal: "*", Tool: "a", Effect: grants.Allow},
+		{Principal: "*", Tool: "b", Scopes: []string{"s"}, Effect: grants.Allow},
+	}
+	for _, b := range backends() {
+		t.Run(b.dialect.String(), func(t *testing.T) {
+			db := b.open(t)
+			var wg sync.WaitGroup
+			errs := make(chan error, 6)
+			for range 6 {
+				wg.Go(func() { errs <- Migrate(context.Background(), db, b.dialect, compat) })
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Errorf("GRANT-3: concurrent Migrate failed: %v", err)
+				}
+			}
+			control, rows := readAll(t, db)
+			want := []string{"*|a||allow|2", "*|b|s|allow|2"}
+			if control != 2 || !slices.Equal(rows, want) {
+				t.Errorf("GRANT-3: after 6 concurrent Migrates: control %d, rows %q; want 2, %q", control, rows, want)
+			}
+		})
+	}
+}
