@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -686,4 +688,62 @@ func TestRealCatalogs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The Discoverer is safe for concurrent use: discovery walks, lists and calls run in
+// parallel with grant writes and catalog swaps, and every answer is a page or one of
+// the refusals such changes explain (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	ctx := t.Context()
+	v1 := newCatalog(t, append(sampleTools(), helperTools(20)...)...)
+	tools2 := append(sampleTools(), helperTools(20)...)
+	tools2[0] = toolDef("model_search", "Search the model registry by name, task, tag or owner.")
+	v2 := newCatalog(t, tools2...)
+	src := new(discovery.SwappableCatalog)
+	src.Store(v1)
+	store := allGranted(t, v1)
+	d := newDiscoverer(src, store, nil)
+	allowed := map[string]bool{discovery.CodeInvalidCursor: true, discovery.CodeGrantsChanged: true, discovery.CodeToolNotGranted: true}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			if i%2 == 0 {
+				store.Delete(ctx, "*", "helper_05")
+				src.Store(v2)
+			} else {
+				store.Put(ctx, allow("*", "helper_05"))
+				src.Store(v1)
+			}
+		}
+	}()
+	check := func(err error) {
+		var e *discovery.Error
+		if err != nil && (!errors.As(err, &e) || !allowed[e.Code]) {
+			t.Errorf("unexpected refusal under concurrent change: %v", err)
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40 {
+				cur := ""
+				for range 30 {
+					res, err := d.Discover(ctx, alice, discovery.Request{Query: "model helper", Limit: 1 + (g+i)%4, Cursor: cur})
+					check(err)
+					if err != nil || res.NextCursor == "" {
+						break
+					}
+					cur = res.NextCursor
+				}
+				_, err := d.ListTools(ctx, alice)
+				check(err)
+				check(d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "helper_05", Arguments: json.RawMessage(`{"text":"x"}`)}))
+			}
+		}()
+	}
+	wg.Wait()
+	<-done
 }
