@@ -339,6 +339,14 @@ func (st *state) object(s *schema, i int32) status {
 			}
 		}
 		if s.additional != nil {
+			if s.additional.never {
+				// Name the keyword that forbids the member; its name is the caller's
+				// text and never appears in the path.
+				if !st.spend(1) {
+					return over
+				}
+				return st.reject("additionalProperties")
+			}
 			st.path = append(st.path, seg{idx: -1})
 			r := st.check(s.additional, val)
 			st.path = st.path[:len(st.path)-1]

@@ -62,8 +62,8 @@ func TestKeywords(t *testing.T) {
 		{`{"required":["a"]}`, `[]`, "ok"},
 		{`{"properties":{"a":{"type":"string"}}}`, `{"a":1}`, "invalid:type"},
 		{`{"properties":{"a":{"type":"string"}}}`, `{"b":1}`, "ok"},
-		{`{"properties":{"a":true},"additionalProperties":false}`, `{"a":1,"b":2}`, "invalid:false"},
-		{`{"required":["b"],"additionalProperties":false}`, `{"b":2}`, "invalid:false"},
+		{`{"properties":{"a":true},"additionalProperties":false}`, `{"a":1,"b":2}`, "invalid:additionalProperties"},
+		{`{"required":["b"],"additionalProperties":false}`, `{"b":2}`, "invalid:additionalProperties"},
 		{`{"additionalProperties":{"type":"integer"}}`, `{"x":1,"y":2.5}`, "invalid:type"},
 		{`{"minLength":2,"maxLength":3}`, `"ab"`, "ok"},
 		{`{"minLength":2,"maxLength":3}`, `"a"`, "invalid:minLength"},
@@ -237,13 +237,14 @@ func TestAnnotations(t *testing.T) {
 //
 // SPEC ERR-2
 func TestErrorsCarryNoValues(t *testing.T) {
-	v := mustCompile(t, NewCompiler(nil), `{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"}}}},"m":{"additionalProperties":{"type":"string"}}},"required":["need"]}`)
+	v := mustCompile(t, NewCompiler(nil), `{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"}}}},"m":{"additionalProperties":{"type":"string"}}},"required":["need"],"additionalProperties":false}`)
 	tests := []struct {
 		args, kw, path string
 	}{
 		{`{"items":[{"id":1},{"id":"CANARY"}],"need":1}`, "type", "/items/1/id"},
 		{`{"m":{"CANARY":5},"need":1}`, "type", "/m"},
-		{`{"CANARY":"CANARY"}`, "required", "/need"},
+		{`{"items":[]}`, "required", "/need"},
+		{`{"m":{},"need":1,"CANARY":1}`, "additionalProperties", ""},
 	}
 	for _, tt := range tests {
 		err := v.Validate([]byte(tt.args))
