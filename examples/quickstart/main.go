@@ -159,7 +159,10 @@ func verdict(err error) string {
 		return "error: " + err.Error()
 	}
 	s := fmt.Sprintf("%s (%d)", e.Code, e.Status)
-	if e.Keyword != "" {
+	switch {
+	case e.Keyword != "" && e.Path == "":
+		s += fmt.Sprintf(": %s at the top level", e.Keyword)
+	case e.Keyword != "":
 		s += fmt.Sprintf(": %s at %q", e.Keyword, e.Path)
 	}
 	return s

@@ -23,6 +23,7 @@ func TestQuickstart(t *testing.T) {
 		"bob calls deployments_scale -> tool_not_granted (403)",
 		"alice calls no_such_tool -> tool_not_granted (403)",
 		`-> invalid_arguments (400): minimum at "/min_replicas"`,
+		"alice calls models_get -> invalid_arguments (400): additionalProperties at the top level",
 		"page 2 with the old cursor -> invalid_cursor (400)",
 		"a call pinned to alice's old digest -> contract_changed (409)",
 		`"error":{"code":-32602,"message":"invalid_params"`,
