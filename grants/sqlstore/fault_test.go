@@ -75,7 +75,7 @@ func TestSQLiteFailureMidRead(t *testing.T) {
 	}
 	drv := probe.Driver()
 	probe.Close()
-	c := &faultConnector{drv: drv, dsn: sqliteDSN(t, "_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)")}
+	c := &faultConnector{drv: drv, dsn: sqliteDSN(t, "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")}
 	db := sql.OpenDB(c)
 	t.Cleanup(func() { db.Close() })
 	if err := Migrate(ctx, db, SQLite, nil); err != nil {
