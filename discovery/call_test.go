@@ -351,3 +351,61 @@ func TestCallNeverRetries(t *testing.T) {
 		}
 	}
 }
+
+// SPEC DISC-1, DISC-2, PLAN-1: the discovery tool's definition is a valid tool whose
+// input schema states the discover params (query of 1..500 characters, limit 1..16, a
+// cursor, nothing else); a catalog accepts it, and the bounded validator enforces it.
+func TestToolDefinition(t *testing.T) {
+	ctx := t.Context()
+	for _, tc := range []struct{ in, name string }{{"", discovery.DefaultToolName}, {"find_tools", "find_tools"}} {
+		def := discovery.ToolDefinition(tc.in)
+		var v struct {
+			Name        string
+			InputSchema struct {
+				Type       string
+				Required   []string
+				Properties map[string]struct {
+					Type                 string
+					MinLength, MaxLength *int
+					Minimum, Maximum     *int
+				}
+				AdditionalProperties *bool
+			}
+			Annotations struct{ ReadOnlyHint bool }
+		}
+		if err := json.Unmarshal(def, &v); err != nil {
+			t.Fatalf("ToolDefinition(%q): %v", tc.in, err)
+		}
+		ps := v.InputSchema.Properties
+		if v.Name != tc.name || v.InputSchema.Type != "object" || !slices.Equal(v.InputSchema.Required, []string{"query"}) ||
+			v.InputSchema.AdditionalProperties == nil || *v.InputSchema.AdditionalProperties || len(ps) != 3 ||
+			ps["query"].Type != "string" || *ps["query"].MinLength != 1 || *ps["query"].MaxLength != discovery.MaxQueryLength ||
+			ps["limit"].Type != "integer" || *ps["limit"].Minimum != 1 || *ps["limit"].Maximum != discovery.MaxLimit ||
+			ps["cursor"].Type != "string" || !v.Annotations.ReadOnlyHint {
+			t.Errorf("ToolDefinition(%q) = %s", tc.in, def)
+		}
+		cat, err := discovery.NewCatalog([]json.RawMessage{def}, nil)
+		if err != nil {
+			t.Fatalf("NewCatalog(ToolDefinition(%q)): %v", tc.in, err)
+		}
+		d := newDiscoverer(cat, newStore(t, allow("*", tc.name)), nil)
+		for args, ok := range map[string]bool{
+			`{"query":"model search"}`:                     true,
+			`{"query":"model","limit":16,"cursor":"c"}`:    true,
+			`{"query":""}`:                                 false,
+			`{"query":"model","limit":17}`:                 false,
+			`{"query":"model","limit":1.5}`:                false,
+			`{"query":"model","other":1}`:                  false,
+			`{}`:                                           false,
+			`{"query":"` + strings.Repeat("q", 501) + `"}`: false,
+		} {
+			err := d.AuthorizeCall(ctx, alice, discovery.Call{Tool: tc.name, Arguments: json.RawMessage(args)})
+			if ok && err != nil {
+				t.Errorf("call %s(%.40s) = %v", tc.name, args, err)
+			}
+			if !ok {
+				wantCode(t, fmt.Sprintf("call %s(%.40s)", tc.name, args), err, discovery.CodeInvalidArguments)
+			}
+		}
+	}
+}
