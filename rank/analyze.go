@@ -28,11 +28,12 @@ type analyzer struct {
 	cjk   []rune // the current CJK run
 	out   []byte
 	ends  []int32
-	syn   []bool // syn[i] reports that term i is a synonym added to a query word
+	kind  []termKind // kind[i] says where term i comes from
 	caser cases.Caser
 	iter  norm.Iter
 
 	synonyms bool    // add the synonyms of query words (for queries, not documents)
+	surface  bool    // keep words as written beside their stems
 	off      feature // features turned off, to measure what each one brings
 }
 
@@ -57,7 +58,7 @@ func newAnalyzer(off feature) *analyzer {
 func (a *analyzer) reset() {
 	a.out = a.out[:0]
 	a.ends = a.ends[:0]
-	a.syn = a.syn[:0]
+	a.kind = a.kind[:0]
 }
 
 // n reports the number of terms produced since the last reset.
@@ -240,7 +241,7 @@ func (a *analyzer) flushCJK() {
 			a.out = utf8.AppendRune(a.out, r)
 		}
 		a.ends = append(a.ends, int32(len(a.out)))
-		a.syn = append(a.syn, false)
+		a.kind = append(a.kind, termWord)
 		a.cjk = a.cjk[:0]
 		return
 	}
@@ -248,7 +249,7 @@ func (a *analyzer) flushCJK() {
 		a.out = utf8.AppendRune(a.out, run[i])
 		a.out = utf8.AppendRune(a.out, run[i+1])
 		a.ends = append(a.ends, int32(len(a.out)))
-		a.syn = append(a.syn, false)
+		a.kind = append(a.kind, termWord)
 	}
 	a.cjk = a.cjk[:0]
 }
@@ -306,21 +307,33 @@ func (a *analyzer) emitWord(w []byte) {
 	}
 	if exp, ok := abbreviations[string(w)]; ok && a.off&featAbbrev == 0 {
 		for _, e := range exp {
-			a.emit(e, false)
+			a.emit(e, termWord)
 		}
 		return
 	}
 	if a.synonyms && a.off&featSynonyms == 0 {
 		if syn, ok := synonyms[string(w)]; ok {
 			for _, e := range syn {
-				a.emit(e, true)
+				a.emit(e, termSynonym)
 			}
 		}
 	}
 	if a.off&featStem == 0 {
+		// The word as written is kept beside its stem, so that "advisories" prefers
+		// list_global_security_advisories to get_global_security_advisory.
+		start := len(a.out)
+		if a.surface {
+			a.out = append(a.out, w...)
+		}
 		w = stem(w)
+		if a.surface && string(a.out[start:]) != string(w) {
+			a.ends = append(a.ends, int32(len(a.out)))
+			a.kind = append(a.kind, termSurface)
+		} else {
+			a.out = a.out[:start]
+		}
 	}
-	a.emit(w, false)
+	a.emit(w, termWord)
 }
 
 // addWhole appends one more term: the word terms produced so far (synonyms left out),
@@ -332,7 +345,7 @@ func (a *analyzer) addWhole() {
 	start := len(a.out)
 	a.out = append(a.out, wholeMark)
 	for i := range n {
-		if a.syn[i] {
+		if a.kind[i] != termWord {
 			continue
 		}
 		if len(a.out) > start+1 {
@@ -345,17 +358,37 @@ func (a *analyzer) addWhole() {
 		return
 	}
 	a.ends = append(a.ends, int32(len(a.out)))
-	a.syn = append(a.syn, false)
+	a.kind = append(a.kind, termWord)
 }
 
 // wholeMark starts the term of a whole name.
 const wholeMark = 0x01
 
-func (a *analyzer) emit(term []byte, syn bool) {
+func (a *analyzer) emit(term []byte, kind termKind) {
 	a.out = append(a.out, term...)
 	a.ends = append(a.ends, int32(len(a.out)))
-	a.syn = append(a.syn, syn)
+	a.kind = append(a.kind, kind)
 }
+
+// words reports the number of terms of kind termWord.
+func (a *analyzer) words() int {
+	n := 0
+	for _, k := range a.kind {
+		if k == termWord {
+			n++
+		}
+	}
+	return n
+}
+
+// A termKind says where a term comes from.
+type termKind uint8
+
+const (
+	termWord    termKind = iota // a word of the text, stemmed
+	termSynonym                 // a synonym added to a query word
+	termSurface                 // a word as written, when its stem differs
+)
 
 // appendTransform appends t applied to src to dst without allocating when dst has room.
 func appendTransform(dst []byte, t transform.Transformer, src []byte) ([]byte, error) {

@@ -38,6 +38,7 @@ type params struct {
 	Pivot [numFields]float64 // length (in terms) at which a field is neither favoured nor penalised
 	Off   feature            // analysis features turned off (evaluations only)
 	Whole bool               // index each whole name as one more term of the name
+	Surf  float64            // query weight of words as written; 0 indexes stems only
 }
 
 var defaultParams = params{
@@ -46,14 +47,16 @@ var defaultParams = params{
 	B:     [numFields]float64{0.5, 0.5, 0.75},
 	Pivot: [numFields]float64{3, 5, 30},
 	Whole: true,
+	Surf:  0.1,
 }
 
 // Index is an immutable inverted index over a list of Docs, built once per catalog
 // version. It is safe for concurrent use.
 type Index struct {
-	n     int
-	whole bool     // whole names are indexed as terms
-	order []uint32 // order[d] is the position of doc d when docs are sorted by Name
+	n       int
+	whole   bool     // whole names are indexed as terms
+	surface float64  // query weight of words as written, 0 if only stems are indexed
+	order   []uint32 // order[d] is the position of doc d when docs are sorted by Name
 
 	terms  map[string]uint32 // term -> term id
 	off    []uint32          // postings of term t are docs[off[t]:off[t+1]]
@@ -121,10 +124,11 @@ func NewIndex(docs []Doc) *Index {
 
 func newIndex(docs []Doc, p params) *Index {
 	ix := &Index{
-		n:     len(docs),
-		order: make([]uint32, len(docs)),
-		terms: make(map[string]uint32),
-		whole: p.Whole,
+		n:       len(docs),
+		order:   make([]uint32, len(docs)),
+		terms:   make(map[string]uint32),
+		whole:   p.Whole,
+		surface: p.Surf,
 	}
 	byName := make([]uint32, len(docs))
 	for i := range docs {
@@ -142,6 +146,7 @@ func newIndex(docs []Doc, p params) *Index {
 	}
 	var lists [][]entry
 	an := newAnalyzer(p.Off)
+	an.surface = p.Surf > 0
 	// tf[id] counts term id in the current doc's fields; stamp[id] is 1 + the last doc
 	// that counted it, so the counts need no clearing between docs.
 	var tf [][numFields]uint16
@@ -153,7 +158,7 @@ func newIndex(docs []Doc, p params) *Index {
 		for f, text := range [numFields]string{d.Name, d.Title, d.Description} {
 			an.reset()
 			an.add(text)
-			length[f] = an.n()
+			length[f] = an.words()
 			if f == fieldName && p.Whole {
 				an.addWhole()
 			}
@@ -230,6 +235,7 @@ func newIndex(docs []Doc, p params) *Index {
 	ix.pool.New = func() any {
 		an := newAnalyzer(p.Off)
 		an.synonyms = true
+		an.surface = p.Surf > 0
 		return &scratch{an: an, acc: make([]int64, n)}
 	}
 	return ix
@@ -300,8 +306,11 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 			continue
 		}
 		w := 1.0
-		if s.an.syn[k] {
+		switch s.an.kind[k] {
+		case termSynonym:
 			w = synonymWeight
+		case termSurface:
+			w = ix.surface
 		}
 		dup := false
 		for j := range s.qterms {

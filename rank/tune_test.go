@@ -94,7 +94,8 @@ func devSets(t testing.TB) []devSet {
 	qfiles, _ := filepath.Glob("testdata/queries/*.json")
 	for _, q := range qfiles {
 		n := strings.TrimSuffix(filepath.Base(q), ".json")
-		c := filepath.Join(sharedData, "catalogs", n+".json")
+		catalog, _, _ := strings.Cut(n, ".") // github.agent.json is a second set for github.json
+		c := filepath.Join(sharedData, "catalogs", catalog+".json")
 		if _, err := os.Stat(c); err == nil {
 			sets = append(sets, devSet{n, c, q})
 		}

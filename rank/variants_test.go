@@ -9,6 +9,11 @@ import (
 
 func variants(base rank.Params) []variant {
 	var vs []variant
+	for _, w := range []float64{0, 0.2} {
+		p := base
+		p.Surf = w
+		vs = append(vs, variant{fmt.Sprint("surface=", w), p})
+	}
 	for _, f := range []struct {
 		name string
 		off  rank.Feature
