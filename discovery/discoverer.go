@@ -180,19 +180,29 @@ type authSet struct {
 	scopes   string
 }
 
-// scopesKey returns the principal's scopes sorted and NUL-joined. Scope tokens cannot
-// hold NUL (RFC 6749), so the key is unambiguous.
+// scopesKey encodes the principal's scopes as a set: sorted, without repeats, each
+// length-prefixed, so no two different sets share a key whatever bytes a host puts in
+// a scope (a NUL included).
 func scopesKey(scopes []string) string {
 	if len(scopes) == 0 {
 		return ""
 	}
-	if len(scopes) == 1 {
-		return scopes[0]
+	if !slices.IsSorted(scopes) {
+		scopes = slices.Sorted(slices.Values(scopes))
 	}
-	if slices.IsSorted(scopes) {
-		return strings.Join(scopes, "\x00")
+	n := 0
+	for _, s := range scopes {
+		n += len(s) + binary.MaxVarintLen64
 	}
-	return strings.Join(sortedUnique(scopes), "\x00")
+	b := make([]byte, 0, n)
+	for i, s := range scopes {
+		if i > 0 && s == scopes[i-1] {
+			continue
+		}
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return string(b)
 }
 
 // readGrants reads the principal's rows and checks the revision (SPEC CURSOR-5).
@@ -292,7 +302,7 @@ func rowsDigest(snap *grants.Snapshot) [32]byte {
 		writeField(h, []byte(r.Principal))
 		writeField(h, []byte(r.Tool))
 		writeField(h, []byte(r.Effect))
-		writeField(h, []byte(strings.Join(r.Scopes, " ")))
+		writeField(h, []byte(scopesKey(r.Scopes))) // a set: the reader's order is no change
 		binary.BigEndian.PutUint64(n[:], uint64(r.Revision))
 		h.Write(n[:])
 	}

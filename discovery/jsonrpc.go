@@ -32,7 +32,9 @@ func (d *Discoverer) HandleJSONRPC(ctx context.Context, p grants.Principal, msg 
 	if env.ID == nil {
 		return nil, true // a notification: discovery executes nothing, answers nothing
 	}
-	if !validID(env.ID) || env.JSONRPC != "2.0" {
+	// An id too long to echo in any response under MaxResponseBytes is answered as an
+	// invalid request with a null id (SPEC PAGE-1).
+	if !validID(env.ID) || env.JSONRPC != "2.0" || len(env.ID) > MaxResponseBytes-maxErrorEnvelope {
 		return appendRPCError(nil, []byte("null"), -32600, "invalid_request", 400), true
 	}
 	req, err := parseParams(env.Params)
@@ -120,6 +122,9 @@ func parseEnvelope(msg []byte) (envelope, bool) {
 	}
 	return env, true
 }
+
+// maxErrorEnvelope bounds the bytes of an error response besides its id.
+const maxErrorEnvelope = 256
 
 // validID reports whether id is a JSON-RPC request id MCP allows: a string or a number.
 func validID(id json.RawMessage) bool {

@@ -17,7 +17,8 @@ func ToolDefinition(name string) json.RawMessage {
 	if name == "" {
 		name = DefaultToolName
 	}
-	return json.RawMessage(`{"name":` + strconv.Quote(name) +
+	quoted, _ := json.Marshal(name) // JSON string syntax, not Go's: strconv.Quote differs
+	return json.RawMessage(`{"name":` + string(quoted) +
 		`,"description":"Search the tools available to you by a few words describing the task, and get the best-matching tools with their complete input schemas, a page at a time. Call a tool it returns by its name.",` +
 		`"inputSchema":{"type":"object","properties":{` +
 		`"query":{"type":"string","minLength":1,"maxLength":` + strconv.Itoa(MaxQueryLength) + `,"description":"A few words naming what you want to do, for example: model search."},` +
