@@ -215,33 +215,36 @@ func granted(s uint8) bool {
 // It is immutable and safe for concurrent use.
 //
 // It is an open-addressing hash table (linear probing, at most half full) of packed
-// 8-byte slots, from tool name to state: one hash and a probe in a small flat array per
+// 4-byte slots, from tool name to state: one hash and a probe in a small flat array per
 // row keep Resolve over MaxRows rows within PERF-5's 200 µs.
 type Decision struct {
 	rows  []Row    // the Snapshot's rows, never modified; slots index them
-	slots []uint64 // len is a power of two, or 0; see slotOf
+	slots []uint32 // len is a power of two, or 0; see slotOf
 	seed  maphash.Seed
 }
 
-// A slot packs, from the low bits: the tool's state (4 bits), an occupied flag (bit
-// 7), the index of the tool's first row in rows (bits 8-23; MaxRows fits) and the top
-// 32 bits of the tool's hash (bits 32-63). 0 is an empty slot.
+// A slot packs, from the low bits: the tool's state (4 bits, never 0 once a row is
+// recorded), the index of the tool's first row in rows (12 bits; MaxRows fits) and the
+// top 16 bits of the tool's hash. 0 is an empty slot.
 const (
-	slotState    = 0xf
-	slotOccupied = 1 << 7
+	slotState = 0xf
+	rowBits   = 12
 )
 
-func slotOf(hash uint64, row int, state uint8) uint64 {
-	return hash&^(1<<32-1) | uint64(row)<<8 | slotOccupied | uint64(state)
+// Every row index must fit in rowBits: this fails to compile if MaxRows outgrows it.
+const _ = uint(1<<rowBits - MaxRows)
+
+func slotOf(hash uint64, row int, state uint8) uint32 {
+	return uint32(hash>>48)<<16 | uint32(row)<<4 | uint32(state)
 }
 
-func slotRow(sl uint64) int { return int(sl>>8) & 0xffff }
+func slotRow(sl uint32) int { return int(sl>>4) & (1<<rowBits - 1) }
 
 // newDecision returns an empty table over rows sized for len(rows) tools.
 func newDecision(rows []Row) *Decision {
 	d := &Decision{rows: rows, seed: maphash.MakeSeed()}
 	if n := len(rows); n > 0 {
-		d.slots = make([]uint64, 1<<bits.Len(uint(2*n-1)))
+		d.slots = make([]uint32, 1<<bits.Len(uint(2*n-1)))
 	}
 	return d
 }
@@ -258,11 +261,11 @@ func (d *Decision) add(i int, tool string, seen, grant uint8) bool {
 			d.slots[j] = slotOf(h, i, seen|grant)
 			return true
 		}
-		if sl>>32 == h>>32 && d.rows[slotRow(sl)].Tool == tool {
+		if sl>>16 == uint32(h>>48) && d.rows[slotRow(sl)].Tool == tool {
 			if uint8(sl)&seen != 0 {
 				return false
 			}
-			d.slots[j] = sl | uint64(seen|grant)
+			d.slots[j] = sl | uint32(seen|grant)
 			return true
 		}
 	}
@@ -331,7 +334,7 @@ func (d *Decision) Allows(tool string) bool {
 		if sl == 0 {
 			return false
 		}
-		if sl>>32 == h>>32 && d.rows[slotRow(sl)].Tool == tool {
+		if sl>>16 == uint32(h>>48) && d.rows[slotRow(sl)].Tool == tool {
 			return granted(uint8(sl) & slotState)
 		}
 	}
