@@ -409,3 +409,15 @@ func TestToolDefinition(t *testing.T) {
 		}
 	}
 }
+
+// ToolDefinition returns valid JSON whatever name the host passes: the name is encoded
+// as a JSON string (strconv.Quote's \x escapes are not JSON).
+func TestToolDefinitionAnyName(t *testing.T) {
+	for _, name := range []string{`a"b`, `a\b`, "é", "a\x00b", "a\x7fb", "tab\tname", "\U0001F600", "\u2028"} {
+		def := discovery.ToolDefinition(name)
+		var v struct{ Name string }
+		if err := json.Unmarshal(def, &v); err != nil || v.Name != name {
+			t.Errorf("ToolDefinition(%q): name %q, error %v; want valid JSON naming %q", name, v.Name, err, name)
+		}
+	}
+}

@@ -888,3 +888,23 @@ func TestCursorLifetime(t *testing.T) {
 		}
 	})
 }
+
+// SPEC CURSOR-4: a row's scopes are a set: the same rows read twice with their scopes in
+// another order are no grant change (no 409), and a cursor stays valid across them.
+func TestScopeOrderIsNoChange(t *testing.T) {
+	ctx := t.Context()
+	cat := newCatalog(t, append(sampleTools(), helperTools(5)...)...)
+	p := grants.Principal{ID: "alice", Scopes: []string{"a:1", "b:2"}}
+	rows := []grants.Row{allow("alice", "model_search", "a:1", "b:2"), allow("*", "helper_01"), allow("*", "helper_02")}
+	swapped := slices.Clone(rows)
+	swapped[0].Scopes = []string{"b:2", "a:1"}
+	r := &seqReader{snaps: []*grants.Snapshot{{Revision: 1, Rows: rows}, {Revision: 1, Rows: swapped}}}
+	d := newDiscoverer(cat, r, nil)
+	res, err := d.Discover(ctx, p, discovery.Request{Query: "model helper", Limit: 1})
+	if err != nil {
+		t.Fatalf("same rows, scopes in another order: %v", err)
+	}
+	if _, err := d.Discover(ctx, p, discovery.Request{Query: "model helper", Limit: 1, Cursor: res.NextCursor}); err != nil {
+		t.Errorf("cursor across a scope reordering: %v", err)
+	}
+}

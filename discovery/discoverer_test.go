@@ -705,3 +705,35 @@ func TestSwappableCatalog(t *testing.T) {
 		t.Errorf("served tools do not follow the swapped version")
 	}
 }
+
+// SPEC GRANT-2, CURSOR-2: the scopes a principal holds are compared exactly, whatever
+// bytes the host passes: a single scope "a\x00b" is not the two scopes "a" and "b", in
+// the decision, in any cache of decisions, and in a cursor's binding.
+func TestScopesUnambiguous(t *testing.T) {
+	ctx := t.Context()
+	cat := newCatalog(t, sampleTools()...)
+	both := grants.Principal{ID: "alice", Scopes: []string{"models:read", "models:write"}}
+	forged := grants.Principal{ID: "alice", Scopes: []string{"models:read\x00models:write"}}
+	call := discovery.Call{Tool: "model_delete", Arguments: json.RawMessage(`{"text":"x"}`)}
+	for _, order := range [][2]grants.Principal{{both, forged}, {forged, both}} {
+		store := newStore(t, allow("alice", "model_delete", "models:read", "models:write"), allow("*", "model_search"))
+		d := newDiscoverer(cat, store, nil)
+		for _, p := range order {
+			err := d.AuthorizeCall(ctx, p, call)
+			if len(p.Scopes) == 2 && err != nil {
+				t.Errorf("holder of both scopes refused after %q: %v", order[0].Scopes, err)
+			}
+			if len(p.Scopes) == 1 {
+				wantCode(t, fmt.Sprintf("one NUL-joined scope after %q", order[0].Scopes), err, discovery.CodeToolNotGranted)
+			}
+		}
+	}
+	// A cursor issued to the holder of both scopes is not valid for the forged set.
+	d := newDiscoverer(cat, newStore(t, allow("*", "model_search"), allow("*", "model_get"), allow("*", "model_tag")), nil)
+	res, err := d.Discover(ctx, both, discovery.Request{Query: "model", Limit: 1})
+	if err != nil || res.NextCursor == "" {
+		t.Fatalf("first page: %v", err)
+	}
+	_, err = d.Discover(ctx, forged, discovery.Request{Query: "model", Limit: 1, Cursor: res.NextCursor})
+	wantCode(t, "cursor of two scopes used with one NUL-joined scope", err, discovery.CodeInvalidCursor)
+}

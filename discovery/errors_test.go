@@ -280,3 +280,24 @@ func TestAppendJSONRPCErrorForeign(t *testing.T) {
 		t.Errorf("AppendJSONRPCError(wrapped *Error) = %s", got)
 	}
 }
+
+// SPEC PAGE-1: every discovery response, error responses included, is at most 65,536
+// bytes, even for a request whose id alone nearly fills (or exceeds) that: the id is
+// echoed only when the answer still fits.
+func TestHandleJSONRPCHugeID(t *testing.T) {
+	ctx := t.Context()
+	cat := newCatalog(t, sampleTools()...)
+	d := newDiscoverer(cat, allGranted(t, cat), nil)
+	for _, n := range []int{65_000, 65_300, 65_400, 65_450, 65_500, 70_000, 200_000} {
+		id := `"` + strings.Repeat("x", n) + `"`
+		for _, msg := range [][]byte{
+			discoverMsg(id, "model", 16, ""),
+			discoverMsg(id, "", 16, ""),
+		} {
+			resp, handled := d.HandleJSONRPC(ctx, alice, msg)
+			if !handled || len(resp) > discovery.MaxResponseBytes || !json.Valid(resp) {
+				t.Errorf("id of %d bytes: handled %v, response of %d bytes (valid JSON %v)", n+2, handled, len(resp), json.Valid(resp))
+			}
+		}
+	}
+}
