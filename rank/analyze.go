@@ -25,6 +25,7 @@ type analyzer struct {
 	whole []byte // the letters since the last separator, across camelCase boundaries
 	parts int    // camelCase boundaries seen in whole
 	fold  []byte // case-folded copy of a non-ASCII word
+	surf  []byte // a word as written, before stemming
 	cjk   []rune // the current CJK run
 	out   []byte
 	ends  []int32
@@ -318,22 +319,19 @@ func (a *analyzer) emitWord(w []byte) {
 			}
 		}
 	}
-	if a.off&featStem == 0 {
-		// The word as written is kept beside its stem, so that "advisories" prefers
-		// list_global_security_advisories to get_global_security_advisory.
-		start := len(a.out)
-		if a.surface {
-			a.out = append(a.out, w...)
-		}
-		w = stem(w)
-		if a.surface && string(a.out[start:]) != string(w) {
-			a.ends = append(a.ends, int32(len(a.out)))
-			a.kind = append(a.kind, termSurface)
-		} else {
-			a.out = a.out[:start]
-		}
+	if a.off&featStem != 0 {
+		a.emit(w, termWord)
+		return
 	}
+	// The word as written is kept after its stem, so that "advisories" prefers
+	// list_global_security_advisories to get_global_security_advisory. A doc holding
+	// the word as written always holds its stem.
+	a.surf = append(a.surf[:0], w...)
+	w = stem(w)
 	a.emit(w, termWord)
+	if a.surface && string(a.surf) != string(w) {
+		a.emit(a.surf, termSurface)
+	}
 }
 
 // addWhole appends one more term: the word terms produced so far (synonyms left out),

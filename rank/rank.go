@@ -92,6 +92,9 @@ type qterm struct {
 	qtf float64 // weight of the term in the query: 1 per occurrence, less for a synonym
 	wt  float64 // idf times query term frequency
 	ub  int64   // the largest contribution the term can make to a doc
+	// only is set for a word as written: every doc holding it holds its stem, a term
+	// of the query too, so it only adds to docs already found.
+	only bool
 }
 
 // maxQueryTerms and maxQueryTF bound what a query can weigh, so that fixed-point scores
@@ -306,22 +309,25 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 			continue
 		}
 		w := 1.0
+		only := false
 		switch s.an.kind[k] {
 		case termSynonym:
 			w = synonymWeight
 		case termSurface:
 			w = ix.surface
+			only = true
 		}
 		dup := false
 		for j := range s.qterms {
 			if s.qterms[j].id == id {
 				s.qterms[j].qtf = min(s.qterms[j].qtf+w, maxQueryTF)
+				s.qterms[j].only = s.qterms[j].only && only
 				dup = true
 				break
 			}
 		}
 		if !dup && len(s.qterms) < maxQueryTerms {
-			s.qterms = append(s.qterms, qterm{id: id, qtf: w})
+			s.qterms = append(s.qterms, qterm{id: id, qtf: w, only: only})
 		}
 	}
 	if len(s.qterms) == 0 {
@@ -374,8 +380,14 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	// Terms with the largest possible contribution first: once the rest cannot lift a
 	// doc not yet seen into the best k, only the docs already seen are scored further
 	// (MaxScore). Scores are integers, so the order of summation does not change them.
+	// Words as written come last, and never look for docs not yet found.
 	slices.SortStableFunc(live, func(a, b qterm) int {
 		switch {
+		case a.only != b.only:
+			if b.only {
+				return -1
+			}
+			return 1
 		case a.ub > b.ub:
 			return -1
 		case a.ub < b.ub:
@@ -396,7 +408,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	best := int64(0) // the largest partial score so far
 	for _, q := range live {
 		rest -= q.ub
-		if pruning {
+		if pruning || q.only {
 			lo, hi := ix.off[q.id], ix.off[q.id+1]
 			if len(cands)*8 < int(hi-lo) {
 				for _, d := range cands {
@@ -414,7 +426,9 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 					}
 				}
 			}
-			cands = s.keep(cands, theta, rest)
+			if pruning {
+				cands = s.keep(cands, theta, rest)
+			}
 			continue
 		}
 		lo, hi := ix.off[q.id], ix.off[q.id+1]
