@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -906,5 +909,49 @@ func TestScopeOrderIsNoChange(t *testing.T) {
 	}
 	if _, err := d.Discover(ctx, p, discovery.Request{Query: "model helper", Limit: 1, Cursor: res.NextCursor}); err != nil {
 		t.Errorf("cursor across a scope reordering: %v", err)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// SPEC DISC-3, CONTRACT-1, CONTRACT-2 (golden): the bytes of a discover response for a
+// small catalog, tools in their canonical form (sorted members, no white space, numbers
+// and strings as RFC 8785 writes them) and the contract digest, are pinned in
+// testdata/discover_page.golden. Run with -update to rewrite it after a deliberate change.
+func TestDiscoverGolden(t *testing.T) {
+	ctx := t.Context()
+	tools := []json.RawMessage{
+		json.RawMessage(`{ "name": "model_search", "title": "Model search",
+			"description": "Search the model registry by name, task or tag — «quoted» \u00e9 \ud83d\ude00.",
+			"inputSchema": {"type": "object", "properties": {
+				"query": {"type": "string", "maxLength": 1.0e2, "description": "Words </script> & more"},
+				"top_k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10.0}},
+				"required": ["query"], "additionalProperties": false},
+			"annotations": {"readOnlyHint": true}}`),
+		json.RawMessage(`{"name":"model_get","description":"Get one model of the registry.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`),
+		json.RawMessage(`{"name":"invoice_get","description":"Get an invoice.","inputSchema":{"type":"object"}}`),
+	}
+	cat := newCatalog(t, tools...)
+	d := newDiscoverer(cat, newStore(t, allow("*", "model_search"), allow("*", "model_get")), nil)
+	resp, _ := d.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","id":"g-1","method":"multillm.tools.discover","params":{"query":"model registry"}}`))
+	path := filepath.Join("testdata", "discover_page.golden")
+	if *update {
+		if err := os.WriteFile(path, append(resp, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestDiscoverGolden -update to create it)", err)
+	}
+	if got := string(resp) + "\n"; got != string(want) {
+		t.Errorf("discover response differs from %s:\ngot  %s\nwant %s", path, got, want)
+	}
+
+	// An empty catalog: an empty page, the digest of the empty contract.
+	empty := newDiscoverer(newCatalog(t), newStore(t, allow("*", "x")), nil)
+	res, err := empty.Discover(ctx, alice, discovery.Request{Query: "model"})
+	if err != nil || len(res.Tools) != 0 || res.ContractDigest != "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" {
+		t.Errorf("empty catalog: %v, %v", res, err)
 	}
 }
