@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/discovery"
@@ -954,4 +956,72 @@ func TestDiscoverGolden(t *testing.T) {
 	if err != nil || len(res.Tools) != 0 || res.ContractDigest != "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" {
 		t.Errorf("empty catalog: %v, %v", res, err)
 	}
+}
+
+// fuzzDiscoverer is a small enabled Discoverer for the fuzz targets.
+func fuzzDiscoverer(t testing.TB) *discovery.Discoverer {
+	cat := newCatalog(t, append(sampleTools(), helperTools(20)...)...)
+	return newDiscoverer(cat, allGranted(t, cat), nil)
+}
+
+// FuzzDiscoverParams: any params text answers a page or a *discovery.Error of the
+// discover family, never a panic; a page only for valid JSON naming a valid query.
+func FuzzDiscoverParams(f *testing.F) {
+	for _, s := range []string{
+		`{"query":"model"}`, `{"query":"model","limit":3}`, `{"query":"model","limit":1.6e1,"_meta":{"a":[1]}}`,
+		`{"query":"model","cursor":"AAAA"}`, `{"query":"a\u0000"}`, `{"query":"m","query":"m"}`, `[]`, `{`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	d := fuzzDiscoverer(f)
+	f.Fuzz(func(t *testing.T, params []byte) {
+		res, err := d.DiscoverParams(context.Background(), alice, params)
+		if err != nil {
+			var e *discovery.Error
+			if !errors.As(err, &e) || (e.Code != discovery.CodeInvalidParams && e.Code != discovery.CodeInvalidCursor) {
+				t.Fatalf("DiscoverParams(%q) = %v", params, err)
+			}
+			return
+		}
+		var p struct {
+			Query string `json:"query"`
+		}
+		if !json.Valid(params) || json.Unmarshal(params, &p) != nil || p.Query == "" || utf8.RuneCountInString(p.Query) > discovery.MaxQueryLength {
+			t.Fatalf("DiscoverParams(%q) accepted invalid params", params)
+		}
+		if len(res.Tools) > discovery.MaxLimit || !json.Valid(res.AppendJSON(nil)) {
+			t.Fatalf("DiscoverParams(%q): bad page", params)
+		}
+	})
+}
+
+// FuzzHandleJSONRPC: any message is left to the host (nil, false), answered with
+// nothing (a notification), or answered with valid JSON of at most 65,536 bytes.
+func FuzzHandleJSONRPC(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"model helper"}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"multillm.tools.discover","params":{"query":"model","limit":2}}`,
+		`{"jsonrpc":"2.0","method":"multillm.tools.discover","params":{"query":"model"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"multillm.tools.discover"}`,
+		`[{"jsonrpc":"2.0"}]`, `{"method":"multillm.tools.discover","method":"x"}`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	d := fuzzDiscoverer(f)
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		resp, handled := d.HandleJSONRPC(context.Background(), alice, msg)
+		if !handled {
+			if resp != nil {
+				t.Fatalf("unhandled message with a response")
+			}
+			return
+		}
+		if resp == nil {
+			return // a notification
+		}
+		if !json.Valid(resp) || len(resp) > discovery.MaxResponseBytes || !bytes.HasPrefix(resp, []byte(`{"jsonrpc":"2.0","id":`)) {
+			t.Fatalf("HandleJSONRPC(%q) = %.200q", msg, resp)
+		}
+	})
 }
