@@ -10,15 +10,17 @@ import (
 // Recall@5, rounded down by about 0.01): a change that loses more fails here.
 // Re-measure with: go test ./rank -run TestQuality -v
 var qualityFloor = map[string]struct{ ndcg, recall5 float64 }{
-	"metatool":      {0.615, 0.675},
-	"azure":         {0.91, 0.99},
-	"azure.agent":   {0.925, 0.99},
-	"github":        {0.775, 0.84},
-	"github.agent":  {0.75, 0.84},
-	"gitlab":        {0.91, 0.95},
-	"mcp-reference": {0.835, 0.94},
-	"notion":        {0.84, 0.92},
-	"playwright":    {0.825, 0.905},
+	"metatool":         {0.615, 0.675},
+	"azure":            {0.91, 0.99},
+	"azure.agent":      {0.925, 0.99},
+	"github":           {0.775, 0.84},
+	"github.agent":     {0.75, 0.84},
+	"gitlab":           {0.91, 0.95},
+	"gitlab.agent":     {0.73, 0.80},
+	"mcp-reference":    {0.835, 0.94},
+	"notion":           {0.84, 0.92},
+	"playwright":       {0.825, 0.905},
+	"playwright.agent": {0.87, 0.94},
 }
 
 // TestQuality evaluates rank on the development sets (MetaTool and our query sets for
