@@ -303,14 +303,14 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		s.an.addWhole()
 	}
 	s.qterms = s.qterms[:0]
-	for k := 0; k < s.an.n(); k++ {
-		id, ok := ix.terms[string(s.an.term(k))]
+	for i := 0; i < s.an.n(); i++ {
+		id, ok := ix.terms[string(s.an.term(i))]
 		if !ok {
 			continue
 		}
 		w := 1.0
 		only := false
-		switch s.an.kind[k] {
+		switch s.an.kind[i] {
 		case termSynonym:
 			w = synonymWeight
 		case termSurface:
@@ -420,9 +420,9 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 				// Many candidates: walking the postings is cheaper than looking each one
 				// up. Docs already dropped may gain too; they stay dropped.
 				sat := ix.sat[lo:hi]
-				for k, d := range ix.docs[lo:hi] {
+				for i, d := range ix.docs[lo:hi] {
 					if acc[d] != 0 {
-						acc[d] += contribution(q.wt, sat[k])
+						acc[d] += contribution(q.wt, sat[i])
 					}
 				}
 			}
@@ -455,14 +455,14 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 			}
 		} else {
 			docs, sat := ix.docs[lo:hi], ix.sat[lo:hi]
-			for k, d := range docs {
+			for i, d := range docs {
 				if w := d >> 6; int(w) >= len(allowed) || allowed[w]&(1<<(d&63)) == 0 {
 					continue
 				}
 				if acc[d] == 0 {
 					s.touched = append(s.touched, d)
 				}
-				v := acc[d] + contribution(q.wt, sat[k])
+				v := acc[d] + contribution(q.wt, sat[i])
 				acc[d] = v
 				best = max(best, v)
 			}
