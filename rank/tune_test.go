@@ -111,7 +111,12 @@ func TestTune(t *testing.T) {
 	if os.Getenv("RANK_TUNE") == "" {
 		t.Skip("set RANK_TUNE=1")
 	}
-	sets := devSets(t)
+	var sets []devSet
+	for _, ds := range devSets(t) {
+		if !heldOut[ds.name] {
+			sets = append(sets, ds)
+		}
+	}
 	type loaded struct {
 		docs []rank.Doc
 		qs   []rankeval.Query
@@ -144,6 +149,10 @@ func TestTune(t *testing.T) {
 		run(v.label, v.p)
 	}
 }
+
+// heldOut are the query sets written after all tuning: TestTune leaves them out so that
+// nobody tunes on them.
+var heldOut = map[string]bool{"gitlab.agent": true, "playwright.agent": true}
 
 type variant struct {
 	label string
