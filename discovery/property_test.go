@@ -747,3 +747,61 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Wait()
 	<-done
 }
+
+// SPEC PERF-1: the allocations of a discover request do not grow with the catalog:
+// the same queries over 1,000 and 10,000 tools (1,000 and 4,096 granted, the most one
+// grant read may hold) allocate the same per request. Small tools keep the test fast;
+// allocation counts do not depend on tool size.
+func TestDiscoverAllocsFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 10,000-tool catalog")
+	}
+	if poolsLossy() {
+		t.Skip("sync.Pool drops items at random (race detector): allocation counts are not stable")
+	}
+	ctx := context.Background()
+	allocs := map[int]float64{}
+	for _, n := range []int{1000, 10000} {
+		r := rand.New(rand.NewPCG(7, uint64(n)))
+		tools := make([]json.RawMessage, n)
+		for i := range tools {
+			w := func() string { return vocabulary[r.IntN(len(vocabulary))] }
+			tools[i] = toolDef(fmt.Sprintf("%s_%s_%05d", w(), w(), i), strings.Join([]string{w(), w(), w(), w(), w(), w()}, " ")+".")
+		}
+		cat := newCatalog(t, tools...)
+		names := cat.Names()
+		var rows []grants.Row
+		for _, i := range r.Perm(n)[:min(n, grants.MaxRows)] {
+			rows = append(rows, allow("alice", names[i]))
+		}
+		d := newDiscoverer(cat, newStore(t, rows...), nil)
+		for _, q := range benchQueries { // warm the caches
+			if _, err := d.Discover(ctx, alice, discovery.Request{Query: q}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		i := 0
+		allocs[n] = testing.AllocsPerRun(200, func() {
+			d.Discover(ctx, alice, discovery.Request{Query: benchQueries[i%len(benchQueries)]})
+			i++
+		})
+	}
+	t.Logf("allocs per Discover: %v", allocs)
+	if allocs[10000] > allocs[1000] {
+		t.Errorf("allocations grow with the catalog: %v per request at 1,000 tools, %v at 10,000", allocs[1000], allocs[10000])
+	}
+}
+
+// poolsLossy reports whether sync.Pool drops what is put in it, as it does at random
+// under the race detector.
+func poolsLossy() bool {
+	var p sync.Pool
+	lost := 0
+	for range 200 {
+		p.Put(new(int))
+		if p.Get() == nil {
+			lost++
+		}
+	}
+	return lost > 20
+}
