@@ -2,12 +2,21 @@
 // catalog, two principals with different grants, discovery with a second page through
 // its cursor, granted, denied and invalid calls, a stale cursor after a grant change,
 // and the contract digests. It needs no argument, no network and no file.
+//
+// With -db it keeps the grants in a database instead and runs the same flow there:
+//
+//	go run ./examples/quickstart -db sqlite:grants.db
+//	go run ./examples/quickstart -db postgres://user@localhost:5432/app
+//
+// The database is migrated (0018_tool_grants, with the demo's "*" rows as its
+// compatibility rows) and the demo's rows of each principal are written with Put.
 package main
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -20,12 +29,20 @@ import (
 )
 
 func main() {
-	if err := run(os.Stdout); err != nil {
+	if err := run(os.Stdout, os.Args[1:]); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(w io.Writer) error {
+func run(w io.Writer, args []string) error {
+	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+	dbSpec := fs.String("db", "", "keep grants in `sqlite:FILE` or postgres:URL (migrated and seeded) instead of memory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return errors.New("quickstart: unexpected arguments")
+	}
 	ctx := context.Background()
 	out := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 
@@ -34,13 +51,23 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	store := grants.NewMemory()
-	for _, r := range demo.Rows() {
-		if _, err := store.Put(ctx, r); err != nil {
+	store, err := openStore(ctx, *dbSpec)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	opts := &discovery.Options{Enabled: true, Catalog: catalog, Grants: store}
+	if store.db != nil {
+		// A database keeps a control revision: bind cursors to it (SPEC CURSOR-5).
+		opts.RevisionSync = true
+		snap, err := store.ReadGrants(ctx, demo.Alice.ID)
+		if err != nil {
 			return err
 		}
+		section(w, "Grant store")
+		out("%s: migration 0018 applied, the demo's grants written; control revision %d", store.where, snap.Revision)
 	}
-	d := discovery.New(&discovery.Options{Enabled: true, Catalog: catalog, Grants: store})
+	d := discovery.New(opts)
 	alice, bob := demo.Alice, demo.Bob
 
 	section(w, "Catalog")
