@@ -22,6 +22,7 @@ import (
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/grants/grantstest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -704,6 +705,22 @@ func TestGrantsChangedWhilePreparing(t *testing.T) {
 	revokeAt.Store(hook.calls.Load() + 2) // the recheck of page 2
 	_, err = d.Discover(ctx, alice, discovery.Request{Query: "model helper", Limit: 1, Cursor: first.NextCursor})
 	wantCode(t, "revocation while page 2 is prepared", err, discovery.CodeGrantsChanged)
+
+	// The grantstest fakes: a grant landing between the reads of page 1 (HookReader),
+	// and a sequence of snapshots (SequenceReader), with revision sync on.
+	store2 := newStore(t, rows...)
+	hr := &grantstest.HookReader{Base: store2, Before: func(ctx context.Context, call int64) error {
+		if call == 2 {
+			_, err := store2.Put(ctx, allow("*", "helper_04"))
+			return err
+		}
+		return nil
+	}}
+	_, err = newDiscoverer(cat, hr, func(o *discovery.Options) { o.RevisionSync = true }).Discover(ctx, alice, discovery.Request{Query: "model helper"})
+	wantCode(t, "grant added between the reads (HookReader)", err, discovery.CodeGrantsChanged)
+	sr := &grantstest.SequenceReader{Snapshots: []*grants.Snapshot{s1, {Revision: 8, Rows: rows}}}
+	_, err = newDiscoverer(cat, sr, func(o *discovery.Options) { o.RevisionSync = true }).Discover(ctx, alice, discovery.Request{Query: "model helper"})
+	wantCode(t, "revision moved between the reads (SequenceReader)", err, discovery.CodeGrantsChanged)
 }
 
 // seqReader answers snaps[i] to the i-th read, then the last one.
