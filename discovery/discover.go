@@ -1,12 +1,10 @@
 package discovery
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
-	"io"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -75,8 +73,25 @@ func (r *Result) AppendJSON(dst []byte) []byte {
 	return append(dst, resMetaEnd...)
 }
 
+// jsonLen is the length of AppendJSON's output.
+func (r *Result) jsonLen() int {
+	n := len(resTools) + len(resToolsEnd) + len(resMeta) + len(r.ContractDigest) + len(resMetaEnd)
+	for i, t := range r.Tools {
+		if i > 0 {
+			n++
+		}
+		n += len(t)
+	}
+	if r.NextCursor != "" {
+		n += len(resCursor) + len(r.NextCursor) + 1
+	}
+	return n
+}
+
 // MarshalJSON encodes the result in the DISC-3 shape.
-func (r *Result) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
+func (r *Result) MarshalJSON() ([]byte, error) {
+	return r.AppendJSON(make([]byte, 0, r.jsonLen())), nil
+}
 
 // Discover answers one discover request for principal p. Its page, framed in a JSON-RPC
 // response whose id encodes in at most MaxIDBytes bytes, is at most MaxResponseBytes.
@@ -133,79 +148,50 @@ func validQuery(q string) bool {
 // parseParams reads discover params strictly (SPEC DISC-1, DISC-2).
 func parseParams(params json.RawMessage) (Request, error) {
 	var req Request
-	if !utf8.Valid(params) {
-		return req, newError(CodeInvalidParams, nil)
-	}
-	dec := json.NewDecoder(bytes.NewReader(params))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	if !json.Valid(params) || !utf8.Valid(params) {
 		return req, newError(CodeInvalidParams, nil)
 	}
 	var seenQuery, seenLimit, seenCursor, seenMeta bool
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return req, newError(CodeInvalidParams, nil)
-		}
-		key, _ := t.(string)
+	ok := members(params, func(key, val []byte) bool {
 		var seen *bool
-		switch key {
-		case "query":
+		switch {
+		case keyIs(key, "query"):
 			seen = &seenQuery
-		case "limit":
+		case keyIs(key, "limit"):
 			seen = &seenLimit
-		case "cursor":
+		case keyIs(key, "cursor"):
 			seen = &seenCursor
-		case "_meta":
-			seen = &seenMeta
+		case keyIs(key, "_meta"):
+			seen = &seenMeta // allowed and ignored, whatever it holds
 		default:
-			return req, newError(CodeInvalidParams, nil)
+			return false // unknown member
 		}
 		if *seen {
-			return req, newError(CodeInvalidParams, nil) // duplicate member: never resolved silently
+			return false // duplicate member: never resolved silently
 		}
 		*seen = true
-		if key == "_meta" {
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return req, newError(CodeInvalidParams, nil)
+		switch seen {
+		case &seenQuery:
+			var isString bool
+			req.Query, isString = stringValue(val)
+			return isString
+		case &seenCursor:
+			var isString bool
+			req.Cursor, isString = stringValue(val)
+			return isString
+		case &seenLimit:
+			if val[0] != '-' && (val[0] < '0' || val[0] > '9') {
+				return false // not a number
 			}
-			continue
-		}
-		v, err := dec.Token()
-		if err != nil {
-			return req, newError(CodeInvalidParams, nil)
-		}
-		switch key {
-		case "query", "cursor":
-			s, ok := v.(string)
-			if !ok {
-				return req, newError(CodeInvalidParams, nil)
-			}
-			if key == "query" {
-				req.Query = s
-			} else {
-				req.Cursor = s
-			}
-		case "limit":
-			num, ok := v.(json.Number)
-			if !ok {
-				return req, newError(CodeInvalidParams, nil)
-			}
-			n, ok := smallInteger(string(num))
+			n, ok := smallInteger(string(val))
 			if !ok || n < 1 || n > MaxLimit {
-				return req, newError(CodeInvalidParams, nil)
+				return false
 			}
 			req.Limit = n
 		}
-	}
-	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
-		return req, newError(CodeInvalidParams, nil)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return req, newError(CodeInvalidParams, nil) // trailing data
-	}
-	if !seenQuery || (seenLimit && req.Limit == 0) {
+		return true
+	})
+	if !ok || !seenQuery {
 		return req, newError(CodeInvalidParams, nil)
 	}
 	if err := checkRequest(&req); err != nil {

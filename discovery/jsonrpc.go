@@ -1,11 +1,9 @@
 package discovery
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"strconv"
 
 	"github.com/deferredtools/deferredtools/grants"
@@ -45,7 +43,7 @@ func (d *Discoverer) HandleJSONRPC(ctx context.Context, p grants.Principal, msg 
 	if err != nil {
 		return AppendJSONRPCError(nil, env.ID, err), true
 	}
-	out := make([]byte, 0, MaxResponseBytes)
+	out := make([]byte, 0, len(envOpen)+len(env.ID)+len(envResult)+res.jsonLen()+len(envClose))
 	out = append(out, envOpen...)
 	out = append(out, env.ID...)
 	out = append(out, envResult...)
@@ -67,60 +65,44 @@ type envelope struct {
 // an ambiguous message is never taken for a discover call.
 func parseEnvelope(msg []byte) (envelope, bool) {
 	var env envelope
-	dec := json.NewDecoder(bytes.NewReader(msg))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	if !json.Valid(msg) {
 		return env, false
 	}
 	var seen [4]bool
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return env, false
-		}
-		key, _ := t.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return env, false
-		}
-		var k int
-		switch key {
-		case "jsonrpc":
+	ok := members(msg, func(key, val []byte) bool {
+		k := -1
+		switch {
+		case keyIs(key, "jsonrpc"):
 			k = 0
-		case "id":
+		case keyIs(key, "id"):
 			k = 1
-		case "method":
+		case keyIs(key, "method"):
 			k = 2
-		case "params":
+		case keyIs(key, "params"):
 			k = 3
-		default:
-			continue
+		}
+		if k < 0 {
+			return true // another member: ignored
 		}
 		if seen[k] {
-			return env, false
+			return false
 		}
 		seen[k] = true
 		switch k {
 		case 0:
-			if json.Unmarshal(raw, &env.JSONRPC) != nil {
-				env.JSONRPC = "" // not a string: answered as an invalid request below
-			}
+			env.JSONRPC, _ = stringValue(val) // not a string: an invalid request below
 		case 1:
-			env.ID = raw
+			env.ID = val
 		case 2:
-			if raw[0] != '"' || json.Unmarshal(raw, &env.Method) != nil {
-				return env, false
-			}
+			var isString bool
+			env.Method, isString = stringValue(val)
+			return isString
 		case 3:
-			env.Params = raw
+			env.Params = val
 		}
-	}
-	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
-		return env, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return env, false
-	}
-	return env, true
+		return true
+	})
+	return env, ok
 }
 
 // maxErrorEnvelope bounds the bytes of an error response besides its id.
