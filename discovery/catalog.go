@@ -72,10 +72,13 @@ type tool struct {
 	name      string
 	canonical []byte // RFC 8785 form: what tools/list and discover serve
 	digest    [32]byte
-	readOnly  bool
-	toolset   string
-	validator validate.Validator
-	compErr   error // why validator is nil
+	// What encoding canonical as a JSON string, and as raw JSON, may add (see escapes),
+	// for sizing DiscoverTool's pages.
+	strEscapes, rawEscapes int
+	readOnly               bool
+	toolset                string
+	validator              validate.Validator
+	compErr                error // why validator is nil
 }
 
 // toolFields are the members of a tool definition the library reads.
@@ -132,6 +135,7 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		c.total.Nodes += m.Nodes
 		c.total.Depth = max(c.total.Depth, m.Depth)
 		t := tool{name: f.Name, canonical: canon, digest: schemaguard.Digest(canon)}
+		t.strEscapes, t.rawEscapes = escapes(canon)
 		title := f.Title
 		var a annotationFields
 		if json.Unmarshal(f.Annotations, &a) == nil {

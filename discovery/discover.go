@@ -102,7 +102,7 @@ func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Reque
 	if err := checkRequest(&req); err != nil {
 		return nil, err
 	}
-	return d.discover(ctx, p, req, MaxIDBytes)
+	return d.discover(ctx, p, req, frame{idLen: MaxIDBytes})
 }
 
 // DiscoverParams is Discover for the JSON text of the request's params, checked strictly
@@ -116,7 +116,98 @@ func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, par
 	if err != nil {
 		return nil, err
 	}
-	return d.discover(ctx, p, req, MaxIDBytes)
+	return d.discover(ctx, p, req, frame{idLen: MaxIDBytes})
+}
+
+// DiscoverTool is DiscoverParams for the discovery tool (see ToolDefinition): the page
+// is sized for a tools/call result that carries it twice, as structuredContent and,
+// escaped, as one text block, inside a JSON-RPC response whose id encodes in at most
+// MaxIDBytes bytes and whose other framing takes at most ToolResultReserve bytes. So
+// framed, the response is at most MaxResponseBytes (SPEC PAGE-1).
+func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args json.RawMessage) (*Result, error) {
+	if !d.opts.Enabled {
+		return nil, newError(CodeMethodNotFound, nil)
+	}
+	req, err := parseParams(args)
+	if err != nil {
+		return nil, err
+	}
+	return d.discover(ctx, p, req, frame{idLen: MaxIDBytes, toolResult: true})
+}
+
+// ToolResultReserve is what DiscoverTool leaves for a tools/call result's own members
+// around the page's two copies: {"content":[{"type":"text","text":...}],
+// "structuredContent":...} and any further fields a host's encoder adds.
+const ToolResultReserve = 256
+
+// A frame is how a page travels on the wire, for exact page sizing.
+type frame struct {
+	idLen      int
+	toolResult bool // the page appears raw and escaped, in a tools/call result
+}
+
+// fixed is the size of the response without its tools and cursor.
+func (f frame) fixed(contract string) int {
+	n := len(envOpen) + f.idLen + len(envResult) + len(envClose)
+	page := len(resTools) + len(resToolsEnd) + len(resMeta) + len(contract) + len(resMetaEnd)
+	if !f.toolResult {
+		return n + page
+	}
+	return n + ToolResultReserve + 2*page + skeletonEscapes
+}
+
+// tool is the cost of one tool on the page.
+func (f frame) tool(t *tool) int {
+	if !f.toolResult {
+		return len(t.canonical)
+	}
+	return 2*len(t.canonical) + t.strEscapes + t.rawEscapes
+}
+
+// comma is the cost of the separator before every tool but the first.
+func (f frame) comma() int {
+	if f.toolResult {
+		return 2
+	}
+	return 1
+}
+
+// cursor is the cost of the nextCursor member holding token (base64url: no escapes).
+func (f frame) cursor(token string) int {
+	n := len(resCursor) + len(token) + 1
+	if f.toolResult {
+		return 2*n + cursorEscapes
+	}
+	return n
+}
+
+// cursorEscapes is what escaping the nextCursor member's fixed bytes adds.
+var cursorEscapes, _ = escapes([]byte(resCursor + `"`))
+
+// skeletonEscapes is what escaping the page's fixed members adds (they hold no HTML).
+var skeletonEscapes, _ = escapes([]byte(resTools + resToolsEnd + resMeta + resMetaEnd))
+
+// escapes counts the bytes that encoding/json, at its most cautious (HTML escaping on),
+// adds to b: str when it encodes b as a string, raw when it compacts b as a
+// json.RawMessage. A quote or backslash adds one to str; <, > and & (as \u003c) add five
+// to both, U+2028 and U+2029 (as \u2028) three to both; control characters (never raw in
+// canonical JSON) five to str.
+func escapes(b []byte) (str, raw int) {
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"' || c == '\\':
+			str++
+		case c < 0x20:
+			str += 5
+		case c == '<' || c == '>' || c == '&':
+			str += 5
+			raw += 5
+		case c == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
+			str += 3
+			raw += 3
+		}
+	}
+	return str, raw
 }
 
 // checkRequest applies DISC-2 to a typed request and fills the default limit.
@@ -273,8 +364,8 @@ var hitsPool = sync.Pool{New: func() any { s := make([]rank.Hit, 0, 64); return 
 // bindPool recycles the buffer the cursor binding is hashed from.
 var bindPool = sync.Pool{New: func() any { s := make([]byte, 0, 512); return &s }}
 
-// discover builds one page for an envelope whose id is idLen bytes.
-func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Request, idLen int) (*Result, error) {
+// discover builds one page sized for its framing f.
+func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Request, f frame) (*Result, error) {
 	cat, err := d.catalog(ctx)
 	if err != nil {
 		return nil, err
@@ -308,14 +399,12 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 	rest := hits[offset:]
 
 	res := &Result{ContractDigest: set.contract}
-	fixed := len(envOpen) + idLen + len(envResult) + len(envClose) +
-		len(resTools) + len(resToolsEnd) + len(resMeta) + len(set.contract) + len(resMetaEnd)
-	budget := MaxResponseBytes - fixed
+	budget := MaxResponseBytes - f.fixed(set.contract)
 	n, used := 0, 0
 	for n < req.Limit && n < len(rest) {
-		size := len(cat.tools[rest[n].Doc].canonical)
+		size := f.tool(&cat.tools[rest[n].Doc])
 		if n > 0 {
-			size++ // comma
+			size += f.comma()
 		}
 		if used+size > budget {
 			break
@@ -330,7 +419,7 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 		// More follow: the page carries a cursor, which must fit too.
 		for {
 			token := d.signer.Seal(binding[:], offset+n, issued)
-			if used+len(resCursor)+len(token)+1 <= budget {
+			if used+f.cursor(token) <= budget {
 				res.NextCursor = token
 				break
 			}
@@ -338,9 +427,9 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 			if n == 0 {
 				return nil, newError(CodeSchemaTooLarge, nil)
 			}
-			used -= len(cat.tools[rest[n].Doc].canonical)
+			used -= f.tool(&cat.tools[rest[n].Doc])
 			if n > 0 {
-				used--
+				used -= f.comma()
 			}
 		}
 	}

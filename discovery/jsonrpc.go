@@ -38,7 +38,7 @@ func (d *Discoverer) HandleJSONRPC(ctx context.Context, p grants.Principal, msg 
 	req, err := parseParams(env.Params)
 	var res *Result
 	if err == nil {
-		res, err = d.discover(ctx, p, req, len(env.ID))
+		res, err = d.discover(ctx, p, req, frame{idLen: len(env.ID)})
 	}
 	if err != nil {
 		return AppendJSONRPCError(nil, env.ID, err), true

@@ -65,9 +65,10 @@
 // The discovery tool answers with structuredContent holding the discover result and
 // one text block with the same JSON (for clients that read only text). Its invalid
 // params and invalid cursor are tool results with isError true (the model can correct
-// them); its other refusals are JSON-RPC errors like the method's. Because the result
-// appears twice, a tool response can be about twice the discover page; the method is
-// the path with the 64 KiB bound.
+// them); its other refusals are JSON-RPC errors like the method's. Its pages come from
+// discovery's DiscoverTool, which sizes them for a result that carries the page twice,
+// so a tool response stays within 64 KiB too (for request ids of up to
+// discovery.MaxIDBytes bytes).
 //
 // A PrincipalFunc that fails refuses the request with unauthenticated (401), before
 // anything is read.

@@ -235,7 +235,7 @@ func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, args js
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := a.d.DiscoverParams(ctx, p, args)
+	res, err := a.d.DiscoverTool(ctx, p, args) // pages sized for this tool-result framing
 	if err != nil {
 		var de *discovery.Error
 		if errors.As(err, &de) && de.JSONRPCCode == discovery.JSONRPCInvalidParams {
