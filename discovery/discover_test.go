@@ -8,15 +8,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/cursor"
@@ -981,33 +984,109 @@ func fuzzDiscoverer(t testing.TB) *discovery.Discoverer {
 	return newDiscoverer(cat, allGranted(t, cat), nil)
 }
 
-// FuzzDiscoverParams: any params text answers a page or a *discovery.Error of the
-// discover family, never a panic; a page only for valid JSON naming a valid query.
+// refParams is a reference reading of discover params (SPEC DISC-1, DISC-2), written
+// independently with encoding/json tokens and math/big: ok reports valid params, and
+// cursor whether a cursor was given.
+func refParams(params []byte) (ok, cursor bool) {
+	if !utf8.Valid(params) || !json.Valid(params) {
+		return false, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.UseNumber()
+	if t, _ := dec.Token(); t != json.Delim('{') {
+		return false, false
+	}
+	seen := map[string]bool{}
+	var query string
+	for dec.More() {
+		t, _ := dec.Token()
+		key := t.(string)
+		if seen[key] {
+			return false, false
+		}
+		seen[key] = true
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return false, false
+		}
+		switch key {
+		case "_meta":
+		case "query":
+			q, isStr := v.(string)
+			if !isStr {
+				return false, false
+			}
+			query = q
+		case "cursor":
+			c, isStr := v.(string)
+			if !isStr {
+				return false, false
+			}
+			cursor = c != ""
+		case "limit":
+			n, isNum := v.(json.Number)
+			if !isNum || !integralIn(string(n), 1, discovery.MaxLimit) {
+				return false, false
+			}
+		default:
+			return false, false
+		}
+	}
+	if !seen["query"] || query == "" || utf8.RuneCountInString(query) > discovery.MaxQueryLength {
+		return false, false
+	}
+	for _, r := range query {
+		if unicode.Is(unicode.Cc, r) {
+			return false, false
+		}
+	}
+	return true, cursor
+}
+
+// integralIn reports whether the JSON number s is an integer in lo..hi, exactly.
+func integralIn(s string, lo, hi int64) bool {
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+		if err != nil || e > 10000 || e < -10000 {
+			return false // far out of range with the few digits an input holds
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
+	return ok && r.IsInt() && r.Num().IsInt64() && r.Num().Int64() >= lo && r.Num().Int64() <= hi
+}
+
+// FuzzDiscoverParams: any params text answers exactly what a reference reading of
+// DISC-1 and DISC-2 says: invalid_params for invalid params, a page for valid ones
+// without a cursor, invalid_cursor for a forged cursor; never a panic.
 func FuzzDiscoverParams(f *testing.F) {
 	for _, s := range []string{
 		`{"query":"model"}`, `{"query":"model","limit":3}`, `{"query":"model","limit":1.6e1,"_meta":{"a":[1]}}`,
 		`{"query":"model","cursor":"AAAA"}`, `{"query":"a\u0000"}`, `{"query":"m","query":"m"}`, `[]`, `{`, ``,
+		`{"query":"model","limit":160e-1}`, `{"query":"\ufffd"}`, `{"query":"m","limit":1.0000000000000000000001}`,
 	} {
 		f.Add([]byte(s))
 	}
 	d := fuzzDiscoverer(f)
 	f.Fuzz(func(t *testing.T, params []byte) {
 		res, err := d.DiscoverParams(context.Background(), alice, params)
-		if err != nil {
-			var e *discovery.Error
-			if !errors.As(err, &e) || (e.Code != discovery.CodeInvalidParams && e.Code != discovery.CodeInvalidCursor) {
-				t.Fatalf("DiscoverParams(%q) = %v", params, err)
+		ok, cursor := refParams(params)
+		var e *discovery.Error
+		switch {
+		case !ok:
+			if !errors.As(err, &e) || e.Code != discovery.CodeInvalidParams {
+				t.Fatalf("DiscoverParams(%q) = %v, want invalid_params", params, err)
 			}
-			return
-		}
-		var p struct {
-			Query string `json:"query"`
-		}
-		if !json.Valid(params) || json.Unmarshal(params, &p) != nil || p.Query == "" || utf8.RuneCountInString(p.Query) > discovery.MaxQueryLength {
-			t.Fatalf("DiscoverParams(%q) accepted invalid params", params)
-		}
-		if len(res.Tools) > discovery.MaxLimit || !json.Valid(res.AppendJSON(nil)) {
-			t.Fatalf("DiscoverParams(%q): bad page", params)
+		case cursor:
+			if !errors.As(err, &e) || e.Code != discovery.CodeInvalidCursor {
+				t.Fatalf("DiscoverParams(%q) = %v, want invalid_cursor", params, err)
+			}
+		default:
+			if err != nil {
+				t.Fatalf("DiscoverParams(%q) = %v, want a page", params, err)
+			}
+			if len(res.Tools) > discovery.MaxLimit || !json.Valid(res.AppendJSON(nil)) {
+				t.Fatalf("DiscoverParams(%q): bad page", params)
+			}
 		}
 	})
 }
