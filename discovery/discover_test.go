@@ -1091,6 +1091,50 @@ func FuzzDiscoverParams(f *testing.F) {
 	})
 }
 
+// refEnvelope is a reference reading of a JSON-RPC message for HandleJSONRPC, written
+// independently: handled unless the message is not one JSON object, repeats jsonrpc,
+// id, method or params, or does not name the discover method with a string; id is the
+// raw id (nil: a notification), bad reports an invalid request (bad id or version).
+func refEnvelope(msg []byte) (handled bool, id, params []byte, bad bool) {
+	if !json.Valid(msg) {
+		return false, nil, nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if t, _ := dec.Token(); t != json.Delim('{') {
+		return false, nil, nil, false
+	}
+	members := map[string]json.RawMessage{}
+	for dec.More() {
+		t, _ := dec.Token()
+		var raw json.RawMessage
+		dec.Decode(&raw)
+		k := t.(string)
+		switch k {
+		case "jsonrpc", "id", "method", "params":
+			if _, dup := members[k]; dup {
+				return false, nil, nil, false
+			}
+			members[k] = raw
+		}
+	}
+	var method string
+	if m, ok := members["method"]; !ok || m[0] != '"' || json.Unmarshal(m, &method) != nil || method != discovery.DefaultMethod {
+		return false, nil, nil, false
+	}
+	id, hasID := members["id"]
+	if !hasID {
+		return true, nil, nil, false
+	}
+	var version string
+	var idStr string
+	var idNum json.Number
+	validID := (id[0] == '"' && json.Unmarshal(id, &idStr) == nil) || ((id[0] == '-' || id[0] >= '0' && id[0] <= '9') && json.Unmarshal(id, &idNum) == nil)
+	if v, ok := members["jsonrpc"]; !ok || json.Unmarshal(v, &version) != nil || version != "2.0" || !validID {
+		return true, id, nil, true
+	}
+	return true, id, members["params"], false
+}
+
 // FuzzHandleJSONRPC: any message is left to the host (nil, false), answered with
 // nothing (a notification), or answered with valid JSON of at most 65,536 bytes.
 func FuzzHandleJSONRPC(f *testing.F) {
@@ -1107,17 +1151,39 @@ func FuzzHandleJSONRPC(f *testing.F) {
 	d := fuzzDiscoverer(f)
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		resp, handled := d.HandleJSONRPC(context.Background(), alice, msg)
-		if !handled {
+		wantHandled, id, params, bad := refEnvelope(msg)
+		if handled != wantHandled {
+			t.Fatalf("HandleJSONRPC(%q) handled = %v, reference %v", msg, handled, wantHandled)
+		}
+		if !handled || id == nil {
 			if resp != nil {
-				t.Fatalf("unhandled message with a response")
+				t.Fatalf("HandleJSONRPC(%q) answered %.100q, want no response", msg, resp)
 			}
 			return
 		}
-		if resp == nil {
-			return // a notification
-		}
-		if !json.Valid(resp) || len(resp) > discovery.MaxResponseBytes || !bytes.HasPrefix(resp, []byte(`{"jsonrpc":"2.0","id":`)) {
+		if !json.Valid(resp) || len(resp) > discovery.MaxResponseBytes {
 			t.Fatalf("HandleJSONRPC(%q) = %.200q", msg, resp)
+		}
+		if bad {
+			if !bytes.HasPrefix(resp, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`)) {
+				t.Fatalf("HandleJSONRPC(%q) = %.200q, want invalid_request", msg, resp)
+			}
+			return
+		}
+		if !bytes.HasPrefix(resp, []byte(`{"jsonrpc":"2.0","id":`+string(id)+`,`)) {
+			t.Fatalf("HandleJSONRPC(%q) = %.200q, want the id %s echoed", msg, resp, id)
+		}
+		ok, cursor := refParams(params)
+		var code string
+		if i := bytes.Index(resp, []byte(`"data":{"error":"`)); i >= 0 {
+			rest := resp[i+len(`"data":{"error":"`):]
+			code = string(rest[:bytes.IndexByte(rest, '"')])
+		}
+		switch {
+		case !ok && code != discovery.CodeInvalidParams,
+			ok && cursor && code != discovery.CodeInvalidCursor,
+			ok && !cursor && code != "":
+			t.Fatalf("HandleJSONRPC(%q) answered %q, reference: params ok %v, cursor %v", msg, code, ok, cursor)
 		}
 	})
 }
