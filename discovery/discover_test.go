@@ -1145,6 +1145,11 @@ func FuzzHandleJSONRPC(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":null,"method":"multillm.tools.discover"}`,
 		`[{"jsonrpc":"2.0"}]`, `{"method":"multillm.tools.discover","method":"x"}`, ``,
+		`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.disc\u006fver","params":{"query":"model"}}`,
+		`{"jsonrpc":"2.0","id":"\u0041","method":"multillm.tools.discover","params":{"query":"m\u006fdel"}}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"multillm.tools.discover\",\"params\":{\"query\":\"mod\xffel\"}}",
+		`{"jsonrpc":"2\u002e0","id":3,"method":"multillm.tools.discover","params":{"query":"model"}}`,
+		` {"params":{"limit":2,"query":"model"},"id":-0.5e1,"method":"multillm.tools.discover","jsonrpc":"2.0"} `,
 	} {
 		f.Add([]byte(s))
 	}
