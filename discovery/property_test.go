@@ -805,3 +805,109 @@ func poolsLossy() bool {
 	}
 	return lost > 20
 }
+
+// htmlTool returns a tool of about size bytes whose text is dense in the characters
+// encoding/json escapes most expensively: <, >, & (six bytes each with HTML escaping),
+// quotes, backslashes, U+2028 and U+2029.
+func htmlTool(r *rand.Rand, i, size int) json.RawMessage {
+	w := func() string { return vocabulary[r.IntN(len(vocabulary))] }
+	name := fmt.Sprintf("%s_%s_%04d", w(), w(), i)
+	props := map[string]any{}
+	total := 0
+	for k := 0; total < size; k++ {
+		var b strings.Builder
+		for range 3 + r.IntN(20) {
+			b.WriteString(w())
+			b.WriteString([]string{" <b>", " &amp; ", `"q"`, `\`, "\u2028", "\u2029", " > ", " ", "é"}[r.IntN(9)])
+		}
+		props[fmt.Sprintf("%s_%d", w(), k)] = map[string]any{"type": "string", "description": b.String()}
+		total += b.Len() + 40
+	}
+	return toolDefSchema(name, w()+" <"+w()+"> & "+w()+" "+w(), map[string]any{"type": "object", "properties": props})
+}
+
+// SPEC PAGE-1, PAGE-2, PAGE-4 for the discovery tool: DiscoverTool's page, framed as a
+// tools/call result that carries it twice (structuredContent, and escaped as a text
+// block) by encoding/json with HTML escaping on and a MaxIDBytes id, is at most 65,536
+// bytes; walking its cursors yields the ranking once, in order.
+func TestDiscoverToolFrame(t *testing.T) {
+	ctx := t.Context()
+	type content struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	type toolResult struct {
+		Content           []content       `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	type response struct {
+		JSONRPC string     `json:"jsonrpc"`
+		ID      string     `json:"id"`
+		Result  toolResult `json:"result"`
+	}
+	id := strings.Repeat("i", discovery.MaxIDBytes-2) // a string id of MaxIDBytes bytes, quotes included
+	maxSeen, pages := 0, 0
+	for seed := range uint64(3) {
+		r := rand.New(rand.NewPCG(seed, 0x7001))
+		var tools []json.RawMessage
+		for i := range 120 {
+			if i%2 == 0 {
+				tools = append(tools, htmlTool(r, i, 800+r.IntN(8000)))
+			} else {
+				tl, _, _ := genTool(r, i, 1000+r.IntN(6000))
+				tools = append(tools, tl)
+			}
+		}
+		cat := newCatalog(t, tools...)
+		granted := map[string]bool{}
+		for _, n := range cat.Names() {
+			granted[n] = true
+		}
+		d := newDiscoverer(cat, allGranted(t, cat), nil)
+		orc := newOracle(t, cat, granted)
+		for range 6 {
+			q := genQuery(r)
+			limit := 1 + r.IntN(16)
+			want := orc.rank(q)
+			var got []string
+			cur := ""
+			for page := 0; page <= len(want); page++ {
+				args, _ := json.Marshal(map[string]any{"query": q, "limit": limit, "cursor": cur})
+				res, err := d.DiscoverTool(ctx, alice, args)
+				if err != nil {
+					t.Fatalf("seed %d %q: %v", seed, q, err)
+				}
+				page := res.AppendJSON(nil)
+				framed, err := json.Marshal(response{"2.0", id, toolResult{[]content{{"text", string(page)}}, page}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				pages++
+				maxSeen = max(maxSeen, len(framed))
+				if len(framed) > discovery.MaxResponseBytes-discovery.ToolResultReserve+len(`{"content":[{"type":"text","text":""}],"structuredContent":}`) {
+					t.Fatalf("seed %d %q: the discovery tool's response is %d bytes", seed, q, len(framed))
+				}
+				got = append(got, toolNames(t, res.Tools)...)
+				if res.NextCursor == "" {
+					break
+				}
+				cur = res.NextCursor
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("seed %d %q limit %d: walked %d tools, ranking has %d", seed, q, limit, len(got), len(want))
+			}
+		}
+	}
+	t.Logf("%d pages, largest framed response %d bytes", pages, maxSeen)
+	if maxSeen < discovery.MaxResponseBytes/2 {
+		t.Errorf("largest framed response only %d bytes: the test does not approach the bound", maxSeen)
+	}
+
+	// Invalid arguments and the switch.
+	cat := newCatalog(t, sampleTools()...)
+	d := newDiscoverer(cat, allGranted(t, cat), nil)
+	_, err := d.DiscoverTool(ctx, alice, json.RawMessage(`{"query":"model","other":1}`))
+	wantCode(t, "DiscoverTool with an unknown member", err, discovery.CodeInvalidParams)
+	_, err = discovery.New(&discovery.Options{Catalog: cat, Grants: forbiddenReader{t}}).DiscoverTool(ctx, alice, json.RawMessage(`{"query":"model"}`))
+	wantCode(t, "DiscoverTool while off", err, discovery.CodeMethodNotFound)
+}
