@@ -80,9 +80,10 @@ type Discoverer struct {
 
 	confirmed atomic.Int64 // highest control revision confirmed (RevisionSync)
 
-	mu    sync.Mutex
-	sets  map[setKey]*authSet   // authorised sets, by snapshot and principal
-	masks map[*Catalog]rank.Set // visibility masks, by catalog version
+	mu     sync.Mutex
+	sets   map[setKey]map[string]*authSet // authorised sets, by snapshot, catalog, principal
+	cached int                            // sets held in sets
+	masks  map[*Catalog]rank.Set          // visibility masks, by catalog version
 }
 
 // maxCached bounds each cache of the Discoverer; a full cache is cleared, not evicted
@@ -91,7 +92,7 @@ const maxCached = 4096
 
 // New returns a Discoverer. opts is copied; nil means defaults.
 func New(opts *Options) *Discoverer {
-	d := &Discoverer{sets: map[setKey]*authSet{}, masks: map[*Catalog]rank.Set{}}
+	d := &Discoverer{sets: map[setKey]map[string]*authSet{}, masks: map[*Catalog]rank.Set{}}
 	if opts != nil {
 		d.opts = *opts
 		d.opts.Visibility.Exclude = slices.Clone(opts.Visibility.Exclude)
@@ -160,14 +161,12 @@ func writeField(h interface{ Write([]byte) (int, error) }, b []byte) {
 	h.Write(b)
 }
 
-// setKey identifies one authorised set: a snapshot read for one principal, decided for
-// one scope list, over one catalog version. Snapshots are immutable (grants.Reader's
-// contract), so a pointer names its content.
+// setKey names the snapshot and catalog version of authorised sets. Snapshots are
+// immutable (grants.Reader's contract), so a pointer names its content; within one
+// snapshot and catalog, sets are keyed by principal and scopes (see principalKey).
 type setKey struct {
-	snap   *grants.Snapshot
-	cat    *Catalog
-	id     string
-	scopes string // the principal's scopes, sorted, NUL-joined
+	snap *grants.Snapshot
+	cat  *Catalog
 }
 
 // authSet is the authorised set of one principal over one catalog version, with what is
@@ -180,29 +179,39 @@ type authSet struct {
 	scopes   string
 }
 
-// scopesKey encodes the principal's scopes as a set: sorted, without repeats, each
-// length-prefixed, so no two different sets share a key whatever bytes a host puts in
-// a scope (a NUL included).
-func scopesKey(scopes []string) string {
-	if len(scopes) == 0 {
-		return ""
-	}
+// scopesKey encodes scopes as a set: sorted, without repeats, each length-prefixed, so
+// no two different sets share a key whatever bytes a host puts in a scope (a NUL too).
+func scopesKey(scopes []string) string { return string(appendScopesKey(nil, scopes)) }
+
+// appendScopesKey appends scopesKey(scopes) to dst, without allocating when the scopes
+// come sorted or number at most 16.
+func appendScopesKey(dst []byte, scopes []string) []byte {
 	if !slices.IsSorted(scopes) {
-		scopes = slices.Sorted(slices.Values(scopes))
+		var buf [16]string
+		if len(scopes) <= len(buf) {
+			sorted := buf[:len(scopes)]
+			copy(sorted, scopes)
+			slices.Sort(sorted)
+			scopes = sorted
+		} else {
+			scopes = slices.Sorted(slices.Values(scopes))
+		}
 	}
-	n := 0
-	for _, s := range scopes {
-		n += len(s) + binary.MaxVarintLen64
-	}
-	b := make([]byte, 0, n)
 	for i, s := range scopes {
 		if i > 0 && s == scopes[i-1] {
 			continue
 		}
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
+		dst = binary.AppendUvarint(dst, uint64(len(s)))
+		dst = append(dst, s...)
 	}
-	return string(b)
+	return dst
+}
+
+// appendPrincipalKey appends the principal's ID and scope set, unambiguously.
+func appendPrincipalKey(dst []byte, p grants.Principal) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(p.ID)))
+	dst = append(dst, p.ID...)
+	return appendScopesKey(dst, p.Scopes)
 }
 
 // readGrants reads the principal's rows and checks the revision (SPEC CURSOR-5).
@@ -245,9 +254,11 @@ func (*revisionError) Error() string { return "discovery: grant revision unavail
 // authorized returns the principal's authorised set over cat for snap: GRANT-2 decisions
 // narrowed by Visibility. It is computed once per (snapshot, principal, catalog).
 func (d *Discoverer) authorized(snap *grants.Snapshot, p grants.Principal, cat *Catalog) (*authSet, error) {
-	key := setKey{snap: snap, cat: cat, id: p.ID, scopes: scopesKey(p.Scopes)}
+	key := setKey{snap: snap, cat: cat}
+	var kb [256]byte
+	pkey := appendPrincipalKey(kb[:0], p)
 	d.mu.Lock()
-	s, ok := d.sets[key]
+	s, ok := d.sets[key][string(pkey)] // the conversion does not allocate in a lookup
 	d.mu.Unlock()
 	if ok {
 		return s, nil
@@ -257,7 +268,7 @@ func (d *Discoverer) authorized(snap *grants.Snapshot, p grants.Principal, cat *
 		return nil, grantsError(err)
 	}
 	mask := d.mask(cat)
-	s = &authSet{bits: rank.NewSet(cat.Len()), scopes: key.scopes}
+	s = &authSet{bits: rank.NewSet(cat.Len()), scopes: scopesKey(p.Scopes)}
 	for name := range dec.Granted() {
 		if i, ok := cat.byName[name]; ok && mask.Has(i) {
 			s.bits.Add(i)
@@ -273,10 +284,19 @@ func (d *Discoverer) authorized(snap *grants.Snapshot, p grants.Principal, cat *
 	s.contract = schemaguard.ContractDigest(digests)
 	s.rowsKey = rowsDigest(snap)
 	d.mu.Lock()
-	if len(d.sets) >= maxCached {
+	if d.cached >= maxCached {
 		clear(d.sets)
+		d.cached = 0
 	}
-	d.sets[key] = s
+	inner := d.sets[key]
+	if inner == nil {
+		inner = map[string]*authSet{}
+		d.sets[key] = inner
+	}
+	if _, dup := inner[string(pkey)]; !dup {
+		inner[string(pkey)] = s
+		d.cached++
+	}
 	d.mu.Unlock()
 	return s, nil
 }
