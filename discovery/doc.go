@@ -23,7 +23,9 @@
 // (Options.Enabled, see SwitchFromEnv) is off, the Discoverer is transparent: Discover
 // answers method_not_found, HandleJSONRPC leaves every message to the host, ListTools
 // serves the whole catalog and AuthorizeCall allows every call, all without reading a
-// grant. A tool withheld by Visibility is refused with tool_not_granted, the same answer
+// grant. ListTools serves canonical forms even then; a host that must stay byte for byte
+// what it was while off serves tools/list itself when Enabled reports false, as the
+// mcpsdk adapter does. A tool withheld by Visibility is refused with tool_not_granted, the same answer
 // as an unknown or denied tool, so a caller learns nothing from the difference. Absent
 // call arguments are validated as {}. Discover sizes its pages for a JSON-RPC id of up
 // to MaxIDBytes bytes; HandleJSONRPC counts the real id.
