@@ -305,11 +305,11 @@ func toolHash(s string, seed uint64) uint64 {
 // The Decision keeps snap.Rows, which nobody may modify afterwards.
 //
 // For PERF-5 (4,096 rows in under 200 µs), each row's scopes are checked eight bytes at
-// a time and looked up by fingerprint in a table where the principal's scopes
-// usually sit in their home slots, and its tool name is hashed once into the
-// Decision's table, whose probe also finds duplicate keys. The common case (at most
-// two scopes of 8 to 16 bytes, a principal ID of at most 16 bytes, a tool name of 8 to
-// 32 bytes) runs without a function call; nothing is allocated per row.
+// a time and looked up by fingerprint in a table where each of the principal's scopes
+// has a slot of its own, and its tool name is hashed once into the Decision's table,
+// whose probe also finds duplicate keys. The common case (at most two scopes of 8 to
+// 16 bytes, a principal ID of at most 16 bytes, a tool name of 8 to 32 bytes) runs
+// without a function call; nothing is allocated per row.
 func Resolve(snap *Snapshot, p Principal) (*Decision, error) {
 	if snap == nil {
 		return nil, ErrUnavailable
@@ -426,7 +426,7 @@ func (d *Decision) indexRow(i int, st uint8) error {
 func decideRows(rows []Row, p Principal, states []uint8) (good int, err error) {
 	var holds *scopeSet // for decideRow, built when first needed
 	f := fastDecider{idLen: len(p.ID)}
-	f.direct, f.mul, f.shift, f.perfect = directTable(p.Scopes)
+	f.direct, f.mul, f.shift, f.scoped = directTable(p.Scopes)
 	if f.idLen >= 1 && f.idLen <= 16 {
 		f.ida, f.idb, _ = fingerprint(p.ID)
 	} else {
@@ -479,7 +479,7 @@ type fastDecider struct {
 	direct   []scopeKey // see directTable
 	mul      uint64
 	shift    uint
-	perfect  bool // every scope of direct is in its home slot
+	scoped   bool // direct holds the principal's scopes: rows with scopes may take the fast path
 	idLen    int  // len(p.ID) when 1 to 16, else -1
 	ida, idb uint64
 }
@@ -494,16 +494,16 @@ type scopeKey struct {
 // directMuls are the multipliers directTable tries.
 var directMuls = [...]uint64{0x9e3779b97f4a7c15, 0xc2b2ae3d27d4eb4f, 0x165667b19e3779f9, 0xd6e8feb86659fd93}
 
-// maxDirect bounds the entries of a direct table searched for a perfect placement
-// (24 KiB).
+// maxDirect bounds the entries of a direct table (24 KiB).
 const maxDirect = 1 << 10
 
-// directTable returns an open-addressing table (linear probing) of the principal's
-// valid scopes of 8 to 16 bytes, at most a quarter full. It looks for a table size (4
-// to 16 times the number of such scopes, at most maxDirect entries) and a multiplier
-// for which every scope sits in its own home slot, slot (a^rotl(b,31)^n)*mul >> shift:
-// then perfect is true and a lookup compares one entry and never probes.
-func directTable(scopes []string) (t []scopeKey, mul uint64, shift uint, perfect bool) {
+// directTable returns a table holding each of the principal's valid scopes of 8 to 16
+// bytes in its own slot, slot (a^rotl(b,31)^n)*mul >> shift, so that a lookup compares
+// one entry and never probes. It tries table sizes of 4 to 32 times the number of such
+// scopes (at most maxDirect entries) with a few multipliers; ok is false when none
+// fits, which takes more than a couple of hundred such scopes. With no such scope, t
+// is empty and ok true.
+func directTable(scopes []string) (t []scopeKey, mul uint64, shift uint, ok bool) {
 	keys := make([]scopeKey, 0, len(scopes)) // repeats included
 	for _, s := range scopes {
 		if n := len(s); n >= 8 && n <= 16 && ValidScope(s) {
@@ -514,15 +514,15 @@ func directTable(scopes []string) (t []scopeKey, mul uint64, shift uint, perfect
 		return nil, 0, 0, true
 	}
 	lg0 := bits.Len(uint(4*len(keys) - 1))
-	var used [maxDirect / 64]uint64 // the home slots taken, for the search
-	for lg := lg0; lg <= lg0+2 && 1<<lg <= maxDirect; lg++ {
+	var used [maxDirect / 64]uint64 // the slots taken, for the search
+	for lg := lg0; lg <= lg0+3 && 1<<lg <= maxDirect; lg++ {
 	search:
 		for _, m := range directMuls {
 			clear(used[:])
 			for i, k := range keys {
 				j := directSlot(k.a, k.b, k.n, m, uint(64-lg))
 				if used[j/64]&(1<<(j%64)) != 0 && !slices.Contains(keys[:i], k) {
-					continue search // another scope has this home
+					continue search // another scope has this slot
 				}
 				used[j/64] |= 1 << (j % 64)
 			}
@@ -533,16 +533,7 @@ func directTable(scopes []string) (t []scopeKey, mul uint64, shift uint, perfect
 			return t, m, uint(64 - lg), true
 		}
 	}
-	t = make([]scopeKey, 1<<lg0)
-	mask := len(t) - 1
-	for _, k := range keys {
-		j := directSlot(k.a, k.b, k.n, directMuls[0], uint(64-lg0))
-		for t[j].n != 0 && t[j] != k {
-			j = (j + 1) & mask
-		}
-		t[j] = k
-	}
-	return t, directMuls[0], uint(64 - lg0), false
+	return nil, 0, 0, false
 }
 
 func directSlot(a, b uint64, n int, mul uint64, shift uint) int {
@@ -553,8 +544,7 @@ func directSlot(a, b uint64, n int, mul uint64, shift uint) int {
 // 16 bytes each, a principal "*" or p's ID of at most 16 bytes. It answers where it
 // stopped: len(rows), a bad row with its error, or a row it left to decideRow.
 func (f *fastDecider) run(rows []Row, states []uint8, i int) (int, error) {
-	direct, mul, shift, perfect := f.direct, f.mul, f.shift, f.perfect
-	dmask := len(direct) - 1
+	direct, mul, shift, scoped := f.direct, f.mul, f.shift, f.scoped
 	states = states[:len(rows)]
 	for ; i < len(rows); i++ {
 		r := &rows[i]
@@ -564,7 +554,7 @@ func (f *fastDecider) run(rows []Row, states []uint8, i int) (int, error) {
 
 		// Scopes: valid, none twice, and whether p holds them all.
 		need := r.Scopes
-		if len(need) > 2 {
+		if len(need) > 2 || len(need) > 0 && !scoped {
 			return i, nil
 		}
 		held := true
@@ -577,15 +567,8 @@ func (f *fastDecider) run(rows []Row, states []uint8, i int) (int, error) {
 			a, b := load64(s), load64(s[n-8:]) // together they cover s
 			st := scopeLacked
 			if len(direct) > 0 {
-				for j := directSlot(a, b, n, mul, shift); ; j = (j + 1) & dmask {
-					e := &direct[j]
-					if e.a == a && e.b == b && e.n == n {
-						st = scopeHeld
-						break
-					}
-					if perfect || e.n == 0 {
-						break
-					}
+				if e := &direct[directSlot(a, b, n, mul, shift)]; e.a == a && e.b == b && e.n == n {
+					st = scopeHeld
 				}
 			}
 			if st != scopeHeld && badBytes(a)|badBytes(b) != 0 {
