@@ -60,11 +60,11 @@ func (e *CatalogError) Unwrap() []error { return []error{ErrCatalog, e.cause} }
 // digests, sizes, validators and the rank index are computed once here, never per
 // request. It is safe for concurrent use.
 type Catalog struct {
-	tools  []tool // sorted by name, byte order
-	byName map[string]int
-	index  *rank.Index
-	all    rank.Set // every tool
-	total  schemaguard.Measure
+	tools    []tool // sorted by name, byte order
+	byName   map[string]int
+	index    *rank.Index
+	total    schemaguard.Measure
+	contract string // contract digest of the whole catalog (served while the switch is off)
 }
 
 // tool is one compiled catalog entry.
@@ -164,14 +164,17 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 	}
 	slices.SortFunc(c.tools, func(a, b tool) int { return strings.Compare(a.name, b.name) })
 	docs := make([]rank.Doc, len(c.tools))
-	c.all = rank.NewSet(len(c.tools))
 	for i, t := range c.tools {
 		c.byName[t.name] = i
 		tt := titles[t.name]
 		docs[i] = rank.Doc{Name: t.name, Title: tt[0], Description: tt[1]}
-		c.all.Add(i)
 	}
 	c.index = rank.NewIndex(docs)
+	digests := make([][32]byte, len(c.tools))
+	for i := range c.tools {
+		digests[i] = c.tools[i].digest
+	}
+	c.contract = schemaguard.ContractDigest(digests)
 	return c, nil
 }
 

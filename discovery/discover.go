@@ -370,11 +370,7 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 	if err != nil {
 		return nil, err
 	}
-	snap, rev, err := d.readGrants(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	set, err := d.authorized(snap, p, cat)
+	snap, rev, set, err := d.access(ctx, p, cat)
 	if err != nil {
 		return nil, err
 	}

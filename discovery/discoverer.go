@@ -251,6 +251,20 @@ type revisionError struct{}
 
 func (*revisionError) Error() string { return "discovery: grant revision unavailable or stale" }
 
+// access reads the principal's grants and returns its authorised set over cat, with the
+// snapshot and revision it came from: the first steps of every request.
+func (d *Discoverer) access(ctx context.Context, p grants.Principal, cat *Catalog) (*grants.Snapshot, int64, *authSet, error) {
+	snap, rev, err := d.readGrants(ctx, p)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	set, err := d.authorized(snap, p, cat)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return snap, rev, set, nil
+}
+
 // authorized returns the principal's authorised set over cat for snap: GRANT-2 decisions
 // narrowed by Visibility. It is computed once per (snapshot, principal, catalog).
 func (d *Discoverer) authorized(snap *grants.Snapshot, p grants.Principal, cat *Catalog) (*authSet, error) {
@@ -396,20 +410,13 @@ func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (*ListRe
 		return nil, err
 	}
 	if !d.opts.Enabled {
-		r := &ListResult{Tools: make([]json.RawMessage, len(cat.tools))}
-		digests := make([][32]byte, len(cat.tools))
+		r := &ListResult{Tools: make([]json.RawMessage, len(cat.tools)), ContractDigest: cat.contract}
 		for i := range cat.tools {
 			r.Tools[i] = cat.tools[i].canonical
-			digests[i] = cat.tools[i].digest
 		}
-		r.ContractDigest = schemaguard.ContractDigest(digests)
 		return r, nil
 	}
-	snap, _, err := d.readGrants(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	set, err := d.authorized(snap, p, cat)
+	_, _, set, err := d.access(ctx, p, cat)
 	if err != nil {
 		return nil, err
 	}
@@ -445,11 +452,7 @@ func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Ca
 	if err != nil {
 		return err
 	}
-	snap, _, err := d.readGrants(ctx, p)
-	if err != nil {
-		return err
-	}
-	set, err := d.authorized(snap, p, cat)
+	_, _, set, err := d.access(ctx, p, cat)
 	if err != nil {
 		return err
 	}

@@ -227,22 +227,16 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 		plan.Mode = PlanNative
 	}
 	if !d.opts.Enabled {
-		digests := make([][32]byte, len(cat.tools))
 		plan.Tools = make([]json.RawMessage, len(cat.tools))
 		for i := range cat.tools {
 			plan.Tools[i] = cat.tools[i].canonical
-			digests[i] = cat.tools[i].digest
 		}
-		plan.ContractDigest = schemaguard.ContractDigest(digests)
+		plan.ContractDigest = cat.contract
 		plan.ToolsBytes = arrayBytes(plan.Tools)
 		plan.FullBytes = plan.ToolsBytes
 		return plan, nil
 	}
-	snap, _, err := d.readGrants(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	set, err := d.authorized(snap, p, cat)
+	_, _, set, err := d.access(ctx, p, cat)
 	if err != nil {
 		return nil, err
 	}
