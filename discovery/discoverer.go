@@ -214,11 +214,14 @@ func appendPrincipalKey(dst []byte, p grants.Principal) []byte {
 	return appendScopesKey(dst, p.Scopes)
 }
 
-// readGrants reads the principal's rows and checks the revision (SPEC CURSOR-5).
+// readGrants reads the principal's rows and checks the revision (SPEC CURSOR-5). With
+// RevisionSync on, a read answering a revision older than one this Discoverer had
+// confirmed before the read began is stale; a read racing a newer confirmation is not.
 func (d *Discoverer) readGrants(ctx context.Context, p grants.Principal) (*grants.Snapshot, int64, error) {
 	if d.opts.Grants == nil {
 		return nil, 0, newError(CodeGrantsUnavailable, grants.ErrUnavailable)
 	}
+	floor := d.confirmed.Load()
 	snap, err := d.opts.Grants.ReadGrants(ctx, p.ID)
 	if err != nil {
 		return nil, 0, grantsError(err)
@@ -230,15 +233,12 @@ func (d *Discoverer) readGrants(ctx context.Context, p grants.Principal) (*grant
 		return snap, d.revision, nil
 	}
 	rev := snap.Revision
-	if rev < 1 {
+	if rev < 1 || rev < floor {
 		return nil, 0, newError(CodeGrantsUnavailable, errRevision)
 	}
 	for {
 		seen := d.confirmed.Load()
-		if rev < seen {
-			return nil, 0, newError(CodeGrantsUnavailable, errRevision) // stale
-		}
-		if rev == seen || d.confirmed.CompareAndSwap(seen, rev) {
+		if rev <= seen || d.confirmed.CompareAndSwap(seen, rev) {
 			return snap, rev, nil
 		}
 	}
