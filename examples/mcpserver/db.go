@@ -23,7 +23,7 @@ func openDB(ctx context.Context, spec string, compat []grants.Row) (grants.Reade
 	if !ok || path == "" {
 		return nil, errors.New("-db: want sqlite:PATH")
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
 	if err != nil {
 		return nil, fmt.Errorf("-db: %w", err)
 	}
