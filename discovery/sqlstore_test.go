@@ -2,17 +2,14 @@ package discovery_test
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deferredtools/deferredtools/internal/dbtest"
 	mrand "math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,9 +28,6 @@ import (
 // revoking while readers page through discovery, on SQLite always and on PostgreSQL when
 // DEFERRED_TOOLS_TEST_POSTGRES holds a connection string. Its helpers carry the prefix
 // "sq".
-
-// sqPostgresEnv names the variable holding a PostgreSQL connection string.
-const sqPostgresEnv = "DEFERRED_TOOLS_TEST_POSTGRES"
 
 // sqTools is the catalog size of these tests: at most 32, so a tool set fits a uint32.
 const sqTools = 20
@@ -83,64 +77,8 @@ type sqBackend struct {
 }
 
 var sqBackends = []sqBackend{
-	{"sqlite", sqlstore.SQLite, sqOpenSQLite},
-	{"postgres", sqlstore.Postgres, sqOpenPostgres},
-}
-
-// sqOpenSQLite opens a new SQLite file in WAL mode, the busy timeout set before the
-// journal mode (as the sqlstore package doc advises).
-func sqOpenSQLite(t testing.TB) *sql.DB {
-	t.Helper()
-	dsn := "file:" + filepath.Join(t.TempDir(), "grants.db") +
-		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// sqOpenPostgres opens the database sqPostgresEnv names in a new schema dropped when
-// the test ends, or skips the test when the variable is unset.
-func sqOpenPostgres(t testing.TB) *sql.DB {
-	t.Helper()
-	dsn := os.Getenv(sqPostgresEnv)
-	if dsn == "" {
-		t.Skipf("PostgreSQL skipped: set %s to a connection string (bash .ci/postgres.sh prints one)", sqPostgresEnv)
-	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "discovery_test_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatalf("creating schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			t.Errorf("dropping schema: %v", err)
-		}
-	})
-	switch {
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		if strings.Contains(dsn, "?") {
-			dsn += "&search_path=" + schema
-		} else {
-			dsn += "?search_path=" + schema
-		}
-	default:
-		dsn += " search_path=" + schema
-	}
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	{"sqlite", sqlstore.SQLite, dbtest.SQLite},
+	{"postgres", sqlstore.Postgres, dbtest.Postgres},
 }
 
 // sqKey is a grant row's key.
@@ -533,8 +471,8 @@ func sqRun(t *testing.T, f *sqFixture, r grants.Reader, revisionSync bool, d tim
 
 // sqSkip skips t when b's database is not configured.
 func sqSkip(t *testing.T, b sqBackend) {
-	if b.dialect == sqlstore.Postgres && os.Getenv(sqPostgresEnv) == "" {
-		t.Skipf("PostgreSQL skipped: set %s to a connection string (bash .ci/postgres.sh prints one)", sqPostgresEnv)
+	if b.dialect == sqlstore.Postgres && os.Getenv(dbtest.PostgresEnv) == "" {
+		t.Skipf("PostgreSQL skipped: set %s to a connection string (bash .ci/postgres.sh prints one)", dbtest.PostgresEnv)
 	}
 }
 

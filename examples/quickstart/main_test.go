@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
+	"github.com/deferredtools/deferredtools/internal/dbtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,34 +107,11 @@ func TestQuickstartSQLite(t *testing.T) {
 // SPEC GRANT-3, GRANT-4: -db postgres:URL does the same on PostgreSQL, when
 // DEFERRED_TOOLS_TEST_POSTGRES names a server (in a schema of its own).
 func TestQuickstartPostgres(t *testing.T) {
-	dsn := os.Getenv("DEFERRED_TOOLS_TEST_POSTGRES")
-	if dsn == "" {
-		t.Skip("PostgreSQL skipped: set DEFERRED_TOOLS_TEST_POSTGRES to a connection string (bash .ci/postgres.sh prints one)")
-	}
-	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
+	dsn := os.Getenv(dbtest.PostgresEnv)
+	if dsn != "" && !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
 		t.Skip("PostgreSQL skipped: this test needs DEFERRED_TOOLS_TEST_POSTGRES as a postgres:// URL")
 	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "quickstart_test_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatalf("creating schema: %v", err)
-	}
-	defer func() {
-		if _, err := admin.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			t.Errorf("dropping schema: %v", err)
-		}
-	}()
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	url := dsn + sep + "search_path=" + schema
+	url := dbtest.PostgresDSN(t)
 	want := memoryOutput(t)
 	for i, spec := range []string{"postgres:" + url, url} {
 		var buf bytes.Buffer

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"github.com/deferredtools/deferredtools/internal/dbtest"
 	"sync/atomic"
 	"testing"
 
@@ -75,7 +76,7 @@ func TestSQLiteFailureMidRead(t *testing.T) {
 	}
 	drv := probe.Driver()
 	probe.Close()
-	c := &faultConnector{drv: drv, dsn: sqliteDSN(t, "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")}
+	c := &faultConnector{drv: drv, dsn: dbtest.SQLiteDSN(t, "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")}
 	db := sql.OpenDB(c)
 	t.Cleanup(func() { db.Close() })
 	if err := Migrate(ctx, db, SQLite, nil); err != nil {

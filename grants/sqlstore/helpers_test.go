@@ -2,12 +2,9 @@ package sqlstore
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
-	"os"
-	"path/filepath"
+	"github.com/deferredtools/deferredtools/internal/dbtest"
 	"strings"
 	"testing"
 
@@ -17,82 +14,16 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// postgresEnv names the variable holding a PostgreSQL connection string for the tests.
-const postgresEnv = "DEFERRED_TOOLS_TEST_POSTGRES"
-
 // A backend opens a fresh, empty database of one dialect for a test.
 type backend struct {
 	dialect Dialect
 	open    func(t testing.TB) *sql.DB
 }
 
-// backends lists SQLite always and PostgreSQL when postgresEnv is set; a test running
+// backends lists SQLite always and PostgreSQL when dbtest.PostgresEnv is set; a test running
 // over them reports the PostgreSQL skip in its own subtest.
 func backends() []backend {
-	return []backend{{SQLite, openSQLite}, {Postgres, openPostgres}}
-}
-
-// sqliteDSN is the DSN of a new database file in a temporary directory.
-func sqliteDSN(t testing.TB, pragmas string) string {
-	return "file:" + filepath.Join(t.TempDir(), "grants.db") + "?" + pragmas
-}
-
-// openSQLite opens a new SQLite database in WAL mode, as the package doc advises.
-// Durability is off: the tests measure locking and snapshots, not fsync.
-func openSQLite(t testing.TB) *sql.DB {
-	t.Helper()
-	return openSQLiteDSN(t, sqliteDSN(t, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)"))
-}
-
-func openSQLiteDSN(t testing.TB, dsn string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// openPostgres opens the database postgresEnv names, in a schema of its own that is
-// dropped when the test ends, or skips the test when postgresEnv is unset.
-func openPostgres(t testing.TB) *sql.DB {
-	t.Helper()
-	dsn := os.Getenv(postgresEnv)
-	if dsn == "" {
-		t.Skipf("PostgreSQL tests skipped: set %s to a connection string (.ci/postgres.sh prints one)", postgresEnv)
-	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "grants_test_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatalf("creating schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			t.Errorf("dropping schema: %v", err)
-		}
-	})
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		if strings.Contains(dsn, "?") {
-			dsn += "&search_path=" + schema
-		} else {
-			dsn += "?search_path=" + schema
-		}
-	} else {
-		dsn += " search_path=" + schema
-	}
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return []backend{{SQLite, dbtest.SQLite}, {Postgres, dbtest.Postgres}}
 }
 
 // newStore opens a fresh database of b's dialect, migrates it and returns its Store.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/deferredtools/deferredtools/internal/dbtest"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -131,7 +132,7 @@ func TestMigrateRefusesBadCompat(t *testing.T) {
 		{"scope", []grants.Row{{Principal: "*", Tool: "t", Effect: grants.Allow, Scopes: []string{"a b"}}}},
 		{"effect", []grants.Row{{Principal: "*", Tool: "t"}}},
 	} {
-		db := openSQLite(t)
+		db := dbtest.SQLite(t)
 		err := Migrate(context.Background(), db, SQLite, tc.rows)
 		var me *grants.MalformedError
 		if !errors.As(err, &me) || me.Reason != tc.reason {
@@ -141,7 +142,7 @@ func TestMigrateRefusesBadCompat(t *testing.T) {
 			t.Errorf("Migrate refused its rows but created tables: ReadGrants error = %v", err)
 		}
 	}
-	if err := Migrate(context.Background(), openSQLite(t), Dialect(0), nil); !errors.Is(err, grants.ErrUnavailable) {
+	if err := Migrate(context.Background(), dbtest.SQLite(t), Dialect(0), nil); !errors.Is(err, grants.ErrUnavailable) {
 		t.Errorf("Migrate with an unknown dialect = %v, want ErrUnavailable", err)
 	}
 	if err := Migrate(context.Background(), nil, SQLite, nil); !errors.Is(err, grants.ErrUnavailable) {
@@ -199,7 +200,7 @@ func TestMissingStorage(t *testing.T) {
 	var nilStore = New(nil, SQLite)
 	_, err := nilStore.ReadGrants(ctx, "alice")
 	checkClosed(t, "ERR-5: a Store without a database", err, grants.ErrUnavailable)
-	_, err = New(openSQLite(t), Dialect(9)).ReadGrants(ctx, "alice")
+	_, err = New(dbtest.SQLite(t), Dialect(9)).ReadGrants(ctx, "alice")
 	checkClosed(t, "ERR-5: a Store with an unknown dialect", err, grants.ErrUnavailable)
 }
 
@@ -316,7 +317,7 @@ func TestStaleRevision(t *testing.T) {
 // cache decisions by pointer, and a new one after any change.
 func TestSnapshotReuse(t *testing.T) {
 	ctx := context.Background()
-	s, _ := newStore(t, backend{SQLite, openSQLite})
+	s, _ := newStore(t, backend{SQLite, dbtest.SQLite})
 	if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "t", Scopes: []string{"a", "b"}, Effect: grants.Allow}); err != nil {
 		t.Fatal(err)
 	}
@@ -499,8 +500,8 @@ func TestContextDeadline(t *testing.T) {
 func TestLockedSQLite(t *testing.T) {
 	ctx := context.Background()
 	// Rollback-journal mode, where an exclusive lock keeps readers out too.
-	dsn := sqliteDSN(t, "_pragma=journal_mode(DELETE)")
-	db := openSQLiteDSN(t, dsn)
+	dsn := dbtest.SQLiteDSN(t, "_pragma=journal_mode(DELETE)")
+	db := dbtest.Open(t, "sqlite", dsn)
 	if err := Migrate(ctx, db, SQLite, []grants.Row{{Principal: "*", Tool: "t", Effect: grants.Allow}}); err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +510,7 @@ func TestLockedSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	locker := openSQLiteDSN(t, dsn)
+	locker := dbtest.Open(t, "sqlite", dsn)
 	conn, err := locker.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -559,7 +560,7 @@ func TestClosedDatabase(t *testing.T) {
 // reads fails them closed.
 func TestPostgresConnectionKilled(t *testing.T) {
 	ctx := context.Background()
-	s, db := newStore(t, backend{Postgres, openPostgres})
+	s, db := newStore(t, backend{Postgres, dbtest.Postgres})
 	for i := range 50 {
 		if _, err := s.Put(ctx, grants.Row{Principal: "*", Tool: fmt.Sprintf("t%d", i), Effect: grants.Allow}); err != nil {
 			t.Fatal(err)
@@ -570,7 +571,7 @@ func TestPostgresConnectionKilled(t *testing.T) {
 	if err := db.QueryRow("SELECT pg_backend_pid()").Scan(&pid); err != nil {
 		t.Fatal(err)
 	}
-	admin := openPostgres(t)
+	admin := dbtest.Postgres(t)
 	if _, err := admin.Exec("SELECT pg_terminate_backend($1)", pid); err != nil {
 		t.Fatal(err)
 	}
@@ -600,7 +601,7 @@ func TestPostgresConnectionKilled(t *testing.T) {
 // write lock with BEGIN IMMEDIATE.
 func TestSQLiteWritersWithoutBusyTimeout(t *testing.T) {
 	ctx := context.Background()
-	db := openSQLiteDSN(t, sqliteDSN(t, "_pragma=journal_mode(WAL)"))
+	db := dbtest.Open(t, "sqlite", dbtest.SQLiteDSN(t, "_pragma=journal_mode(WAL)"))
 	if err := Migrate(ctx, db, SQLite, nil); err != nil {
 		t.Fatal(err)
 	}
