@@ -5,6 +5,18 @@
 // rule (GRANT-x) it checks. The fakes (ErrReader, TooManyRowsReader, MalformedReader,
 // NoRevisionReader, FailAfterReader, SequenceReader, HookReader, CountingReader) let a
 // consumer prove that it fails closed and notices grant changes.
+//
+// A store's own test runs the kit with a constructor of empty stores:
+//
+//	func TestConformance(t *testing.T) {
+//		grantstest.Run(t, func(t *testing.T) grants.Store { return mystore.New(openEmptyDB(t)) })
+//	}
+//
+// and a consumer's test wraps a real store in a fake:
+//
+//	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat,
+//		Grants: &grantstest.ErrReader{Err: errors.New("connection reset")}})
+//	_, err := d.Discover(ctx, p, req) // must be grants_unavailable (503), never a page
 package grantstest
 
 import (
