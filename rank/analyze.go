@@ -15,7 +15,8 @@ const maxTokenBytes = 64
 // An analyzer turns text into index terms: it folds compatibility forms and accents
 // (NFKD, combining marks dropped), splits words at separators and at camelCase
 // boundaries, folds case (full Unicode case folding), drops stop words, expands common
-// abbreviations, stems, and cuts CJK runs into overlapping character bigrams.
+// abbreviations, stems, and cuts CJK runs into overlapping character bigrams. Asked to,
+// it also emits words as written beside their stems, and pairs of consecutive words.
 //
 // An analyzer holds scratch buffers; it is not safe for concurrent use. Terms are written
 // to out, one after another, term i ending at ends[i].
@@ -30,10 +31,15 @@ type analyzer struct {
 	out   []byte
 	ends  []int32
 	kind  []termKind // kind[i] says where term i comes from
-	caser cases.Caser
-	iter  norm.Iter
+	// parent[i] is, for a word as written or a pair, the index of the stem that every
+	// doc holding term i holds too; -1 for other terms.
+	parent []int32
+	caser  cases.Caser
+	iter   norm.Iter
 
 	synonyms bool    // add the synonyms of query words (for queries, not documents)
+	pairs    bool    // add pairs of consecutive words as written
+	prev     []byte  // the previous word as written, for pairs; empty after a break
 	surface  bool    // keep words as written beside their stems
 	off      feature // features turned off, to measure what each one brings
 }
@@ -60,6 +66,7 @@ func (a *analyzer) reset() {
 	a.out = a.out[:0]
 	a.ends = a.ends[:0]
 	a.kind = a.kind[:0]
+	a.parent = a.parent[:0]
 }
 
 // n reports the number of terms produced since the last reset.
@@ -148,6 +155,7 @@ func (a *analyzer) add(text string) {
 		}
 	}
 	src := a.src
+	a.prev = a.prev[:0]
 	a.word = a.word[:0]
 	a.whole = a.whole[:0]
 	a.parts = 0
@@ -224,7 +232,11 @@ func (a *analyzer) add(text string) {
 // parts (getPullRequestReviews) are not joined: nobody types them whole.
 func (a *analyzer) flushWhole() {
 	if a.parts == 1 {
+		// The joined word is not a word of the text's sequence: it makes no pair.
+		pairs := a.pairs
+		a.pairs = false
 		a.foldAndEmit(a.whole)
+		a.pairs = pairs
 	}
 	a.whole = a.whole[:0]
 	a.parts = 0
@@ -243,6 +255,7 @@ func (a *analyzer) flushCJK() {
 		}
 		a.ends = append(a.ends, int32(len(a.out)))
 		a.kind = append(a.kind, termWord)
+		a.parent = append(a.parent, -1)
 		a.cjk = a.cjk[:0]
 		return
 	}
@@ -251,6 +264,7 @@ func (a *analyzer) flushCJK() {
 		a.out = utf8.AppendRune(a.out, run[i+1])
 		a.ends = append(a.ends, int32(len(a.out)))
 		a.kind = append(a.kind, termWord)
+		a.parent = append(a.parent, -1)
 	}
 	a.cjk = a.cjk[:0]
 }
@@ -310,6 +324,7 @@ func (a *analyzer) emitWord(w []byte) {
 		for _, e := range exp {
 			a.emit(e, termWord)
 		}
+		a.prev = a.prev[:0] // an abbreviation is not written as its words: no pair
 		return
 	}
 	if a.synonyms && a.off&featSynonyms == 0 {
@@ -321,6 +336,9 @@ func (a *analyzer) emitWord(w []byte) {
 	}
 	if a.off&featStem != 0 {
 		a.emit(w, termWord)
+		if a.pairs {
+			a.emitPair(w, int32(a.n()-1))
+		}
 		return
 	}
 	// The word as written is kept after its stem, so that "advisories" prefers
@@ -329,8 +347,13 @@ func (a *analyzer) emitWord(w []byte) {
 	a.surf = append(a.surf[:0], w...)
 	w = stem(w)
 	a.emit(w, termWord)
+	at := int32(a.n() - 1)
+	if a.pairs {
+		a.emitPair(a.surf, at)
+	}
 	if a.surface && string(a.surf) != string(w) {
 		a.emit(a.surf, termSurface)
+		a.parent[a.n()-1] = at
 	}
 }
 
@@ -357,15 +380,35 @@ func (a *analyzer) addWhole() {
 	}
 	a.ends = append(a.ends, int32(len(a.out)))
 	a.kind = append(a.kind, termWord)
+	a.parent = append(a.parent, -1)
 }
 
 // wholeMark starts the term of a whole name.
 const wholeMark = 0x01
 
+// emitPair emits the previous word and w, as written (folded, not stemmed), as one term
+// after a pairMark, and makes w the previous word; stemAt is the index of w's stem. Stop
+// words were dropped before: "pull requests waiting for my review" pairs "waiting" with
+// "review".
+func (a *analyzer) emitPair(w []byte, stemAt int32) {
+	if len(a.prev) > 0 {
+		a.out = append(a.out, pairMark)
+		a.out = append(a.out, a.prev...)
+		a.out = append(a.out, ' ')
+		a.emit(w, termPair)
+		a.parent[a.n()-1] = stemAt
+	}
+	a.prev = append(a.prev[:0], w...)
+}
+
+// pairMark starts the term of a pair of words.
+const pairMark = 0x02
+
 func (a *analyzer) emit(term []byte, kind termKind) {
 	a.out = append(a.out, term...)
 	a.ends = append(a.ends, int32(len(a.out)))
 	a.kind = append(a.kind, kind)
+	a.parent = append(a.parent, -1)
 }
 
 // words reports the number of terms of kind termWord.
@@ -386,6 +429,7 @@ const (
 	termWord    termKind = iota // a word of the text, stemmed
 	termSynonym                 // a synonym added to a query word
 	termSurface                 // a word as written, when its stem differs
+	termPair                    // two consecutive words as written
 )
 
 // appendTransform appends t applied to src to dst without allocating when dst has room.

@@ -39,6 +39,7 @@ type params struct {
 	Off   feature            // analysis features turned off (evaluations only)
 	Whole bool               // index each whole name as one more term of the name
 	Surf  float64            // query weight of words as written; 0 indexes stems only
+	Pair  float64            // query weight of pairs of words as written; 0 indexes none
 }
 
 var defaultParams = params{
@@ -48,6 +49,7 @@ var defaultParams = params{
 	Pivot: [numFields]float64{3, 5, 30},
 	Whole: true,
 	Surf:  0.1,
+	Pair:  0.5,
 }
 
 // Index is an immutable inverted index over a list of Docs, built once per catalog
@@ -56,6 +58,7 @@ type Index struct {
 	n       int
 	whole   bool     // whole names are indexed as terms
 	surface float64  // query weight of words as written, 0 if only stems are indexed
+	pair    float64  // query weight of pairs of words as written, 0 if none are indexed
 	order   []uint32 // order[d] is the position of doc d when docs are sorted by Name
 
 	terms  map[string]uint32 // term -> term id
@@ -81,7 +84,9 @@ type denseSet struct {
 type scratch struct {
 	an      *analyzer
 	qterms  []qterm
-	acc     []int64 // score accumulator in fixed point, indexed by doc; zero for untouched docs
+	ordered []qterm  // qterms in the order they are scored
+	ids     []uint32 // ids[i] is the id of query term i, noTerm when the index lacks it
+	acc     []int64  // score accumulator in fixed point, indexed by doc; zero for untouched docs
 	touched []uint32
 	cands   []uint32
 	sel     []int64
@@ -90,12 +95,19 @@ type scratch struct {
 type qterm struct {
 	id  uint32
 	qtf float64 // weight of the term in the query: 1 per occurrence, less for a synonym
-	wt  float64 // idf times query term frequency
+	wt  float64 // idf times query term frequency, times scoreScale
 	ub  int64   // the largest contribution the term can make to a doc
-	// only is set for a word as written: every doc holding it holds its stem, a term
+	// only is set for a word as written or a pair: every doc holding it holds a stem, a term
 	// of the query too, so it only adds to docs already found.
 	only bool
+	// need is, for a term with only set, the id of the stem every doc holding it holds;
+	// noTerm when unknown.
+	need uint32
+	pair bool // a pair of words: scored right after the stem it needs
 }
+
+// noTerm is a term id that no term has.
+const noTerm = math.MaxUint32
 
 // maxQueryTerms and maxQueryTF bound what a query can weigh, so that fixed-point scores
 // never overflow whatever the query's length: beyond them, words are ignored.
@@ -109,10 +121,11 @@ const (
 // and equal scores are exactly equal.
 const scoreScale = 1 << 32
 
-// contribution is the fixed-point score a term of weight wt adds to a posting of
-// saturation sat. It is monotone in sat and at least 1.
+// contribution is the fixed-point score a term of weight wt, already multiplied by
+// scoreScale, adds to a posting of saturation sat. It is monotone in sat and at least 1.
+// Scaling by a power of two is exact, so where it happens does not change the result.
 func contribution(wt float64, sat float32) int64 {
-	c := int64(wt*float64(sat)*scoreScale + 0.5)
+	c := int64(wt*float64(sat) + 0.5)
 	if c < 1 {
 		c = 1
 	}
@@ -132,6 +145,7 @@ func newIndex(docs []Doc, p params) *Index {
 		terms:   make(map[string]uint32),
 		whole:   p.Whole,
 		surface: p.Surf,
+		pair:    p.Pair,
 	}
 	byName := make([]uint32, len(docs))
 	for i := range docs {
@@ -160,6 +174,10 @@ func newIndex(docs []Doc, p params) *Index {
 		var length [numFields]int
 		for f, text := range [numFields]string{d.Name, d.Title, d.Description} {
 			an.reset()
+			// Pairs of words come from names and titles only, where word order names
+			// the tool ("list pull requests"); in descriptions they cost memory for
+			// nothing (see the package doc).
+			an.pairs = p.Pair > 0 && f != fieldDesc
 			an.add(text)
 			length[f] = an.words()
 			if f == fieldName && p.Whole {
@@ -239,6 +257,7 @@ func newIndex(docs []Doc, p params) *Index {
 		an := newAnalyzer(p.Off)
 		an.synonyms = true
 		an.surface = p.Surf > 0
+		an.pairs = p.Pair > 0
 		return &scratch{an: an, acc: make([]int64, n)}
 	}
 	return ix
@@ -303,9 +322,20 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		s.an.addWhole()
 	}
 	s.qterms = s.qterms[:0]
+	s.ids = s.ids[:0]
 	for i := 0; i < s.an.n(); i++ {
-		id, ok := ix.terms[string(s.an.term(i))]
+		id, ok := uint32(noTerm), false
+		if p := s.an.parent[i]; p < 0 || s.ids[p] != noTerm {
+			// A term needing a stem the index lacks is not in it either.
+			id, ok = ix.terms[string(s.an.term(i))]
+		}
 		if !ok {
+			id = noTerm
+		}
+		s.ids = append(s.ids, id)
+	}
+	for i, id := range s.ids {
+		if id == noTerm {
 			continue
 		}
 		w := 1.0
@@ -315,6 +345,10 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 			w = synonymWeight
 		case termSurface:
 			w = ix.surface
+			only = true
+		case termPair:
+			// A doc holding the pair holds the stems of both its words.
+			w = ix.pair
 			only = true
 		}
 		dup := false
@@ -327,7 +361,11 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 			}
 		}
 		if !dup && len(s.qterms) < maxQueryTerms {
-			s.qterms = append(s.qterms, qterm{id: id, qtf: w, only: only})
+			need := uint32(noTerm)
+			if p := s.an.parent[i]; only && p >= 0 {
+				need = s.ids[p]
+			}
+			s.qterms = append(s.qterms, qterm{id: id, qtf: w, only: only, need: need, pair: s.an.kind[i] == termPair})
 		}
 	}
 	if len(s.qterms) == 0 {
@@ -369,7 +407,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 			continue
 		}
 		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
-		q.wt = idf * q.qtf
+		q.wt = idf * q.qtf * scoreScale
 		q.ub = contribution(q.wt, ix.maxSat[q.id])
 		live = append(live, q)
 	}
@@ -380,7 +418,9 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	// Terms with the largest possible contribution first: once the rest cannot lift a
 	// doc not yet seen into the best k, only the docs already seen are scored further
 	// (MaxScore). Scores are integers, so the order of summation does not change them.
-	// Words as written come last, and never look for docs not yet found.
+	// Words as written and pairs never look for docs not yet found: every doc holding
+	// one holds a stem of the query, which found it. A pair, rare, is scored right after
+	// that stem; a word as written, often common, last, when few candidates are left.
 	slices.SortStableFunc(live, func(a, b qterm) int {
 		switch {
 		case a.only != b.only:
@@ -395,10 +435,33 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		}
 		return 0
 	})
+	ordered := s.ordered[:0]
+	for _, q := range live {
+		if q.only {
+			break
+		}
+		ordered = append(ordered, q)
+		for _, o := range live {
+			if o.only && o.pair && o.need == q.id {
+				ordered = append(ordered, o)
+			}
+		}
+	}
+	for _, o := range live {
+		if o.only && (!o.pair || !slices.ContainsFunc(live, func(q qterm) bool { return !q.only && q.id == o.need })) {
+			ordered = append(ordered, o)
+		}
+	}
+	s.ordered = ordered
+	live = ordered
 	rest := int64(0)
 	for _, q := range live {
 		rest += q.ub
 	}
+	// fresh bounds the score of a doc not seen so far, rest that of a candidate: a word
+	// as written adds nothing to a doc lacking its stem, so once the stem is scored it
+	// leaves fresh.
+	fresh := rest
 
 	acc := s.acc
 	s.touched = s.touched[:0]
@@ -406,74 +469,90 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	pruning := false
 	theta := int64(0)
 	best := int64(0) // the largest partial score so far
-	for _, q := range live {
+	for i, q := range live {
 		rest -= q.ub
+		fresh -= q.ub
+		if !q.only {
+			for _, o := range live[i+1:] {
+				if o.only && !o.pair && o.need == q.id {
+					fresh -= o.ub
+				}
+			}
+		}
 		if pruning || q.only {
 			lo, hi := ix.off[q.id], ix.off[q.id+1]
 			if len(cands)*8 < int(hi-lo) {
 				for _, d := range cands {
 					if sat := ix.lookup(q.id, d); sat != 0 {
-						acc[d] += contribution(q.wt, sat)
+						v := acc[d] + contribution(q.wt, sat)
+						acc[d] = v
+						best = max(best, v)
 					}
 				}
 			} else {
 				// Many candidates: walking the postings is cheaper than looking each one
 				// up. Docs already dropped may gain too; they stay dropped.
 				sat := ix.sat[lo:hi]
-				for i, d := range ix.docs[lo:hi] {
+				for j, d := range ix.docs[lo:hi] {
 					if acc[d] != 0 {
-						acc[d] += contribution(q.wt, sat[i])
+						v := acc[d] + contribution(q.wt, sat[j])
+						acc[d] = v
+						best = max(best, v)
 					}
 				}
 			}
 			if pruning {
 				cands = s.keep(cands, theta, rest)
+				continue
 			}
-			continue
-		}
-		lo, hi := ix.off[q.id], ix.off[q.id+1]
-		if ds := ix.dense[q.id]; ds.bits != nil {
-			// Walk the allowed postings 64 docs at a time.
-			for w, a := range allowed {
-				full := ds.bits[w]
-				x := full & a
-				if x == 0 {
-					continue
+		} else {
+			lo, hi := ix.off[q.id], ix.off[q.id+1]
+			if ds := ix.dense[q.id]; ds.bits != nil {
+				// Walk the allowed postings 64 docs at a time.
+				for w, a := range allowed {
+					full := ds.bits[w]
+					x := full & a
+					if x == 0 {
+						continue
+					}
+					base := lo + ds.cum[w]
+					for x != 0 {
+						b := uint(bits.TrailingZeros64(x))
+						x &= x - 1
+						d := uint32(w)<<6 | uint32(b)
+						if acc[d] == 0 {
+							s.touched = append(s.touched, d)
+						}
+						v := acc[d] + contribution(q.wt, ix.sat[base+uint32(bits.OnesCount64(full&(1<<b-1)))])
+						acc[d] = v
+						best = max(best, v)
+					}
 				}
-				base := lo + ds.cum[w]
-				for x != 0 {
-					b := uint(bits.TrailingZeros64(x))
-					x &= x - 1
-					d := uint32(w)<<6 | uint32(b)
+			} else {
+				docs, sat := ix.docs[lo:hi], ix.sat[lo:hi]
+				for j, d := range docs {
+					if w := d >> 6; int(w) >= len(allowed) || allowed[w]&(1<<(d&63)) == 0 {
+						continue
+					}
 					if acc[d] == 0 {
 						s.touched = append(s.touched, d)
 					}
-					v := acc[d] + contribution(q.wt, ix.sat[base+uint32(bits.OnesCount64(full&(1<<b-1)))])
+					v := acc[d] + contribution(q.wt, sat[j])
 					acc[d] = v
 					best = max(best, v)
 				}
 			}
-		} else {
-			docs, sat := ix.docs[lo:hi], ix.sat[lo:hi]
-			for i, d := range docs {
-				if w := d >> 6; int(w) >= len(allowed) || allowed[w]&(1<<(d&63)) == 0 {
-					continue
-				}
-				if acc[d] == 0 {
-					s.touched = append(s.touched, d)
-				}
-				v := acc[d] + contribution(q.wt, sat[i])
-				acc[d] = v
-				best = max(best, v)
-			}
+			cands = s.touched
 		}
-		cands = s.touched
-		// A doc not seen so far scores at most rest; once that is below the k-th best
+		if i+1 < len(live) && live[i+1].pair && live[i+1].only {
+			continue // the pairs that need this term come first
+		}
+		// A doc not seen so far scores at most fresh; once that is below the k-th best
 		// partial score, no such doc can make the cut, even on a tie.
-		if k <= 0 || len(cands) < k || rest >= best || !s.atLeast(cands, k, rest) {
+		if k <= 0 || len(cands) < k || fresh >= best || !s.atLeast(cands, k, fresh) {
 			continue
 		}
-		if theta = s.kth(cands, k); rest < theta {
+		if theta = s.kth(cands, k); fresh < theta {
 			pruning = true
 			cands = s.keep(s.touched, theta, rest)
 		}

@@ -361,3 +361,38 @@ func TestSearchIgnoresBitsBeyondLen(t *testing.T) {
 		}
 	}
 }
+
+// Two words of the query that follow each other as written (stop words aside) in a
+// tool's name or title add to its score: "pull requests" prefers show_pull_requests to
+// requests_pull_show, which holds the same words in another order. Without pairs the
+// two tie and the tie goes to the smaller name; a pair of stems ("pull request") does
+// not match the words as written.
+func TestSearchPairsAsWritten(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "requests_pull_show", Description: "Pull requests shown."},
+		{Name: "show_pull_requests", Description: "Pull requests shown."},
+	}
+	all := allOf(len(docs))
+	noPairs := rank.DefaultParams
+	noPairs.Pair = 0
+	for _, tc := range []struct {
+		query string
+		p     rank.Params
+		want  []string
+	}{
+		{"pull requests", rank.DefaultParams, []string{"show_pull_requests", "requests_pull_show"}},
+		{"requests of pull", rank.DefaultParams, []string{"requests_pull_show", "show_pull_requests"}},
+		{"pull requests", noPairs, []string{"requests_pull_show", "show_pull_requests"}},
+		{"pull request", rank.DefaultParams, []string{"requests_pull_show", "show_pull_requests"}},
+	} {
+		hits := rank.NewIndexParams(docs, tc.p).Search(nil, tc.query, all, 0)
+		if got := names(docs, hits); !slices.Equal(got, tc.want) {
+			t.Errorf("Search(%q) with pairs weighing %v = %v, want %v", tc.query, tc.p.Pair, got, tc.want)
+		}
+		if tc.p.Pair == 0 || tc.query == "pull request" {
+			if hits[0].Score != hits[1].Score {
+				t.Errorf("Search(%q) with pairs weighing %v: scores %v and %v, want a tie", tc.query, tc.p.Pair, hits[0].Score, hits[1].Score)
+			}
+		}
+	}
+}

@@ -14,6 +14,11 @@ func variants(base rank.Params) []variant {
 		p.Surf = w
 		vs = append(vs, variant{fmt.Sprint("surface=", w), p})
 	}
+	for _, w := range []float64{0, 0.3, 1} {
+		p := base
+		p.Pair = w
+		vs = append(vs, variant{fmt.Sprint("pair=", w), p})
+	}
 	for _, f := range []struct {
 		name string
 		off  rank.Feature
