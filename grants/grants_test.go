@@ -442,3 +442,17 @@ func ExampleResolve() {
 	// datasets.list false
 	// revision 5
 }
+
+// BenchmarkResolveMapBaseline builds a plain Go map of the same 4,096 tool names as
+// BenchmarkResolve: no check and no decision, the floor a map-based Resolve could not
+// go below. Compare the two in one run.
+func BenchmarkResolveMapBaseline(b *testing.B) {
+	rows, _ := rows4096()
+	b.ReportAllocs()
+	for b.Loop() {
+		m := make(map[string]int32, len(rows))
+		for i := range rows {
+			m[rows[i].Tool] = int32(i)
+		}
+	}
+}
