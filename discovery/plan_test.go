@@ -226,11 +226,11 @@ func wantThreshold(pol *discovery.DeferralPolicy, n, size int) bool {
 	return minTools > 0 && n >= minTools || minBytes > 0 && size >= minBytes
 }
 
-// discoverable reports whether Discover finds name by a query of its own name, walking
-// every page.
-func discoverable(t testing.TB, d *discovery.Discoverer, p grants.Principal, name string) bool {
+// discoverable reports whether walking every page of Discover for query finds the tool
+// name.
+func discoverable(t testing.TB, d *discovery.Discoverer, p grants.Principal, query, name string) bool {
 	t.Helper()
-	req := discovery.Request{Query: strings.ReplaceAll(name, "_", " ")}
+	req := discovery.Request{Query: query}
 	for range 1000 {
 		res, err := d.Discover(context.Background(), p, req)
 		if err != nil {
@@ -246,7 +246,7 @@ func discoverable(t testing.TB, d *discovery.Discoverer, p grants.Principal, nam
 		}
 		req.Cursor = res.NextCursor
 	}
-	t.Fatalf("Discover(%q): more than 1000 pages", name)
+	t.Fatalf("Discover(%q): more than 1000 pages", req.Query)
 	return false
 }
 
@@ -378,7 +378,7 @@ func checkPlan(t *testing.T, f *planFixture, pol *discovery.DeferralPolicy, tool
 			t.Fatalf("catalog does not name the discovery tool %q", toolName0)
 		}
 		for _, name := range plan.Deferred {
-			if !discoverable(t, f.d, f.p, name) {
+			if !discoverable(t, f.d, f.p, strings.ReplaceAll(name, "_", " "), name) {
 				t.Fatalf("deferred %q is not discoverable by its name", name)
 			}
 		}

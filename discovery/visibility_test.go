@@ -96,30 +96,7 @@ func paths(t testing.TB, d *discovery.Discoverer, p grants.Principal, listed map
 	t.Helper()
 	err := d.AuthorizeCall(context.Background(), p, discovery.Call{Tool: name, Arguments: json.RawMessage(`{}`)})
 	call = !errors.Is(err, discovery.ErrToolNotGranted)
-	return listed[name], discoverableByName(t, d, p, name), call
-}
-
-// discoverableByName walks every page of Discover for the query name.
-func discoverableByName(t testing.TB, d *discovery.Discoverer, p grants.Principal, name string) bool {
-	t.Helper()
-	req := discovery.Request{Query: name}
-	for range 1000 {
-		res, err := d.Discover(context.Background(), p, req)
-		if err != nil {
-			t.Fatalf("Discover(%q): %v", name, err)
-		}
-		for _, def := range res.Tools {
-			if toolName(t, def) == name {
-				return true
-			}
-		}
-		if res.NextCursor == "" {
-			return false
-		}
-		req.Cursor = res.NextCursor
-	}
-	t.Fatalf("Discover(%q): more than 1000 pages", name)
-	return false
+	return listed[name], discoverable(t, d, p, name, name), call
 }
 
 func listedNames(t testing.TB, d *discovery.Discoverer, p grants.Principal) map[string]bool {
