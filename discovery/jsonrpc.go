@@ -1,9 +1,11 @@
 package discovery
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strconv"
 
 	"github.com/deferredtools/deferredtools/grants"
@@ -49,6 +51,27 @@ func (d *Discoverer) HandleJSONRPC(ctx context.Context, p grants.Principal, msg 
 	out = append(out, envResult...)
 	out = res.AppendJSON(out)
 	return append(out, envClose...), true
+}
+
+// ResponseStatus reports the HTTP status a host's HTTP transport should answer a
+// response of HandleJSONRPC with: 200 for a page, the error's status for a refusal
+// (SPEC ERR-1). It reads only the envelope HandleJSONRPC wrote, never the page.
+func ResponseStatus(resp []byte) int {
+	if !bytes.HasPrefix(resp, []byte(envOpen)) {
+		return http.StatusOK
+	}
+	i := skipValue(resp, len(envOpen)) // the echoed id
+	if !bytes.HasPrefix(resp[i:], []byte(`,"error":`)) {
+		return http.StatusOK
+	}
+	// An error response ends with "status":S}}} (appendRPCError).
+	tail := bytes.TrimSuffix(resp, []byte("}}}"))
+	j := bytes.LastIndexByte(tail, ':')
+	status, err := strconv.Atoi(string(tail[j+1:]))
+	if err != nil || status < 400 || status > 599 {
+		return http.StatusBadRequest
+	}
+	return status
 }
 
 // envelope is the members of a JSON-RPC message the Discoverer reads.

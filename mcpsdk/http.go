@@ -75,7 +75,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			status = responseStatus(resp)
+			status = discovery.ResponseStatus(resp)
 		}
 		if resp == nil {
 			w.WriteHeader(http.StatusAccepted)
@@ -133,23 +133,4 @@ func requestID(body []byte) json.RawMessage {
 	}
 	_ = json.Unmarshal(body, &env)
 	return env.ID
-}
-
-// responseStatus returns the HTTP status of a HandleJSONRPC response: 200 for a
-// result, the error's data.status for an error.
-func responseStatus(resp []byte) int {
-	var env struct {
-		Error *struct {
-			Data struct {
-				Status int `json:"status"`
-			} `json:"data"`
-		} `json:"error"`
-	}
-	if !bytes.Contains(resp, []byte(`"error":{`)) || json.Unmarshal(resp, &env) != nil || env.Error == nil {
-		return http.StatusOK
-	}
-	if s := env.Error.Data.Status; s >= 400 && s < 600 {
-		return s
-	}
-	return http.StatusBadRequest
 }
