@@ -111,7 +111,7 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		o.Compiler = validate.NewCompiler(nil)
 	}
 	c := &Catalog{tools: make([]tool, 0, len(tools)), byName: make(map[string]int, len(tools))}
-	titles := make(map[string][2]string, len(tools))
+	titles := make(map[string][3]string, len(tools))
 	for i, raw := range tools {
 		canon, m, err := schemaguard.Canonicalize(nil, raw)
 		if err != nil {
@@ -151,7 +151,7 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		if t.validator == nil && t.compErr == nil {
 			t.compErr = validate.ErrUnsupported // a Compiler that answered nothing: fail closed
 		}
-		titles[f.Name] = [2]string{title, f.Description}
+		titles[f.Name] = [3]string{title, f.Description, rank.ParamText(schema)}
 		c.tools = append(c.tools, t)
 	}
 	if err := o.Limits.Check(c.total); err != nil {
@@ -167,7 +167,7 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 	for i, t := range c.tools {
 		c.byName[t.name] = i
 		tt := titles[t.name]
-		docs[i] = rank.Doc{Name: t.name, Title: tt[0], Description: tt[1]}
+		docs[i] = rank.Doc{Name: t.name, Title: tt[0], Description: tt[1], Params: tt[2]}
 	}
 	c.index = rank.NewIndex(docs)
 	digests := make([][32]byte, len(c.tools))

@@ -131,8 +131,9 @@ func newOracle(t testing.TB, cat *discovery.Catalog, granted map[string]bool) *o
 	for i, n := range names {
 		raw, _ := cat.Tool(n)
 		var f struct {
-			Title       string `json:"title"`
-			Description string `json:"description"`
+			Title       string          `json:"title"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"inputSchema"`
 			Annotations struct {
 				Title string `json:"title"`
 			} `json:"annotations"`
@@ -140,7 +141,7 @@ func newOracle(t testing.TB, cat *discovery.Catalog, granted map[string]bool) *o
 		if err := json.Unmarshal(raw, &f); err != nil {
 			t.Fatal(err)
 		}
-		docs[i] = rank.Doc{Name: n, Title: cmpOr(f.Title, f.Annotations.Title), Description: f.Description}
+		docs[i] = rank.Doc{Name: n, Title: cmpOr(f.Title, f.Annotations.Title), Description: f.Description, Params: rank.ParamText(f.InputSchema)}
 		if granted[n] {
 			allowed.Add(i)
 		}

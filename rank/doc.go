@@ -8,9 +8,10 @@
 //
 // # Scoring
 //
-// Search scores with BM25F: for each query term, the term's frequency in the name, title
-// and description, weighted 3, 2 and 1 and each normalised by the field's length, is
-// saturated (k1 = 1.2) and multiplied by the term's idf, ln(1 + (N - df + 0.5)/(df + 0.5)).
+// Search scores with BM25F: for each query term, the term's frequency in the name, title,
+// description and parameters, weighted 3, 2, 1 and 0.1 and each normalised by the field's
+// length, is saturated (k1 = 1.2) and multiplied by the term's idf,
+// ln(1 + (N - df + 0.5)/(df + 0.5)).
 // Decisions the SPEC leaves open:
 //
 //   - N and df are counted over the allowed docs only, at query time, so a tool the

@@ -36,7 +36,7 @@ func AverageLengths(docs []Doc) [numFields]float64 {
 	var sum [numFields]float64
 	a := newAnalyzer(0)
 	for _, d := range docs {
-		for f, text := range [numFields]string{d.Name, d.Title, d.Description} {
+		for f, text := range [numFields]string{d.Name, d.Title, d.Description, d.Params} {
 			a.reset()
 			a.add(text)
 			sum[f] += float64(a.n())

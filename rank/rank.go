@@ -14,6 +14,9 @@ type Doc struct {
 	Name        string
 	Title       string
 	Description string
+	// Params is the text of the tool's parameters, weighed a tenth of the description:
+	// ParamText of its input schema, or "".
+	Params string
 }
 
 // A Hit is one ranked document: its index in the slice given to NewIndex, and its score.
@@ -27,6 +30,7 @@ const (
 	fieldName = iota
 	fieldTitle
 	fieldDesc
+	fieldParams
 	numFields
 )
 
@@ -44,9 +48,9 @@ type params struct {
 
 var defaultParams = params{
 	K1:    1.2,
-	W:     [numFields]float64{3, 2, 1},
-	B:     [numFields]float64{0.5, 0.5, 0.75},
-	Pivot: [numFields]float64{3, 5, 30},
+	W:     [numFields]float64{3, 2, 1, 0.1},
+	B:     [numFields]float64{0.5, 0.5, 0.75, 0.75},
+	Pivot: [numFields]float64{3, 5, 30, 30},
 	Whole: true,
 	Surf:  0.1,
 	Pair:  0.5,
@@ -172,12 +176,15 @@ func newIndex(docs []Doc, p params) *Index {
 	for i, d := range docs {
 		seen = seen[:0]
 		var length [numFields]int
-		for f, text := range [numFields]string{d.Name, d.Title, d.Description} {
+		for f, text := range [numFields]string{d.Name, d.Title, d.Description, d.Params} {
+			if f == fieldParams && p.W[f] == 0 {
+				continue // evaluations only: parameters not indexed
+			}
 			an.reset()
 			// Pairs of words come from names and titles only, where word order names
 			// the tool ("list pull requests"); in descriptions they cost memory for
 			// nothing (see the package doc).
-			an.pairs = p.Pair > 0 && f != fieldDesc
+			an.pairs = p.Pair > 0 && f < fieldDesc
 			an.add(text)
 			length[f] = an.words()
 			if f == fieldName && p.Whole {
@@ -211,7 +218,9 @@ func newIndex(docs []Doc, p params) *Index {
 			c := tf[id]
 			x := 0.0
 			for f := range numFields {
-				x += p.W[f] * float64(c[f]) / norm[f]
+				if c[f] > 0 {
+					x += p.W[f] * float64(c[f]) / norm[f]
+				}
 			}
 			s := x / (p.K1 + x)
 			lists[id] = append(lists[id], entry{uint32(i), float32(s)})

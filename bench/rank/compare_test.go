@@ -42,7 +42,7 @@ func TestCompare(t *testing.T) {
 	var b strings.Builder
 	var sumOurs float64
 	var sumTheirs [2]float64
-	fmt.Fprintf(&b, "%-16s %-6s %5s %6s %6s %6s %6s %6s\n", "dataset", "ranker", "n", "R@1", "R@5", "R@10", "MRR10", "nDCG10")
+	fmt.Fprintf(&b, "%-16s %-6s %5s %6s %6s %6s %6s %6s %6s\n", "dataset", "ranker", "n", "R@1", "R@5", "R@10", "MRR10", "nDCG10", "empty")
 	for _, ds := range datasets(t) {
 		docs, err := rankeval.LoadCatalog(ds.catalog)
 		if err != nil {
@@ -67,8 +67,8 @@ func TestCompare(t *testing.T) {
 			name string
 			rep  rankeval.Report
 		}{{"ours", ours}, {"bleve", theirs}, {"scorch", scorch}} {
-			fmt.Fprintf(&b, "%-16s %-6s %5d %6.3f %6.3f %6.3f %6.3f %6.3f\n", ds.name, r.name, r.rep.Queries,
-				r.rep.Recall1, r.rep.Recall5, r.rep.Recall10, r.rep.MRR10, r.rep.NDCG10)
+			fmt.Fprintf(&b, "%-16s %-6s %5d %6.3f %6.3f %6.3f %6.3f %6.3f %6.2f\n", ds.name, r.name, r.rep.Queries,
+				r.rep.Recall1, r.rep.Recall5, r.rep.Recall10, r.rep.MRR10, r.rep.NDCG10, r.rep.EmptyMeanResults)
 		}
 		if len(ours.Skipped) > 0 {
 			t.Errorf("%s: %d queries skipped for unknown tools: %v", ds.name, len(ours.Skipped), ours.Skipped)

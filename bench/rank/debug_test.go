@@ -9,7 +9,8 @@ import (
 )
 
 // TestCompareDebug prints, for COMPARE_DEBUG=<dataset>, the queries where bleve ranks a
-// relevant tool higher than rank does.
+// relevant tool higher than rank does; with COMPARE_MISSES=1 also every query where rank
+// leaves a relevant tool out of its first five.
 func TestCompareDebug(t *testing.T) {
 	name := os.Getenv("COMPARE_DEBUG")
 	if name == "" {
@@ -33,6 +34,9 @@ func TestCompareDebug(t *testing.T) {
 			}
 			a, b := ours(q.Query, 10), theirs(q.Query, 10)
 			ma, mb := rankeval.Score(a, q.Relevant), rankeval.Score(b, q.Relevant)
+			if os.Getenv("COMPARE_MISSES") != "" && ma.Recall5 < 1 {
+				fmt.Printf("MISS@5 %q want %v\n  ours  %v\n  bleve %v\n", q.Query, q.Relevant, a[:min(6, len(a))], b[:min(6, len(b))])
+			}
 			if mb.NDCG10 > ma.NDCG10+1e-9 {
 				worse++
 				if worse <= 40 {

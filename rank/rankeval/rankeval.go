@@ -54,17 +54,19 @@ type Report struct {
 // ErrFormat reports a catalog or query file that is not the expected JSON.
 var ErrFormat = errors.New("rankeval: malformed file")
 
-// LoadCatalog reads a JSON array of tools ({name, title?, description, ...}; other
-// members are ignored) as rank Docs, in file order.
+// LoadCatalog reads a JSON array of tools ({name, title?, description, inputSchema?,
+// ...}; other members are ignored) as rank Docs, in file order, with the text of each
+// tool's parameters ([rank.ParamText]) as the Doc's Params.
 func LoadCatalog(path string) ([]rank.Doc, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var tools []struct {
-		Name        string  `json:"name"`
-		Title       *string `json:"title"`
-		Description string  `json:"description"`
+		Name        string          `json:"name"`
+		Title       *string         `json:"title"`
+		Description string          `json:"description"`
+		Schema      json.RawMessage `json:"inputSchema"`
 	}
 	if err := json.Unmarshal(data, &tools); err != nil {
 		return nil, fmt.Errorf("%w: catalog: %v", ErrFormat, err)
@@ -74,7 +76,7 @@ func LoadCatalog(path string) ([]rank.Doc, error) {
 		if t.Name == "" {
 			return nil, fmt.Errorf("%w: catalog: tool without a name", ErrFormat)
 		}
-		docs[i] = rank.Doc{Name: t.Name, Description: t.Description}
+		docs[i] = rank.Doc{Name: t.Name, Description: t.Description, Params: rank.ParamText(t.Schema)}
 		if t.Title != nil {
 			docs[i].Title = *t.Title
 		}

@@ -1,0 +1,135 @@
+package rank_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/deferredtools/deferredtools/rank"
+)
+
+func TestParamText(t *testing.T) {
+	tests := []struct {
+		name, schema, want string
+	}{
+		{"not an object", `[1,2]`, ""},
+		{"malformed", `{"properties":`, ""},
+		{"no properties", `{"type":"object","description":"the tool's own words"}`, ""},
+		{
+			"properties in name order, own title and description left out",
+			`{"title":"T","description":"tool","properties":{"state":{"description":"Filter by state","enum":["open","closed",3]},"owner":{"title":"Owner","type":"string"}}}`,
+			"owner Owner state Filter by state open closed",
+		},
+		{
+			"nested objects, items, combinators and const",
+			`{"properties":{"review":{"properties":{"event":{"const":"APPROVE"}}},"files":{"items":{"properties":{"path":{"description":"file path"}}}},"target":{"anyOf":[{"properties":{"url":{}}},{"properties":{"ref":{}}}]}}}`,
+			"files path file path review event APPROVE target url ref",
+		},
+		{
+			"additionalProperties",
+			`{"properties":{"labels":{"additionalProperties":{"properties":{"color":{"description":"hex colour"}}}}}}`,
+			"labels color hex colour",
+		},
+		{
+			"shared $defs and enums of array items left out",
+			`{"$defs":{"rich":{"properties":{"annotations":{}}}},"properties":{"kinds":{"items":{"enum":["a","b"]}}}}`,
+			"kinds",
+		},
+	}
+	for _, tt := range tests {
+		if got := rank.ParamText([]byte(tt.schema)); got != tt.want {
+			t.Errorf("%s: ParamText = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestParamTextDepthBound(t *testing.T) {
+	// A schema nested deeper than the bound still gives its shallow parameters, and
+	// no more than the bound's worth of nesting.
+	schema := `{"properties":{"top":` + deep(40) + `}}`
+	got := rank.ParamText([]byte(schema))
+	if len(got) == 0 || got[:3] != "top" {
+		t.Fatalf("ParamText = %q, want it to start with top", got)
+	}
+	if n := countWord(strings.Fields(got), "p"); n == 0 || n >= 40 {
+		t.Fatalf("ParamText kept %d nested names of 40, want some but not all", n)
+	}
+}
+
+func countWord(words []string, w string) int {
+	n := 0
+	for _, f := range words {
+		if f == w {
+			n++
+		}
+	}
+	return n
+}
+
+func deep(n int) string {
+	if n == 0 {
+		return `{}`
+	}
+	return `{"properties":{"p":` + deep(n-1) + `}}`
+}
+
+// A word only a tool's parameters hold finds it, below a tool whose name holds the word;
+// without Params, it finds nothing.
+func TestSearchParams(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "pull_request_review_write", Description: "Create, submit or delete a review.", Params: "event The review action APPROVE REQUEST_CHANGES COMMENT"},
+		{Name: "approve_deployment", Description: "Approve a pending deployment.", Params: "run_id The workflow run"},
+		{Name: "list_branches", Description: "List branches.", Params: "owner repo page perPage"},
+	}
+	ix := rank.NewIndex(docs)
+	got := names(docs, ix.Search(nil, "approve", allOf(len(docs)), 0))
+	if want := []string{"approve_deployment", "pull_request_review_write"}; !slices.Equal(got, want) {
+		t.Errorf(`Search("approve") = %v, want %v`, got, want)
+	}
+	noParams := make([]rank.Doc, len(docs))
+	copy(noParams, docs)
+	for i := range noParams {
+		noParams[i].Params = ""
+	}
+	if got := names(docs, ix.Search(nil, "workflow", allOf(len(docs)), 0)); !slices.Equal(got, []string{"approve_deployment"}) {
+		t.Errorf(`Search("workflow") = %v, want [approve_deployment]`, got)
+	}
+	ix = rank.NewIndex(noParams)
+	if got := names(noParams, ix.Search(nil, "workflow", allOf(len(docs)), 0)); len(got) != 0 {
+		t.Errorf(`without Params, Search("workflow") = %v, want nothing`, got)
+	}
+}
+
+// FuzzParamText feeds arbitrary schemas to ParamText: it must not panic, must give the
+// same text twice, nothing for what is not a JSON object, and, for valid UTF-8, never
+// more text than the schema holds (every string it returns is a JSON string of the
+// input, quotes and all, or one space between two of them; invalid bytes decode to
+// the 3-byte U+FFFD).
+func FuzzParamText(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, `{"properties":{"a":{"description":"x","enum":["b",1,null]}}}`,
+		`{"properties":{"a":{"items":{"properties":{"b":{"const":"c"}}}}}}`, `{"anyOf":[{"properties":{"\u00e9":{}}}]}`,
+		`{"properties":{"a":` + deep(30) + `}}`, `{"properties":null}`, "\xff", "{\"properties\":{\"\xff\xff\xff\xff\":{}}}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		got := rank.ParamText(schema)
+		if again := rank.ParamText(schema); again != got {
+			t.Fatalf("ParamText(%q) gave %q, then %q", schema, got, again)
+		}
+		if utf8.Valid(schema) && len(got) > len(schema) {
+			t.Fatalf("ParamText(%q) = %q, longer than the schema", schema, got)
+		}
+		var v any
+		if json.Unmarshal(schema, &v) != nil {
+			if got != "" {
+				t.Fatalf("ParamText(%q) = %q for malformed JSON", schema, got)
+			}
+			return
+		}
+		if _, ok := v.(map[string]any); !ok && got != "" {
+			t.Fatalf("ParamText(%q) = %q for a non-object", schema, got)
+		}
+	})
+}
