@@ -40,6 +40,7 @@ type analyzer struct {
 	synonyms bool    // add the synonyms of query words (for queries, not documents)
 	pairs    bool    // add pairs of consecutive words as written
 	prev     []byte  // the previous word as written, for pairs; empty after a break
+	prevAt   int32   // the index of the previous word's stem term
 	surface  bool    // keep words as written beside their stems
 	off      feature // features turned off, to measure what each one brings
 }
@@ -333,6 +334,14 @@ func (a *analyzer) emitWord(w []byte) {
 				a.emit(e, termSynonym)
 			}
 		}
+		if len(a.prev) > 0 && a.pairs {
+			if syn, ok := phrasalVerbs[phrasal{string(a.prev), string(w)}]; ok {
+				a.emit(syn, termSynonym)
+				// The verb alone means something else ("set up" is not set_*): it
+				// weighs as a synonym.
+				a.kind[a.prevAt] = termSynonym
+			}
+		}
 	}
 	if a.off&featStem != 0 {
 		a.emit(w, termWord)
@@ -399,6 +408,7 @@ func (a *analyzer) emitPair(w []byte, stemAt int32) {
 		a.parent[a.n()-1] = stemAt
 	}
 	a.prev = append(a.prev[:0], w...)
+	a.prevAt = stemAt
 }
 
 // pairMark starts the term of a pair of words.

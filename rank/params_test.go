@@ -133,3 +133,33 @@ func FuzzParamText(f *testing.F) {
 		}
 	})
 }
+
+// A phrasal verb of a query means the tool verb it stands for, and its verb alone then
+// weighs as a synonym: "set up a repository" is create_repository, not set_*.
+func TestSearchPhrasalVerbs(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "set_repository_topics", Description: "Set the topics of a repository."},
+		{Name: "create_repository", Description: "Create a new repository."},
+		{Name: "get_repository", Description: "Get a repository."},
+		{Name: "delete_environment", Description: "Delete a deployment environment."},
+		{Name: "get_environment", Description: "Get a deployment environment."},
+		{Name: "run_workflow", Description: "Run a workflow."},
+		{Name: "get_workflow", Description: "Get a workflow by id."},
+		{Name: "set_kick_threshold", Description: "Set the threshold."},
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	for _, tt := range []struct{ query, want string }{
+		{"set up a repository", "create_repository"},
+		{"set repository topics", "set_repository_topics"},
+		{"tear down the staging environment", "delete_environment"},
+		{"get rid of the environment", "delete_environment"},
+		{"kick off the workflow", "run_workflow"},
+		{"bump the threshold", "set_kick_threshold"},
+	} {
+		got := names(docs, ix.Search(nil, tt.query, all, 1))
+		if len(got) == 0 || got[0] != tt.want {
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
+		}
+	}
+}

@@ -185,6 +185,9 @@ func newIndex(docs []Doc, p params) *Index {
 			// the tool ("list pull requests"); in descriptions they cost memory for
 			// nothing (see the package doc).
 			an.pairs = p.Pair > 0 && f < fieldDesc
+			// Parameters weigh a tenth of the description: their words as written
+			// would weigh a hundredth, for a third of the index.
+			an.surface = p.Surf > 0 && f != fieldParams
 			an.add(text)
 			length[f] = an.words()
 			if f == fieldName && p.Whole {

@@ -117,6 +117,21 @@ var abbreviations = map[string][][]byte{}
 // added to queries only, at synonymWeight of the word's own weight.
 var synonyms = map[string][][]byte{}
 
+// phrasal is a verb and its particle, as written in a query.
+type phrasal struct{ verb, particle string }
+
+// phrasalVerbs maps a phrasal verb of a query to the tool verb it means, as a synonym of
+// its particle: "set up a repository" asks for create_repository.
+var phrasalVerbs = map[phrasal][]byte{
+	{"set", "up"}:    stem([]byte("create")),
+	{"spin", "up"}:   stem([]byte("create")),
+	{"tear", "down"}: stem([]byte("delete")),
+	{"get", "rid"}:   stem([]byte("delete")),
+	{"kick", "off"}:  stem([]byte("run")),
+	{"shut", "down"}: stem([]byte("stop")),
+	{"clean", "up"}:  stem([]byte("delete")),
+}
+
 // synonymWeight is the query weight of a synonym relative to the word it came from.
 const synonymWeight = 0.5
 
@@ -147,15 +162,22 @@ func init() {
 		}
 	}
 	for canon, words := range map[string][]string{
-		"create":    {"make", "add", "new", "generate"},
-		"delete":    {"remove", "erase", "drop", "destroy"},
-		"get":       {"fetch", "retrieve", "read", "show", "view", "display", "see", "check"},
-		"list":      {"show", "view", "display", "enumerate"},
-		"update":    {"modify", "edit", "change", "set", "rename"},
+		"create":    {"make", "add", "new", "generate", "setup", "provision", "spin"},
+		"delete":    {"remove", "erase", "drop", "destroy", "wipe", "purge", "discard", "trash"},
+		"get":       {"fetch", "retrieve", "read", "show", "view", "display", "see", "check", "grab", "inspect", "describe"},
+		"list":      {"show", "view", "display", "enumerate", "browse"},
+		"update":    {"modify", "edit", "change", "set", "rename", "bump", "adjust", "tweak", "alter"},
+		"set":       {"bump", "adjust"},
 		"search":    {"find", "lookup", "look", "locate"},
 		"directory": {"folder", "folders"},
-		"run":       {"start", "launch", "execute", "trigger", "rerun"},
+		"run":       {"start", "launch", "execute", "trigger", "rerun", "invoke"},
 		"user":      {"person", "people", "member", "members", "account"},
+		"navigate":  {"visit", "goto", "browse"},
+		"select":    {"pick", "choose"},
+		"press":     {"hit"},
+		"close":     {"dismiss", "shut"},
+		"approve":   {"accept"},
+		"stop":      {"halt", "kill", "terminate"},
 	} {
 		c := stem([]byte(canon))
 		for _, w := range words {
