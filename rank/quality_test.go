@@ -34,6 +34,12 @@ var qualityFloor = map[string]struct{ ndcg, recall5, empty float64 }{
 	"playwright":          {0.871, 0.948, 0},
 	"playwright.agent":    {0.911, 0.94, 0},
 	"playwright.task":     {0.582, 0.69, 3},
+	"azure.fresh":         {0.916, 0.896, 9},
+	"github.fresh":        {0.663, 0.677, 4},
+	"gitlab.fresh":        {0.725, 0.771, 5},
+	"mcp-reference.fresh": {0.816, 0.876, 2},
+	"notion.fresh":        {0.698, 0.834, 0.5},
+	"playwright.fresh":    {0.833, 0.927, 2},
 	"playwright.terse":    {0.882, 0.929, 1},
 }
 
