@@ -2,6 +2,7 @@ package rank_test
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -160,6 +161,34 @@ func TestSearchPhrasalVerbs(t *testing.T) {
 		got := names(docs, ix.Search(nil, tt.query, all, 1))
 		if len(got) == 0 || got[0] != tt.want {
 			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
+		}
+	}
+}
+
+// Docs holding a term in their parameters alone are kept in a list of their own, scored
+// last; the hits and scores are those of one list per term, bit for bit.
+func TestSearchParamOnlyListsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	joined := rank.DefaultParams
+	joined.Joined = true
+	for trial := range 100 {
+		n := 1 + r.IntN(300)
+		docs := randomCatalog(r, n, "p")
+		split, one := rank.NewIndex(docs), rank.NewIndexParams(docs, joined)
+		allowed := rank.NewSet(n)
+		for i := range n {
+			if r.IntN(3) > 0 {
+				allowed.Add(i)
+			}
+		}
+		for range 30 {
+			q := randomQuery(r)
+			for _, k := range []int{0, 1, 5, 17} {
+				got, want := split.Search(nil, q, allowed, k), one.Search(nil, q, allowed, k)
+				if !slices.Equal(got, want) {
+					t.Fatalf("trial %d, %q, k=%d: split lists %v, one list %v", trial, q, k, got, want)
+				}
+			}
 		}
 	}
 }

@@ -44,6 +44,9 @@ type params struct {
 	Whole bool               // index each whole name as one more term of the name
 	Surf  float64            // query weight of words as written; 0 indexes stems only
 	Pair  float64            // query weight of pairs of words as written; 0 indexes none
+	// Joined keeps the postings of a term in its parameters alone in the term's list,
+	// instead of a list of their own (evaluations only: the scores are the same).
+	Joined bool
 }
 
 var defaultParams = params{
@@ -65,12 +68,17 @@ type Index struct {
 	pair    float64  // query weight of pairs of words as written, 0 if none are indexed
 	order   []uint32 // order[d] is the position of doc d when docs are sorted by Name
 
-	terms  map[string]uint32 // term -> term id
-	off    []uint32          // postings of term t are docs[off[t]:off[t+1]]
-	docs   []uint32          // doc ids, ascending within a term
-	sat    []float32         // saturated, field-weighted term frequency of each posting
-	maxSat []float32         // maxSat[t] is the largest sat of term t
-	dense  []denseSet        // a bitset of the postings of common terms, nil for the others
+	terms map[string]uint32 // term -> term id
+	// paramOnly[t] is the id of the list of docs holding term t in their parameters
+	// alone, noTerm if there are none (or they are in t's list); nil if there is no list.
+	// Apart, they are scored only when they can still change the best k: their
+	// contribution is small, their lists long (id, name, page...).
+	paramOnly []uint32
+	off       []uint32   // postings of term t are docs[off[t]:off[t+1]]
+	docs      []uint32   // doc ids, ascending within a term
+	sat       []float32  // saturated, field-weighted term frequency of each posting
+	maxSat    []float32  // maxSat[t] is the largest sat of term t
+	dense     []denseSet // a bitset of the postings of common terms, nil for the others
 
 	spare atomic.Pointer[scratch] // one scratch kept out of the pool, which a GC empties
 	pool  sync.Pool               // of *scratch
@@ -108,6 +116,12 @@ type qterm struct {
 	// noTerm when unknown.
 	need uint32
 	pair bool // a pair of words: scored right after the stem it needs
+	// partner is the id of the other list of the same term (docs holding it in their
+	// parameters alone, or the others), noTerm if none: the two share one df.
+	partner uint32
+	df      int  // documents of allowed in this list
+	param   bool // the list of docs holding the term in their parameters alone
+	early   bool // scored right after the term it needs
 }
 
 // noTerm is a term id that no term has.
@@ -171,6 +185,8 @@ func newIndex(docs []Doc, p params) *Index {
 	// tf[id] counts term id in the current doc's fields; stamp[id] is 1 + the last doc
 	// that counted it, so the counts need no clearing between docs.
 	var tf [][numFields]uint16
+	var plists [][]entry   // lists of docs holding a term in their parameters alone
+	var paramOnly []uint32 // paramOnly[t] indexes plists, noTerm if t has no such list
 	var stamp []int
 	var seen []uint32
 	for i, d := range docs {
@@ -226,8 +242,32 @@ func newIndex(docs []Doc, p params) *Index {
 				}
 			}
 			s := x / (p.K1 + x)
+			if !p.Joined && c[fieldName] == 0 && c[fieldTitle] == 0 && c[fieldDesc] == 0 {
+				for len(paramOnly) <= int(id) {
+					paramOnly = append(paramOnly, noTerm)
+				}
+				if paramOnly[id] == noTerm {
+					paramOnly[id] = uint32(len(plists))
+					plists = append(plists, nil)
+				}
+				plists[paramOnly[id]] = append(plists[paramOnly[id]], entry{uint32(i), float32(s)})
+				continue
+			}
 			lists[id] = append(lists[id], entry{uint32(i), float32(s)})
 		}
+	}
+	// The lists of docs holding a term in their parameters alone come after all terms.
+	if len(plists) > 0 {
+		for len(paramOnly) < len(lists) {
+			paramOnly = append(paramOnly, noTerm)
+		}
+		for t, j := range paramOnly {
+			if j != noTerm {
+				paramOnly[t] = uint32(len(lists)) + j
+			}
+		}
+		lists = append(lists, plists...)
+		ix.paramOnly = paramOnly
 	}
 
 	// Second pass: flatten the postings.
@@ -273,6 +313,23 @@ func newIndex(docs []Doc, p params) *Index {
 		return &scratch{an: an, acc: make([]int64, n)}
 	}
 	return ix
+}
+
+// addTerm adds q to the query's terms, or its weight to the same term already there.
+func (s *scratch) addTerm(q qterm) {
+	for j := range s.qterms {
+		if s.qterms[j].id == q.id {
+			s.qterms[j].qtf = min(s.qterms[j].qtf+q.qtf, maxQueryTF)
+			s.qterms[j].only = s.qterms[j].only && q.only
+			if s.qterms[j].partner == noTerm {
+				s.qterms[j].partner = q.partner
+			}
+			return
+		}
+	}
+	if len(s.qterms) < maxQueryTerms {
+		s.qterms = append(s.qterms, q)
+	}
 }
 
 func (ix *Index) getScratch() *scratch {
@@ -363,21 +420,17 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 			w = ix.pair
 			only = true
 		}
-		dup := false
-		for j := range s.qterms {
-			if s.qterms[j].id == id {
-				s.qterms[j].qtf = min(s.qterms[j].qtf+w, maxQueryTF)
-				s.qterms[j].only = s.qterms[j].only && only
-				dup = true
-				break
-			}
+		need := uint32(noTerm)
+		if p := s.an.parent[i]; only && p >= 0 {
+			need = s.ids[p]
 		}
-		if !dup && len(s.qterms) < maxQueryTerms {
-			need := uint32(noTerm)
-			if p := s.an.parent[i]; only && p >= 0 {
-				need = s.ids[p]
-			}
-			s.qterms = append(s.qterms, qterm{id: id, qtf: w, only: only, need: need, pair: s.an.kind[i] == termPair})
+		po := uint32(noTerm)
+		if int(id) < len(ix.paramOnly) {
+			po = ix.paramOnly[id] // weighed as id is, so scores are as if the lists were one
+		}
+		s.addTerm(qterm{id: id, qtf: w, only: only, need: need, pair: s.an.kind[i] == termPair, partner: po})
+		if po != noTerm {
+			s.addTerm(qterm{id: po, qtf: w, need: noTerm, partner: id, param: true})
 		}
 	}
 	if len(s.qterms) == 0 {
@@ -401,8 +454,8 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		return dst
 	}
 	N := float64(nAllowed)
-	live := s.qterms[:0]
-	for _, q := range s.qterms {
+	for i := range s.qterms {
+		q := &s.qterms[i]
 		df := 0
 		if ds := ix.dense[q.id]; ds.bits != nil {
 			for w, x := range allowed {
@@ -415,8 +468,21 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 				}
 			}
 		}
-		if df == 0 {
+		q.df = df
+	}
+	live := s.qterms[:0]
+	for _, q := range s.qterms {
+		if q.df == 0 {
 			continue
+		}
+		df := q.df
+		if q.partner != noTerm {
+			for _, o := range s.qterms {
+				if o.id == q.partner {
+					df += o.df
+					break
+				}
+			}
 		}
 		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
 		q.wt = idf * q.qtf * scoreScale
@@ -432,7 +498,11 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	// (MaxScore). Scores are integers, so the order of summation does not change them.
 	// Words as written and pairs never look for docs not yet found: every doc holding
 	// one holds a stem of the query, which found it. A pair, rare, is scored right after
-	// that stem; a word as written, often common, last, when few candidates are left.
+	// that stem, and so is a word as written that can add more than its stem (its stem
+	// being in the parameters of most docs); other words as written, often common,
+	// come after the stems, when few candidates are left. The lists of docs holding a
+	// term in their parameters alone come last of all: long, and worth little, they are
+	// then looked up for the few candidates left.
 	slices.SortStableFunc(live, func(a, b qterm) int {
 		switch {
 		case a.only != b.only:
@@ -452,16 +522,25 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		if q.only {
 			break
 		}
+		if q.param {
+			continue
+		}
 		ordered = append(ordered, q)
-		for _, o := range live {
-			if o.only && o.pair && o.need == q.id {
-				ordered = append(ordered, o)
+		for j := range live {
+			if o := &live[j]; o.only && o.need == q.id && (o.pair || o.ub > q.ub) {
+				o.early = true
+				ordered = append(ordered, *o)
 			}
 		}
 	}
 	for _, o := range live {
-		if o.only && (!o.pair || !slices.ContainsFunc(live, func(q qterm) bool { return !q.only && q.id == o.need })) {
+		if o.only && !o.early {
 			ordered = append(ordered, o)
+		}
+	}
+	for _, q := range live {
+		if q.param {
+			ordered = append(ordered, q)
 		}
 	}
 	s.ordered = ordered
@@ -483,7 +562,9 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	best := int64(0) // the largest partial score so far
 	for i, q := range live {
 		rest -= q.ub
-		fresh -= q.ub
+		if !q.only || q.pair {
+			fresh -= q.ub // a word as written left fresh with its stem
+		}
 		if !q.only {
 			for _, o := range live[i+1:] {
 				if o.only && !o.pair && o.need == q.id {
@@ -514,6 +595,11 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 				}
 			}
 			if pruning {
+				// The k-th best score only rises: the higher the bar, the fewer
+				// candidates the next, longer lists are looked up for.
+				if len(cands) > k {
+					theta = max(theta, s.kth(cands, k))
+				}
 				cands = s.keep(cands, theta, rest)
 				continue
 			}
@@ -556,7 +642,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 			}
 			cands = s.touched
 		}
-		if i+1 < len(live) && live[i+1].pair && live[i+1].only {
+		if i+1 < len(live) && live[i+1].early {
 			continue // the pairs that need this term come first
 		}
 		// A doc not seen so far scores at most fresh; once that is below the k-th best
