@@ -1,6 +1,7 @@
 package rank_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -9,15 +10,23 @@ import (
 )
 
 // FuzzSearch feeds arbitrary queries (untrusted input) to Search: it must not panic, and
-// its hits must be allowed docs, at most max, best first with ties by name, and the
-// prefix of the unlimited ranking.
+// its hits must be allowed docs, at most max, best first with ties by name, the prefix
+// of the unlimited ranking, and those of an index keeping one list per term.
 func FuzzSearch(f *testing.F) {
 	for _, q := range []string{"listing branches", "merge PR", "创建代码仓库", "Crème brûlée", "the of",
 		"getFileContents", "\xff\xfe", "ＡＢＣ", strings.Repeat("list ", 300), "a-b_c.d/e", "IDs VMs HTTPServer"} {
 		f.Add(q, uint8(3))
 	}
-	docs := smallCatalog
+	docs := slices.Clone(smallCatalog)
+	for i := range docs { // parameter text on some docs: their lists of their own are searched too
+		if i%2 == 0 {
+			docs[i].Params = "owner repo branch page perPage query " + docs[(i+3)%len(docs)].Description
+		}
+	}
 	ix := rank.NewIndex(docs)
+	joined := rank.DefaultParams
+	joined.Joined = true
+	one := rank.NewIndexParams(docs, joined)
 	allowed := rank.NewSet(len(docs))
 	for i := range docs {
 		if i%3 != 1 {
@@ -32,6 +41,9 @@ func FuzzSearch(f *testing.F) {
 		}
 		every := ix.Search(nil, q, allowed, 0)
 		got := ix.Search(nil, q, allowed, int(k))
+		if want := one.Search(nil, q, allowed, int(k)); !slices.Equal(got, want) {
+			t.Fatalf("Search(%q, %d) = %v, with one list per term %v", q, k, got, want)
+		}
 		if k > 0 && len(got) > int(k) {
 			t.Fatalf("Search(%q, %d) = %d hits", q, k, len(got))
 		}

@@ -595,9 +595,9 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 				}
 			}
 			if pruning {
-				// The k-th best score only rises: the higher the bar, the fewer
-				// candidates the next, longer lists are looked up for.
-				if len(cands) > k {
+				// The k-th best score only rises: raising the bar before the lists of
+				// parameters, long, leaves them fewer candidates to look up.
+				if len(cands) > k && i+1 < len(live) && live[i+1].param {
 					theta = max(theta, s.kth(cands, k))
 				}
 				cands = s.keep(cands, theta, rest)
