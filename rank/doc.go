@@ -1,5 +1,5 @@
-// Package rank ranks documents (tool names, titles and descriptions) by local lexical
-// match against a short query, over an allowed subset only, deterministically.
+// Package rank ranks tools (their names, titles, descriptions and parameters) by local
+// lexical match against a short query, over an allowed subset only, deterministically.
 //
 // An [Index] is built once per catalog version with [NewIndex]; [Index.Search] then ranks
 // a query over the docs of an allowed [Set] (the tools a principal may see). There is no
@@ -184,16 +184,23 @@
 //
 // Search over the real catalogs repeated to 1,000, 10,000 and 100,000 tools (100
 // realistic queries, a random half allowed, 17 hits), medians of 6 runs on the shared
-// 2-core machine, alternating with the code before pairs of words (load average about
-// 1.3): 5.3 µs, 15.8 µs and 129 µs per query (4.7, 15.2 and 135 µs before), no
-// allocation; 100 times the tools cost 24 times the time. The index takes about 630,
-// 411 and 506 bytes per tool (375 to 403, 342 and 414 before; the 1,000-tool figure is
-// the noisiest), and each concurrent search keeps 8 bytes per tool of scratch.
-// BenchmarkNewIndex builds the 10,000-tool index in about 0.15 s. On the same 10,000
-// tools and queries (bench module, medians of 5) rank takes 24 µs; bleve with scorch in
-// memory 1.08 ms (46 times more), 0.34 ms on an index holding only the allowed half (its
-// fastest set-up: 14 times more), and about 6 ms with NewMemOnly. Measure with
+// 2-core machine, alternating with the code before parameters were indexed (load
+// average about 1): 14.3 µs, 40.9 µs and 254 µs per query (8.7, 25.2 and 186 µs
+// before), no allocation; 100 times the tools cost 18 times the time. The same
+// comparison an hour earlier, on a quieter machine, gave 7.1, 23.1 and 161 µs against
+// 5.3, 16.5 and 126: parameters cost 1.3 to 1.6 times the time. Words found in the
+// parameters of most tools (id, name, page; in the generated catalog of the discovery
+// benchmark, every word) would otherwise make every tool a candidate, so the docs that
+// hold a word in their parameters alone are a list of their own, scored last and only
+// for the candidates left; that kept Discover over 10,000 generated tools at 72 µs
+// instead of 130. The index takes about 612 and 753 bytes per tool at 10,000 and
+// 100,000 tools (411 and 506 before; the 1,000-tool figure is too noisy to quote), and
+// each concurrent search keeps 8 bytes per tool of scratch. BenchmarkNewIndex builds
+// the 10,000-tool index in about 0.15 s. On the same 10,000 tools and queries (bench
+// module, medians of 5, the same hour) rank takes 43 µs; bleve with scorch in memory
+// 1.02 ms (23 times more), 0.53 ms on an index holding only the allowed half (its
+// fastest set-up: 12 times more), and about 5.3 ms with NewMemOnly. Measure with
 //
-//	go test ./rank -run '^$' -bench Search -benchtime 20000x -count 5
+//	go test ./rank -run '^$' -bench Search -benchtime 20000x -count 6
 //	cd bench && go test ./rank -run '^$' -bench Search -benchtime 500x -count 5
 package rank

@@ -4,7 +4,8 @@
 //
 //	go run ./rank/cmd/rankeval -catalog FILE -queries FILE [-json]
 //
-// FILE for -catalog is a JSON array of tools {name, title?, description, ...}; FILE for
+// FILE for -catalog is a JSON array of tools {name, title?, description, inputSchema?,
+// ...} (the schema's parameter text is ranked too, as discovery does); FILE for
 // -queries is a JSON array of {"query": ..., "relevant": [tool names]}. Every query runs
 // through rank with limit 10 and every tool allowed; the command prints Recall@1, @5, @10,
 // MRR@10 and nDCG@10 (binary relevance), and for queries with an empty relevant list the
