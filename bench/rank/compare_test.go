@@ -36,8 +36,8 @@ func datasets(t testing.TB) []dataset {
 
 // TestCompare prints rank's and bleve's metrics side by side on every dataset (bleve's
 // NewMemOnly index, and its scorch index in memory). It fails where rank does not beat
-// bleve on nDCG@10, where rank's Recall@5 is below bleve's on a dataset, or where it is
-// not above bleve's summed over the datasets.
+// bleve on nDCG@10 or on Recall@5 (unless rank's is perfect) on a dataset, or where its
+// Recall@5 is not above bleve's summed over the datasets.
 func TestCompare(t *testing.T) {
 	var b strings.Builder
 	var sumOurs float64
@@ -77,8 +77,10 @@ func TestCompare(t *testing.T) {
 			if ours.NDCG10 <= th.NDCG10 {
 				t.Errorf("%s: ours nDCG@10 %.3f, bleve %.3f: not better", ds.name, ours.NDCG10, th.NDCG10)
 			}
-			if ours.Recall5 < th.Recall5-1e-9 { // equal means, summed in another order, may differ in the last bit
-				t.Errorf("%s: ours Recall@5 %.3f, bleve %.3f: below", ds.name, ours.Recall5, th.Recall5)
+			// Equal means, summed in another order, may differ in the last bit; a
+			// perfect Recall@5 cannot be beaten, only matched.
+			if ours.Recall5 <= th.Recall5+1e-9 && ours.Recall5 < 1-1e-9 {
+				t.Errorf("%s: ours Recall@5 %.3f, bleve %.3f: not better", ds.name, ours.Recall5, th.Recall5)
 			}
 			sumTheirs[i] += th.Recall5
 		}
