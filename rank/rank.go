@@ -595,9 +595,9 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 				}
 			}
 			if pruning {
-				// The k-th best score only rises: raising the bar before the lists of
-				// parameters, long, leaves them fewer candidates to look up.
-				if len(cands) > k && i+1 < len(live) && live[i+1].param {
+				// The k-th best score only rises: raising the bar once, before the lists
+				// of parameters, long, leaves them fewer candidates to look up.
+				if len(cands) > k && !q.param && i+1 < len(live) && live[i+1].param {
 					theta = max(theta, s.kth(cands, k))
 				}
 				cands = s.keep(cands, theta, rest)
