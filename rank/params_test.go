@@ -2,6 +2,7 @@ package rank_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -191,4 +192,30 @@ func TestSearchParamOnlyListsExact(t *testing.T) {
 			}
 		}
 	}
+}
+
+func ExampleParamText() {
+	schema := []byte(`{
+		"type": "object",
+		"properties": {
+			"pull_number": {"type": "integer", "description": "The PR number"},
+			"event": {"type": "string", "enum": ["APPROVE", "REQUEST_CHANGES", "COMMENT"]}
+		}
+	}`)
+	fmt.Println(rank.ParamText(schema))
+
+	docs := []rank.Doc{
+		{Name: "pull_request_review_write", Description: "Create or submit a review.", Params: rank.ParamText(schema)},
+		{Name: "merge_pull_request", Description: "Merge a pull request.", Params: "pull_number merge_method"},
+	}
+	ix := rank.NewIndex(docs)
+	all := rank.NewSet(len(docs))
+	all.Add(0)
+	all.Add(1)
+	for _, h := range ix.Search(nil, "approve the PR", all, 1) {
+		fmt.Println(docs[h.Doc].Name) // found through its event parameter
+	}
+	// Output:
+	// event APPROVE REQUEST_CHANGES COMMENT pull_number The PR number
+	// pull_request_review_write
 }
