@@ -150,14 +150,27 @@ func BenchmarkHandleJSONRPC(b *testing.B) {
 			b.Fatalf("query %q: %.200s", q, resp)
 		}
 	}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		if _, handled := f.d.HandleJSONRPC(ctx, alice, msgs[i%len(msgs)]); !handled {
-			b.Fatal("not handled")
+	b.Run("new", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, handled := f.d.HandleJSONRPC(ctx, alice, msgs[i%len(msgs)]); !handled {
+				b.Fatal("not handled")
+			}
+			i++
 		}
-		i++
-	}
+	})
+	b.Run("append", func(b *testing.B) { // AppendJSONRPC into one reused buffer
+		buf := make([]byte, 0, discovery.MaxResponseBytes)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, handled := f.d.AppendJSONRPC(ctx, buf[:0], alice, msgs[i%len(msgs)]); !handled {
+				b.Fatal("not handled")
+			}
+			i++
+		}
+	})
 }
 
 // BenchmarkAuthorizeCall measures a granted call with a 10-property argument object:

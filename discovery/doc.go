@@ -5,8 +5,9 @@
 // A host compiles its tools once per catalog version with NewCatalog, builds a
 // Discoverer with New, and for each authenticated principal calls:
 //
-//   - Discover (or DiscoverParams, or HandleJSONRPC for bytes in, bytes out, or
-//     DiscoverTool for a discovery tool's tools/call) for the
+//   - Discover (or DiscoverParams, or HandleJSONRPC for bytes in, bytes out, and
+//     AppendJSONRPC for the same into a reused buffer, or DiscoverTool for a discovery
+//     tool's tools/call) for the
 //     multillm.tools.discover method: the best-matching tools for a few words, each with
 //     its complete definition, a page of at most 64 KiB at a time;
 //   - ListTools for tools/list: every tool the principal may see, and its contract digest;

@@ -1,6 +1,7 @@
 package discovery_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -214,12 +215,49 @@ func TestHandleJSONRPCEnvelope(t *testing.T) {
 		if handled && !json.Valid(resp) {
 			t.Errorf("HandleJSONRPC(%s): response is not JSON", tc.msg)
 		}
+		// AppendJSONRPC writes the same bytes after what dst holds, and leaves dst
+		// as it was when it does not answer (a next cursor is sealed anew each time).
+		prefix := []byte("kept|")
+		out, h := d.AppendJSONRPC(ctx, prefix, alice, []byte(tc.msg))
+		if h != handled || !bytes.HasPrefix(out, prefix) {
+			t.Errorf("AppendJSONRPC(%q, %s) = %.40s, %v", prefix, tc.msg, out, h)
+			continue
+		}
+		a, _, _ := strings.Cut(string(out[len(prefix):]), `"nextCursor"`)
+		b, _, _ := strings.Cut(got, `"nextCursor"`)
+		if a != b {
+			t.Errorf("AppendJSONRPC(%s) appended %.120s, HandleJSONRPC answered %.120s", tc.msg, a, b)
+		}
 	}
 	// A notification: handled, no response, no grant read.
 	dn := newDiscoverer(cat, forbiddenReader{t}, nil)
 	resp, handled := dn.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","method":"multillm.tools.discover","params":{"query":"model"}}`))
 	if !handled || resp != nil {
 		t.Errorf("notification: %s, %v; want nil, true", resp, handled)
+	}
+	buf := []byte("kept")
+	if out, handled := dn.AppendJSONRPC(ctx, buf, alice, []byte(`{"jsonrpc":"2.0","method":"multillm.tools.discover","params":{"query":"model"}}`)); !handled || string(out) != "kept" {
+		t.Errorf("notification appended: %q, %v; want %q, true", out, handled, buf)
+	}
+}
+
+// A host answering from one buffer allocates less than HandleJSONRPC, which allocates
+// every response anew.
+func TestAppendJSONRPCReusesBuffer(t *testing.T) {
+	ctx := t.Context()
+	cat := newCatalog(t, sampleTools()...)
+	d := newDiscoverer(cat, allGranted(t, cat), nil)
+	msg := []byte(`{"jsonrpc":"2.0","id":3,"method":"multillm.tools.discover","params":{"query":"model","limit":2}}`)
+	buf := make([]byte, 0, discovery.MaxResponseBytes)
+	fresh := testing.AllocsPerRun(50, func() { d.HandleJSONRPC(ctx, alice, msg) })
+	reused := testing.AllocsPerRun(50, func() {
+		out, _ := d.AppendJSONRPC(ctx, buf[:0], alice, msg)
+		if &out[0] != &buf[:1][0] {
+			t.Fatal("AppendJSONRPC did not write into the buffer it was given")
+		}
+	})
+	if reused >= fresh {
+		t.Errorf("AppendJSONRPC into a buffer: %v allocs, HandleJSONRPC %v: want fewer", reused, fresh)
 	}
 }
 

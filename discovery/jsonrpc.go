@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/deferredtools/deferredtools/grants"
@@ -17,25 +18,34 @@ import (
 // switch is off, so the host answers those exactly as it would without the library
 // (SPEC FLAG-2). A discover notification (no id) is handled with no response. The
 // response, envelope included, is at most MaxResponseBytes (SPEC PAGE-1): the page is
-// sized for the request's real id.
+// sized for the request's real id. Each response is a new slice; AppendJSONRPC writes
+// into the host's own buffer instead.
 func (d *Discoverer) HandleJSONRPC(ctx context.Context, p grants.Principal, msg []byte) (resp []byte, handled bool) {
+	return d.AppendJSONRPC(ctx, nil, p, msg)
+}
+
+// AppendJSONRPC is HandleJSONRPC appending the response to dst and returning the
+// extended slice, so that a host can answer request after request from one buffer
+// (responses reach MaxResponseBytes). When it does not handle msg, or msg is a
+// notification, it returns dst unchanged.
+func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Principal, msg []byte) (resp []byte, handled bool) {
 	if !d.opts.Enabled {
-		return nil, false
+		return dst, false
 	}
 	env, ok := parseEnvelope(msg)
 	if !ok {
-		return nil, false
+		return dst, false
 	}
 	if env.Method != d.method {
-		return nil, false
+		return dst, false
 	}
 	if env.ID == nil {
-		return nil, true // a notification: discovery executes nothing, answers nothing
+		return dst, true // a notification: discovery executes nothing, answers nothing
 	}
 	// An id too long to echo in any response under MaxResponseBytes is answered as an
 	// invalid request with a null id (SPEC PAGE-1).
 	if !validID(env.ID) || env.JSONRPC != "2.0" || len(env.ID) > MaxResponseBytes-maxErrorEnvelope {
-		return appendRPCError(nil, []byte("null"), -32600, "invalid_request", 400), true
+		return appendRPCError(dst, []byte("null"), -32600, "invalid_request", 400), true
 	}
 	req, err := parseParams(env.Params)
 	var res *Result
@@ -43,19 +53,20 @@ func (d *Discoverer) HandleJSONRPC(ctx context.Context, p grants.Principal, msg 
 		res, err = d.discover(ctx, p, req, frame{idLen: len(env.ID)})
 	}
 	if err != nil {
-		return AppendJSONRPCError(nil, env.ID, err), true
+		return AppendJSONRPCError(dst, env.ID, err), true
 	}
-	out := make([]byte, 0, len(envOpen)+len(env.ID)+len(envResult)+res.jsonLen()+len(envClose))
-	out = append(out, envOpen...)
-	out = append(out, env.ID...)
-	out = append(out, envResult...)
-	out = res.AppendJSON(out)
-	return append(out, envClose...), true
+	dst = slices.Grow(dst, len(envOpen)+len(env.ID)+len(envResult)+res.jsonLen()+len(envClose))
+	dst = append(dst, envOpen...)
+	dst = append(dst, env.ID...)
+	dst = append(dst, envResult...)
+	dst = res.AppendJSON(dst)
+	return append(dst, envClose...), true
 }
 
 // ResponseStatus reports the HTTP status a host's HTTP transport should answer a
-// response of HandleJSONRPC with: 200 for a page, the error's status for a refusal
-// (SPEC ERR-1). It reads only the envelope HandleJSONRPC wrote, never the page.
+// response of HandleJSONRPC (or the bytes AppendJSONRPC appended) with: 200 for a page,
+// the error's status for a refusal (SPEC ERR-1). It reads only the envelope, never the
+// page.
 func ResponseStatus(resp []byte) int {
 	if !bytes.HasPrefix(resp, []byte(envOpen)) {
 		return http.StatusOK

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,7 +20,7 @@ import (
 
 // Handler returns next (usually the SDK's mcp.StreamableHTTPHandler) with the discover
 // method answered: a POST whose application/json body is one JSON-RPC message for the
-// Discoverer's method is answered here, with the bytes of Discoverer.HandleJSONRPC;
+// Discoverer's method is answered here, with the bytes of Discoverer.AppendJSONRPC;
 // every other request reaches next with its body unchanged. The principal is the
 // PrincipalFunc's, called with the request's auth.TokenInfo and header. A refusal
 // answers its HTTP status (SPEC ERR-1) with the JSON-RPC error as body; a discover
@@ -62,14 +63,16 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			return
 		}
 		extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(ctx), Header: r.Header}
-		var resp []byte
+		bp := responseBuffers.Get().(*[]byte)
+		defer responseBuffers.Put(bp)
+		resp := (*bp)[:0]
 		status := http.StatusOK
 		p, err := a.principal(ctx, extra)
 		if err != nil {
-			resp, status = discovery.AppendJSONRPCError(nil, requestID(body), err), http.StatusUnauthorized
+			resp, status = discovery.AppendJSONRPCError(resp, requestID(body), err), http.StatusUnauthorized
 		} else {
 			var handled bool
-			resp, handled = a.d.HandleJSONRPC(ctx, p, body)
+			resp, handled = a.d.AppendJSONRPC(ctx, resp, p, body)
 			if !handled { // not a single well-formed message after all: the SDK decides
 				r.Body = io.NopCloser(bytes.NewReader(body))
 				next.ServeHTTP(w, r)
@@ -77,7 +80,8 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			}
 			status = discovery.ResponseStatus(resp)
 		}
-		if resp == nil {
+		*bp = resp[:0] // Write does not keep resp: the buffer serves the next request
+		if len(resp) == 0 {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
@@ -86,6 +90,13 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		w.Write(resp)
 	})
 }
+
+// responseBuffers hold discover responses, pages of up to 64 KiB that would otherwise
+// be allocated for each request.
+var responseBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, discovery.MaxResponseBytes)
+	return &b
+}}
 
 // rebound reports a request that arrived on a loopback address with a Host header that
 // is not a loopback name: a DNS rebinding attempt. The SDK's streamable handler refuses
