@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -162,4 +164,43 @@ func TestHTTPDiscoverStatus(t *testing.T) {
 	if json.Unmarshal([]byte(body), &env) == nil && env.Result != nil {
 		t.Errorf("switch off: discover answered a result: %s", body)
 	}
+}
+
+// Handler answers from pooled buffers: concurrent discover requests each get their own
+// response, byte for byte what the same request gets alone.
+func TestHandlerConcurrentResponses(t *testing.T) {
+	fx, err := buildFixture(fixtureOptions{enabled: true, principal: alice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := fx.a.Handler(http.NotFoundHandler())
+	serve := func(body string) string {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		page, _, _ := strings.Cut(rec.Body.String(), `"nextCursor"`) // sealed anew each time
+		return page
+	}
+	queries := []string{"model", "weather", "deploy", "forecast", "no such words", ""}
+	bodies := make([]string, 40)
+	want := make([]string, len(bodies))
+	for i := range bodies {
+		bodies[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"multillm.tools.discover","params":{"query":%q,"limit":2}}`, i, queries[i%len(queries)])
+		want[i] = serve(bodies[i])
+		if !strings.HasPrefix(want[i], fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,`, i)) {
+			t.Fatalf("request %d answered %.100s", i, want[i])
+		}
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		for i := range bodies {
+			wg.Go(func() {
+				if got := serve(bodies[i]); got != want[i] {
+					t.Errorf("request %d answered %.100s concurrently, %.100s alone", i, got, want[i])
+				}
+			})
+		}
+	}
+	wg.Wait()
 }
