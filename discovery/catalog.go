@@ -33,6 +33,13 @@ type CatalogOptions struct {
 	// Toolset names the toolset a tool belongs to, for toolset selection (SPEC VIS-1).
 	// Nil means no tool belongs to any toolset.
 	Toolset func(toolName string) string
+	// IgnoreParamText ranks each tool by its name, title and description alone, leaving out
+	// the text of its parameters (rank.ParamText: their names, descriptions and enum
+	// values, which otherwise count a tenth of the description). SPEC DISC-4 lists
+	// names, titles and descriptions; by default the descriptions of a tool's
+	// parameters are read as part of its descriptions, which finds more of the right
+	// tools (the rank package doc has the measurements).
+	IgnoreParamText bool
 }
 
 // ErrCatalog reports a catalog that NewCatalog refused; see CatalogError.
@@ -151,7 +158,11 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		if t.validator == nil && t.compErr == nil {
 			t.compErr = validate.ErrUnsupported // a Compiler that answered nothing: fail closed
 		}
-		titles[f.Name] = [3]string{title, f.Description, rank.ParamText(schema)}
+		params := ""
+		if !o.IgnoreParamText {
+			params = rank.ParamText(schema)
+		}
+		titles[f.Name] = [3]string{title, f.Description, params}
 		c.tools = append(c.tools, t)
 	}
 	if err := o.Limits.Check(c.total); err != nil {

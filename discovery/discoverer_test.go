@@ -737,3 +737,40 @@ func TestScopesUnambiguous(t *testing.T) {
 	_, err = d.Discover(ctx, forged, discovery.Request{Query: "model", Limit: 1, Cursor: res.NextCursor})
 	wantCode(t, "cursor of two scopes used with one NUL-joined scope", err, discovery.CodeInvalidCursor)
 }
+
+// SPEC DISC-4: ranking matches the query's words against names, titles and descriptions;
+// by default the descriptions of a tool's parameters (with their names and enum values)
+// count too, at a tenth of the weight, and CatalogOptions.IgnoreParamText leaves them out.
+func TestRankParamText(t *testing.T) {
+	ctx := t.Context()
+	tools := []json.RawMessage{
+		toolDefSchema("review_write", "Create or submit a review of a change.", map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"event": map[string]any{"type": "string", "description": "What the review concludes.", "enum": []any{"APPROVE", "REQUEST_CHANGES"}},
+			},
+		}),
+		toolDef("approve_deployment", "Approve a pending deployment."),
+		toolDef("list_changes", "List the changes of a project."),
+	}
+	for _, tc := range []struct {
+		opts *discovery.CatalogOptions
+		want []string
+	}{
+		{nil, []string{"approve_deployment", "review_write"}},
+		{&discovery.CatalogOptions{IgnoreParamText: true}, []string{"approve_deployment"}},
+	} {
+		cat, err := discovery.NewCatalog(tools, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := newDiscoverer(cat, allGranted(t, cat), nil)
+		res, err := d.Discover(ctx, alice, discovery.Request{Query: "approve"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := toolNames(t, res.Tools); !slices.Equal(got, tc.want) {
+			t.Errorf("options %+v: Discover(approve) = %v, want %v", tc.opts, got, tc.want)
+		}
+	}
+}

@@ -11,7 +11,9 @@
 // Search scores with BM25F: for each query term, the term's frequency in the name, title,
 // description and parameters, weighted 3, 2, 1 and 0.1 and each normalised by the field's
 // length, is saturated (k1 = 1.2) and multiplied by the term's idf,
-// ln(1 + (N - df + 0.5)/(df + 0.5)).
+// ln(1 + (N - df + 0.5)/(df + 0.5)). SPEC DISC-4 lists names, titles and descriptions:
+// the descriptions of a tool's parameters are read as part of its descriptions, with
+// their names and enum values (discovery.CatalogOptions.IgnoreParamText leaves them out).
 // Decisions the SPEC leaves open:
 //
 //   - N and df are counted over the allowed docs only, at query time, so a tool the
