@@ -10,7 +10,8 @@
 // through rank with limit 10 and every tool allowed; the command prints Recall@1, @5, @10,
 // MRR@10 and nDCG@10 (binary relevance), and for queries with an empty relevant list the
 // mean number of results. Queries naming an unknown tool are reported and skipped. -json
-// prints the same as one JSON object.
+// prints the same as one JSON object; -params=false ranks names, titles and
+// descriptions alone (discovery.CatalogOptions.IgnoreParamText).
 //
 // For example, on the MetaTool development set:
 //
@@ -46,6 +47,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	catalog := fs.String("catalog", "", "JSON array of tools {name, title?, description, ...}")
 	queries := fs.String("queries", "", `JSON array of {"query": ..., "relevant": [tool names]}`)
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
+	params := fs.Bool("params", true, "rank the text of each tool's parameters too, as discovery does by default")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,6 +58,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	docs, err := rankeval.LoadCatalog(*catalog)
 	if err != nil {
 		return err
+	}
+	if !*params {
+		for i := range docs {
+			docs[i].Params = ""
+		}
 	}
 	qs, err := rankeval.LoadQueries(*queries)
 	if err != nil {

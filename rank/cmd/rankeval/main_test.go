@@ -55,3 +55,31 @@ func TestRun(t *testing.T) {
 		t.Error("run without -queries succeeded")
 	}
 }
+
+// -params=false ranks names, titles and descriptions alone: a word only a parameter
+// holds then finds nothing.
+func TestRunParams(t *testing.T) {
+	dir := t.TempDir()
+	cat := filepath.Join(dir, "tools.json")
+	qs := filepath.Join(dir, "queries.json")
+	os.WriteFile(cat, []byte(`[
+		{"name": "review_write", "description": "Submit a review.", "inputSchema": {"properties": {"event": {"enum": ["APPROVE"]}}}},
+		{"name": "list_branches", "description": "List branches."}]`), 0o600)
+	os.WriteFile(qs, []byte(`[{"query": "approve", "relevant": ["review_write"]}]`), 0o600)
+	for _, tc := range []struct {
+		args    []string
+		recall1 float64
+	}{{nil, 1}, {[]string{"-params=false"}, 0}} {
+		var out, errOut bytes.Buffer
+		if err := run(append([]string{"-catalog", cat, "-queries", qs, "-json"}, tc.args...), &out, &errOut); err != nil {
+			t.Fatalf("run %v: %v (%s)", tc.args, err, errOut.String())
+		}
+		var rep rankeval.Report
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Recall1 != tc.recall1 {
+			t.Errorf("run %v: Recall@1 %v, want %v", tc.args, rep.Recall1, tc.recall1)
+		}
+	}
+}
