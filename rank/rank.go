@@ -202,7 +202,7 @@ func newIndex(docs []Doc, p params) *Index {
 			// nothing (see the package doc).
 			an.pairs = p.Pair > 0 && f < fieldDesc
 			// Parameters weigh a tenth of the description: their words as written
-			// would weigh a hundredth, for a third of the index.
+			// would weigh a hundredth, for a sixth of the index.
 			an.surface = p.Surf > 0 && f != fieldParams
 			an.add(text)
 			length[f] = an.words()
