@@ -138,7 +138,7 @@
 //
 // Measured against bleve v2 (in-memory, default mapping, a match query on each of name,
 // title and description; NewMemOnly and scorch both, the better of the two quoted;
-// scorch's figures move by up to 0.03 from run to run, ours never do) on the same
+// scorch's nDCG@10 moves by up to 0.04 from run to run, ours never does) on the same
 // data, with
 //
 //	cd bench && go test ./rank -run Compare -v
