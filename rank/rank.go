@@ -574,6 +574,25 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		}
 		if pruning || q.only {
 			lo, hi := ix.off[q.id], ix.off[q.id+1]
+			// Before the first list of parameters, the k-th best score is raised.
+			raise := pruning && len(cands) > k && !q.param && i+1 < len(live) && live[i+1].param
+			if pruning && !raise && len(cands)*8 < int(hi-lo) {
+				// Look each candidate up and keep it in the same pass.
+				out := cands[:0]
+				for _, d := range cands {
+					v := acc[d]
+					if sat := ix.lookup(q.id, d); sat != 0 {
+						v += contribution(q.wt, sat)
+						acc[d] = v
+						best = max(best, v)
+					}
+					if v+rest >= theta {
+						out = append(out, d)
+					}
+				}
+				cands, s.cands = out, out
+				continue
+			}
 			if len(cands)*8 < int(hi-lo) {
 				for _, d := range cands {
 					if sat := ix.lookup(q.id, d); sat != 0 {
@@ -597,7 +616,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 			if pruning {
 				// The k-th best score only rises: raising the bar once, before the lists
 				// of parameters, long, leaves them fewer candidates to look up.
-				if len(cands) > k && !q.param && i+1 < len(live) && live[i+1].param {
+				if raise {
 					theta = max(theta, s.kth(cands, k))
 				}
 				cands = s.keep(cands, theta, rest)
