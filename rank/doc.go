@@ -188,22 +188,23 @@
 // Search over the real catalogs repeated to 1,000, 10,000 and 100,000 tools (100
 // realistic queries, a random half allowed, 17 hits), medians of 6 runs on the shared
 // 2-core machine, alternating with the code before parameters were indexed (load
-// average about 1.4): 11.6 µs, 36.1 µs and 218 µs per query (7.5, 24.1 and 163 µs
-// before), no allocation; 100 times the tools cost 19 times the time. An earlier run
-// of the same kind under more load gave 14.3, 40.9 and 254 µs against 8.7, 25.2 and
-// 186: parameters cost 1.3 to 1.6 times the time, and SPEC PERF-2's 40 µs holds
-// narrowly, not under every load. Words found in the parameters of most tools (id,
-// name, page; in the generated catalog of the discovery benchmark, every word) would
-// otherwise make every tool a candidate, so the docs that hold a word in their
+// average about 1.4): 12.1 µs, 37.5 µs and 235 µs per query (8.1, 20.1 and 174 µs
+// before), no allocation; 100 times the tools cost 19 times the time. Four earlier runs
+// of the same kind put 10,000 tools at 36.1, 40.9, 38.1 and 37.8 µs against 24.1, 25.2,
+// 24.4 and 25.7: parameters cost 1.3 to 1.9 times the time, and SPEC PERF-2's 40 µs
+// holds narrowly, not under every load. Words found in the parameters of most tools
+// (id, name, page; in the generated catalog of the discovery benchmark, every word)
+// would otherwise make every tool a candidate, so the docs that hold a word in their
 // parameters alone are a list of their own, scored last and only for the candidates
-// left; that kept Discover over 10,000 generated tools at 72 µs instead of 130. The index takes about 612 and 753 bytes per tool at 10,000 and
-// 100,000 tools (411 and 506 before; the 1,000-tool figure is too noisy to quote), and
-// each concurrent search keeps 8 bytes per tool of scratch. BenchmarkNewIndex builds
-// the 10,000-tool index in about 0.57 s (0.17 s without parameters: their text is most
-// of what is analysed). On the same 10,000 tools and queries (bench module, medians of
-// 5, in the run under more load) rank takes 43 µs; bleve with scorch in memory
-// 1.02 ms (23 times more), 0.53 ms on an index holding only the allowed half (its
-// fastest set-up: 12 times more), and about 5.3 ms with NewMemOnly. Measure with
+// left; that kept Discover over 10,000 generated tools at 72 µs instead of 130. The
+// index takes about 612 and 753 bytes per tool at 10,000 and 100,000 tools (411 and 506
+// before; the 1,000-tool figure is too noisy to quote), and each concurrent search
+// keeps 8 bytes per tool of scratch. BenchmarkNewIndex builds the 10,000-tool index in
+// about 0.57 s (0.17 s without parameters: their text is most of what is analysed). On
+// the same 10,000 tools and queries (bench module, medians of 5, in the run under more
+// load) rank takes 43 µs; bleve with scorch in memory 1.02 ms (23 times more), 0.53 ms
+// on an index holding only the allowed half (its fastest set-up: 12 times more), and
+// about 5.3 ms with NewMemOnly. Measure with
 //
 //	go test ./rank -run '^$' -bench Search -benchtime 20000x -count 6
 //	cd bench && go test ./rank -run '^$' -bench Search -benchtime 500x -count 5
