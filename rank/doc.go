@@ -43,9 +43,14 @@
 // Text and queries are analysed alike. The measured effect of each step is the change in
 // nDCG@10 when it alone is turned off, on MetaTool (2,487 queries over 199 tools) and as
 // the mean over MetaTool and eight of our query sets for the real catalogs
-// (testdata/queries, 15 to 32 queries each; gitlab.agent and playwright.agent are kept
-// out of tuning), unless it says otherwise; the later steps name the sets they were
-// measured on (Quality lists them all):
+// (testdata/queries, 15 to 32 queries each; gitlab.agent and playwright.agent were then
+// kept out of tuning), unless it says otherwise; the later steps name the sets they were
+// measured on (Quality lists them all). Re-measure any step with
+//
+//	RANK_TUNE=features go test ./rank -run TestTune -v   # each feature turned off
+//	RANK_TUNE=params go test ./rank -run TestTune -v     # the parameter field's grid
+//
+// which evaluates every set but the held-out .fresh ones:
 //
 //   - Unicode: NFKD (golang.org/x/text/unicode/norm) folds compatibility forms (full-width
 //     letters, ligatures), combining marks are dropped (café = cafe) and case is folded with
@@ -196,15 +201,16 @@
 // (id, name, page; in the generated catalog of the discovery benchmark, every word)
 // would otherwise make every tool a candidate, so the docs that hold a word in their
 // parameters alone are a list of their own, scored last and only for the candidates
-// left; that kept Discover over 10,000 generated tools at 72 µs instead of 130. The
-// index takes about 612 and 753 bytes per tool at 10,000 and 100,000 tools (411 and 506
-// before; the 1,000-tool figure is too noisy to quote), and each concurrent search
-// keeps 8 bytes per tool of scratch. BenchmarkNewIndex builds the 10,000-tool index in
-// about 0.57 s (0.17 s without parameters: their text is most of what is analysed). On
-// the same 10,000 tools and queries (bench module, medians of 5, in the run under more
-// load) rank takes 43 µs; bleve with scorch in memory 1.02 ms (23 times more), 0.53 ms
-// on an index holding only the allowed half (its fastest set-up: 12 times more), and
-// about 5.3 ms with NewMemOnly. Measure with
+// left; that kept Discover over 10,000 generated tools at 72 µs instead of 130 (the
+// discovery benchmark, command in the README). The index takes about 612 and 753 bytes
+// per tool at 10,000 and 100,000 tools (411 and 506 before; the 1,000-tool figure is
+// too noisy to quote), and each concurrent search keeps 8 bytes per tool of scratch.
+// BenchmarkNewIndex (go test ./rank -run '^$' -bench NewIndex -benchtime 5x) builds the
+// 10,000-tool index in about 0.57 s (0.17 s without parameters: their text is most of
+// what is analysed). On the same 10,000 tools and queries (bench module, medians of 5,
+// in the run under more load) rank takes 43 µs; bleve with scorch in memory 1.02 ms (23
+// times more), 0.53 ms on an index holding only the allowed half (its fastest set-up:
+// 12 times more), and about 5.3 ms with NewMemOnly. Measure with
 //
 //	go test ./rank -run '^$' -bench Search -benchtime 20000x -count 6
 //	cd bench && go test ./rank -run '^$' -bench Search -benchtime 500x -count 5

@@ -47,8 +47,11 @@ func variants(base rank.Params) []variant {
 	p.Whole = !p.Whole
 	vs = append(vs, variant{fmt.Sprint("whole=", p.Whole), p})
 	p = base
-	p.W = [4]float64{1, 1, 1, 0}
+	copy(p.W[:3], []float64{1, 1, 1})
 	vs = append(vs, variant{"equal field weights", p})
+	p = base
+	p.W[3] = 0
+	vs = append(vs, variant{"no parameters", p})
 	if os.Getenv("RANK_TUNE") == "features" {
 		return vs
 	}
@@ -57,19 +60,20 @@ func variants(base rank.Params) []variant {
 		p.K1 = k1
 		vs = append(vs, variant{fmt.Sprint("k1=", k1), p})
 	}
-	for _, w := range [][4]float64{{2, 1.5, 1, 0}, {4, 2, 1, 0}, {5, 3, 1, 0}, {3, 3, 1, 0}, {6, 3, 1, 0}} {
+	// Name, title and description only: the parameters keep the base's constants.
+	for _, w := range [][3]float64{{2, 1.5, 1}, {4, 2, 1}, {5, 3, 1}, {3, 3, 1}, {6, 3, 1}} {
 		p := base
-		p.W = w
+		copy(p.W[:3], w[:])
 		vs = append(vs, variant{fmt.Sprint("w=", w), p})
 	}
-	for _, b := range [][4]float64{{0, 0, 0.75, 0.75}, {0.75, 0.75, 0.75, 0.75}, {0.5, 0.5, 0.5, 0.75}, {0.5, 0.5, 0.9, 0.75}, {0.3, 0.3, 0.6, 0.75}} {
+	for _, b := range [][3]float64{{0, 0, 0.75}, {0.75, 0.75, 0.75}, {0.5, 0.5, 0.5}, {0.5, 0.5, 0.9}, {0.3, 0.3, 0.6}} {
 		p := base
-		p.B = b
+		copy(p.B[:3], b[:])
 		vs = append(vs, variant{fmt.Sprint("b=", b), p})
 	}
-	for _, pv := range [][4]float64{{2, 4, 20, 30}, {3, 5, 50, 30}, {4, 6, 40, 30}, {3, 5, 15, 30}} {
+	for _, pv := range [][3]float64{{2, 4, 20}, {3, 5, 50}, {4, 6, 40}, {3, 5, 15}} {
 		p := base
-		p.Pivot = pv
+		copy(p.Pivot[:3], pv[:])
 		vs = append(vs, variant{fmt.Sprint("pivot=", pv), p})
 	}
 	return vs
