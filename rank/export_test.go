@@ -47,3 +47,15 @@ func AverageLengths(docs []Doc) [numFields]float64 {
 	}
 	return sum
 }
+
+// ParamOnlyLists counts the terms whose docs holding them in their parameters alone
+// have a list of their own.
+func (ix *Index) ParamOnlyLists() int {
+	n := 0
+	for _, t := range ix.paramOnly {
+		if t != noTerm {
+			n++
+		}
+	}
+	return n
+}

@@ -172,10 +172,15 @@ func TestSearchParamOnlyListsExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 9))
 	joined := rank.DefaultParams
 	joined.Joined = true
+	lists := 0
 	for trial := range 100 {
 		n := 1 + r.IntN(300)
 		docs := randomCatalog(r, n, "p")
 		split, one := rank.NewIndex(docs), rank.NewIndexParams(docs, joined)
+		lists += split.ParamOnlyLists()
+		if one.ParamOnlyLists() != 0 {
+			t.Fatalf("trial %d: an index with one list per term has lists of parameters alone", trial)
+		}
 		allowed := rank.NewSet(n)
 		for i := range n {
 			if r.IntN(3) > 0 {
@@ -191,6 +196,9 @@ func TestSearchParamOnlyListsExact(t *testing.T) {
 				}
 			}
 		}
+	}
+	if lists == 0 {
+		t.Fatal("no doc held a word in its parameters alone: the split lists were never searched")
 	}
 }
 

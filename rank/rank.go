@@ -576,8 +576,10 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 			lo, hi := ix.off[q.id], ix.off[q.id+1]
 			// Before the first list of parameters, the k-th best score is raised.
 			raise := pruning && len(cands) > k && !q.param && i+1 < len(live) && live[i+1].param
-			if pruning && !raise && len(cands)*8 < int(hi-lo) {
-				// Look each candidate up and keep it in the same pass.
+			if len(cands)*8 < int(hi-lo) {
+				// Look each candidate up; while pruning (the bar staying where it is),
+				// keep it in the same pass.
+				filter := pruning && !raise
 				out := cands[:0]
 				for _, d := range cands {
 					v := acc[d]
@@ -586,20 +588,14 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 						acc[d] = v
 						best = max(best, v)
 					}
-					if v+rest >= theta {
+					if !filter || v+rest >= theta {
 						out = append(out, d)
 					}
 				}
-				cands, s.cands = out, out
-				continue
-			}
-			if len(cands)*8 < int(hi-lo) {
-				for _, d := range cands {
-					if sat := ix.lookup(q.id, d); sat != 0 {
-						v := acc[d] + contribution(q.wt, sat)
-						acc[d] = v
-						best = max(best, v)
-					}
+				cands = out
+				if filter {
+					s.cands = out
+					continue
 				}
 			} else {
 				// Many candidates: walking the postings is cheaper than looking each one
