@@ -2,6 +2,7 @@ package rank
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -39,7 +40,7 @@ func ParamText(inputSchema []byte) string {
 			return
 		}
 		if props, ok := m["properties"].(map[string]any); ok {
-			for _, name := range sortedKeys(props) {
+			for _, name := range slices.Sorted(maps.Keys(props)) {
 				add(name)
 				p, _ := props[name].(map[string]any)
 				for _, k := range [...]string{"title", "description", "const"} {
@@ -69,13 +70,4 @@ func ParamText(inputSchema []byte) string {
 	}
 	walk(root, 0)
 	return b.String()
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
