@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -98,7 +99,7 @@ func New(opts *Options) *Discoverer {
 		d.opts.Visibility.Exclude = slices.Clone(opts.Visibility.Exclude)
 		d.opts.Visibility.Toolsets = slices.Clone(opts.Visibility.Toolsets)
 	}
-	d.method = cmpOr(d.opts.Method, DefaultMethod)
+	d.method = cmp.Or(d.opts.Method, DefaultMethod)
 	d.signer = d.opts.Signer
 	if d.signer == nil {
 		d.signer = cursor.NewSigner()
@@ -139,13 +140,6 @@ func (d *Discoverer) Enabled() bool { return d.opts.Enabled }
 
 // Method reports the discover method name HandleJSONRPC answers.
 func (d *Discoverer) Method() string { return d.method }
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
 
 func sortedUnique(s []string) []string {
 	s = slices.Clone(s)

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
@@ -183,7 +184,7 @@ func NewPlanner(d *Discoverer, policy *DeferralPolicy) *Planner {
 	if pl.policy.Default == LoadUnset {
 		pl.policy.Default = LoadDeferred
 	}
-	pl.toolName = cmpOr(pl.policy.ToolName, DefaultToolName)
+	pl.toolName = cmp.Or(pl.policy.ToolName, DefaultToolName)
 	pl.toolDef = ToolDefinition(pl.toolName)
 	pl.header = "More tools are available than are loaded. Call " + pl.toolName +
 		" with a few words describing the task to get the full definitions of the matching tools:\n"

@@ -2,6 +2,7 @@ package discovery_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -141,7 +142,7 @@ func newOracle(t testing.TB, cat *discovery.Catalog, granted map[string]bool) *o
 		if err := json.Unmarshal(raw, &f); err != nil {
 			t.Fatal(err)
 		}
-		docs[i] = rank.Doc{Name: n, Title: cmpOr(f.Title, f.Annotations.Title), Description: f.Description, Params: rank.ParamText(f.InputSchema)}
+		docs[i] = rank.Doc{Name: n, Title: cmp.Or(f.Title, f.Annotations.Title), Description: f.Description, Params: rank.ParamText(f.InputSchema)}
 		if granted[n] {
 			allowed.Add(i)
 		}
@@ -156,13 +157,6 @@ func (o *oracleIndex) rank(query string) []string {
 		out[i] = o.names[h.Doc]
 	}
 	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // rpcPage is one decoded discover response.

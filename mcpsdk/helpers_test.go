@@ -312,13 +312,4 @@ func decodeError(t testing.TB, resp []byte) *rpcErr {
 	return env.Error
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 var _ = strings.Contains

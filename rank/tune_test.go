@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,20 +48,11 @@ func TestDebugMisses(t *testing.T) {
 				}
 				continue
 			}
-			if len(got) == 0 || !contains(q.Relevant, got[0]) {
+			if len(got) == 0 || !slices.Contains(q.Relevant, got[0]) {
 				fmt.Printf("%q want %v got %v\n", q.Query, q.Relevant, got)
 			}
 		}
 	}
-}
-
-func contains(s []string, x string) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 type devSet struct{ name, catalog, queries string }
