@@ -238,8 +238,17 @@ func validQuery(q string) bool {
 
 // parseParams reads discover params strictly (SPEC DISC-1, DISC-2).
 func parseParams(params json.RawMessage) (Request, error) {
+	if !json.Valid(params) {
+		return Request{}, newError(CodeInvalidParams, nil)
+	}
+	return parseValidParams(params)
+}
+
+// parseValidParams is parseParams for params already known to be valid JSON or absent,
+// such as the params member of a message parseEnvelope read.
+func parseValidParams(params json.RawMessage) (Request, error) {
 	var req Request
-	if !json.Valid(params) || !utf8.Valid(params) {
+	if len(params) == 0 || !utf8.Valid(params) {
 		return req, newError(CodeInvalidParams, nil)
 	}
 	var seenQuery, seenLimit, seenCursor, seenMeta bool

@@ -47,7 +47,7 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 	if !validID(env.ID) || env.JSONRPC != "2.0" || len(env.ID) > MaxResponseBytes-maxErrorEnvelope {
 		return appendRPCError(dst, []byte("null"), -32600, "invalid_request", 400), true
 	}
-	req, err := parseParams(env.Params)
+	req, err := parseValidParams(env.Params) // parseEnvelope checked the whole message
 	var res *Result
 	if err == nil {
 		res, err = d.discover(ctx, p, req, frame{idLen: len(env.ID)})
