@@ -1,0 +1,219 @@
+package schemaguard
+
+import (
+	"slices"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// This file writes the canonical form (RFC 8785) of the tape canonical.go parses.
+
+// write appends the canonical form of the tape's value at i to dst and returns the index
+// past its subtree.
+func (c *canon) write(dst []byte, i int) ([]byte, int, error) {
+	n := c.tape[i]
+	switch n.kind {
+	case kNull:
+		return append(dst, "null"...), i + 1, nil
+	case kFalse:
+		return append(dst, "false"...), i + 1, nil
+	case kTrue:
+		return append(dst, "true"...), i + 1, nil
+	case kNumber:
+		return appendNumber(dst, n.num), i + 1, nil
+	case kString:
+		return appendString(dst, c.str[n.a:n.b]), i + 1, nil
+	case kArray:
+		dst = append(dst, '[')
+		j := i + 1
+		for k := range n.a {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, j, err = c.write(dst, j); err != nil {
+				return dst, 0, err
+			}
+		}
+		return append(dst, ']'), n.b, nil
+	default: // kObject
+		base := len(c.members)
+		for j, k := i+1, 0; k < n.a; k++ {
+			c.members = append(c.members, j)
+			j = c.next(j + 1)
+		}
+		members := c.members[base:]
+		slices.SortFunc(members, c.compareKeys)
+		for k := 1; k < len(members); k++ {
+			if c.compareKeys(members[k-1], members[k]) == 0 {
+				return dst, 0, errDuplicate
+			}
+		}
+		dst = append(dst, '{')
+		for k := range n.a {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			key := c.members[base+k] // re-read: a nested object may have grown c.members
+			dst = appendString(dst, c.str[c.tape[key].a:c.tape[key].b])
+			dst = append(dst, ':')
+			var err error
+			if dst, _, err = c.write(dst, key+1); err != nil {
+				return dst, 0, err
+			}
+		}
+		c.members = c.members[:base]
+		return append(dst, '}'), n.b, nil
+	}
+}
+
+// next returns the index past the subtree at i.
+func (c *canon) next(i int) int {
+	if k := c.tape[i].kind; k == kArray || k == kObject {
+		return c.tape[i].b
+	}
+	return i + 1
+}
+
+func (c *canon) compareKeys(x, y int) int {
+	return compareUTF16(c.str[c.tape[x].a:c.tape[x].b], c.str[c.tape[y].a:c.tape[y].b])
+}
+
+// compareUTF16 orders two valid UTF-8 strings as their UTF-16 encodings compare code
+// unit by code unit (RFC 8785 §3.2.3). UTF-8 byte order is code point order, which
+// differs from UTF-16 order only between a supplementary character (a surrogate pair,
+// D800–DBFF first) and one in E000–FFFF.
+func compareUTF16(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == n {
+		return len(a) - len(b)
+	}
+	if a[i] < utf8.RuneSelf && b[i] < utf8.RuneSelf {
+		return int(a[i]) - int(b[i])
+	}
+	for i > 0 && !utf8.RuneStart(a[i]) { // back to the start of the differing rune
+		i--
+	}
+	ra, _ := utf8.DecodeRune(a[i:])
+	rb, _ := utf8.DecodeRune(b[i:])
+	if (ra < 0x10000) != (rb < 0x10000) {
+		// One is a surrogate pair: compare its first code unit instead. The other
+		// rune cannot equal it, since valid UTF-8 holds no surrogate code point.
+		ra, rb = utf16Lead(ra), utf16Lead(rb)
+	}
+	return int(ra) - int(rb)
+}
+
+// utf16Lead returns the first UTF-16 code unit of r.
+func utf16Lead(r rune) rune {
+	if r < 0x10000 {
+		return r
+	}
+	hi, _ := utf16.EncodeRune(r)
+	return hi
+}
+
+// noEscape reports the bytes JCS writes unchanged inside a string.
+var noEscape = func() (t [256]bool) {
+	for i := range t {
+		t[i] = i >= 0x20 && i != '"' && i != '\\'
+	}
+	return t
+}()
+
+// appendString appends s, valid UTF-8, as a JCS string: the two-character escapes for
+// \b \t \n \f \r " and \, \u00xx with lower-case hex for other control characters, and
+// every other character as itself.
+func appendString(dst, s []byte) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	run := 0
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if noEscape[ch] {
+			continue
+		}
+		dst = append(dst, s[run:i]...)
+		run = i + 1
+		switch ch {
+		case '"', '\\':
+			dst = append(dst, '\\', ch)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[ch>>4], hexDigits[ch&0xF])
+		}
+	}
+	dst = append(dst, s[run:]...)
+	return append(dst, '"')
+}
+
+// appendNumber appends f, finite, as ECMAScript's Number.prototype.toString writes it
+// (ECMA-262 Number::toString, radix 10), which RFC 8785 §3.2.2.3 adopts. strconv's
+// shortest representation gives the digits and exponent ECMAScript asks for: the
+// fewest digits that round-trip, the closest of them to f.
+func appendNumber(dst []byte, f float64) []byte {
+	if f == 0 {
+		return append(dst, '0') // both zeros
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // d[.ddd]e±xx
+	var digits [17]byte
+	k := 0
+	i := 0
+	for ; e[i] != 'e'; i++ {
+		if e[i] != '.' {
+			digits[k] = e[i]
+			k++
+		}
+	}
+	exp, _ := strconv.Atoi(string(e[i+1:]))
+	n := exp + 1 // f = 0.d1d2...dk × 10^n
+	s := digits[:k]
+	switch {
+	case k <= n && n <= 21: // an integer: the digits, then n-k zeros
+		dst = append(dst, s...)
+		for range n - k {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21: // a point inside the digits
+		dst = append(dst, s[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, s[n:]...)
+	case -6 < n && n <= 0: // 0.000ddd
+		dst = append(dst, '0', '.')
+		for range -n {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, s...)
+	default: // d[.ddd]e±x
+		dst = append(dst, s[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, s[1:]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst
+}
