@@ -13,19 +13,19 @@
 // ciphertext and the binding: the binding is authenticated by the token, never carried
 // in it (encrypt-then-MAC). The AES and HMAC keys are derived with HMAC-SHA256 from 32
 // bytes of crypto/rand drawn when the Signer is created and then discarded; the derived
-// keys live only in the Signer's memory and are never returned, logged or formatted
+// keys live only in the [Signer]'s memory and are never returned, logged or formatted
 // (SPEC CURSOR-1). A token of another Signer, for example one from before a restart,
-// fails the MAC and answers ErrInvalid. Tags are compared in constant time.
+// fails the MAC and answers [ErrInvalid]. Tags are compared in constant time.
 //
 // Decisions where SPEC is silent:
 //   - Encryption is deterministic: sealing the same offset, issue time and binding twice
 //     gives the same token, and two tokens with equal offset and issue time share their
 //     ciphertext. This reveals only equality, never a value, and keeps Seal free of
 //     randomness and at one allocation.
-//   - Open accepts an issue time up to MaxClockSkew in the future (the wall clock may
-//     step back between two pages); beyond that the cursor is ErrInvalid.
-//   - A cursor exactly Lifetime old is still valid; one nanosecond older is ErrExpired.
-//   - A negative offset is never valid: Open answers ErrInvalid for it.
+//   - [Signer.Open] accepts an issue time up to [MaxClockSkew] in the future (the wall
+//     clock may step back between two pages); beyond that the cursor is [ErrInvalid].
+//   - A cursor exactly [Lifetime] old is still valid; one nanosecond older is [ErrExpired].
+//   - A negative offset is never valid: Open answers [ErrInvalid] for it.
 package cursor
 
 import (

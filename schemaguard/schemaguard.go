@@ -1,7 +1,7 @@
 // Package schemaguard gives every tool definition one canonical JSON form (RFC 8785,
 // JCS), digests it, and measures it against the catalog limits.
 //
-// Canonicalize parses JSON text itself (it never round-trips through encoding/json,
+// [Canonicalize] parses JSON text itself (it never round-trips through encoding/json,
 // which would lose duplicate keys and rewrite strings) and writes the JCS form: members
 // sorted by the UTF-16 code units of their names, no whitespace, strings with only the
 // escapes JCS mandates, numbers as ECMAScript writes the nearest IEEE 754 double. The
@@ -9,13 +9,13 @@
 // CONTRACT-2, CONTRACT-3).
 //
 // Decisions where SPEC is silent:
-//   - Text that I-JSON (RFC 7493) forbids has no canonical form and is ErrMalformed:
+//   - Text that I-JSON (RFC 7493) forbids has no canonical form and is [ErrMalformed]:
 //     invalid UTF-8, escaped lone surrogates, duplicate member names (compared after
 //     unescaping, so "a" and "\u0061" collide), numbers that overflow a double. A
 //     number that underflows becomes 0, as in ECMAScript; integers beyond 2^53 round
 //     to the nearest double, as JCS prescribes.
-//   - A byte order mark, and nesting deeper than MaxNesting, are ErrMalformed.
-//   - Measure counts every value (not member names) and nesting of arrays and objects.
+//   - A byte order mark, and nesting deeper than [MaxNesting], are [ErrMalformed].
+//   - [Measure] counts every value (not member names) and nesting of arrays and objects.
 //   - Canonicalize keeps its scratch space in a sync.Pool: with room in dst it
 //     allocates nothing. It is safe for concurrent use.
 package schemaguard
