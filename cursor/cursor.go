@@ -90,7 +90,6 @@ type Signer struct {
 	once sync.Once
 	k    *keys     // behind a pointer so that even a copied Signer prints no key bytes
 	macs sync.Pool // of *state, each with an HMAC-SHA256 under k.mac
-	now  func() time.Time
 }
 
 // keys holds what a Signer derives from its master key, which itself is discarded.
@@ -148,13 +147,6 @@ func (s *Signer) init() {
 // leaks key material.
 func (s *Signer) Format(f fmt.State, verb rune) {
 	fmt.Fprint(f, "cursor.Signer{keys:redacted}")
-}
-
-func (s *Signer) clock() time.Time {
-	if s.now != nil {
-		return s.now()
-	}
-	return time.Now()
 }
 
 func (s *Signer) get() *state {
@@ -226,7 +218,7 @@ func (s *Signer) Open(token string, binding []byte) (offset int, issued time.Tim
 		return 0, time.Time{}, ErrInvalid
 	}
 	issued = time.Unix(0, nanos)
-	now := s.clock()
+	now := time.Now()
 	if issued.Sub(now) > MaxClockSkew {
 		return 0, time.Time{}, ErrInvalid
 	}

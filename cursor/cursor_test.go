@@ -13,128 +13,141 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
 var raceEnabled = false
 
-var t0 = time.Date(2026, 11, 30, 4, 0, 0, 123456789, time.UTC)
-
-// newTestSigner returns a Signer whose clock reads *now.
-func newTestSigner(now *time.Time) *Signer {
-	s := NewSigner()
-	s.now = func() time.Time { return *now }
-	return s
+// inBubble runs f in a testing/synctest bubble, whose clock stands still until f sleeps,
+// so that expiry is tested to the nanosecond. t0, a moment before the bubble's start
+// with a sub-second part as real issue times have, is the issue time tests seal with.
+func inBubble(t *testing.T, f func(t *testing.T, t0 time.Time)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		f(t, time.Now().Add(-time.Second+123456789))
+	})
 }
 
 func TestSealOpenRoundTrip(t *testing.T) {
-	now := t0
-	s := newTestSigner(&now)
-	binding := []byte("facts")
-	for _, off := range []int{0, 1, 16, 1023, 1 << 40, int(^uint(0) >> 1)} {
-		tok := s.Seal(binding, off, t0)
-		if len(tok) != textLen {
-			t.Errorf("len(Seal(offset %d)) = %d, want %d", off, len(tok), textLen)
+	inBubble(t, func(t *testing.T, t0 time.Time) {
+		s := NewSigner()
+		binding := []byte("facts")
+		for _, off := range []int{0, 1, 16, 1023, 1 << 40, int(^uint(0) >> 1)} {
+			tok := s.Seal(binding, off, t0)
+			if len(tok) != textLen {
+				t.Errorf("len(Seal(offset %d)) = %d, want %d", off, len(tok), textLen)
+			}
+			gotOff, gotIssued, err := s.Open(tok, binding)
+			if err != nil {
+				t.Fatalf("Open(Seal(offset %d)) error = %v", off, err)
+			}
+			if gotOff != off || !gotIssued.Equal(t0) {
+				t.Errorf("Open(Seal(offset %d, %v)) = %d, %v, want the same", off, t0, gotOff, gotIssued)
+			}
 		}
-		gotOff, gotIssued, err := s.Open(tok, binding)
-		if err != nil {
-			t.Fatalf("Open(Seal(offset %d)) error = %v", off, err)
-		}
-		if gotOff != off || !gotIssued.Equal(t0) {
-			t.Errorf("Open(Seal(offset %d, %v)) = %d, %v, want the same", off, t0, gotOff, gotIssued)
-		}
-	}
+	})
 }
 
 // SPEC CURSOR-2: a cursor opened with any other binding is invalid.
 func TestOpenOtherBindingInvalid(t *testing.T) {
-	now := t0
-	s := newTestSigner(&now)
-	tok := s.Seal([]byte("principal=a;query=x"), 16, t0)
-	for _, b := range [][]byte{nil, []byte(""), []byte("principal=a;query=y"), []byte("principal=a;query=x "), []byte("principal=a;query=")} {
-		if _, _, err := s.Open(tok, b); !errors.Is(err, ErrInvalid) || errors.Is(err, ErrExpired) {
-			t.Errorf("Open(tok, %q) error = %v, want ErrInvalid", b, err)
+	inBubble(t, func(t *testing.T, t0 time.Time) {
+		s := NewSigner()
+		tok := s.Seal([]byte("principal=a;query=x"), 16, t0)
+		for _, b := range [][]byte{nil, []byte(""), []byte("principal=a;query=y"), []byte("principal=a;query=x "), []byte("principal=a;query=")} {
+			if _, _, err := s.Open(tok, b); !errors.Is(err, ErrInvalid) || errors.Is(err, ErrExpired) {
+				t.Errorf("Open(tok, %q) error = %v, want ErrInvalid", b, err)
+			}
 		}
-	}
-	if _, _, err := s.Open(tok, []byte("principal=a;query=x")); err != nil {
-		t.Errorf("Open(tok, same binding) error = %v, want nil", err)
-	}
+		if _, _, err := s.Open(tok, []byte("principal=a;query=x")); err != nil {
+			t.Errorf("Open(tok, same binding) error = %v, want nil", err)
+		}
+	})
 }
 
 // SPEC CURSOR-1: another Signer (another process, or this one after a restart) refuses
 // every cursor of the first.
 func TestRestartInvalidatesCursors(t *testing.T) {
-	now := t0
-	before := newTestSigner(&now)
-	after := newTestSigner(&now)
-	for off := range 50 {
-		tok := before.Seal([]byte("b"), off, t0)
-		if _, _, err := after.Open(tok, []byte("b")); !errors.Is(err, ErrInvalid) || errors.Is(err, ErrExpired) {
-			t.Fatalf("restarted Signer: Open(offset %d) error = %v, want ErrInvalid", off, err)
+	inBubble(t, func(t *testing.T, t0 time.Time) {
+		before := NewSigner()
+		after := NewSigner()
+		for off := range 50 {
+			tok := before.Seal([]byte("b"), off, t0)
+			if _, _, err := after.Open(tok, []byte("b")); !errors.Is(err, ErrInvalid) || errors.Is(err, ErrExpired) {
+				t.Fatalf("restarted Signer: Open(offset %d) error = %v, want ErrInvalid", off, err)
+			}
 		}
-	}
+	})
 }
 
 // SPEC CURSOR-3: a cursor lives Lifetime from the first page, and later pages, sealed
 // with the first page's issue time, do not renew it.
 func TestLifetime(t *testing.T) {
-	now := t0
-	s := newTestSigner(&now)
-	first := s.Seal([]byte("b"), 16, t0)
-
 	tests := []struct {
 		name    string
-		at      time.Time
+		age     time.Duration // now minus the issue time
 		wantErr error
 	}{
-		{"at issue", t0, nil},
-		{"just before expiry", t0.Add(Lifetime - time.Nanosecond), nil},
-		{"exactly Lifetime", t0.Add(Lifetime), nil},
-		{"one nanosecond late", t0.Add(Lifetime + time.Nanosecond), ErrExpired},
-		{"an hour late", t0.Add(time.Hour), ErrExpired},
-		{"issued in the future within skew", t0.Add(-MaxClockSkew), nil},
-		{"issued in the future beyond skew", t0.Add(-MaxClockSkew - time.Nanosecond), ErrInvalid},
+		{"at issue", 0, nil},
+		{"just before expiry", Lifetime - time.Nanosecond, nil},
+		{"exactly Lifetime", Lifetime, nil},
+		{"one nanosecond late", Lifetime + time.Nanosecond, ErrExpired},
+		{"an hour late", time.Hour, ErrExpired},
+		{"issued in the future within skew", -MaxClockSkew, nil},
+		{"issued in the future beyond skew", -MaxClockSkew - time.Nanosecond, ErrInvalid},
 	}
 	for _, tt := range tests {
-		now = tt.at
-		_, _, err := s.Open(first, []byte("b"))
-		switch {
-		case tt.wantErr == nil && err != nil:
-			t.Errorf("%s: Open error = %v, want nil", tt.name, err)
-		case tt.wantErr == ErrExpired && (err != ErrExpired || !errors.Is(err, ErrInvalid)):
-			t.Errorf("%s: Open error = %v, want ErrExpired (which is also ErrInvalid)", tt.name, err)
-		case tt.wantErr == ErrInvalid && (!errors.Is(err, ErrInvalid) || errors.Is(err, ErrExpired)):
-			t.Errorf("%s: Open error = %v, want ErrInvalid, not ErrExpired", tt.name, err)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			inBubble(t, func(t *testing.T, _ time.Time) {
+				s := NewSigner()
+				tok := s.Seal([]byte("b"), 16, time.Now().Add(-tt.age))
+				_, _, err := s.Open(tok, []byte("b"))
+				switch {
+				case tt.wantErr == nil && err != nil:
+					t.Errorf("Open error = %v, want nil", err)
+				case tt.wantErr == ErrExpired && (err != ErrExpired || !errors.Is(err, ErrInvalid)):
+					t.Errorf("Open error = %v, want ErrExpired (which is also ErrInvalid)", err)
+				case tt.wantErr == ErrInvalid && (!errors.Is(err, ErrInvalid) || errors.Is(err, ErrExpired)):
+					t.Errorf("Open error = %v, want ErrInvalid, not ErrExpired", err)
+				}
+			})
+		})
 	}
 
-	// The second page is sealed 100 s in, with the issue time Open returned.
-	now = t0.Add(100 * time.Second)
-	_, issued, err := s.Open(first, []byte("b"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	second := s.Seal([]byte("b"), 32, issued)
-	now = t0.Add(Lifetime + time.Second)
-	if _, _, err := s.Open(second, []byte("b")); err != ErrExpired {
-		t.Errorf("second page at t0+121s: Open error = %v, want ErrExpired (no renewal)", err)
-	}
+	t.Run("no renewal", func(t *testing.T) {
+		inBubble(t, func(t *testing.T, _ time.Time) {
+			s := NewSigner()
+			first := s.Seal([]byte("b"), 16, time.Now())
+			time.Sleep(100 * time.Second) // the second page is sealed 100 s in, with the first's issue time
+			_, issued, err := s.Open(first, []byte("b"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			second := s.Seal([]byte("b"), 32, issued)
+			time.Sleep(Lifetime - 100*time.Second + time.Second)
+			if _, _, err := s.Open(second, []byte("b")); err != ErrExpired {
+				t.Errorf("second page at first issue + 121 s: Open error = %v, want ErrExpired (no renewal)", err)
+			}
+		})
+	})
 }
 
 // Sealing is deterministic (a documented decision): equal inputs give equal tokens, and
 // any other binding gives another tag.
 func TestSealDeterministic(t *testing.T) {
-	s := NewSigner()
-	a := s.Seal([]byte("b"), 16, t0)
-	if b := s.Seal([]byte("b"), 16, t0); a != b {
-		t.Errorf("Seal twice = %q, %q, want equal tokens", a, b)
-	}
-	if b := s.Seal([]byte("c"), 16, t0); a == b || a[:22] != b[:22] {
-		t.Errorf("Seal with another binding = %q, %q, want the same ciphertext (first 22 characters) and another tag", a, b)
-	}
-	if b := s.Seal([]byte("b"), 16, t0.Add(time.Nanosecond)); a == b {
-		t.Error("Seal ignores a nanosecond of issue time")
-	}
+	inBubble(t, func(t *testing.T, t0 time.Time) {
+		s := NewSigner()
+		a := s.Seal([]byte("b"), 16, t0)
+		if b := s.Seal([]byte("b"), 16, t0); a != b {
+			t.Errorf("Seal twice = %q, %q, want equal tokens", a, b)
+		}
+		if b := s.Seal([]byte("c"), 16, t0); a == b || a[:22] != b[:22] {
+			t.Errorf("Seal with another binding = %q, %q, want the same ciphertext (first 22 characters) and another tag", a, b)
+		}
+		if b := s.Seal([]byte("b"), 16, t0.Add(time.Nanosecond)); a == b {
+			t.Error("Seal ignores a nanosecond of issue time")
+		}
+	})
 }
 
 func TestExpiredIsInvalid(t *testing.T) {
@@ -147,169 +160,176 @@ func TestExpiredIsInvalid(t *testing.T) {
 }
 
 func TestNegativeOffsetNeverOpens(t *testing.T) {
-	now := t0
-	s := newTestSigner(&now)
-	tok := s.Seal([]byte("b"), -1, t0)
-	if _, _, err := s.Open(tok, []byte("b")); !errors.Is(err, ErrInvalid) {
-		t.Errorf("Open(Seal(offset -1)) error = %v, want ErrInvalid", err)
-	}
+	inBubble(t, func(t *testing.T, t0 time.Time) {
+		s := NewSigner()
+		tok := s.Seal([]byte("b"), -1, t0)
+		if _, _, err := s.Open(tok, []byte("b")); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Open(Seal(offset -1)) error = %v, want ErrInvalid", err)
+		}
+	})
 }
 
 // SPEC CURSOR-6: nothing the caller bound, nor the offset or the issue time, appears in
 // the token, in clear or in any common encoding.
 func TestTokenIsOpaque(t *testing.T) {
-	now := t0
-	s := newTestSigner(&now)
-	const canary = "principal-alice|scope-admin|query-model-search"
-	binding := []byte(canary)
-	for _, off := range []int{0, 7, 16, 4096, 123456789} {
-		tok := s.Seal(binding, off, t0)
-		raw, err := base64.RawURLEncoding.DecodeString(tok)
-		if err != nil {
-			t.Fatalf("token is not unpadded base64url: %v", err)
-		}
-		var offBytes, timeBytes [8]byte
-		binary.BigEndian.PutUint64(offBytes[:], uint64(off))
-		binary.BigEndian.PutUint64(timeBytes[:], uint64(t0.UnixNano()))
-		leaks := map[string]string{
-			"canary":              canary,
-			"canary word":         "alice",
-			"canary hex":          hex.EncodeToString(binding)[:16],
-			"canary base64":       base64.StdEncoding.EncodeToString(binding)[:12],
-			"canary base64url":    base64.RawURLEncoding.EncodeToString(binding)[:12],
-			"issue time unix":     fmt.Sprint(t0.Unix()),
-			"issue time RFC 3339": t0.Format(time.RFC3339)[:10],
-		}
-		for what, s := range leaks {
-			if strings.Contains(tok, s) || bytes.Contains(raw, []byte(s)) {
-				t.Errorf("token for offset %d reveals the %s", off, what)
+	inBubble(t, func(t *testing.T, t0 time.Time) {
+		s := NewSigner()
+		const canary = "principal-alice|scope-admin|query-model-search"
+		binding := []byte(canary)
+		for _, off := range []int{0, 7, 16, 4096, 123456789} {
+			tok := s.Seal(binding, off, t0)
+			raw, err := base64.RawURLEncoding.DecodeString(tok)
+			if err != nil {
+				t.Fatalf("token is not unpadded base64url: %v", err)
+			}
+			var offBytes, timeBytes [8]byte
+			binary.BigEndian.PutUint64(offBytes[:], uint64(off))
+			binary.BigEndian.PutUint64(timeBytes[:], uint64(t0.UnixNano()))
+			leaks := map[string]string{
+				"canary":              canary,
+				"canary word":         "alice",
+				"canary hex":          hex.EncodeToString(binding)[:16],
+				"canary base64":       base64.StdEncoding.EncodeToString(binding)[:12],
+				"canary base64url":    base64.RawURLEncoding.EncodeToString(binding)[:12],
+				"issue time unix":     fmt.Sprint(t0.Unix()),
+				"issue time RFC 3339": t0.Format(time.RFC3339)[:10],
+			}
+			for what, s := range leaks {
+				if strings.Contains(tok, s) || bytes.Contains(raw, []byte(s)) {
+					t.Errorf("token for offset %d reveals the %s", off, what)
+				}
+			}
+			if off > 0 && bytes.Contains(raw, offBytes[2:]) {
+				t.Errorf("token for offset %d contains the offset in clear", off)
+			}
+			if bytes.Contains(raw, timeBytes[:6]) {
+				t.Errorf("token for offset %d contains the issue time in clear", off)
 			}
 		}
-		if off > 0 && bytes.Contains(raw, offBytes[2:]) {
-			t.Errorf("token for offset %d contains the offset in clear", off)
+		// Neighbouring offsets give unrelated ciphertexts, not a counter.
+		a, _ := base64.RawURLEncoding.DecodeString(s.Seal(binding, 16, t0))
+		b, _ := base64.RawURLEncoding.DecodeString(s.Seal(binding, 17, t0))
+		same := 0
+		for i := 1; i < 1+blockLen; i++ {
+			if a[i] == b[i] {
+				same++
+			}
 		}
-		if bytes.Contains(raw, timeBytes[:6]) {
-			t.Errorf("token for offset %d contains the issue time in clear", off)
+		if same > 4 {
+			t.Errorf("ciphertexts of offsets 16 and 17 share %d of %d bytes, want an unrelated block", same, blockLen)
 		}
-	}
-	// Neighbouring offsets give unrelated ciphertexts, not a counter.
-	a, _ := base64.RawURLEncoding.DecodeString(s.Seal(binding, 16, t0))
-	b, _ := base64.RawURLEncoding.DecodeString(s.Seal(binding, 17, t0))
-	same := 0
-	for i := 1; i < 1+blockLen; i++ {
-		if a[i] == b[i] {
-			same++
-		}
-	}
-	if same > 4 {
-		t.Errorf("ciphertexts of offsets 16 and 17 share %d of %d bytes, want an unrelated block", same, blockLen)
-	}
+	})
 }
 
 // Property: a one-bit flip anywhere in a valid token's bytes, and any change of one of
 // its characters, is rejected with ErrInvalid.
 func TestOneBitFlipRejected(t *testing.T) {
-	now := t0
-	s := newTestSigner(&now)
-	r := rand.New(rand.NewPCG(1, 2))
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-	others := alphabet + "+/=.~ \n\r\x00é"
-	for range 20 {
-		binding := make([]byte, r.IntN(64))
-		for i := range binding {
-			binding[i] = byte(r.Uint32())
-		}
-		off := r.IntN(1 << 20)
-		tok := s.Seal(binding, off, t0.Add(-time.Duration(r.Int64N(int64(Lifetime)))))
-		if _, _, err := s.Open(tok, binding); err != nil {
-			t.Fatalf("Open(valid token) error = %v", err)
-		}
-		raw, err := base64.RawURLEncoding.DecodeString(tok)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for bit := range len(raw) * 8 {
-			flipped := bytes.Clone(raw)
-			flipped[bit/8] ^= 1 << (bit % 8)
-			ft := base64.RawURLEncoding.EncodeToString(flipped)
-			if _, _, err := s.Open(ft, binding); !errors.Is(err, ErrInvalid) {
-				t.Fatalf("Open(token with bit %d flipped) error = %v, want ErrInvalid", bit, err)
+	inBubble(t, func(t *testing.T, t0 time.Time) {
+		s := NewSigner()
+		r := rand.New(rand.NewPCG(1, 2))
+		const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+		others := alphabet + "+/=.~ \n\r\x00é"
+		for range 20 {
+			binding := make([]byte, r.IntN(64))
+			for i := range binding {
+				binding[i] = byte(r.Uint32())
 			}
-		}
-		for i := range len(tok) {
-			for _, c := range strings.Split(others, "") {
-				if c == tok[i:i+1] {
-					continue
-				}
-				ft := tok[:i] + c + tok[i+1:]
+			off := r.IntN(1 << 20)
+			tok := s.Seal(binding, off, t0.Add(-time.Duration(r.Int64N(int64(Lifetime)))))
+			if _, _, err := s.Open(tok, binding); err != nil {
+				t.Fatalf("Open(valid token) error = %v", err)
+			}
+			raw, err := base64.RawURLEncoding.DecodeString(tok)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for bit := range len(raw) * 8 {
+				flipped := bytes.Clone(raw)
+				flipped[bit/8] ^= 1 << (bit % 8)
+				ft := base64.RawURLEncoding.EncodeToString(flipped)
 				if _, _, err := s.Open(ft, binding); !errors.Is(err, ErrInvalid) {
-					t.Fatalf("Open(token with character %d set to %q) error = %v, want ErrInvalid", i, c, err)
+					t.Fatalf("Open(token with bit %d flipped) error = %v, want ErrInvalid", bit, err)
 				}
 			}
-			// Insertions and deletions too.
-			if _, _, err := s.Open(tok[:i]+tok[i+1:], binding); !errors.Is(err, ErrInvalid) {
-				t.Fatalf("Open(token without character %d) error = %v, want ErrInvalid", i, err)
-			}
-			if _, _, err := s.Open(tok[:i]+"\n"+tok[i:], binding); !errors.Is(err, ErrInvalid) {
-				t.Fatalf("Open(token with a newline at %d) error = %v, want ErrInvalid", i, err)
+			for i := range len(tok) {
+				for _, c := range strings.Split(others, "") {
+					if c == tok[i:i+1] {
+						continue
+					}
+					ft := tok[:i] + c + tok[i+1:]
+					if _, _, err := s.Open(ft, binding); !errors.Is(err, ErrInvalid) {
+						t.Fatalf("Open(token with character %d set to %q) error = %v, want ErrInvalid", i, c, err)
+					}
+				}
+				// Insertions and deletions too.
+				if _, _, err := s.Open(tok[:i]+tok[i+1:], binding); !errors.Is(err, ErrInvalid) {
+					t.Fatalf("Open(token without character %d) error = %v, want ErrInvalid", i, err)
+				}
+				if _, _, err := s.Open(tok[:i]+"\n"+tok[i:], binding); !errors.Is(err, ErrInvalid) {
+					t.Fatalf("Open(token with a newline at %d) error = %v, want ErrInvalid", i, err)
+				}
 			}
 		}
-	}
+	})
 }
 
 // SPEC CURSOR-1: the key is never returned, logged or formatted.
 func TestSignerPrintsNoKey(t *testing.T) {
-	s := NewSigner()
-	s.Seal([]byte("b"), 1, t0) // the pool holds an HMAC state too
-	key := s.k.mac[:]
-	forms := []string{
-		hex.EncodeToString(key)[:16],
-		strings.ToUpper(hex.EncodeToString(key)[:16]),
-		base64.StdEncoding.EncodeToString(key)[:12],
-		base64.RawURLEncoding.EncodeToString(key)[:12],
-		fmt.Sprint(key[:4])[1:], // decimal bytes, as %v of a byte array prints them
-		fmt.Sprintf("%#v", key[:4])[8:],
-	}
-	var out []string
-	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%x", "%X", "%q", "%d"} {
-		out = append(out, fmt.Sprintf(verb, s))
-	}
-	j, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out = append(out, string(j))
-	var logs bytes.Buffer
-	slog.New(slog.NewTextHandler(&logs, nil)).Info("signer", "s", s)
-	slog.New(slog.NewJSONHandler(&logs, nil)).Info("signer", "s", s)
-	out = append(out, logs.String())
-	for _, o := range out {
-		for _, f := range forms {
-			if strings.Contains(o, f) {
-				t.Errorf("formatted Signer %q contains key bytes %q", o, f)
+	inBubble(t, func(t *testing.T, t0 time.Time) {
+		s := NewSigner()
+		s.Seal([]byte("b"), 1, t0) // the pool holds an HMAC state too
+		key := s.k.mac[:]
+		forms := []string{
+			hex.EncodeToString(key)[:16],
+			strings.ToUpper(hex.EncodeToString(key)[:16]),
+			base64.StdEncoding.EncodeToString(key)[:12],
+			base64.RawURLEncoding.EncodeToString(key)[:12],
+			fmt.Sprint(key[:4])[1:], // decimal bytes, as %v of a byte array prints them
+			fmt.Sprintf("%#v", key[:4])[8:],
+		}
+		var out []string
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%x", "%X", "%q", "%d"} {
+			out = append(out, fmt.Sprintf(verb, s))
+		}
+		j, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(j))
+		var logs bytes.Buffer
+		slog.New(slog.NewTextHandler(&logs, nil)).Info("signer", "s", s)
+		slog.New(slog.NewJSONHandler(&logs, nil)).Info("signer", "s", s)
+		out = append(out, logs.String())
+		for _, o := range out {
+			for _, f := range forms {
+				if strings.Contains(o, f) {
+					t.Errorf("formatted Signer %q contains key bytes %q", o, f)
+				}
 			}
 		}
-	}
+	})
 }
 
 // SPEC ERR-2: errors are fixed texts that never include the token or the binding.
 func TestErrorsQuoteNothing(t *testing.T) {
-	now := t0
-	s := newTestSigner(&now)
-	const canary = "CANARYcanaryCANARYcanaryCANARYcanaryCANARY12"
-	for _, tok := range []string{canary, canary[:10], s.Seal([]byte("x"), 1, t0)} {
-		_, _, err := s.Open(tok, []byte(canary))
-		if err == nil {
-			t.Fatalf("Open(%q) error = nil", tok)
+	inBubble(t, func(t *testing.T, t0 time.Time) {
+		s := NewSigner()
+		const canary = "CANARYcanaryCANARYcanaryCANARYcanaryCANARY12"
+		for _, tok := range []string{canary, canary[:10], s.Seal([]byte("x"), 1, t0)} {
+			_, _, err := s.Open(tok, []byte(canary))
+			if err == nil {
+				t.Fatalf("Open(%q) error = nil", tok)
+			}
+			if strings.Contains(err.Error(), "CANARY") || strings.Contains(err.Error(), tok) {
+				t.Errorf("Open error %q quotes its input", err)
+			}
 		}
-		if strings.Contains(err.Error(), "CANARY") || strings.Contains(err.Error(), tok) {
-			t.Errorf("Open error %q quotes its input", err)
+		expired := s.Seal([]byte(canary), 1, t0)
+		time.Sleep(time.Hour)
+		if _, _, err := s.Open(expired, []byte(canary)); err.Error() != "cursor: expired" {
+			t.Errorf("expired error = %q, want %q", err, "cursor: expired")
 		}
-	}
-	now = t0.Add(time.Hour)
-	if _, _, err := s.Open(s.Seal([]byte(canary), 1, t0), []byte(canary)); err.Error() != "cursor: expired" {
-		t.Errorf("expired error = %q, want %q", err, "cursor: expired")
-	}
+	})
 }
 
 func TestZeroSignerWorks(t *testing.T) {
@@ -382,28 +402,30 @@ func FuzzSealOpen(f *testing.F) {
 	f.Add([]byte(nil), []byte{0}, int64(0), int64(-int64(Lifetime)))
 	f.Add(bytes.Repeat([]byte{0xff}, 5000), []byte(""), int64(1<<62), int64(MaxClockSkew))
 	s := NewSigner()
-	now := t0
-	s.now = func() time.Time { return now }
 	f.Fuzz(func(t *testing.T, binding, other []byte, offset, age int64) {
-		if offset < 0 {
-			offset = -(offset + 1)
-		}
-		age %= int64(Lifetime)
-		if age < 0 {
-			age = -age
-		}
-		issued := t0.Add(-time.Duration(age)) // within the lifetime
-		tok := s.Seal(binding, int(offset), issued)
-		off, got, err := s.Open(tok, binding)
-		if err != nil || off != int(offset) || !got.Equal(issued) {
-			t.Fatalf("Open(Seal(%d, %v)) = %d, %v, %v", offset, issued, off, got, err)
-		}
-		if !bytes.Equal(binding, other) {
-			if _, _, err := s.Open(tok, other); !errors.Is(err, ErrInvalid) {
-				t.Fatalf("Open with another binding error = %v, want ErrInvalid", err)
-			}
-		}
+		inBubble(t, func(t *testing.T, _ time.Time) { fuzzSealOpen(t, s, binding, other, offset, age) })
 	})
+}
+
+func fuzzSealOpen(t *testing.T, s *Signer, binding, other []byte, offset, age int64) {
+	if offset < 0 {
+		offset = -(offset + 1)
+	}
+	age %= int64(Lifetime)
+	if age < 0 {
+		age = -age
+	}
+	issued := time.Now().Add(-time.Duration(age)) // within the lifetime
+	tok := s.Seal(binding, int(offset), issued)
+	off, got, err := s.Open(tok, binding)
+	if err != nil || off != int(offset) || !got.Equal(issued) {
+		t.Fatalf("Open(Seal(%d, %v)) = %d, %v, %v", offset, issued, off, got, err)
+	}
+	if !bytes.Equal(binding, other) {
+		if _, _, err := s.Open(tok, other); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("Open with another binding error = %v, want ErrInvalid", err)
+		}
+	}
 }
 
 // SPEC PERF-5: seal + open under 2 µs.
