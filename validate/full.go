@@ -33,8 +33,7 @@ type FullOptions struct {
 // it can be told, with an empty Path.
 //
 // Unlike the bounded validator it decodes numbers as float64 (a number beyond
-// float64's range answers ErrLimit), counts string lengths in code points, runs
-// patterns with Go's regexp syntax as written, and has no work-step budget: at the
+// float64's range answers ErrLimit), runs patterns with Go's regexp syntax as written, and has no work-step budget: at the
 // node and string bounds it takes 5 to 10 ms (BenchmarkFullHeavy: 8,000 numbers under
 // uniqueItems, 1,000 objects, a 250,000-character string against a large pattern),
 // beyond SPEC PERF-4's 5 ms, where the bounded validator takes under 1 ms. A host

@@ -28,9 +28,11 @@ func (g *gen) n(k int) int {
 }
 
 var (
-	fuzzTypes    = []string{"null", "boolean", "integer", "number", "string", "array", "object"}
-	fuzzNumbers  = []string{"-2", "0", "1", "1.5", "3", "-0.5", "2.0", "10"}
-	fuzzStrings  = []string{"", "a", "ab", "abc", "b", "x", "é", "1", "aaaa", "a1", "Ab"}
+	fuzzTypes   = []string{"null", "boolean", "integer", "number", "string", "array", "object"}
+	fuzzNumbers = []string{"-2", "0", "1", "1.5", "3", "-0.5", "2.0", "10"}
+	// fuzzStrings include astral characters and combining marks, where code points,
+	// UTF-16 code units and bytes all differ.
+	fuzzStrings  = []string{"", "a", "ab", "abc", "b", "x", "é", "1", "aaaa", "a1", "Ab", "😀", "a😀", "💩💩", "e\u0301", "\U0001D165\U0001D167x"}
 	fuzzPatterns = []string{"^a", "b$", "^[a-c]*$", "\\d", "^[a-z]+$", "x|y", "^(ab)+$", "[^a]", "^\\w*$", "a{2,}"}
 	fuzzNames    = []string{"a", "b", "c", "d"}
 )
@@ -147,8 +149,7 @@ func (g *gen) schema(b *strings.Builder, depth int) {
 	b.WriteByte('}')
 }
 
-// value writes a JSON value from a small domain where float64 is exact and every
-// string is in the BMP (so code points and UTF-16 code units agree).
+// value writes a JSON value from a small domain where float64 is exact.
 func (g *gen) value(b *strings.Builder, depth int) {
 	k := g.n(10)
 	if depth <= 0 && k >= 7 {
@@ -196,7 +197,10 @@ func (g *gen) value(b *strings.Builder, depth int) {
 // SPEC CALL-3
 // SPEC CALL-8
 func FuzzDifferential(f *testing.F) {
-	for _, s := range []string{"", "\x02\x01\x00", "\x03\x09\x0a\x05\x01\x07\x03", "\x0e\x03\x0f\x00\x02\x04\x03\x05\x01", "\x05\x05\x02\x07\x03\x02\x08\x01\x02"} {
+	for _, s := range []string{"", "\x02\x01\x00", "\x03\x09\x0a\x05\x01\x07\x03", "\x0e\x03\x0f\x00\x02\x04\x03\x05\x01", "\x05\x05\x02\x07\x03\x02\x08\x01\x02",
+		"\x02\x01\x02\x01\x01\x03\x0b", // {"maxLength":1} against "😀"
+		"\x02\x01\x02\x00\x03\x03\x0d", // {"minLength":3} against "💩💩"
+	} {
 		f.Add([]byte(s))
 	}
 	ours := NewCompiler(nil)
