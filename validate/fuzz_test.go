@@ -308,6 +308,7 @@ func FuzzCompile(f *testing.F) {
 	f.Add([]byte(`{"type":"object","properties":{"a":{"pattern":"^a"}}}`), []byte(`{"a":"ab"}`))
 	f.Add([]byte(`{"anyOf":[{"enum":[1,{"a":[]}]},false]}`), []byte(`{"a":[]}`))
 	f.Add([]byte(`{"pattern":"[\\s\\d-]\\u00e9(?:x|y)"}`), []byte(`"é"`))
+	f.Add([]byte(`{"$REF":"#"}`), []byte(`1`)) // NewFull once overflowed the stack on this
 	f.Fuzz(func(t *testing.T, schema, args []byte) {
 		for _, c := range []Compiler{NewCompiler(nil), NewFull(nil)} {
 			v, err := c.Compile(schema)
