@@ -239,9 +239,11 @@ func FuzzDifferential(f *testing.F) {
 
 // FuzzParse checks the argument scanner against encoding/json: whatever we accept is
 // valid JSON, and valid JSON we refuse is refused for a documented reason (duplicate
-// key, string encoding, a bound), never as malformed.
+// key, string encoding, a bound), never as malformed; every string's length is its
+// count of code points.
 //
 // SPEC CALL-8
+// SPEC CALL-3
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":[1,2.5e3,-0,"x\u00e9\ud83d\ude00"],"b":null}`, `[true,false]`, `"\ud800"`, `{"a":1,"a":2}`, "\"\xff\"", `1e999999`, `01`, ` [ ] `, `"\u00e9\u0041\u20ac\ud83d\ude00\u0000x\uD7FF\uE000"`, `{"\u0061b":"\u00e9\u00e9","ab2":[1.5e-3,"\n\t\/"]}`, `"\u00zz"`} {
 		f.Add([]byte(s))
@@ -261,6 +263,12 @@ func FuzzParse(f *testing.F) {
 			}
 			if got := tapeValue(&tp, 0); !reflect.DeepEqual(got, want) {
 				t.Errorf("parse(%q) = %#v, encoding/json decodes %#v", data, got, want)
+			}
+			// Every string (and key) holds its length in code points (SPEC CALL-3).
+			for i, tk := range tp.toks {
+				if tk.kind == kString && int(tk.n) != utf8.RuneCount(tp.str(int32(i))) {
+					t.Errorf("parse(%q): string token %d has length %d, want %d code points", data, i, tk.n, utf8.RuneCount(tp.str(int32(i))))
+				}
 			}
 		}
 		switch {
