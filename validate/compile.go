@@ -88,17 +88,11 @@ type program struct {
 	schema *tape // the schema's own tape, for enum values
 	nodes  int   // schema nodes, charged against MaxNodes
 	lim    Limits
-
-	codePoints bool // see compiler.codePoints
 }
 
 type compiler struct {
 	opts  Options
 	annot map[string]bool
-	// codePoints makes minLength and maxLength count code points instead of UTF-16
-	// code units; only the conformance test sets it, to show that the suite cases we
-	// disagree with differ by that rule alone.
-	codePoints bool
 }
 
 // NewCompiler returns the bounded Compiler of exactly the SPEC CALL-3 keyword subset.
@@ -159,7 +153,7 @@ func (c *compiler) Compile(schemaText []byte) (Validator, error) {
 		}
 		return nil, &UnsupportedError{}
 	}
-	p := &program{schema: t, nodes: t.nodes, lim: c.opts.Limits, codePoints: c.codePoints}
+	p := &program{schema: t, nodes: t.nodes, lim: c.opts.Limits}
 	root, err := c.compile(t, 0)
 	if err != nil {
 		return nil, err

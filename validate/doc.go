@@ -34,11 +34,14 @@
 //     duplicate key in any object (also when spelled with escapes, SPEC CALL-8), invalid
 //     UTF-8, and a lone or reversed surrogate escape are invalid arguments (ErrInvalid):
 //     such text has no single meaning a tool could rely on.
-//   - String length counts UTF-16 code units (SPEC CALL-3): the catalogs' clients are
-//     JavaScript and TypeScript hosts whose string length is in code units, so a limit
-//     means the same to the schema's author and to us. An astral character such as an
-//     emoji counts 2. (The official test suite counts code points; the two cases where
-//     that differs are listed in the conformance test.)
+//   - String length (minLength, maxLength) counts code points, as JSON Schema 2020-12
+//     defines it and as the official test suite and the mainstream validators count
+//     (SPEC CALL-3): "💩💩" has length 2, and a letter with a combining mark counts 2
+//     (code points, not graphemes). The CALL-5 bound on string code units counts UTF-16
+//     code units instead, so an astral character counts 2 there: the bound measures
+//     size, not length: a UTF-16 code unit is at most one 6-byte \uXXXX escape of JSON
+//     text (the bound on text size in [Limits] rests on that) and one unit of a
+//     JavaScript client's string.
 //   - Numbers are compared exactly as decimals, straight from the JSON text: no float64
 //     rounding at integer bounds (9007199254740993 is above 9007199254740992), 1.0 is an
 //     integer, -0 equals 0, 1e999999 is an integer far above any bound, and enum and
@@ -57,7 +60,7 @@
 //
 // # Bounds
 //
-// [Limits] holds the CALL-5 bounds. Depth, nodes, code units and text size are checked
+// [Limits] holds the CALL-5 bounds. Depth, nodes, UTF-16 code units and text size are checked
 // while the argument text is scanned, so 10,000 nested brackets stop at bracket 33.
 // Validation then spends work steps: one per schema applied to a value, one per object
 // member and array element, one per value compared by enum or uniqueItems (whose

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 )
 
 // status is the outcome of checking one value against one subschema.
@@ -204,17 +203,12 @@ func (st *state) check(s *schema, i int32) status {
 	}
 	switch tk.kind {
 	case kString:
-		if s.minLen >= 0 || s.maxLen >= 0 {
-			n := int64(tk.n)
-			if st.p.codePoints {
-				n = int64(utf8.RuneCount(t.str(i)))
-			}
-			if s.minLen >= 0 && n < s.minLen {
-				return st.reject("minLength")
-			}
-			if s.maxLen >= 0 && n > s.maxLen {
-				return st.reject("maxLength")
-			}
+		// tk.n is the string's length in code points, counted by the scan.
+		if s.minLen >= 0 && int64(tk.n) < s.minLen {
+			return st.reject("minLength")
+		}
+		if s.maxLen >= 0 && int64(tk.n) > s.maxLen {
+			return st.reject("maxLength")
 		}
 		if s.pattern != nil {
 			str := t.str(i)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -27,19 +28,21 @@ type FullOptions struct {
 // whose $ref or $dynamicRef can lead back to itself without descending into the
 // instance (a cycle the library would follow until the stack overflows) answers an
 // *UnsupportedError for "$ref", as does a reference this package cannot resolve inside
-// the schema; arguments are checked for the bounds, duplicate keys (SPEC CALL-8) and
-// string encoding before the library decodes them; and no error carries schema or
-// argument text (SPEC ERR-2): a failure is a *ValidationError naming the keyword when
-// it can be told, with an empty Path.
+// the schema; a duplicate member, and a member that differs from a keyword the library
+// reads only by case ("MaxLength", "TYPE", which the library's encoding/json decoding
+// would enforce as maxLength and type, so the schema served would not be the schema
+// enforced), answer an *UnsupportedError naming no keyword; arguments are checked for
+// the bounds, duplicate keys (SPEC CALL-8) and string encoding before the library
+// decodes them; and no error carries schema or argument text (SPEC ERR-2): a failure
+// is a *ValidationError naming the keyword when it can be told, with an empty Path.
 //
 // Unlike the bounded validator it decodes numbers as float64 (a number beyond
-// float64's range answers ErrLimit), counts string lengths in code points, runs
-// patterns with Go's regexp syntax as written, and has no work-step budget: at the
-// node and string bounds it takes 5 to 10 ms (BenchmarkFullHeavy: 8,000 numbers under
-// uniqueItems, 1,000 objects, a 250,000-character string against a large pattern),
-// beyond SPEC PERF-4's 5 ms, where the bounded validator takes under 1 ms. A host
-// that needs PERF-4 whatever the arguments keeps the bounded validator, or lowers
-// Limits here.
+// float64's range answers ErrLimit), runs patterns with Go's regexp syntax as written,
+// and has no work-step budget: at the node and string bounds it takes 5 to 10 ms
+// (BenchmarkFullHeavy: 8,000 numbers under uniqueItems, 1,000 objects, a
+// 250,000-character string against a large pattern), beyond SPEC PERF-4's 5 ms, where
+// the bounded validator takes under 1 ms. A host that needs PERF-4 whatever the
+// arguments keeps the bounded validator, or lowers Limits here.
 func NewFull(opts *FullOptions) Compiler {
 	c := &fullCompiler{}
 	if opts != nil {
@@ -175,6 +178,40 @@ var (
 	inPlaceMaps   = map[string]bool{"dependentSchemas": true, "dependencies": true}
 )
 
+// fullKeywords are the member names github.com/google/jsonschema-go (v0.4.3) reads
+// from a schema object: the json names of jsonschema.Schema's fields, and type, items
+// and dependencies, which its UnmarshalJSON reads through a wrapper. It decodes with
+// encoding/json, which matches struct fields case-insensitively: see caseVariant.
+var fullKeywords = []string{
+	"$id", "$schema", "$ref", "$comment", "$defs", "definitions", "$anchor",
+	"$dynamicAnchor", "$dynamicRef", "$vocabulary", "title", "description", "default",
+	"deprecated", "readOnly", "writeOnly", "examples", "type", "enum", "const",
+	"multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+	"minLength", "maxLength", "pattern", "prefixItems", "items", "minItems", "maxItems",
+	"additionalItems", "uniqueItems", "contains", "minContains", "maxContains",
+	"unevaluatedItems", "minProperties", "maxProperties", "required",
+	"dependentRequired", "dependencies", "properties", "patternProperties",
+	"additionalProperties", "propertyNames", "unevaluatedProperties", "allOf", "anyOf",
+	"oneOf", "not", "if", "then", "else", "dependentSchemas", "contentEncoding",
+	"contentMediaType", "contentSchema", "format",
+}
+
+// caseVariant reports whether k differs from a keyword of fullKeywords only by case
+// (Unicode simple folding, as encoding/json matches: "MaxLength", "TYPE", "itemſ").
+// The library would enforce such a member as that keyword while every other reader
+// sees an unknown one, so NewFull refuses it.
+func caseVariant(k string) bool {
+	if slices.Contains(fullKeywords, k) {
+		return false
+	}
+	for _, kw := range fullKeywords {
+		if strings.EqualFold(k, kw) {
+			return true
+		}
+	}
+	return false
+}
+
 func escapePointer(s string) string { return pointerEscaper.Replace(s) }
 
 func (g *refGraph) walk(v any, ptr string, base *url.URL) error {
@@ -187,6 +224,11 @@ func (g *refGraph) walk(v any, ptr string, base *url.URL) error {
 		return nil
 	}
 	m := v.(map[string]any)
+	for k := range m {
+		if caseVariant(k) {
+			return &UnsupportedError{}
+		}
+	}
 	if id, ok := m["$id"].(string); ok {
 		u, err := base.Parse(id)
 		if err != nil {

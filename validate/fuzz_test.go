@@ -28,9 +28,11 @@ func (g *gen) n(k int) int {
 }
 
 var (
-	fuzzTypes    = []string{"null", "boolean", "integer", "number", "string", "array", "object"}
-	fuzzNumbers  = []string{"-2", "0", "1", "1.5", "3", "-0.5", "2.0", "10"}
-	fuzzStrings  = []string{"", "a", "ab", "abc", "b", "x", "é", "1", "aaaa", "a1", "Ab"}
+	fuzzTypes   = []string{"null", "boolean", "integer", "number", "string", "array", "object"}
+	fuzzNumbers = []string{"-2", "0", "1", "1.5", "3", "-0.5", "2.0", "10"}
+	// fuzzStrings include astral characters and combining marks, where code points,
+	// UTF-16 code units and bytes all differ.
+	fuzzStrings  = []string{"", "a", "ab", "abc", "b", "x", "é", "1", "aaaa", "a1", "Ab", "😀", "a😀", "💩💩", "e\u0301", "\U0001D165\U0001D167x"}
 	fuzzPatterns = []string{"^a", "b$", "^[a-c]*$", "\\d", "^[a-z]+$", "x|y", "^(ab)+$", "[^a]", "^\\w*$", "a{2,}"}
 	fuzzNames    = []string{"a", "b", "c", "d"}
 )
@@ -147,8 +149,7 @@ func (g *gen) schema(b *strings.Builder, depth int) {
 	b.WriteByte('}')
 }
 
-// value writes a JSON value from a small domain where float64 is exact and every
-// string is in the BMP (so code points and UTF-16 code units agree).
+// value writes a JSON value from a small domain where float64 is exact.
 func (g *gen) value(b *strings.Builder, depth int) {
 	k := g.n(10)
 	if depth <= 0 && k >= 7 {
@@ -196,7 +197,10 @@ func (g *gen) value(b *strings.Builder, depth int) {
 // SPEC CALL-3
 // SPEC CALL-8
 func FuzzDifferential(f *testing.F) {
-	for _, s := range []string{"", "\x02\x01\x00", "\x03\x09\x0a\x05\x01\x07\x03", "\x0e\x03\x0f\x00\x02\x04\x03\x05\x01", "\x05\x05\x02\x07\x03\x02\x08\x01\x02"} {
+	for _, s := range []string{"", "\x02\x01\x00", "\x03\x09\x0a\x05\x01\x07\x03", "\x0e\x03\x0f\x00\x02\x04\x03\x05\x01", "\x05\x05\x02\x07\x03\x02\x08\x01\x02",
+		"\x02\x01\x02\x01\x01\x03\x0b", // {"maxLength":1} against "😀"
+		"\x02\x01\x02\x00\x03\x03\x0d", // {"minLength":3} against "💩💩"
+	} {
 		f.Add([]byte(s))
 	}
 	ours := NewCompiler(nil)
@@ -235,9 +239,11 @@ func FuzzDifferential(f *testing.F) {
 
 // FuzzParse checks the argument scanner against encoding/json: whatever we accept is
 // valid JSON, and valid JSON we refuse is refused for a documented reason (duplicate
-// key, string encoding, a bound), never as malformed.
+// key, string encoding, a bound), never as malformed; every string's length is its
+// count of code points.
 //
 // SPEC CALL-8
+// SPEC CALL-3
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":[1,2.5e3,-0,"x\u00e9\ud83d\ude00"],"b":null}`, `[true,false]`, `"\ud800"`, `{"a":1,"a":2}`, "\"\xff\"", `1e999999`, `01`, ` [ ] `, `"\u00e9\u0041\u20ac\ud83d\ude00\u0000x\uD7FF\uE000"`, `{"\u0061b":"\u00e9\u00e9","ab2":[1.5e-3,"\n\t\/"]}`, `"\u00zz"`} {
 		f.Add([]byte(s))
@@ -257,6 +263,12 @@ func FuzzParse(f *testing.F) {
 			}
 			if got := tapeValue(&tp, 0); !reflect.DeepEqual(got, want) {
 				t.Errorf("parse(%q) = %#v, encoding/json decodes %#v", data, got, want)
+			}
+			// Every string (and key) holds its length in code points (SPEC CALL-3).
+			for i, tk := range tp.toks {
+				if tk.kind == kString && int(tk.n) != utf8.RuneCount(tp.str(int32(i))) {
+					t.Errorf("parse(%q): string token %d has length %d, want %d code points", data, i, tk.n, utf8.RuneCount(tp.str(int32(i))))
+				}
 			}
 		}
 		switch {
@@ -304,6 +316,7 @@ func FuzzCompile(f *testing.F) {
 	f.Add([]byte(`{"type":"object","properties":{"a":{"pattern":"^a"}}}`), []byte(`{"a":"ab"}`))
 	f.Add([]byte(`{"anyOf":[{"enum":[1,{"a":[]}]},false]}`), []byte(`{"a":[]}`))
 	f.Add([]byte(`{"pattern":"[\\s\\d-]\\u00e9(?:x|y)"}`), []byte(`"é"`))
+	f.Add([]byte(`{"$REF":"#"}`), []byte(`1`)) // NewFull once overflowed the stack on this
 	f.Fuzz(func(t *testing.T, schema, args []byte) {
 		for _, c := range []Compiler{NewCompiler(nil), NewFull(nil)} {
 			v, err := c.Compile(schema)

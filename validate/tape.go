@@ -29,7 +29,7 @@ type token struct {
 	esc  bool  // string content was decoded into the arena (it had escapes)
 	off  int32 // string content or number literal: [off, end) in src or arena
 	end  int32
-	n    int32 // array: elements; object: members; string: UTF-16 code units
+	n    int32 // array: elements; object: members; string: code points (minLength, maxLength)
 	next int32 // index of the first token after this value's subtree
 }
 
@@ -395,7 +395,9 @@ var plain = func() (t [256]bool) {
 func (t *tape) string(src []byte, i int, lim tapeLimits) (int, error) {
 	i++
 	start := i
-	units := 0
+	// units counts UTF-16 code units (the CALL-5 bound); astral counts characters
+	// beyond the BMP, two units but one code point.
+	units, astral := 0, 0
 	for {
 		j := plainRun(src, i)
 		units += j - i
@@ -408,7 +410,7 @@ func (t *tape) string(src []byte, i int, lim tapeLimits) (int, error) {
 			break
 		}
 		if c == '\\' {
-			return t.escString(src, start, i, units, lim)
+			return t.escString(src, start, i, units, astral, lim)
 		}
 		if c < 0x20 {
 			return 0, errSyntax
@@ -420,6 +422,7 @@ func (t *tape) string(src []byte, i int, lim tapeLimits) (int, error) {
 		units++
 		if r >= 0x10000 {
 			units++
+			astral++
 		}
 		i += size
 	}
@@ -427,12 +430,13 @@ func (t *tape) string(src []byte, i int, lim tapeLimits) (int, error) {
 	if t.units > lim.units {
 		return 0, errUnits
 	}
-	t.toks = append(t.toks, token{kind: kString, off: int32(start), end: int32(i), n: int32(units), next: int32(len(t.toks) + 1)})
+	t.toks = append(t.toks, token{kind: kString, off: int32(start), end: int32(i), n: int32(units - astral), next: int32(len(t.toks) + 1)})
 	return i + 1, nil
 }
 
-// escString continues a string whose content starts at start and holds an escape at i.
-func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, error) {
+// escString continues a string whose content starts at start and holds an escape at i;
+// units and astral are the counts of string so far.
+func (t *tape) escString(src []byte, start, i, units, astral int, lim tapeLimits) (int, error) {
 	off := len(t.arena)
 	// The decoded text is never longer than the rest of the source.
 	// out is the arena in a local variable, so appends stay in registers; the Grow
@@ -463,6 +467,7 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 				r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
 				out = append(out, 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 				units += 2
+				astral++
 				i += 12
 				continue
 			}
@@ -497,7 +502,7 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 				return 0, errUnits
 			}
 			t.arena = out
-			t.toks = append(t.toks, token{kind: kString, esc: true, off: int32(off), end: int32(len(out)), n: int32(units), next: int32(len(t.toks) + 1)})
+			t.toks = append(t.toks, token{kind: kString, esc: true, off: int32(off), end: int32(len(out)), n: int32(units - astral), next: int32(len(t.toks) + 1)})
 			return i + 1, nil
 		case c == '\\':
 			if i+1 >= len(src) {
@@ -547,6 +552,7 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 				i += 6
 				r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
 				units++
+				astral++
 				out = append(out, 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 			}
 		case c < 0x20:
@@ -559,6 +565,7 @@ func (t *tape) escString(src []byte, start, i, units int, lim tapeLimits) (int, 
 			units++
 			if r >= 0x10000 {
 				units++
+				astral++
 			}
 			out = append(out, src[i:i+size]...)
 			i += size

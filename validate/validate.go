@@ -75,7 +75,7 @@ func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
 type Limits struct {
 	MaxDepth       int // nesting of schema and arguments; default 32
 	MaxNodes       int // schema nodes plus argument nodes; default 8192
-	MaxStringUnits int // UTF-16 code units over all argument strings; default 262144
+	MaxStringUnits int // UTF-16 code units (not code points) over all argument strings; default 262144
 	MaxSteps       int // work steps per validation; default 65536
 	MaxPattern     int // UTF-16 code units of one pattern; default 512
 }

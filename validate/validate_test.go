@@ -68,8 +68,8 @@ func TestKeywords(t *testing.T) {
 		{`{"minLength":2,"maxLength":3}`, `"ab"`, "ok"},
 		{`{"minLength":2,"maxLength":3}`, `"a"`, "invalid:minLength"},
 		{`{"maxLength":3}`, `"abcd"`, "invalid:maxLength"},
-		{`{"maxLength":1}`, `"😀"`, "invalid:maxLength"}, // two UTF-16 code units
-		{`{"maxLength":2}`, `"😀"`, "ok"},
+		{`{"maxLength":1}`, `"😀"`, "ok"}, // one code point, two UTF-16 code units
+		{`{"maxLength":0}`, `"😀"`, "invalid:maxLength"},
 		{`{"maxLength":1}`, `"\u00e9"`, "ok"},
 		{`{"maxLength":2.0}`, `"abc"`, "invalid:maxLength"},
 		{`{"pattern":"^a+$"}`, `"aaa"`, "ok"},
