@@ -29,6 +29,8 @@ type CatalogOptions struct {
 	Limits schemaguard.Limits
 	// Compiler compiles each tool's inputSchema once. Nil means
 	// validate.NewCompiler(nil): the bounded validator of the strict CALL-3 subset.
+	// NewCatalog does not look inside inputSchema for names differing only by case: a
+	// Compiler must read keywords by their exact names, as the default one does.
 	Compiler validate.Compiler
 	// Toolset names the toolset a tool belongs to, for toolset selection (SPEC VIS-1).
 	// Nil means no tool belongs to any toolset.
