@@ -1,7 +1,7 @@
 package discovery
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,6 +29,8 @@ type CatalogOptions struct {
 	Limits schemaguard.Limits
 	// Compiler compiles each tool's inputSchema once. Nil means
 	// validate.NewCompiler(nil): the bounded validator of the strict CALL-3 subset.
+	// NewCatalog does not look inside inputSchema for names differing only by case: a
+	// Compiler must read keywords by their exact names, as the default one does.
 	Compiler validate.Compiler
 	// Toolset names the toolset a tool belongs to, for toolset selection (SPEC VIS-1).
 	// Nil means no tool belongs to any toolset.
@@ -48,10 +50,19 @@ var ErrCatalog = errors.New("discovery: catalog refused")
 // A CatalogError says why NewCatalog refused a catalog: which tool (its position in
 // the input) and which rule, never the tool's content.
 type CatalogError struct {
-	Index  int    // position of the offending tool, or -1 for the whole catalog
-	Reason string // "malformed", "name", "duplicate name", "inputSchema", or a limit
-	cause  error
+	Index int // position of the offending tool, or -1 for the whole catalog
+	// Reason is the rule broken: "malformed", "name", "duplicate name", "inputSchema",
+	// "member names differing only by case" (CaseReason), or "limit: " and the limit.
+	Reason string
+	// Name is the tool's exact "name" member when it was read and is a valid tool name
+	// (a host may print it to say which tool), else "". Error does not include it.
+	Name  string
+	cause error
 }
+
+// CaseReason is the CatalogError Reason of a tool whose object, annotations or _meta
+// holds two member names that differ only by case.
+const CaseReason = "member names differing only by case"
 
 func (e *CatalogError) Error() string {
 	if e.Index < 0 {
@@ -88,25 +99,15 @@ type tool struct {
 	compErr                error // why validator is nil
 }
 
-// toolFields are the members of a tool definition the library reads.
-type toolFields struct {
-	Name        string          `json:"name"`
-	Title       string          `json:"title"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Annotations json.RawMessage `json:"annotations"`
-}
-
-// annotationFields are the annotations the library reads. They are hints (MCP says so):
-// a member of the wrong type is read as absent, never as a reason to refuse the catalog.
-type annotationFields struct {
-	Title        json.RawMessage `json:"title"`
-	ReadOnlyHint json.RawMessage `json:"readOnlyHint"`
-}
-
 // NewCatalog compiles tools, each the JSON text of a complete MCP tool definition. It
-// refuses the catalog (a *CatalogError) when a tool is malformed, has an empty or invalid
-// name, repeats a name, has no object inputSchema, or the catalog exceeds opts.Limits.
+// reads every member by its exact name: "InputSchema" is not "inputSchema". It refuses
+// the catalog (a *CatalogError) when a tool is malformed, has an empty or invalid name,
+// repeats a name, has no object inputSchema, holds two member names that differ only by
+// case (in the tool object, its annotations or its _meta: a reader matching names
+// case-insensitively, as encoding/json's struct decoding does, would read another tool),
+// or the catalog exceeds opts.Limits. Inside inputSchema, "id" and "ID" are distinct
+// property names and keywords are the Compiler's to read (the default one refuses an
+// unknown keyword such as "Type", so such a tool answers tool_validation_unavailable).
 // A tool whose schema the Compiler cannot enforce is kept: calls to it answer
 // tool_validation_unavailable (SPEC CALL-4). tools is not retained.
 func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error) {
@@ -124,35 +125,29 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		if err != nil {
 			return nil, &CatalogError{Index: i, Reason: "malformed", cause: err}
 		}
-		var f toolFields
-		if err := json.Unmarshal(canon, &f); err != nil {
-			return nil, &CatalogError{Index: i, Reason: "malformed", cause: err}
+		// Read from the canonical form: a member name there is spelled one way only.
+		f, reason := readTool(canon)
+		if reason != "" {
+			return nil, &CatalogError{Index: i, Reason: reason, Name: f.nameIfValid()}
 		}
-		if !validToolName(f.Name) {
+		if !validToolName(f.name) {
 			return nil, &CatalogError{Index: i, Reason: "name"}
 		}
-		if _, dup := titles[f.Name]; dup {
-			return nil, &CatalogError{Index: i, Reason: "duplicate name"}
+		if _, dup := titles[f.name]; dup {
+			return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: f.name}
 		}
-		schema := bytes.TrimSpace(f.InputSchema)
+		schema := f.inputSchema
 		if len(schema) == 0 || schema[0] != '{' {
-			return nil, &CatalogError{Index: i, Reason: "inputSchema"}
+			return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: f.name}
 		}
 		c.total.Bytes += m.Bytes
 		c.total.Nodes += m.Nodes
 		c.total.Depth = max(c.total.Depth, m.Depth)
-		t := tool{name: f.Name, canonical: canon, digest: schemaguard.Digest(canon)}
+		t := tool{name: f.name, canonical: canon, digest: schemaguard.Digest(canon), readOnly: f.readOnly}
 		t.strEscapes, t.rawEscapes = escapes(canon)
-		title := f.Title
-		var a annotationFields
-		if json.Unmarshal(f.Annotations, &a) == nil {
-			if title == "" {
-				json.Unmarshal(a.Title, &title) // a non-string title stays ""
-			}
-			t.readOnly = string(a.ReadOnlyHint) == "true" // canonical: exactly the literal
-		}
+		title := cmp.Or(f.title, f.annTitle)
 		if o.Toolset != nil {
-			t.toolset = o.Toolset(f.Name)
+			t.toolset = o.Toolset(f.name)
 		}
 		t.validator, t.compErr = o.Compiler.Compile(schema)
 		if t.validator == nil && t.compErr == nil {
@@ -162,7 +157,7 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		if !o.IgnoreParamText {
 			params = rank.ParamText(schema)
 		}
-		titles[f.Name] = [3]string{title, f.Description, params}
+		titles[f.name] = [3]string{title, f.description, params}
 		c.tools = append(c.tools, t)
 	}
 	if err := o.Limits.Check(c.total); err != nil {
@@ -187,6 +182,102 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 	}
 	c.contract = schemaguard.ContractDigest(digests)
 	return c, nil
+}
+
+// toolFields are the members of a tool definition the library reads (readTool).
+type toolFields struct {
+	name, title, description string          // "" when absent or null
+	inputSchema              json.RawMessage // nil when absent
+	annTitle                 string          // annotations.title when a string
+	readOnly                 bool            // annotations.readOnlyHint is the literal true
+	eager                    json.RawMessage // _meta[MetaEagerKey], nil when absent
+}
+
+// readTool reads the members of def, a canonical tool definition, that the library
+// uses, each by its exact name: a member spelled in another case is another member,
+// never read. Annotations and _meta are hints: a value of the wrong type is read as
+// absent. reason is "" or why NewCatalog refuses def: "malformed" when def is no object
+// or its name, title or description is neither a string nor null, CaseReason when the
+// tool object, its annotations or its _meta hold two names differing only by case.
+//
+// In canonical form only quotes, backslashes and control characters are escaped, so a
+// raw member name equals one of the plain names read here exactly when its decoded name
+// does.
+func readTool(def []byte) (f toolFields, reason string) {
+	var annotations, meta []byte
+	keys := make([][]byte, 0, 8) // reused for annotations and _meta
+	malformed := false
+	str := func(val []byte, dst *string) {
+		if s, ok := stringValue(val); ok {
+			*dst = s
+		} else if string(val) != "null" {
+			malformed = true
+		}
+	}
+	if !members(def, func(key, val []byte) bool {
+		key = key[1 : len(key)-1]
+		keys = append(keys, key)
+		switch string(key) {
+		case "name":
+			str(val, &f.name)
+		case "title":
+			str(val, &f.title)
+		case "description":
+			str(val, &f.description)
+		case "inputSchema":
+			f.inputSchema = val
+		case "annotations":
+			annotations = val
+		case "_meta":
+			meta = val
+		}
+		return true
+	}) || malformed {
+		return f, "malformed"
+	}
+	if caseTwins(keys) {
+		return f, CaseReason
+	}
+	if len(annotations) > 0 && annotations[0] == '{' {
+		keys = keys[:0]
+		members(annotations, func(key, val []byte) bool {
+			key = key[1 : len(key)-1]
+			keys = append(keys, key)
+			switch string(key) {
+			case "title":
+				f.annTitle, _ = stringValue(val)
+			case "readOnlyHint":
+				f.readOnly = string(val) == "true"
+			}
+			return true
+		})
+		if caseTwins(keys) {
+			return f, CaseReason
+		}
+	}
+	if len(meta) > 0 && meta[0] == '{' {
+		keys = keys[:0]
+		members(meta, func(key, val []byte) bool {
+			key = key[1 : len(key)-1]
+			keys = append(keys, key)
+			if string(key) == MetaEagerKey {
+				f.eager = val
+			}
+			return true
+		})
+		if caseTwins(keys) {
+			return f, CaseReason
+		}
+	}
+	return f, ""
+}
+
+// nameIfValid returns the name read when it is a valid tool name, else "".
+func (f *toolFields) nameIfValid() string {
+	if validToolName(f.name) {
+		return f.name
+	}
+	return ""
 }
 
 // validToolName reports whether name is a tool name MCP clients accept: 1 to 128

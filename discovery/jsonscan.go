@@ -3,11 +3,14 @@ package discovery
 import (
 	"bytes"
 	"encoding/json"
+	"unicode"
+	"unicode/utf8"
 )
 
-// This file reads the top level of small JSON objects without a decoder: the discover
-// params and the JSON-RPC envelope. Every function here takes text that json.Valid has
-// already accepted, so it only needs to find boundaries, never to report syntax.
+// This file reads the members of JSON objects by their exact names, without a decoder:
+// the discover params, the JSON-RPC envelope and tool definitions. Every function here
+// takes text that json.Valid (or schemaguard.Canonicalize) has already accepted, so it
+// only needs to find boundaries, never to report syntax.
 
 // members calls fn with the raw key (quotes included) and the raw value of each member
 // of the JSON object b, in order, until fn answers false. It reports false when b is not
@@ -108,4 +111,47 @@ func stringValue(raw []byte) (string, bool) {
 	}
 	var s string
 	return s, json.Unmarshal(raw, &s) == nil
+}
+
+// caseTwins reports whether two of the member names in keys, which holds no exact
+// duplicate, differ only by case: equal under Unicode simple case folding, as
+// bytes.EqualFold and encoding/json's struct field matching compare names (so "ſ" is
+// "s"). keys are raw canonical names, which fold alike exactly when the decoded names
+// do: their escapes are spelled one way, in letters no other case of which is valid.
+func caseTwins(keys [][]byte) bool {
+	if len(keys) <= 16 { // the usual tool, annotations and _meta: no allocation
+		for i, k := range keys {
+			for _, l := range keys[i+1:] {
+				if bytes.EqualFold(k, l) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	seen := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		f := foldName(k)
+		if seen[f] {
+			return true
+		}
+		seen[f] = true
+	}
+	return false
+}
+
+// foldName returns a key that two names share exactly when bytes.EqualFold deems them
+// equal: each rune replaced by the smallest rune of its simple case-folding orbit.
+func foldName(name []byte) string {
+	b := make([]byte, 0, len(name))
+	for len(name) > 0 {
+		r, n := utf8.DecodeRune(name)
+		name = name[n:]
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b = utf8.AppendRune(b, least)
+	}
+	return string(b)
 }

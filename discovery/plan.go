@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -342,14 +343,12 @@ func (pl *Planner) version(cat *Catalog) *planVersion {
 	_, v.taken = cat.byName[pl.toolName]
 	for i := range cat.tools {
 		t := &cat.tools[i]
-		var f planFields
-		if json.Unmarshal(t.canonical, &f) != nil {
+		f, reason := readTool(t.canonical) // the catalog's exact reader
+		if reason != "" {
 			v.eager[i] = true // unreadable here (never after NewCatalog): never deferred
 			continue
 		}
-		var meta map[string]json.RawMessage
-		json.Unmarshal(f.Meta, &meta) // _meta that is no object has no opinion
-		if pl.loading(t.name, meta[MetaEagerKey]) == LoadEager {
+		if pl.loading(t.name, f.eager) == LoadEager {
 			v.eager[i] = true
 			continue
 		}
@@ -366,16 +365,6 @@ func (pl *Planner) version(cat *Catalog) *planVersion {
 	}
 	pl.versions[cat] = v
 	return v
-}
-
-// planFields are the members of a tool definition a plan reads.
-type planFields struct {
-	Title       string          `json:"title"`
-	Description string          `json:"description"`
-	Meta        json.RawMessage `json:"_meta"`
-	Annotations *struct {
-		Title string `json:"title"`
-	} `json:"annotations"`
 }
 
 // loading applies the policy's rules to one tool, most specific first.
@@ -402,14 +391,21 @@ func (pl *Planner) loading(name string, meta json.RawMessage) Loading {
 }
 
 // withDeferLoading returns the canonical definition with "defer_loading": true set,
-// itself canonical.
+// itself canonical. It answers false for a definition holding a member that differs
+// from "defer_loading" only by case, which would become its twin.
 func withDeferLoading(canonical []byte) (json.RawMessage, bool) {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(canonical, &members) != nil {
+	twin := false
+	members(canonical, func(key, _ []byte) bool {
+		key = key[1 : len(key)-1]
+		twin = string(key) != "defer_loading" && bytes.EqualFold(key, []byte("defer_loading"))
+		return !twin
+	})
+	var m map[string]json.RawMessage // map keys match exactly
+	if twin || json.Unmarshal(canonical, &m) != nil {
 		return nil, false
 	}
-	members["defer_loading"] = json.RawMessage("true")
-	b, err := json.Marshal(members)
+	m["defer_loading"] = json.RawMessage("true")
+	b, err := json.Marshal(m)
 	if err != nil {
 		return nil, false
 	}
@@ -424,13 +420,13 @@ func withDeferLoading(canonical []byte) (json.RawMessage, bool) {
 // description (else its title), white space collapsed, control characters dropped,
 // cut to at most limit bytes, on a word boundary when the text has one, with "..."
 // marking a cut.
-func catalogLine(name string, f planFields, limit int) string {
-	text := firstLine(f.Description)
+func catalogLine(name string, f toolFields, limit int) string {
+	text := firstLine(f.description)
 	if text == "" {
-		text = firstLine(f.Title)
+		text = firstLine(f.title)
 	}
-	if text == "" && f.Annotations != nil {
-		text = firstLine(f.Annotations.Title)
+	if text == "" {
+		text = firstLine(f.annTitle)
 	}
 	if text == "" {
 		return "- " + name + "\n"

@@ -101,6 +101,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cat, err := discovery.NewCatalog(tools, nil)
 	if err != nil {
+		var ce *discovery.CatalogError
+		if errors.As(err, &ce) && ce.Name != "" {
+			err = fmt.Errorf("%w (name %q)", err, ce.Name) // the name only, never other content
+		}
 		return err
 	}
 	store, err := openGrants(ctx, c)
