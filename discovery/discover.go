@@ -34,11 +34,15 @@ type Request struct {
 
 // A Result is one page of discovery (SPEC DISC-3): whole tool definitions in rank order,
 // the cursor of the next page if any, and the principal's contract digest. Tools are
-// the catalog's canonical bytes, shared: do not modify them.
+// the catalog's canonical bytes, shared: do not modify them. Its JSON also carries the
+// cache hints of MCP 2026-07-28 (SEP-2549), "ttlMs":0 and "cacheScope":"private": a
+// page is one principal's and is never to be served from a cache. A page of
+// DiscoverTool, which travels inside a tools/call result, carries no hints.
 type Result struct {
 	Tools          []json.RawMessage
 	NextCursor     string
 	ContractDigest string
+	toolPage       bool // from DiscoverTool: encoded without the cache hints
 }
 
 // Envelope pieces, measured once so page accounting is exact (SPEC PAGE-1, PAGE-2).
@@ -49,11 +53,14 @@ const (
 	resTools    = `{"tools":[`
 	resToolsEnd = `]`
 	resCursor   = `,"nextCursor":"`
+	resCache    = `,"ttlMs":0,"cacheScope":"private"` // SEP-2549 hints; not on tool pages
 	resMeta     = `,"_meta":{"contract_digest":"`
 	resMetaEnd  = `"}}`
 )
 
-// AppendJSON appends the result's JSON (the DISC-3 shape) to dst.
+// AppendJSON appends the result's JSON to dst: {"tools":[...],"nextCursor"?:"...",
+// "ttlMs":0,"cacheScope":"private","_meta":{"contract_digest":"..."}}, the DISC-3 shape
+// with the cache hints (none on a DiscoverTool page).
 func (r *Result) AppendJSON(dst []byte) []byte {
 	dst = append(dst, resTools...)
 	for i, t := range r.Tools {
@@ -68,6 +75,9 @@ func (r *Result) AppendJSON(dst []byte) []byte {
 		dst = append(dst, r.NextCursor...) // base64url: no escaping needed
 		dst = append(dst, '"')
 	}
+	if !r.toolPage {
+		dst = append(dst, resCache...)
+	}
 	dst = append(dst, resMeta...)
 	dst = append(dst, r.ContractDigest...)
 	return append(dst, resMetaEnd...)
@@ -76,6 +86,9 @@ func (r *Result) AppendJSON(dst []byte) []byte {
 // jsonLen is the length of AppendJSON's output.
 func (r *Result) jsonLen() int {
 	n := len(resTools) + len(resToolsEnd) + len(resMeta) + len(r.ContractDigest) + len(resMetaEnd)
+	if !r.toolPage {
+		n += len(resCache)
+	}
 	for i, t := range r.Tools {
 		if i > 0 {
 			n++
@@ -88,7 +101,7 @@ func (r *Result) jsonLen() int {
 	return n
 }
 
-// MarshalJSON encodes the result in the DISC-3 shape.
+// MarshalJSON encodes the result as AppendJSON does.
 func (r *Result) MarshalJSON() ([]byte, error) {
 	return r.AppendJSON(make([]byte, 0, r.jsonLen())), nil
 }
@@ -123,7 +136,8 @@ func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, par
 // is sized for a tools/call result that carries it twice, as structuredContent and,
 // escaped, as one text block, inside a JSON-RPC response whose id encodes in at most
 // MaxIDBytes bytes and whose other framing takes at most ToolResultReserve bytes. So
-// framed, the response is at most MaxResponseBytes (SPEC PAGE-1).
+// framed, the response is at most MaxResponseBytes (SPEC PAGE-1). The page carries no
+// cache hints: SEP-2549 gives none to tools/call results, and a model reads the page.
 func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args json.RawMessage) (*Result, error) {
 	if !d.opts.Enabled {
 		return nil, newError(CodeMethodNotFound, nil)
@@ -146,14 +160,15 @@ type frame struct {
 	toolResult bool // the page appears raw and escaped, in a tools/call result
 }
 
-// fixed is the size of the response without its tools and cursor.
+// fixed is the size of the response without its tools and cursor: the envelope and the
+// page's fixed members, the cache hints included on a discover method page.
 func (f frame) fixed(contract string) int {
 	n := len(envOpen) + f.idLen + len(envResult) + len(envClose)
 	page := len(resTools) + len(resToolsEnd) + len(resMeta) + len(contract) + len(resMetaEnd)
 	if !f.toolResult {
-		return n + page
+		return n + page + len(resCache)
 	}
-	return n + ToolResultReserve + 2*page + skeletonEscapes
+	return n + ToolResultReserve + 2*page + skeletonEscapes // tool pages carry no hints
 }
 
 // tool is the cost of one tool on the page.
@@ -403,7 +418,7 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 	}
 	rest := hits[offset:]
 
-	res := &Result{ContractDigest: set.contract}
+	res := &Result{ContractDigest: set.contract, toolPage: f.toolResult}
 	budget := MaxResponseBytes - f.fixed(set.contract)
 	n, used := 0, 0
 	for n < req.Limit && n < len(rest) {

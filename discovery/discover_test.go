@@ -258,8 +258,10 @@ func truncate(s string) string {
 func utf8OK(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
 // SPEC DISC-3: the result is {"tools": [...], "nextCursor"?, "_meta": {"contract_digest"}}
-// in a JSON-RPC 2.0 envelope; each tool is byte for byte what ListTools serves for it,
-// complete (annotations, _meta, outputSchema, title), and the digest is ListTools'.
+// in a JSON-RPC 2.0 envelope, with the SEP-2549 cache hints "ttlMs":0 and
+// "cacheScope":"private" (a page is one principal's); each tool is byte for byte what
+// ListTools serves for it, complete (annotations, _meta, outputSchema, title), and the
+// digest is ListTools'.
 func TestDiscoverResultShape(t *testing.T) {
 	ctx := t.Context()
 	rich := json.RawMessage(`{"name":"model_card","title":"Model card","description":"Render the model card of a registry model.",
@@ -295,12 +297,15 @@ func TestDiscoverResultShape(t *testing.T) {
 		}
 		var res map[string]json.RawMessage
 		mustStrict(t, env["result"], &res)
-		want := []string{"_meta", "tools"}
+		want := []string{"_meta", "cacheScope", "tools", "ttlMs"}
 		if limit == "2" {
-			want = []string{"_meta", "nextCursor", "tools"}
+			want = []string{"_meta", "cacheScope", "nextCursor", "tools", "ttlMs"}
 		}
 		if got := slices.Sorted(mapKeys(res)); !slices.Equal(got, want) {
 			t.Errorf("limit %s: result members %v, want %v", limit, got, want)
+		}
+		if string(res["cacheScope"]) != `"private"` || string(res["ttlMs"]) != "0" {
+			t.Errorf("limit %s: cacheScope %s, ttlMs %s; want \"private\", 0", limit, res["cacheScope"], res["ttlMs"])
 		}
 		var meta map[string]string
 		mustStrict(t, res["_meta"], &meta)
@@ -333,6 +338,21 @@ func TestDiscoverResultShape(t *testing.T) {
 		}
 		if !bytes.Equal(mj, typed.AppendJSON(nil)) {
 			t.Errorf("json.Marshal(Result) differs from AppendJSON")
+		}
+		// The discovery tool's page is the same page without the cache hints, which
+		// SEP-2549 gives no tools/call result.
+		tool, err := d.DiscoverTool(ctx, alice, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var toolRes map[string]json.RawMessage
+		mustStrict(t, tool.AppendJSON(nil), &toolRes)
+		wantTool := slices.DeleteFunc(slices.Clone(want), func(k string) bool { return k == "cacheScope" || k == "ttlMs" })
+		if got := slices.Sorted(mapKeys(toolRes)); !slices.Equal(got, wantTool) {
+			t.Errorf("limit %s: DiscoverTool page members %v, want %v", limit, got, wantTool)
+		}
+		if mt, _ := json.Marshal(tool); !bytes.Equal(mt, tool.AppendJSON(nil)) {
+			t.Errorf("json.Marshal(DiscoverTool page) differs from AppendJSON")
 		}
 	}
 
@@ -432,7 +452,7 @@ func TestDiscoverNoMatch(t *testing.T) {
 		if len(res.Tools) != 0 || res.NextCursor != "" {
 			t.Errorf("Discover(%q) = %d tools, cursor %q; want none", q, len(res.Tools), res.NextCursor)
 		}
-		if b := res.AppendJSON(nil); !bytes.HasPrefix(b, []byte(`{"tools":[],"_meta":{"contract_digest":"sha256:`)) || bytes.Contains(b, []byte("nextCursor")) {
+		if b := res.AppendJSON(nil); !bytes.HasPrefix(b, []byte(`{"tools":[],"ttlMs":0,"cacheScope":"private","_meta":{"contract_digest":"sha256:`)) || bytes.Contains(b, []byte("nextCursor")) {
 			t.Errorf("Discover(%q) encodes as %s", q, b)
 		}
 	}
@@ -442,7 +462,7 @@ func TestDiscoverNoMatch(t *testing.T) {
 		t.Errorf("Discover with no grant = %v, %v; want an empty page", res, err)
 	}
 	resp, _ := newDiscoverer(cat, newStore(t), nil).HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","id":"x","method":"multillm.tools.discover","params":{"query":"model"}}`))
-	if !bytes.HasPrefix(resp, []byte(`{"jsonrpc":"2.0","id":"x","result":{"tools":[],"_meta":{"contract_digest":"sha256:`)) {
+	if !bytes.HasPrefix(resp, []byte(`{"jsonrpc":"2.0","id":"x","result":{"tools":[],"ttlMs":0,"cacheScope":"private","_meta":{"contract_digest":"sha256:`)) {
 		t.Errorf("HandleJSONRPC with no grant = %s", resp)
 	}
 }

@@ -32,6 +32,15 @@
 // call arguments are validated as {}. Discover sizes its pages for a JSON-RPC id of up
 // to MaxIDBytes bytes; HandleJSONRPC counts the real id.
 //
+// A discover result is {"tools":[...],"nextCursor"?:"...","ttlMs":0,
+// "cacheScope":"private","_meta":{"contract_digest":"..."}}: DISC-3's members and the
+// cache hints MCP 2026-07-28 (SEP-2549) requires on list results. A page is one
+// principal's, so its scope is private; its ttl is 0 (stale at once), since a grant
+// change can invalidate it at any moment (CURSOR-4) and a page costs microseconds to
+// rebuild. The hints count against the 64 KiB page like every other member. The
+// discovery tool's page (DiscoverTool) carries no hints: it travels in a tools/call
+// result, which SEP-2549 does not cache, and a model reads it.
+//
 // Plans defer nothing while the switch is off, or below the DeferralPolicy thresholds;
 // a tool's _meta member MetaEagerKey ("deferredtools/eager") opts it in or out; if a
 // catalog tool already bears the discovery tool's name, client-side plans defer

@@ -189,7 +189,7 @@ func decodePage(t testing.TB, resp []byte) rpcPage {
 
 // parseRPCPage checks a discover response byte for byte: the envelope with id, then
 // whole tools that must be exactly want[0], want[1], ... (the ranking's next tools),
-// then an optional cursor and the _meta. It returns how many tools the page holds and
+// then an optional cursor, the cache hints and the _meta. It returns how many tools the page holds and
 // its cursor, or the error code of an error response.
 func parseRPCPage(t testing.TB, resp []byte, id string, want [][]byte) (n int, cur, code string) {
 	t.Helper()
@@ -219,7 +219,7 @@ func parseRPCPage(t testing.TB, resp []byte, id string, want [][]byte) (n int, c
 		end := bytes.IndexByte(c, '"')
 		cur, rest = string(c[:end]), c[end+1:]
 	}
-	m, ok := bytes.CutPrefix(rest, []byte(`,"_meta":{"contract_digest":"sha256:`))
+	m, ok := bytes.CutPrefix(rest, []byte(`,"ttlMs":0,"cacheScope":"private","_meta":{"contract_digest":"sha256:`))
 	if !ok || len(m) != 64+len(`"}}}`) || string(m[64:]) != `"}}}` {
 		t.Fatalf("page ends %q", rest)
 	}

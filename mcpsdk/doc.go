@@ -26,7 +26,10 @@
 // principal's authorised set holds its name, and is then served as the catalog's RFC
 // 8785 canonical definition, byte for byte the same as discover serves it (the JSON
 // encoder of the SDK does not escape HTML). The result's other members (nextCursor,
-// _meta, and any member a later SDK adds) are kept; _meta gains contract_digest. Only
+// _meta, ttlMs, and any member a later SDK adds) are kept; _meta gains contract_digest,
+// and cacheScope (SEP-2549) is "private" whatever the host's ServerOptions.SetCacheable
+// chose, since the narrowed list is one principal's and no shared cache may serve it to
+// another (the SDK itself caches results only in a client session, by cursor). Only
 // the member order of the result object may differ from what the SDK alone would
 // write. The discovery tool, when configured, is appended to the last page. A tool the
 // SDK registers but the catalog lacks is never listed, and a catalog tool the SDK does
@@ -62,8 +65,10 @@
 // connection's unexported SDK hooks; the only effect is that the SDK no longer refuses
 // JSON-RPC batches on protocol versions that dropped them.
 //
-// The discovery tool answers with structuredContent holding the discover result and
-// one text block with the same JSON (for clients that read only text). Its invalid
+// The discover method's result carries "ttlMs":0 and "cacheScope":"private" (see the
+// discovery package doc). The discovery tool answers with structuredContent holding the
+// discover result without those hints (a tools/call result is not cacheable) and one
+// text block with the same JSON (for clients that read only text). Its invalid
 // params and invalid cursor are tool results with isError true (the model can correct
 // them); its other refusals are JSON-RPC errors like the method's. Its pages come from
 // discovery's DiscoverTool, which sizes them for a result that carries the page twice,

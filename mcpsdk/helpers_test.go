@@ -79,6 +79,9 @@ type fixtureOptions struct {
 	checkCall  func(ctx context.Context, p grants.Principal, tool string, args json.RawMessage) error
 	principal2 mcpsdk.PrincipalFunc
 	reader     grants.Reader // nil: an in-memory store of testRows
+	// setCacheable is the SDK server's ServerOptions.SetCacheable; nil leaves the SDK's
+	// defaults (ttlMs 0, cacheScope public).
+	setCacheable func(context.Context, mcp.Request, *mcp.Cacheable)
 }
 
 // countingReader counts grant reads (SPEC FLAG-2: none while off).
@@ -127,14 +130,19 @@ func buildFixture(o fixtureOptions) (*fixture, error) {
 		pf = mcpsdk.StaticPrincipal(o.principal)
 	}
 	f.a = mcpsdk.New(f.d, &mcpsdk.Options{Principal: pf, DiscoveryTool: o.tool})
-	f.server = newSDKServer(cat, o.pageSize, &f.handled)
+	f.server = newSDKServerOpts(cat, &mcp.ServerOptions{PageSize: o.pageSize, SetCacheable: o.setCacheable}, &f.handled)
 	f.a.Install(f.server)
 	return f, nil
 }
 
 // newSDKServer registers every catalog tool with a handler that names the tool.
 func newSDKServer(cat *discovery.Catalog, pageSize int, handled *sync.Map) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ServerOptions{PageSize: pageSize})
+	return newSDKServerOpts(cat, &mcp.ServerOptions{PageSize: pageSize}, handled)
+}
+
+// newSDKServerOpts is newSDKServer with the SDK server's options.
+func newSDKServerOpts(cat *discovery.Catalog, opts *mcp.ServerOptions, handled *sync.Map) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "v0"}, opts)
 	for _, name := range cat.Names() {
 		def, _ := cat.Tool(name)
 		var tool mcp.Tool

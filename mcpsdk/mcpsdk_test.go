@@ -397,7 +397,8 @@ func TestDiscoveryTool(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("discovery tool: %+v, %v", res, err)
 	}
-	page, err := f.d.DiscoverParams(ctx, bob, json.RawMessage(`{"query":"forecast weather","limit":3}`))
+	// The discover page as DiscoverTool builds it: without the method's cache hints.
+	page, err := f.d.DiscoverTool(ctx, bob, json.RawMessage(`{"query":"forecast weather","limit":3}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,13 @@ func (a *Adapter) Middleware() mcp.Middleware {
 	}
 }
 
-// listTools narrows one page of the SDK's tools/list (SPEC VIS-3, PAGE-5).
+// cacheScopePrivate is the SEP-2549 cacheScope of every narrowed tools/list result: the
+// list is one principal's, so no shared cache may serve it to another. The result's
+// ttlMs stays what the host's server set (ServerOptions.SetCacheable, else 0).
+const cacheScopePrivate = "private"
+
+// listTools narrows one page of the SDK's tools/list (SPEC VIS-3, PAGE-5) and marks it
+// private.
 func (a *Adapter) listTools(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
 	p, err := a.principal(ctx, req.GetExtra())
 	if err != nil {
@@ -81,6 +87,7 @@ func (a *Adapter) listTools(ctx context.Context, next mcp.MethodHandler, method 
 		lr.Meta = mcp.Meta{}
 	}
 	lr.Meta[MetaContractDigest] = list.ContractDigest
+	lr.CacheScope = cacheScopePrivate
 	return out, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deferredtools/deferredtools/mcpsdk"
 )
 
 // stdioServerEnv makes the test binary a stdio MCP server of the test catalog (the
@@ -31,9 +34,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// serveStdio serves alice's session of the test catalog on stdin/stdout.
+// serveStdio serves alice's session of the test catalog on stdin/stdout, the host's
+// tools/list ttlMs set to hostTTL.
 func serveStdio() error {
-	f, err := buildFixture(fixtureOptions{enabled: true, principal: alice, tool: "search_tools"})
+	f, err := buildFixture(fixtureOptions{enabled: true, principal: alice, tool: "search_tools", setCacheable: setTTL(hostTTL, "")})
 	if err != nil {
 		return err
 	}
@@ -68,6 +72,30 @@ type tsResult struct {
 		IsError bool   `json:"isError"`
 		Text    string `json:"text"`
 	} `json:"invalid"`
+	ListCache     []tsCacheHints `json:"listCache"`     // per tools/list page
+	DiscoverCache []tsCacheHints `json:"discoverCache"` // per discover page
+}
+
+// tsCacheHints are a result's SEP-2549 members as the TypeScript client received them.
+type tsCacheHints struct {
+	CacheScope *string `json:"cacheScope"`
+	TTLMs      *int    `json:"ttlMs"`
+}
+
+func (h tsCacheHints) String() string {
+	s, ttl := "absent", "absent"
+	if h.CacheScope != nil {
+		s = fmt.Sprintf("%q", *h.CacheScope)
+	}
+	if h.TTLMs != nil {
+		ttl = fmt.Sprint(*h.TTLMs)
+	}
+	return "cacheScope " + s + ", ttlMs " + ttl
+}
+
+// is reports whether the hints are exactly scope and ttl.
+func (h tsCacheHints) is(scope string, ttl int) bool {
+	return h.CacheScope != nil && *h.CacheScope == scope && h.TTLMs != nil && *h.TTLMs == ttl
 }
 
 const tsScenario = `{"query":"weather","limit":3,
@@ -78,7 +106,9 @@ const tsScenario = `{"query":"weather","limit":3,
 // SPEC VIS-3, DISC-1, DISC-3, PAGE-4, CALL-1, CALL-2, ERR-1: the official TypeScript
 // SDK client (@modelcontextprotocol/sdk, installed by .ci/tsclient.sh) lists, walks
 // discovery through client.request and calls, against the stdio server and the
-// streamable HTTP server.
+// streamable HTTP server. Every tools/list page it receives says cacheScope "private"
+// with the host's ttlMs (set by ServerOptions.SetCacheable), every discover page
+// "private" and ttlMs 0.
 func TestTypeScriptClient(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -138,12 +168,28 @@ func TestTypeScriptClient(t *testing.T) {
 		if !res.Invalid.IsError || !bytes.Contains([]byte(res.Invalid.Text), []byte(`"minLength"`)) {
 			t.Errorf("TS invalid call = %+v, want isError naming minLength", res.Invalid)
 		}
+		if len(res.ListCache) == 0 || len(res.DiscoverCache) != res.Pages {
+			t.Errorf("TS client reported cache hints of %d list and %d discover pages", len(res.ListCache), len(res.DiscoverCache))
+		}
+		for i, h := range res.ListCache {
+			if !h.is("private", hostTTL) {
+				t.Errorf("TS tools/list page %d: %v, want cacheScope \"private\", ttlMs %d (the host's)", i+1, h, hostTTL)
+			}
+		}
+		for i, h := range res.DiscoverCache {
+			if !h.is("private", 0) {
+				t.Errorf("TS discover page %d: %v, want cacheScope \"private\", ttlMs 0", i+1, h)
+			}
+		}
 	}
 	t.Run("stdio", func(t *testing.T) {
 		check(t, run(t, "stdio", exe, `["-test.run=^$"]`, tsScenario))
 	})
 	t.Run("http", func(t *testing.T) {
-		_, srv := httpServer(t, true) // the principal from the bearer token
+		// The principal from the bearer token; the host's ttlMs as on stdio.
+		hf := newFixture(t, fixtureOptions{enabled: true, principal2: mcpsdk.TokenInfoPrincipal, tool: "search_tools", setCacheable: setTTL(hostTTL, "")})
+		srv := httptest.NewServer(hf.httpHandler())
+		t.Cleanup(srv.Close)
 		check(t, run(t, "http", srv.URL, "tok-alice", tsScenario))
 	})
 }

@@ -34,11 +34,16 @@ const client = new Client({ name: "deferredtools-ts-test", version: "0.0.0" });
 await client.connect(transport);
 const out = { server: client.getServerVersion()?.name };
 
+// The SEP-2549 cache hints of a result, as the client received them (null: absent).
+const cacheHints = (res) => ({ cacheScope: res.cacheScope ?? null, ttlMs: res.ttlMs ?? null });
+
 // tools/list, every page.
 out.listed = [];
+out.listCache = [];
 let cursor;
 do {
   const res = await client.listTools(cursor ? { cursor } : undefined);
+  out.listCache.push(cacheHints(res));
   for (const t of res.tools) out.listed.push(t.name);
   out.listDigest = res._meta?.contract_digest;
   cursor = res.nextCursor;
@@ -47,6 +52,7 @@ do {
 // The discover method, through client.request with a permissive result schema.
 const Page = z.object({}).passthrough();
 out.discovered = [];
+out.discoverCache = [];
 out.pages = 0;
 cursor = undefined;
 do {
@@ -54,6 +60,7 @@ do {
   if (cursor) params.cursor = cursor;
   const res = await client.request({ method: "multillm.tools.discover", params }, Page);
   out.pages++;
+  out.discoverCache.push(cacheHints(res));
   for (const t of res.tools) {
     if (typeof t.inputSchema !== "object") throw new Error(`tool ${t.name} has no inputSchema`);
     out.discovered.push(t.name);
