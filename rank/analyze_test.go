@@ -46,12 +46,14 @@ func TestAnalyze(t *testing.T) {
 		{"\xff\xfe bad utf8", []string{"bad", "utf8"}},
 	}
 	for _, tt := range tests {
-		got := Analyze(tt.in)
-		if len(got) == 0 {
-			got = nil
-		}
-		if !slices.Equal(got, tt.want) {
-			t.Errorf("Analyze(%q) = %q, want %q", tt.in, got, tt.want)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			got := Analyze(tt.in)
+			if len(got) == 0 {
+				got = nil
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Analyze(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
 	}
 }

@@ -41,9 +41,11 @@ func TestParamText(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		if got := rank.ParamText([]byte(tt.schema)); got != tt.want {
-			t.Errorf("%s: ParamText = %q, want %q", tt.name, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := rank.ParamText([]byte(tt.schema)); got != tt.want {
+				t.Errorf("ParamText(%s) = %q, want %q", tt.schema, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -159,10 +161,12 @@ func TestSearchPhrasalVerbs(t *testing.T) {
 		{"kick off the workflow", "run_workflow"},
 		{"bump the threshold", "set_kick_threshold"},
 	} {
-		got := names(docs, ix.Search(nil, tt.query, all, 1))
-		if len(got) == 0 || got[0] != tt.want {
-			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
-		}
+		t.Run(tt.query, func(t *testing.T) {
+			got := names(docs, ix.Search(nil, tt.query, all, 1))
+			if len(got) == 0 || got[0] != tt.want {
+				t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -63,10 +63,12 @@ func TestSearchFindsTheTool(t *testing.T) {
 		{"curriculum vitae", "résumé_parser"},
 	}
 	for _, tt := range tests {
-		hits := ix.Search(nil, tt.query, all, 3)
-		if len(hits) == 0 || smallCatalog[hits[0].Doc].Name != tt.want {
-			t.Errorf("Search(%q) = %v, want %s first", tt.query, names(smallCatalog, hits), tt.want)
-		}
+		t.Run(tt.query, func(t *testing.T) {
+			hits := ix.Search(nil, tt.query, all, 3)
+			if len(hits) == 0 || smallCatalog[hits[0].Doc].Name != tt.want {
+				t.Errorf("Search(%q) = %v, want %s first", tt.query, names(smallCatalog, hits), tt.want)
+			}
+		})
 	}
 }
 
@@ -76,9 +78,11 @@ func TestSearchNoMatch(t *testing.T) {
 	ix := rank.NewIndex(smallCatalog)
 	all := allOf(len(smallCatalog))
 	for _, q := range []string{"", "   ", "bake a chocolate cake", "the of and to with", "?!,.", "x"} {
-		if hits := ix.Search(nil, q, all, 10); len(hits) != 0 {
-			t.Errorf("Search(%q) = %v, want no hits", q, names(smallCatalog, hits))
-		}
+		t.Run(q, func(t *testing.T) {
+			if hits := ix.Search(nil, q, all, 10); len(hits) != 0 {
+				t.Errorf("Search(%q) = %v, want no hits", q, names(smallCatalog, hits))
+			}
+		})
 	}
 	onlyFirst := rank.NewSet(len(smallCatalog))
 	onlyFirst.Add(0) // list_branches
@@ -288,13 +292,15 @@ func TestSearchAllocations(t *testing.T) {
 	allowed := allOf(len(docs))
 	dst := make([]rank.Hit, 0, 32)
 	for _, q := range []string{"list pull request files", "Créer une BRANCHE ＦＵＬＬ width", "创建代码仓库 get-FileContents"} {
-		ix.Search(dst, q, allowed, 17) // warm the scratch buffers
-		allocs := testing.AllocsPerRun(100, func() {
-			dst = ix.Search(dst[:0], q, allowed, 17)
+		t.Run(q, func(t *testing.T) {
+			ix.Search(dst, q, allowed, 17) // warm the scratch buffers
+			allocs := testing.AllocsPerRun(100, func() {
+				dst = ix.Search(dst[:0], q, allowed, 17)
+			})
+			if allocs > 0 {
+				t.Errorf("Search(%q) allocated %v times per call, want 0", q, allocs)
+			}
 		})
-		if allocs > 0 {
-			t.Errorf("Search(%q) allocated %v times per call, want 0", q, allocs)
-		}
 	}
 }
 
@@ -357,9 +363,11 @@ func TestSearchIgnoresBitsBeyondLen(t *testing.T) {
 		wide.Add(i)
 	}
 	for _, q := range []string{"create branch", "pull request", "代码"} {
-		if diff := cmp.Diff(ix.Search(nil, q, exact, 0), ix.Search(nil, q, wide, 0)); diff != "" {
-			t.Errorf("Search(%q) with bits beyond Len differs (-exact +wide):\n%s", q, diff)
-		}
+		t.Run(q, func(t *testing.T) {
+			if diff := cmp.Diff(ix.Search(nil, q, exact, 0), ix.Search(nil, q, wide, 0)); diff != "" {
+				t.Errorf("Search(%q) with bits beyond Len differs (-exact +wide):\n%s", q, diff)
+			}
+		})
 	}
 }
 
@@ -386,14 +394,16 @@ func TestSearchPairsAsWritten(t *testing.T) {
 		{"pull requests", noPairs, []string{"requests_pull_show", "show_pull_requests"}},
 		{"pull request", rank.DefaultParams, []string{"requests_pull_show", "show_pull_requests"}},
 	} {
-		hits := rank.NewIndexParams(docs, tc.p).Search(nil, tc.query, all, 0)
-		if got := names(docs, hits); !slices.Equal(got, tc.want) {
-			t.Errorf("Search(%q) with pairs weighing %v = %v, want %v", tc.query, tc.p.Pair, got, tc.want)
-		}
-		if tc.p.Pair == 0 || tc.query == "pull request" {
-			if hits[0].Score != hits[1].Score {
-				t.Errorf("Search(%q) with pairs weighing %v: scores %v and %v, want a tie", tc.query, tc.p.Pair, hits[0].Score, hits[1].Score)
+		t.Run(fmt.Sprintf("%s pair=%v", tc.query, tc.p.Pair), func(t *testing.T) {
+			hits := rank.NewIndexParams(docs, tc.p).Search(nil, tc.query, all, 0)
+			if got := names(docs, hits); !slices.Equal(got, tc.want) {
+				t.Fatalf("Search(%q) with pairs weighing %v = %v, want %v", tc.query, tc.p.Pair, got, tc.want)
 			}
-		}
+			if tc.p.Pair == 0 || tc.query == "pull request" {
+				if hits[0].Score != hits[1].Score {
+					t.Errorf("Search(%q) with pairs weighing %v: scores %v and %v, want a tie", tc.query, tc.p.Pair, hits[0].Score, hits[1].Score)
+				}
+			}
+		})
 	}
 }

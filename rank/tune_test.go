@@ -146,7 +146,7 @@ func TestTune(t *testing.T) {
 
 // heldOut reports the query sets written after all tuning and measured once, unread
 // (the .fresh sets): TestTune leaves them out so that nobody tunes on them. (The .agent,
-// .terse and .task sets were held out in their turn; the rank package doc says which
+// .terse and .task sets were held out in their turn; rank/TUNING.md says which
 // choices saw them.)
 func heldOut(name string) bool { return strings.HasSuffix(name, ".fresh") }
 

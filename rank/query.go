@@ -1,0 +1,237 @@
+package rank
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// This file holds the first phases of a search: the query's terms, their weights over
+// the allowed docs, and the order they are scored in.
+
+// A qterm is one posting list a query scores: a term of the query, or the list of the
+// docs holding that term in their parameters alone.
+type qterm struct {
+	id  uint32
+	qtf float64 // weight of the term in the query: 1 per occurrence, less for a synonym
+	wt  float64 // idf times query term frequency, times scoreScale
+	ub  int64   // the largest contribution the term can make to a doc
+	// only is set for a word as written or a pair: every doc holding it holds a stem, a term
+	// of the query too, so it only adds to docs already found.
+	only bool
+	// need is, for a term with only set, the id of the stem every doc holding it holds;
+	// noTerm when unknown.
+	need uint32
+	pair bool // a pair of words: scored right after the stem it needs
+	// partner is the id of the other list of the same term (docs holding it in their
+	// parameters alone, or the others), noTerm if none: the two share one df.
+	partner uint32
+	df      int  // documents of allowed in this list
+	param   bool // the list of docs holding the term in their parameters alone
+	early   bool // scored right after the term it needs
+}
+
+// maxQueryTerms and maxQueryTF bound what a query can weigh, so that fixed-point scores
+// never overflow whatever the query's length: beyond them, words are ignored.
+const (
+	maxQueryTerms = 256
+	maxQueryTF    = 16
+)
+
+// queryTerms analyses query into s.qterms, its distinct terms the index holds, each with
+// its weight in the query, and reports whether there is any.
+func (s *scratch) queryTerms(ix *Index, query string) bool {
+	s.an.reset()
+	s.an.add(query)
+	if ix.whole {
+		s.an.addWhole()
+	}
+	s.qterms = s.qterms[:0]
+	s.ids = s.ids[:0]
+	for i := 0; i < s.an.n(); i++ {
+		id, ok := uint32(noTerm), false
+		if p := s.an.parent[i]; p < 0 || s.ids[p] != noTerm {
+			// A term needing a stem the index lacks is not in it either.
+			id, ok = ix.terms[string(s.an.term(i))]
+		}
+		if !ok {
+			id = noTerm
+		}
+		s.ids = append(s.ids, id)
+	}
+	for i, id := range s.ids {
+		if id == noTerm {
+			continue
+		}
+		kind := s.an.kind[i]
+		w, only := ix.queryWeight(kind)
+		need := uint32(noTerm)
+		if p := s.an.parent[i]; only && p >= 0 {
+			need = s.ids[p]
+		}
+		po := uint32(noTerm)
+		if int(id) < len(ix.paramOnly) {
+			po = ix.paramOnly[id] // weighed as id is, so scores are as if the lists were one
+		}
+		s.addTerm(qterm{id: id, qtf: w, only: only, need: need, pair: kind == termPair, partner: po})
+		if po != noTerm {
+			s.addTerm(qterm{id: po, qtf: w, need: noTerm, partner: id, param: true})
+		}
+	}
+	return len(s.qterms) > 0
+}
+
+// queryWeight returns the weight in a query of a term of the given kind, and whether
+// every doc holding such a term holds its stem (a word as written, or a pair: a doc
+// holding the pair holds the stems of both its words).
+func (ix *Index) queryWeight(kind termKind) (w float64, only bool) {
+	switch kind {
+	case termSynonym:
+		return synonymWeight, false
+	case termSurface:
+		return ix.surface, true
+	case termPair:
+		return ix.pair, true
+	}
+	return 1, false
+}
+
+// addTerm adds q to the query's terms, or its weight to the same term already there.
+func (s *scratch) addTerm(q qterm) {
+	for j := range s.qterms {
+		if s.qterms[j].id == q.id {
+			s.qterms[j].qtf = min(s.qterms[j].qtf+q.qtf, maxQueryTF)
+			s.qterms[j].only = s.qterms[j].only && q.only
+			if s.qterms[j].partner == noTerm {
+				s.qterms[j].partner = q.partner
+			}
+			return
+		}
+	}
+	if len(s.qterms) < maxQueryTerms {
+		s.qterms = append(s.qterms, q)
+	}
+}
+
+// clipAllowed returns allowed without the words beyond the index's docs, and the number
+// of docs of the index it holds (bits beyond Len are ignored).
+func (ix *Index) clipAllowed(allowed Set) (Set, int) {
+	words := (ix.n + 63) / 64
+	if len(allowed) > words {
+		allowed = allowed[:words]
+	}
+	n := 0
+	for w, x := range allowed {
+		if w == words-1 && ix.n&63 != 0 {
+			x &= 1<<(uint(ix.n)&63) - 1
+		}
+		n += bits.OnesCount64(x)
+	}
+	return allowed, n
+}
+
+// weigh sets each query term's weight from its document frequency among the nAllowed
+// docs of allowed (SPEC DISC-5: statistics over the allowed docs only), drops the terms
+// no allowed doc holds, and reports whether any is left.
+func (s *scratch) weigh(ix *Index, allowed Set, nAllowed int) bool {
+	for i := range s.qterms {
+		s.qterms[i].df = ix.allowedDF(s.qterms[i].id, allowed)
+	}
+	N := float64(nAllowed)
+	live := s.qterms[:0]
+	for _, q := range s.qterms {
+		if q.df == 0 {
+			continue
+		}
+		df := q.df
+		if q.partner != noTerm {
+			// The two lists of a term are one term: its df is theirs together.
+			for _, o := range s.qterms {
+				if o.id == q.partner {
+					df += o.df
+					break
+				}
+			}
+		}
+		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
+		q.wt = idf * q.qtf * scoreScale
+		q.ub = contribution(q.wt, ix.maxSat[q.id])
+		live = append(live, q)
+	}
+	s.qterms = live
+	return len(live) > 0
+}
+
+// allowedDF counts the docs of allowed in the postings of term t.
+func (ix *Index) allowedDF(t uint32, allowed Set) int {
+	df := 0
+	if ds := ix.dense[t]; ds.bits != nil {
+		for w, x := range allowed {
+			df += bits.OnesCount64(x & ds.bits[w])
+		}
+		return df
+	}
+	for _, d := range ix.docs[ix.off[t]:ix.off[t+1]] {
+		if w := d >> 6; int(w) < len(allowed) && allowed[w]&(1<<(d&63)) != 0 {
+			df++
+		}
+	}
+	return df
+}
+
+// order puts the query's terms into s.ordered in the order they are scored.
+//
+// Terms with the largest possible contribution come first: once the rest cannot lift a
+// doc not yet seen into the best k, only the docs already seen are scored further
+// (MaxScore). Scores are integers, so the order of summation does not change them.
+// Words as written and pairs never look for docs not yet found: every doc holding one
+// holds a stem of the query, which found it. A pair, rare, is scored right after that
+// stem, and so is a word as written that can add more than its stem (its stem being in
+// the parameters of most docs); other words as written, often common, come after the
+// stems, when few candidates are left. The lists of docs holding a term in their
+// parameters alone come last of all: long, and worth little, they are then looked up
+// for the few candidates left.
+func (s *scratch) order() {
+	live := s.qterms
+	slices.SortStableFunc(live, func(a, b qterm) int {
+		switch {
+		case a.only != b.only:
+			if b.only {
+				return -1
+			}
+			return 1
+		case a.ub > b.ub:
+			return -1
+		case a.ub < b.ub:
+			return 1
+		}
+		return 0
+	})
+	ordered := s.ordered[:0]
+	for _, q := range live {
+		if q.only {
+			break
+		}
+		if q.param {
+			continue
+		}
+		ordered = append(ordered, q)
+		for j := range live {
+			if o := &live[j]; o.only && o.need == q.id && (o.pair || o.ub > q.ub) {
+				o.early = true
+				ordered = append(ordered, *o)
+			}
+		}
+	}
+	for _, o := range live {
+		if o.only && !o.early {
+			ordered = append(ordered, o)
+		}
+	}
+	for _, q := range live {
+		if q.param {
+			ordered = append(ordered, q)
+		}
+	}
+	s.ordered = ordered
+}
