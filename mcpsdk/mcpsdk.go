@@ -122,7 +122,8 @@ func errCallRefused() *discovery.Error {
 
 // rpcError maps err to the JSON-RPC error the SDK writes:
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}. A *jsonrpc.Error
-// (the host chose its wire form) and a context error pass unchanged; anything else
+// (the host chose its wire form; remembered so that the outgoing filters keep it) and
+// a context error pass unchanged; anything else
 // that is not a *discovery.Error becomes unknown, so that no foreign text reaches the
 // wire (SPEC ERR-2).
 func rpcError(err error, unknown *discovery.Error) error {
@@ -132,6 +133,7 @@ func rpcError(err error, unknown *discovery.Error) error {
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {
+		hostErrors.add(je) // the outgoing filters let it out unchanged
 		return je
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
