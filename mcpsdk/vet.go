@@ -272,13 +272,13 @@ func parseEnvelope(msg []byte) (env envelope, err *discovery.Error) {
 		return env, faultInvalid // a batch, or a scalar
 	}
 	var (
-		seen          map[string]bool
-		keys          []string
-		version       []byte
-		idOK          = true
-		methodOK      = true
-		errorOK       = true
-		hasErr        bool
+		seen     map[string]bool
+		keys     []string
+		version  []byte
+		idOK     = true
+		methodOK = true
+		errorOK  = true
+		hasErr   bool
 	)
 	dup := false
 	members(msg, func(key string, val []byte) bool {
