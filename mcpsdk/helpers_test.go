@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -79,6 +80,7 @@ type fixtureOptions struct {
 	checkCall  func(ctx context.Context, p grants.Principal, tool string, args json.RawMessage) error
 	principal2 mcpsdk.PrincipalFunc
 	reader     grants.Reader // nil: an in-memory store of testRows
+	logger     *slog.Logger  // the SDK server's logger; nil: none
 }
 
 // countingReader counts grant reads (SPEC FLAG-2: none while off).
@@ -127,14 +129,14 @@ func buildFixture(o fixtureOptions) (*fixture, error) {
 		pf = mcpsdk.StaticPrincipal(o.principal)
 	}
 	f.a = mcpsdk.New(f.d, &mcpsdk.Options{Principal: pf, DiscoveryTool: o.tool})
-	f.server = newSDKServer(cat, o.pageSize, &f.handled)
+	f.server = newSDKServer(cat, o.pageSize, &f.handled, o.logger)
 	f.a.Install(f.server)
 	return f, nil
 }
 
 // newSDKServer registers every catalog tool with a handler that names the tool.
-func newSDKServer(cat *discovery.Catalog, pageSize int, handled *sync.Map) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ServerOptions{PageSize: pageSize})
+func newSDKServer(cat *discovery.Catalog, pageSize int, handled *sync.Map, logger *slog.Logger) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ServerOptions{PageSize: pageSize, Logger: logger})
 	for _, name := range cat.Names() {
 		def, _ := cat.Tool(name)
 		var tool mcp.Tool

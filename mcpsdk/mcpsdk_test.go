@@ -432,7 +432,7 @@ func TestDiscoveryTool(t *testing.T) {
 // unknown method, the discovery tool does not exist, and no grant is ever read.
 func TestSwitchOff(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: false, principal: bob, tool: "search_tools"})
-	bare := &fixture{cat: f.cat, server: newSDKServer(f.cat, 0, nil), a: mcpsdk.New(discovery.New(nil), nil)}
+	bare := &fixture{cat: f.cat, server: newSDKServer(f.cat, 0, nil, nil), a: mcpsdk.New(discovery.New(nil), nil)}
 	got, want := f.rawConnect(t), bare.rawConnect(t)
 	for i, req := range []string{
 		`{"jsonrpc":"2.0","id":ID,"method":"tools/list"}`,
@@ -492,7 +492,7 @@ func TestPrincipalFailure(t *testing.T) {
 // a fixed word for it, never the method name the client sent.
 func TestOtherMethodsUntouched(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: true, principal: alice, tool: "search_tools"})
-	bare := &fixture{cat: f.cat, server: newSDKServer(f.cat, 0, nil), a: mcpsdk.New(discovery.New(nil), nil)}
+	bare := &fixture{cat: f.cat, server: newSDKServer(f.cat, 0, nil, nil), a: mcpsdk.New(discovery.New(nil), nil)}
 	got, want := f.rawConnect(t), bare.rawConnect(t)
 	for i, req := range []string{
 		`{"jsonrpc":"2.0","id":ID,"method":"ping"}`,

@@ -335,6 +335,7 @@ func parseEnvelope(msg []byte) (env envelope, err *discovery.Error) {
 	case !idOK, version == nil || version[0] != '"' || decodeString(version) != "2.0", !methodOK:
 		return env, faultInvalid
 	case !env.hasMethod && (env.id == nil || hasErr && !errorOK):
+		env.id = nil // a response is answered with a null id: its id names the client's request
 		return env, faultInvalid
 	}
 	return env, nil
