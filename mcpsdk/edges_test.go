@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -103,6 +104,7 @@ func edgeCorpus(denied, granted string) []edge {
 		{name: "unknown method", write: text(`{"jsonrpc":"2.0","id":ID,"method":"` + canary + `/x","params":{}}`), want: "method_not_found", withID: true, wantHTTP: "-", status: 400},
 		{name: "tools/list _meta 5", write: text(`{"jsonrpc":"2.0","id":ID,"method":"tools/list","params":{"_meta":5,"x":"` + canary + `"}}`), want: "invalid_params", withID: true},
 		{name: "tools/list params string", write: text(`{"jsonrpc":"2.0","id":ID,"method":"tools/list","params":"` + canary + `"}`), want: "invalid_params", withID: true},
+		{name: "logging/setLevel unknown level", write: text(`{"jsonrpc":"2.0","id":ID,"method":"logging/setLevel","params":{"level":"` + canary + `"}}`), want: "invalid_params", withID: true, status: 400},
 		{name: "unanswered response", write: text(`{"jsonrpc":"2.0","id":ID,"result":{"x":"` + canary + `"}}`), noAnswer: true, status: 202},
 		// tools/call: the name decides first (SPEC CALL-1, VIS-2).
 		{name: "name number", write: text(call(`{"name":123,"arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
@@ -434,5 +436,26 @@ func TestHTTPEdges(t *testing.T) {
 	httpEdges(t, srv.URL, "tok-bob", edgeCorpus("secrets_read", "weather_get"))
 	if strings.Contains(logs.String(), canary) {
 		t.Errorf("the server's log carries the canary:\n%.2000s", logs.String())
+	}
+}
+
+// A 100 MB message over stdio is skipped to its newline without being held: the bytes
+// the process allocates while it streams through stay far below its size (the line
+// cap, mcp.DefaultMaxLineLength, 16 MiB, bounds what is buffered), and the session goes
+// on.
+func TestStdioOversizeMemoryBounded(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, principal: bob})
+	rc := f.pipeConnect(t)
+	const size = 100 << 20
+	corpus := []edge{{name: "100 MB", want: "message_too_large",
+		write: huge(`{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"`, size, `"}}}`)}}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	stdioAnswers(t, rc.in, rc.out, corpus)
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("allocated %.1f MiB while a %d MiB message streamed through", float64(allocated)/(1<<20), size>>20)
+	if allocated > 48<<20 {
+		t.Errorf("allocated %d bytes for a %d-byte message: the line is being held", allocated, size)
 	}
 }

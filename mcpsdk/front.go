@@ -46,6 +46,9 @@ func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst 
 		}
 	}
 	switch {
+	case env.hasMethod && env.method == "logging/setLevel" && !validLevel(env.params):
+		// The SDK takes any string and logs it at Info: only MCP's levels pass.
+		return discovery.AppendJSONRPCError(dst, env.id, discovery.ErrInvalidParams), answered, malformed, env
 	case !utf8.Valid(msg):
 		return discovery.AppendJSONRPCError(dst, env.id, faultParse), answered, malformed, env
 	case env.depth > maxDepth:
@@ -61,7 +64,7 @@ func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst 
 // principal may not call is tool_not_granted, whatever the arguments. A granted call
 // goes on to the SDK, whose middleware decides it in full (arguments, pin, CheckCall).
 func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, env envelope, dst []byte) ([]byte, bool) {
-	name, ok := callToolName(env.params)
+	name, ok := stringParam(env.params, "name")
 	if !ok {
 		return discovery.AppendJSONRPCError(dst, env.id, discovery.ErrInvalidParams), true
 	}
@@ -94,4 +97,9 @@ func (a *Adapter) answerDiscover(ctx context.Context, extra *mcp.RequestExtra, e
 		return discovery.AppendJSONRPCError(dst, env.id, discovery.ErrMethodNotFound)
 	}
 	return resp
+}
+
+func validLevel(params []byte) bool {
+	level, ok := stringParam(params, "level")
+	return ok && logLevels[level]
 }

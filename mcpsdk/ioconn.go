@@ -212,9 +212,12 @@ chunks:
 	for {
 		chunk, err := l.r.ReadSlice('\n')
 		if !tooLong {
-			if len(b)+len(chunk) > l.max+2 { // room for \r\n
+			if n := len(b) + len(chunk); n > l.max+2 { // room for \r\n
 				tooLong, b = true, nil
 			} else {
+				if n > cap(b) { // double, never past the cap: append's 1.25 would copy 5 times the line
+					b = append(make([]byte, 0, min(max(2*cap(b), n), l.max+2)), b...)
+				}
 				b = append(b, chunk...)
 			}
 		}

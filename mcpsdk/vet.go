@@ -380,15 +380,15 @@ func validWireError(raw []byte) bool {
 	return ok
 }
 
-// callToolName reads params.name of a tools/call exactly: params must be an object
-// with one "name" member, a string. ok is false otherwise (invalid params).
-func callToolName(params []byte) (name string, ok bool) {
+// stringParam reads params[key] exactly: params must be an object with one member
+// named key, a string. ok is false otherwise (invalid params).
+func stringParam(params []byte, key string) (value string, ok bool) {
 	if len(params) == 0 || params[0] != '{' {
 		return "", false
 	}
 	n := 0
-	members(params, func(key string, val []byte) bool {
-		if key != "name" {
+	members(params, func(k string, val []byte) bool {
+		if k != key {
 			return true
 		}
 		n++
@@ -396,8 +396,12 @@ func callToolName(params []byte) (name string, ok bool) {
 			ok = false
 			return false
 		}
-		name, ok = decodeString(val), true
+		value, ok = decodeString(val), true
 		return true
 	})
-	return name, ok && n == 1
+	return value, ok && n == 1
 }
+
+// logLevels are the levels of MCP's logging/setLevel (RFC 5424 severities).
+var logLevels = map[string]bool{"debug": true, "info": true, "notice": true, "warning": true,
+	"error": true, "critical": true, "alert": true, "emergency": true}
