@@ -33,8 +33,8 @@ const canary = "Cq7-CANARY-93f1"
 type edge struct {
 	name     string
 	write    msgFunc // the message, without its newline
-	want     string                             // over stdio
-	wantHTTP string                             // over HTTP, when it differs from want
+	want     string  // over stdio
+	wantHTTP string  // over HTTP, when it differs from want
 	withID   bool
 	status   int  // HTTP status; 0 means 200
 	noAnswer bool // a message that is answered by nothing (a JSON-RPC response)
