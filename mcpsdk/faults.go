@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"regexp"
 	"strconv"
 	"sync"
 
@@ -55,15 +54,22 @@ func contentFree(code int64) *discovery.Error {
 	return &discovery.Error{Code: CodeServerError, Status: http.StatusInternalServerError, JSONRPCCode: int(code)}
 }
 
-// codeWord matches the message of the adapter's own errors.
-var codeWord = regexp.MustCompile(`^[a-z][a-z_]*$`)
+// ownCodes are the codes of every error the adapter and discovery write.
+var ownCodes = map[string]bool{
+	discovery.CodeMethodNotFound: true, discovery.CodeInvalidParams: true, discovery.CodeInvalidCursor: true,
+	discovery.CodeInvalidArguments: true, discovery.CodeToolNotGranted: true, discovery.CodeContractChanged: true,
+	discovery.CodeGrantsChanged: true, discovery.CodeSchemaTooLarge: true, discovery.CodeValidationUnavailable: true,
+	discovery.CodeGrantsUnavailable: true, discovery.CodeCatalogUnavailable: true, discovery.CodeInternal: true,
+	CodeUnauthenticated: true, CodeCallRefused: true, CodeParseError: true, CodeInvalidRequest: true,
+	CodeMessageTooLarge: true, CodeServerError: true,
+}
 
 // kept reports whether an outgoing JSON-RPC error may leave as it is: one the adapter
-// or discovery wrote (message a code word, data exactly {"error": message, "status":
-// S}), or one the host's CheckCall returned as a *jsonrpc.Error. Every other error, the
+// or discovery wrote (message one of their codes, data exactly {"error": message,
+// "status": S}), or one the host's CheckCall returned as a *jsonrpc.Error. Every other error, the
 // SDK's above all (they quote methods, params and argument values), is replaced.
 func kept(code int64, message string, data []byte) bool {
-	if codeWord.MatchString(message) {
+	if ownCodes[message] {
 		var d struct {
 			Error  string `json:"error"`
 			Status int    `json:"status"`

@@ -238,8 +238,8 @@ func members(b []byte, fn func(key string, val []byte) bool) {
 // decodeString decodes a JSON string scanJSON accepted, as the SDK's decoder does
 // (escapes resolved, invalid UTF-8 replaced).
 func decodeString(raw []byte) string {
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(bytes.ToValidUTF8(raw[1:len(raw)-1], []byte("\uFFFD")))
+	if plainASCII(raw) {
+		return string(raw[1 : len(raw)-1])
 	}
 	var s string
 	_ = json.Unmarshal(raw, &s)
@@ -399,9 +399,23 @@ func stringParam(params []byte, key string) (value string, ok bool) {
 		value, ok = decodeString(val), true
 		return true
 	})
-	return value, ok && n == 1
+	if !ok || n != 1 {
+		return "", false
+	}
+	return value, true
 }
 
 // logLevels are the levels of MCP's logging/setLevel (RFC 5424 severities).
 var logLevels = map[string]bool{"debug": true, "info": true, "notice": true, "warning": true,
 	"error": true, "critical": true, "alert": true, "emergency": true}
+
+// plainASCII reports a string token without escapes or bytes beyond ASCII: its text
+// is its value.
+func plainASCII(raw []byte) bool {
+	for _, c := range raw {
+		if c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
