@@ -2,7 +2,9 @@ package mcpsdk
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -95,6 +97,19 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if !ok || (req.Method != method && req.Method != "tools/call") {
 			return msg, nil
 		}
+		if req.Method == "tools/call" {
+			// The SDK decoded the envelope; the front reads the raw params.
+			if !req.ID.IsValid() {
+				return msg, nil
+			}
+			env := envelope{id: encodeID(req.ID), method: req.Method, hasMethod: true, params: req.Params}
+			resp, refused := c.a.precall(ctx, nil, env, nil)
+			if !refused {
+				return msg, nil
+			}
+			c.write(ctx, req.ID, resp)
+			continue
+		}
 		raw, err := jsonrpc.EncodeMessage(req)
 		if err != nil {
 			return msg, nil
@@ -152,4 +167,18 @@ func responseMessage(resp []byte, id jsonrpc.ID) *jsonrpc.Response {
 		r.Error = wireError(discovery.ErrCatalogUnavailable)
 	}
 	return r
+}
+
+// encodeID returns the id as the SDK writes it on the wire.
+func encodeID(id jsonrpc.ID) []byte {
+	switch v := id.Raw().(type) {
+	case int64:
+		return strconv.AppendInt(nil, v, 10)
+	case string:
+		b, err := json.Marshal(v)
+		if err == nil {
+			return b
+		}
+	}
+	return []byte("null")
 }
