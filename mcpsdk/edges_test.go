@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,8 +18,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
 
@@ -457,5 +460,70 @@ func TestStdioOversizeMemoryBounded(t *testing.T) {
 	t.Logf("allocated %.1f MiB while a %d MiB message streamed through", float64(allocated)/(1<<20), size>>20)
 	if allocated > 48<<20 {
 		t.Errorf("allocated %d bytes for a %d-byte message: the line is being held", allocated, size)
+	}
+}
+
+// SPEC CALL-1, ERR-1, ERR-2 over HTTP: a tools/call refusal is a JSON-RPC error in an
+// HTTP 200, as application/json or, when the request accepts only an event stream, as
+// one event; a request answered by Handler itself with a foreign Host on a loopback
+// address is refused 403 like the SDK does; the SDK's own plain-text errors (which
+// quote the Host header, methods, bodies) come out as the status text alone.
+func TestHTTPAnswerForms(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, principal2: mcpsdk.TokenInfoPrincipal, tool: "search_tools"})
+	srv := httptest.NewServer(bearerAuth(f.a.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.server }, nil))))
+	t.Cleanup(srv.Close)
+	do := func(method, accept, host, body string) (int, string, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+		req.Header.Set("Authorization", "Bearer tok-bob")
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+	}
+	const denied = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"deploy_model","arguments":{"model":"` + canary + `"}}}`
+	const refusal = `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"tool_not_granted","data":{"error":"tool_not_granted","status":403}}}`
+	for _, c := range []struct {
+		name, method, accept, host, body string
+		status                           int
+		ctype, want                      string
+	}{
+		{"refusal as JSON", "POST", "application/json, text/event-stream", "", denied, 200, "application/json", refusal},
+		{"refusal as an event", "POST", "text/event-stream", "", denied, 200, "text/event-stream", "event: message\ndata: " + refusal + "\n\n"},
+		{"refusal, rebound Host", "POST", "application/json, text/event-stream", canary + ".example", denied, 403, "text/plain; charset=utf-8", "Forbidden: invalid Host header\n"},
+		{"SDK: rebound Host", "POST", "application/json, text/event-stream", canary + ".example", `{"jsonrpc":"2.0","id":8,"method":"ping"}`, 403, "text/plain; charset=utf-8", "Forbidden\n"},
+		{"SDK: GET without a session", "GET", "text/event-stream", "", "", 400, "text/plain; charset=utf-8", "Bad Request\n"},
+		{"SDK: unknown method", "POST", "application/json, text/event-stream", "", `{"jsonrpc":"2.0","id":9,"method":"` + canary + `"}`, 400, "text/plain; charset=utf-8", "Bad Request\n"},
+		{"SDK: wrong Accept", "POST", "text/html", "", `{"jsonrpc":"2.0","id":9,"method":"` + canary + `"}`, 400, "text/plain; charset=utf-8", "Bad Request\n"},
+	} {
+		status, ctype, body := do(c.method, c.accept, c.host, c.body)
+		if status != c.status || ctype != c.ctype || body != c.want {
+			t.Errorf("%s: %d %q %q, want %d %q %q", c.name, status, ctype, body, c.status, c.ctype, c.want)
+		}
+	}
+}
+
+// SPEC CALL-6: a host CheckCall error that is a *jsonrpc.Error crosses Handler's
+// outgoing filter as the host wrote it; the SDK's own errors do not.
+func TestHTTPHostErrorKept(t *testing.T) {
+	check := func(_ context.Context, _ grants.Principal, tool string, _ json.RawMessage) error {
+		return &jsonrpc.Error{Code: -32001, Message: "maintenance window", Data: json.RawMessage(`{"retry": 30}`)}
+	}
+	f := newFixture(t, fixtureOptions{enabled: true, principal2: mcpsdk.TokenInfoPrincipal, checkCall: check})
+	srv := httptest.NewServer(bearerAuth(f.a.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.server }, nil))))
+	t.Cleanup(srv.Close)
+	cs := connectClient(t, &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{"tok-alice", http.DefaultTransport}}})
+	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "weather_get", Arguments: map[string]any{"city": "Oslo"}})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != -32001 || je.Message != "maintenance window" || string(je.Data) != `{"retry":30}` {
+		t.Errorf("host error over HTTP = %v, want it as the host wrote it", err)
 	}
 }
