@@ -58,8 +58,10 @@ type Options struct {
 	// discover method (see discovery.ToolDefinition). It must not name a catalog tool.
 	// Empty: no discovery tool.
 	DiscoveryTool string
-	// MaxRequestBodyBytes bounds the HTTP request body Handler reads to look for the
-	// discover method. Zero means mcp.DefaultMaxRequestBodyBytes, the SDK's own default.
+	// MaxRequestBodyBytes caps the HTTP request body Handler reads and screens: a
+	// larger body answers 413 message_too_large, read no further than the cap. Zero or
+	// negative means mcp.DefaultMaxRequestBodyBytes (4 MiB), the SDK's own default:
+	// Handler never reads a body unbounded. Set the SDK handler's cap at least as high.
 	MaxRequestBodyBytes int64
 }
 
