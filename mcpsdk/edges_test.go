@@ -104,7 +104,7 @@ func edgeCorpus(denied, granted string) []edge {
 		{name: "empty batch", write: text(`[]`), want: "invalid_request", status: 400},
 		{name: "scalar", write: text(`"` + canary + `"`), want: "invalid_request", status: 400},
 		{name: "response with bad error", write: text(`{"jsonrpc":"2.0","id":ID,"error":{"code":"` + canary + `"}}`), want: "invalid_request", status: 400},
-		{name: "unknown method", write: text(`{"jsonrpc":"2.0","id":ID,"method":"` + canary + `/x","params":{}}`), want: "method_not_found", withID: true, wantHTTP: "-", status: 400},
+		{name: "unknown method", write: text(`{"jsonrpc":"2.0","id":ID,"method":"` + canary + `/x","params":{}}`), want: "method_not_found", withID: true, status: 400},
 		{name: "tools/list _meta 5", write: text(`{"jsonrpc":"2.0","id":ID,"method":"tools/list","params":{"_meta":5,"x":"` + canary + `"}}`), want: "invalid_params", withID: true},
 		{name: "tools/list params string", write: text(`{"jsonrpc":"2.0","id":ID,"method":"tools/list","params":"` + canary + `"}`), want: "invalid_params", withID: true},
 		{name: "logging/setLevel unknown level", write: text(`{"jsonrpc":"2.0","id":ID,"method":"logging/setLevel","params":{"level":"` + canary + `"}}`), want: "invalid_params", withID: true, status: 400},
@@ -501,8 +501,11 @@ func TestHTTPAnswerForms(t *testing.T) {
 		{"refusal, rebound Host", "POST", "application/json, text/event-stream", canary + ".example", denied, 403, "text/plain; charset=utf-8", "Forbidden: invalid Host header\n"},
 		{"SDK: rebound Host", "POST", "application/json, text/event-stream", canary + ".example", `{"jsonrpc":"2.0","id":8,"method":"ping"}`, 403, "text/plain; charset=utf-8", "Forbidden\n"},
 		{"SDK: GET without a session", "GET", "text/event-stream", "", "", 400, "text/plain; charset=utf-8", "Bad Request\n"},
-		{"SDK: unknown method", "POST", "application/json, text/event-stream", "", `{"jsonrpc":"2.0","id":9,"method":"` + canary + `"}`, 400, "text/plain; charset=utf-8", "Bad Request\n"},
-		{"SDK: wrong Accept", "POST", "text/html", "", `{"jsonrpc":"2.0","id":9,"method":"` + canary + `"}`, 400, "text/plain; charset=utf-8", "Bad Request\n"},
+		{"SDK: unknown method", "POST", "application/json, text/event-stream", "", `{"jsonrpc":"2.0","id":9,"method":"` + canary + `"}`, 400, "application/json",
+			`{"jsonrpc":"2.0","id":9,"error":{"code":-32601,"message":"method_not_found","data":{"error":"method_not_found","status":400}}}`},
+		{"SDK: wrong Accept", "POST", "text/html", "", `{"jsonrpc":"2.0","id":10,"method":"` + canary + `"}`, 400, "application/json",
+			`{"jsonrpc":"2.0","id":10,"error":{"code":-32600,"message":"invalid_request","data":{"error":"invalid_request","status":400}}}`},
+		{"SDK: notification of an unknown method", "POST", "application/json, text/event-stream", "", `{"jsonrpc":"2.0","method":"` + canary + `"}`, 400, "text/plain; charset=utf-8", "Bad Request\n"},
 	} {
 		status, ctype, body := do(c.method, c.accept, c.host, c.body)
 		if status != c.status || ctype != c.ctype || body != c.want {
@@ -525,5 +528,32 @@ func TestHTTPHostErrorKept(t *testing.T) {
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code != -32001 || je.Message != "maintenance window" || string(je.Data) != `{"retry":30}` {
 		t.Errorf("host error over HTTP = %v, want it as the host wrote it", err)
+	}
+}
+
+// The go-sdk client keeps its session over streamable HTTP after the SDK refuses a
+// method it does not know: Handler turns the SDK's plain-text 400 into a content-free
+// JSON-RPC error body, which the client reads as a rejected call, not a broken link.
+func TestHTTPGoClientSurvivesUnknownMethod(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, principal2: mcpsdk.TokenInfoPrincipal})
+	srv := httptest.NewServer(bearerAuth(f.a.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.server }, nil))))
+	t.Cleanup(srv.Close)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil)
+	const unknown = "x.unknown." + canary
+	if err := mcp.AddSendingCustomMethod[*discoverParams, *discoverResult](c, unknown); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{"tok-bob", http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	_, err = mcp.CallCustomMethod[*discoverParams, *discoverResult](t.Context(), cs, unknown, &discoverParams{Query: "x"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != -32601 || je.Message != "method_not_found" {
+		t.Errorf("unknown method = %v, want the JSON-RPC error method_not_found", err)
+	}
+	if _, err := cs.ListTools(t.Context(), nil); err != nil {
+		t.Errorf("ListTools after the refusal: %v (the session broke)", err)
 	}
 }

@@ -78,6 +78,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		resp, act, kind, env := a.screen(ctx, extra, body, (*bp)[:0])
 		if act == passOn {
 			r.Body = io.NopCloser(bytes.NewReader(body))
+			fw.id = env.id
 			next.ServeHTTP(fw, r)
 			return
 		}
@@ -212,10 +213,14 @@ func isJSON(contentType string) bool {
 // filterWriter cleans the responses of the handler behind Handler (SPEC ERR-2): a
 // JSON-RPC error response that is not the adapter's is rewritten content-free, in an
 // application/json body (held until the handler returns) and in each data line of a
-// text/event-stream (event by event, as the events are written); a text/plain body of
-// an error status is replaced by the status text. Other bodies pass as they are.
+// text/event-stream (event by event, as the events are written). A text/plain body of
+// an error status is replaced: for a 400 or 413 answering a request with an id, by a
+// content-free JSON-RPC error with that id (so that a client keeps its session, as the
+// go-sdk client does for JSON-RPC error bodies), else by the status text. Other bodies
+// pass as they are.
 type filterWriter struct {
 	w       http.ResponseWriter
+	id      []byte // the id of the request the body held, if any
 	status  int
 	mode    int // one of the mode constants, set by the first WriteHeader
 	pending []byte
@@ -239,10 +244,7 @@ func (f *filterWriter) WriteHeader(status int) {
 	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
 	switch {
 	case status >= 400 && mt == "text/plain":
-		f.mode = modeText
-		h.Del("Content-Length")
-		f.w.WriteHeader(status)
-		io.WriteString(f.w, http.StatusText(status)+"\n")
+		f.mode = modeText // written by finish, which replaces the text
 		return
 	case mt == "application/json":
 		f.mode = modeJSON // written by finish, after the whole body is seen
@@ -261,7 +263,10 @@ func (f *filterWriter) Write(p []byte) (int, error) {
 	}
 	switch f.mode {
 	case modeText:
-		return len(p), nil // the status text is the body
+		if len(f.pending) < 64 { // enough to tell an unknown method
+			f.pending = append(f.pending, p[:min(len(p), 64)]...)
+		}
+		return len(p), nil
 	case modeJSON:
 		f.pending = append(f.pending, p...)
 		return len(p), nil
@@ -301,7 +306,7 @@ func (f *filterWriter) writeEvents() error {
 
 // Flush writes what can be written and flushes the underlying writer.
 func (f *filterWriter) Flush() {
-	if f.mode == modeJSON {
+	if f.mode == modeJSON || f.mode == modeText {
 		return // the body is written whole by finish
 	}
 	if f.mode == 0 {
@@ -313,9 +318,29 @@ func (f *filterWriter) Flush() {
 // Unwrap gives http.ResponseController the underlying writer (deadlines and the like).
 func (f *filterWriter) Unwrap() http.ResponseWriter { return f.w }
 
-// finish writes a held JSON body, cleaned, and any incomplete event left.
+// finish writes a held JSON body, cleaned, a replaced text body, and any incomplete
+// event left.
 func (f *filterWriter) finish() {
 	switch f.mode {
+	case modeText:
+		h := f.w.Header()
+		body := []byte(http.StatusText(f.status) + "\n")
+		if f.id != nil && (f.status == http.StatusBadRequest || f.status == http.StatusRequestEntityTooLarge) {
+			fault := faultInvalid
+			switch {
+			case f.status == http.StatusRequestEntityTooLarge:
+				fault = faultTooLarge
+			case bytes.HasPrefix(f.pending, []byte("JSON RPC not handled")): // the SDK's unknown method
+				// 400, the status the SDK chose: MCP clients read 404 as a lost session.
+				fault = &discovery.Error{Code: discovery.CodeMethodNotFound, Status: http.StatusBadRequest, JSONRPCCode: discovery.JSONRPCMethodNotFound}
+			}
+			body = discovery.AppendJSONRPCError(nil, f.id, fault)
+			h.Set("Content-Type", "application/json")
+			h.Del("X-Content-Type-Options")
+		}
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		f.w.WriteHeader(f.status)
+		f.w.Write(body)
 	case modeJSON:
 		body := f.pending
 		if clean, changed := cleanResponse(body); changed {
