@@ -110,7 +110,12 @@
 // reaches the wire. This covers the stdio connection's writes, the message-level
 // wrapper of other transports, and on HTTP the SDK's application/json bodies and each
 // text/event-stream data event; a text/plain error body of the SDK's handler (its
-// http.Error texts quote bodies, headers and methods) is replaced by the status text.
+// http.Error texts quote bodies, headers and methods) is replaced, for a 400 or 413
+// answering a request with an id, by the content-free JSON-RPC error with that id
+// (method_not_found, with the SDK's status 400, for a method it does not know;
+// invalid_request or message_too_large otherwise), which the go-sdk client reads as a
+// refused call without dropping its session, and in any other case by the status
+// text.
 // Host errors of other methods (prompts, resources) are rewritten too.
 //
 // Other transports (in-memory, custom) get the message-level front: the SDK decodes

@@ -38,7 +38,9 @@ import (
 // cleaned on the way out: a JSON-RPC error (application/json body or text/event-stream
 // data event) that is not the adapter's is rewritten content-free, and a text/plain
 // error body (the SDK's http.Error, which may quote the body, a header or a method) is
-// replaced by the status text. The principal is the PrincipalFunc's, called with the
+// replaced: by a content-free JSON-RPC error with the request's id for a 400 or 413
+// (method_not_found for a method the SDK does not know), so that clients keep their
+// session, else by the status text. The principal is the PrincipalFunc's, called with the
 // request's auth.TokenInfo and header. While the switch is off Handler returns next
 // itself (SPEC FLAG-2).
 //
