@@ -185,29 +185,28 @@ func skipSpace(b []byte, i int) int {
 
 // skipValue returns the index just past the value at b[i] of text scanJSON accepted.
 func skipValue(b []byte, i int) int {
-	depth := 0
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			i = scanString(b, i) - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ',', ' ', '\t', '\n', '\r', ':':
-		default:
-			if depth == 0 { // a scalar at the top: it ends at a delimiter
-				j := i
-				for j < len(b) && !bytes.ContainsRune([]byte(",}] \t\n\r"), rune(b[j])) {
-					j++
+	switch b[i] {
+	case '"':
+		return scanString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = scanString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
 				}
-				return j
 			}
-			continue
 		}
-		if depth == 0 {
-			return i + 1
-		}
+		return i
+	}
+	// A number or a literal: it ends at the next delimiter.
+	for i < len(b) && !bytes.ContainsRune([]byte(",}] \t\n\r"), rune(b[i])) {
+		i++
 	}
 	return i
 }

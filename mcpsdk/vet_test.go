@@ -36,7 +36,7 @@ func refDepth(b []byte) int {
 // of 10,000) and measures depth as the SDK does, whatever the input.
 func FuzzScanJSON(f *testing.F) {
 	for _, s := range []string{`{}`, `[]`, `{"a":[1,2,{"b":null}]}`, `"x"`, `-0.5e+7`, `01`, `1.`, `{"a" 1}`,
-		`[1,]`, `{"a":1,}`, "\"\\u00e9\"", `"\x"`, ` true `, `nul`, `[[[]]]`, "\"\xff\"", `{"a":1}{}`, "\"\x01\""} {
+		`[1,]`, `{"a":1,}`, `{"a" : "x" , "b":[1,{"c":2}] ,"\u0061b":true}`, `{"k":-1.5e3,"m":null}`, "\"\\u00e9\"", `"\x"`, ` true `, `nul`, `[[[]]]`, "\"\xff\"", `{"a":1}{}`, "\"\x01\""} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -49,6 +49,32 @@ func FuzzScanJSON(f *testing.F) {
 		}
 		if ok && depth != refDepth(b) {
 			t.Fatalf("scanJSON(%q) depth %d, want %d", b, depth, refDepth(b))
+		}
+		// members reads an object's members as encoding/json does (when no key repeats).
+		var want map[string]json.RawMessage
+		if !ok || b[skipSpace(b, 0)] != '{' || json.Unmarshal(b, &want) != nil {
+			return
+		}
+		got := map[string]json.RawMessage{}
+		dup := false
+		members(b, func(key string, val []byte) bool {
+			_, dup = got[key]
+			got[key] = val
+			return !dup
+		})
+		if dup {
+			return
+		}
+		if len(got) != len(want) {
+			t.Fatalf("members(%q) read %d members, encoding/json %d", b, len(got), len(want))
+		}
+		for k, v := range want {
+			var cg, cw bytes.Buffer
+			json.Compact(&cg, got[k])
+			json.Compact(&cw, v)
+			if !bytes.Equal(cg.Bytes(), cw.Bytes()) {
+				t.Fatalf("members(%q)[%q] = %q, encoding/json %q", b, k, got[k], v)
+			}
 		}
 	})
 }
