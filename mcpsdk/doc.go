@@ -88,7 +88,11 @@
 //  4. What the SDK would choke on: invalid UTF-8 (parse_error) and nesting deeper than
 //     the SDK decoder's 1,000 (invalid_request). logging/setLevel must name one of
 //     MCP's eight levels (invalid_params): the SDK takes any string and logs it.
-//  5. The discover method is answered (above); everything else goes to the SDK.
+//  5. The discover method is answered (above). On stdio, a call before initialize
+//     (other than ping and the few methods MCP allows then, and SEP-2575 calls that
+//     carry their protocol version) is refused here with internal_error, the answer
+//     the SDK gives, because the SDK would also log the method name the client sent.
+//     Everything else goes to the SDK.
 //
 // Each refusal is one JSON-RPC error in the adapter's content-free form,
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}, with the
@@ -123,9 +127,11 @@
 // outgoing rewrite apply. Over any wrapped transport, a connection wrapper hides the
 // inner connection's unexported SDK hooks (only batches depended on them).
 //
-// Known limits: the SDK still logs, to the host's logger, the method name of a call
-// sent before initialize and, on HTTP, the protocol version header of a refused
-// request; the adapter cannot reach those logs.
+// Known limits: on HTTP the SDK still logs, to the host's logger, the method name of a
+// call that opens a session without initialize, and the protocol version header of a
+// request it refuses for it; the adapter cannot tell those requests apart before the
+// SDK does. A tools/call refusal on HTTP is answered before the SDK checks the
+// Mcp-Session-Id and protocol headers.
 //
 // The discovery tool answers with structuredContent holding the discover result and
 // one text block with the same JSON (for clients that read only text). Its invalid

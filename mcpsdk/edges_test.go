@@ -557,3 +557,45 @@ func TestHTTPGoClientSurvivesUnknownMethod(t *testing.T) {
 		t.Errorf("ListTools after the refusal: %v (the session broke)", err)
 	}
 }
+
+// SPEC ERR-2: over stdio, a call before initialize (an unknown method named by the
+// client, say) is refused with one content-free error without reaching the SDK, which
+// would log the method name; the session then initializes and works.
+func TestStdioBeforeInitialize(t *testing.T) {
+	logs := &syncBuffer{}
+	f := newFixture(t, fixtureOptions{enabled: true, principal: bob,
+		logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	rc := f.pipeConnect(t)
+	r := bufio.NewReader(rc.out)
+	exchange := func(line string) []byte {
+		t.Helper()
+		go io.WriteString(rc.in, line+"\n")
+		b, err := r.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"` + canary + `","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"x":"` + canary + `"}}`,
+	} {
+		resp := exchange(line)
+		if e := decodeError(t, resp); e == nil || e.Message != "internal_error" || bytes.Contains(resp, []byte(canary)) {
+			t.Errorf("%s before initialize: %s, want a content-free error", line, resp)
+		}
+	}
+	if resp := exchange(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); !bytes.Contains(resp, []byte(`"result":{}`)) {
+		t.Errorf("ping before initialize: %s", resp)
+	}
+	if resp := exchange(`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`); !bytes.Contains(resp, []byte(`"serverInfo"`)) {
+		t.Errorf("initialize: %s", resp)
+	}
+	io.WriteString(rc.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	if resp := exchange(`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`); !bytes.Contains(resp, []byte(`"weather_get"`)) {
+		t.Errorf("tools/list after initialize: %.300s", resp)
+	}
+	if strings.Contains(logs.String(), canary) {
+		t.Errorf("the server's log carries the canary:\n%s", logs.String())
+	}
+}

@@ -57,6 +57,7 @@ type ioConn struct {
 	closeOnce sync.Once
 	closeErr  error
 	sem       chan struct{}
+	initSent  bool // an initialize request went to the SDK (Read's goroutine only)
 }
 
 // line is one newline-delimited message, or the end of input.
@@ -112,6 +113,11 @@ func (c *ioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.discover(ctx, env, l.b)
 			continue
 		}
+		if c.beforeInitialize(env) {
+			// The SDK refuses it too, but logs the method name the client sent.
+			c.out.writeLine(discovery.AppendJSONRPCError(nil, env.id, contentFree(0)))
+			continue
+		}
 		msg, err := jsonrpc.DecodeMessage(l.b)
 		if err != nil { // the front and the SDK disagree: refuse, never end the session
 			c.out.writeLine(discovery.AppendJSONRPCError(nil, env.id, faultInvalid))
@@ -119,6 +125,39 @@ func (c *ioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		return msg, nil
 	}
+}
+
+// beforeInitialize reports a call the SDK would refuse because no initialize came
+// first: any method but those MCP allows before it, without the per-request protocol
+// version of SEP-2575 (which needs no initialize).
+func (c *ioConn) beforeInitialize(env envelope) bool {
+	if c.initSent || !env.hasMethod {
+		return false
+	}
+	switch env.method {
+	case "initialize":
+		c.initSent = true
+		return false
+	case "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "server/discover":
+		return false
+	}
+	return env.id != nil && !sessionless(env.params)
+}
+
+// sessionless reports params whose _meta carries a protocol version (SEP-2575): the
+// SDK serves such a call without initialize.
+func sessionless(params []byte) bool {
+	if len(params) == 0 || params[0] != '{' {
+		return false
+	}
+	found := false
+	members(params, func(key string, val []byte) bool {
+		if key == "_meta" {
+			_, found = stringParam(val, "io.modelcontextprotocol/protocolVersion")
+		}
+		return !found
+	})
+	return found
 }
 
 // discover answers a discover message, concurrently with the SDK's work up to
