@@ -430,15 +430,20 @@ func bearerAuth(h http.Handler) http.Handler {
 // the cap 413, tools/call refusals 200), the session answers the next request, and the
 // canary appears in no response and no log line.
 func TestHTTPEdges(t *testing.T) {
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	f := newFixture(t, fixtureOptions{enabled: true, principal2: mcpsdk.TokenInfoPrincipal, tool: "search_tools", logger: logger})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.server }, &mcp.StreamableHTTPOptions{Logger: logger})
-	srv := httptest.NewServer(bearerAuth(f.a.Handler(h)))
-	t.Cleanup(srv.Close)
-	httpEdges(t, srv.URL, "tok-bob", edgeCorpus("secrets_read", "weather_get"))
-	if strings.Contains(logs.String(), canary) {
-		t.Errorf("the server's log carries the canary:\n%.2000s", logs.String())
+	for _, jsonResponse := range []bool{false, true} { // SSE answers, then JSON bodies
+		t.Run(fmt.Sprintf("JSONResponse=%v", jsonResponse), func(t *testing.T) {
+			logs := &syncBuffer{}
+			logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			f := newFixture(t, fixtureOptions{enabled: true, principal2: mcpsdk.TokenInfoPrincipal, tool: "search_tools", logger: logger})
+			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.server },
+				&mcp.StreamableHTTPOptions{Logger: logger, JSONResponse: jsonResponse})
+			srv := httptest.NewServer(bearerAuth(f.a.Handler(h)))
+			t.Cleanup(srv.Close)
+			httpEdges(t, srv.URL, "tok-bob", edgeCorpus("secrets_read", "weather_get"))
+			if strings.Contains(logs.String(), canary) {
+				t.Errorf("the server's log carries the canary:\n%.2000s", logs.String())
+			}
+		})
 	}
 }
 
