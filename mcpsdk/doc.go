@@ -59,8 +59,11 @@
 //
 // # The front: one bad message never takes a session down
 //
-// Transport (for *mcp.StdioTransport and *mcp.IOTransport) and Handler read each raw
-// message before the SDK does and decide it in this order (SPEC CALL-1, VIS-2, ERR-2):
+// While the switch is on, Transport (for *mcp.StdioTransport and *mcp.IOTransport) and
+// Handler read each raw message before the SDK does and decide it in this order (SPEC
+// CALL-1, VIS-2, ERR-2). While it is off they are the identity (SPEC FLAG-2), and the
+// SDK's own behaviour stands, ending a stdio session at a malformed line included.
+//
 //
 //  1. Size. Stdio reads newline-delimited messages (MCP's stdio framing: no embedded
 //     newlines; blank lines are skipped, CRLF is accepted) of at most the transport's
