@@ -64,7 +64,6 @@
 // CALL-1, VIS-2, ERR-2). While it is off they are the identity (SPEC FLAG-2), and the
 // SDK's own behaviour stands, ending a stdio session at a malformed line included.
 //
-//
 //  1. Size. Stdio reads newline-delimited messages (MCP's stdio framing: no embedded
 //     newlines; blank lines are skipped, CRLF is accepted) of at most the transport's
 //     MaxLineLength (mcp.DefaultMaxLineLength, 16 MiB, when zero or negative: the
