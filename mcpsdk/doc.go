@@ -49,21 +49,94 @@
 // middleware runs. Its AddReceivingCustomMethod (v1.8.0) could route the method, but
 // the handler would see neither the request id (the page could not be sized for the
 // real id) nor the raw params (for the strict DISC-1 checks), so the method is
-// answered below the SDK, by Transport (any
-// mcp.Transport: stdio, in-memory, io) and by Handler (streamable HTTP), through
-// Discoverer.HandleJSONRPC, which sizes each page for the request's real id (SPEC
-// PAGE-1). The response bytes are written as HandleJSONRPC built them (the SDK
-// re-encodes the id, the same way the id was encoded for the size accounting). On
-// HTTP, a discover refusal answers the error's HTTP status with the JSON-RPC error as
-// an application/json body; a discover notification answers 202 with no body. The
-// discover method needs no MCP session state, on any transport: it is answered even
-// before initialize, and on HTTP without an Mcp-Session-Id; the principal comes from
-// the PrincipalFunc (on HTTP, the request's authentication). On stdio, discover
-// requests are answered concurrently with the SDK's work (up to 16 at a time per
-// connection), so their responses may overtake earlier responses, as JSON-RPC allows. A discover request inside a JSON-RPC batch is left to the
-// SDK (which answers -32601). Over Transport, a connection wrapper hides the inner
-// connection's unexported SDK hooks; the only effect is that the SDK no longer refuses
-// JSON-RPC batches on protocol versions that dropped them.
+// answered below the SDK, by Transport and by Handler, straight from the message's
+// bytes through Discoverer.AppendJSONRPC, which sizes each page for the request's real
+// id (SPEC PAGE-1). On HTTP, a discover refusal answers the error's HTTP status with
+// the JSON-RPC error as an application/json body; a discover notification answers 202
+// with no body. The discover method needs no MCP session state, on any transport: it
+// is answered even before initialize, and on HTTP without an Mcp-Session-Id; the
+// principal comes from the PrincipalFunc (on HTTP, the request's authentication). On
+// stdio, discover requests are answered concurrently with the SDK's work (up to 16 at
+// a time per connection), so their responses may overtake earlier responses, as
+// JSON-RPC allows.
+//
+// # The front: one bad message never takes a session down
+//
+// While the switch is on, Transport (for *mcp.StdioTransport and *mcp.IOTransport) and
+// Handler read each raw message before the SDK does and decide it in this order (SPEC
+// CALL-1, VIS-2, ERR-2). While it is off they are the identity (SPEC FLAG-2), and the
+// SDK's own behaviour stands, ending a stdio session at a malformed line included.
+//
+//  1. Size. Stdio reads newline-delimited messages (MCP's stdio framing: no embedded
+//     newlines; blank lines are skipped, CRLF is accepted) of at most the transport's
+//     MaxLineLength (mcp.DefaultMaxLineLength, 16 MiB, when zero or negative: the
+//     adapter never reads unbounded); a longer line is skipped to its newline without
+//     being kept, so memory stays bounded by the cap (a 100 MiB line allocates about
+//     twice the cap). HTTP reads at most Options.MaxRequestBodyBytes (4 MiB by
+//     default, the SDK's own). Over the cap: message_too_large.
+//  2. JSON and JSON-RPC shape: one JSON text (a grammar check with no depth limit of
+//     its own), an object with unique member names, "jsonrpc":"2.0", an id that is
+//     absent, null, a string or an integer within ±2^53, a string method, and for a
+//     response a non-null id and an error of the SDK's shape. Otherwise parse_error
+//     (not JSON) or invalid_request (JSON the SDK would refuse or read two ways: its
+//     decoder takes the last of repeated members). JSON-RPC batches are refused with
+//     invalid_request: MCP dropped them in 2025-06-18, and the SDK's batch path ends
+//     the session on any bad element.
+//  3. tools/call is decided on params.name, read exactly (one member named "name", a
+//     string; otherwise invalid_params), with Discoverer.AuthorizeTool, which rereads
+//     grants and applies Visibility: a tool the principal may not call is refused
+//     (tool_not_granted, or unauthenticated, or the 503 of failing storage) whatever
+//     its arguments, before anything decodes them: deep, long, mistyped, with
+//     duplicate keys or invalid UTF-8, a denied call gets the same answer as with {}.
+//     A granted call goes on; the middleware then decides it in full with
+//     AuthorizeCall (arguments, contract pin, CheckCall).
+//  4. What the SDK would choke on: invalid UTF-8 (parse_error) and nesting deeper than
+//     the SDK decoder's 1,000 (invalid_request). logging/setLevel must name one of
+//     MCP's eight levels (invalid_params): the SDK takes any string and logs it.
+//  5. The discover method is answered (above). On stdio, a call before initialize
+//     (other than ping and the few methods MCP allows then, and SEP-2575 calls that
+//     carry their protocol version) is refused here with internal_error, the answer
+//     the SDK gives, because the SDK would also log the method name the client sent.
+//     Everything else goes to the SDK.
+//
+// Each refusal is one JSON-RPC error in the adapter's content-free form,
+// {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}, with the
+// message's id when it could be read and null otherwise (a malformed response, whose
+// id names the client's own request, gets null too), and the session goes on: the
+// next message is read and answered. On HTTP a malformed body answers 400 (413 over
+// the cap) with that error as an application/json body; a tools/call refusal answers
+// 200 with the error, as application/json, or as one text/event-stream event when the
+// request's Accept takes only that (MCP clients read HTTP 401 and 403 as
+// authorisation challenges, so refusals of a call stay JSON-RPC errors).
+//
+// On the way out, every JSON-RPC error response that is not the adapter's (its
+// message one of the codes above or discovery's, with their data exactly) or the
+// host's CheckCall *jsonrpc.Error (remembered by content when the middleware passes
+// it, at most 1,024 distinct ones) is rewritten to the content-free error of its code:
+// -32700 parse_error, -32600 invalid_request, -32601 method_not_found, -32602
+// invalid_params, -32603 (or none) internal_error, any other server_error with its
+// code kept. The SDK's errors quote methods, raw params and argument values; none
+// reaches the wire. This covers the stdio connection's writes, the message-level
+// wrapper of other transports, and on HTTP the SDK's application/json bodies and each
+// text/event-stream data event; a text/plain error body of the SDK's handler (its
+// http.Error texts quote bodies, headers and methods) is replaced, for a 400 or 413
+// answering a request with an id, by the content-free JSON-RPC error with that id
+// (method_not_found, with the SDK's status 400, for a method it does not know;
+// invalid_request or message_too_large otherwise), which the go-sdk client reads as a
+// refused call without dropping its session, and in any other case by the status
+// text.
+// Host errors of other methods (prompts, resources) are rewritten too.
+//
+// Other transports (in-memory, custom) get the message-level front: the SDK decodes
+// their bytes itself, so step 1, 2 and 4 are its own, while steps 3 and 5 and the
+// outgoing rewrite apply. Over any wrapped transport, a connection wrapper hides the
+// inner connection's unexported SDK hooks (only batches depended on them).
+//
+// Known limits: on HTTP the SDK still logs, to the host's logger, the method name of a
+// call that opens a session without initialize, and the protocol version header of a
+// request it refuses for it; the adapter cannot tell those requests apart before the
+// SDK does. A tools/call refusal on HTTP is answered before the SDK checks the
+// Mcp-Session-Id and protocol headers.
 //
 // The discover method's result carries "ttlMs":0 and "cacheScope":"private" (see the
 // discovery package doc). The discovery tool answers with structuredContent holding the

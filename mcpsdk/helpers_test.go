@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -82,6 +83,7 @@ type fixtureOptions struct {
 	// setCacheable is the SDK server's ServerOptions.SetCacheable; nil leaves the SDK's
 	// defaults (ttlMs 0, cacheScope public).
 	setCacheable func(context.Context, mcp.Request, *mcp.Cacheable)
+	logger       *slog.Logger // the SDK server's logger; nil: none
 }
 
 // countingReader counts grant reads (SPEC FLAG-2: none while off).
@@ -130,14 +132,14 @@ func buildFixture(o fixtureOptions) (*fixture, error) {
 		pf = mcpsdk.StaticPrincipal(o.principal)
 	}
 	f.a = mcpsdk.New(f.d, &mcpsdk.Options{Principal: pf, DiscoveryTool: o.tool})
-	f.server = newSDKServerOpts(cat, &mcp.ServerOptions{PageSize: o.pageSize, SetCacheable: o.setCacheable}, &f.handled)
+	f.server = newSDKServerOpts(cat, &mcp.ServerOptions{PageSize: o.pageSize, SetCacheable: o.setCacheable, Logger: o.logger}, &f.handled)
 	f.a.Install(f.server)
 	return f, nil
 }
 
 // newSDKServer registers every catalog tool with a handler that names the tool.
-func newSDKServer(cat *discovery.Catalog, pageSize int, handled *sync.Map) *mcp.Server {
-	return newSDKServerOpts(cat, &mcp.ServerOptions{PageSize: pageSize}, handled)
+func newSDKServer(cat *discovery.Catalog, pageSize int, handled *sync.Map, logger *slog.Logger) *mcp.Server {
+	return newSDKServerOpts(cat, &mcp.ServerOptions{PageSize: pageSize, Logger: logger}, handled)
 }
 
 // newSDKServerOpts is newSDKServer with the SDK server's options.

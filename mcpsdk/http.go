@@ -2,13 +2,13 @@ package mcpsdk
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -18,77 +18,165 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 )
 
-// Handler returns next (usually the SDK's mcp.StreamableHTTPHandler) with the discover
-// method answered: a POST whose application/json body is one JSON-RPC message for the
-// Discoverer's method is answered here, with the bytes of Discoverer.AppendJSONRPC;
-// every other request reaches next with its body unchanged. The principal is the
-// PrincipalFunc's, called with the request's auth.TokenInfo and header. A refusal
-// answers its HTTP status (SPEC ERR-1) with the JSON-RPC error as body; a discover
-// notification answers 202. While the switch is off Handler returns next itself (SPEC
-// FLAG-2).
+// Handler returns next (usually the SDK's mcp.StreamableHTTPHandler) behind the
+// adapter's front (see the package doc). A POST with an application/json body is read
+// up to Options.MaxRequestBodyBytes and screened before next sees it:
+//
+//   - a body over the cap answers 413 and a body that is not one JSON-RPC message the
+//     SDK accepts (malformed JSON, truncated, invalid UTF-8, nested deeper than 1,000,
+//     a batch, a wrong version, id or method) answers 400, each with one content-free
+//     JSON-RPC error as an application/json body, never the body's content;
+//   - a tools/call whose tool the principal may not call is refused on its tool name,
+//     before the arguments are decoded, with a JSON-RPC error in an HTTP 200 response
+//     (application/json, or one text/event-stream event when the request's Accept
+//     header takes only that);
+//   - the discover method is answered with the bytes of Discoverer.AppendJSONRPC; a
+//     refusal answers its HTTP status (SPEC ERR-1) with the JSON-RPC error as body, and
+//     a discover notification answers 202.
+//
+// Every other request reaches next with its body unchanged, and next's responses are
+// cleaned on the way out: a JSON-RPC error (application/json body or text/event-stream
+// data event) that is not the adapter's is rewritten content-free, and a text/plain
+// error body (the SDK's http.Error, which may quote the body, a header or a method) is
+// replaced: by a content-free JSON-RPC error with the request's id for a 400 or 413
+// (method_not_found for a method the SDK does not know), so that clients keep their
+// session, else by the status text. The principal is the PrincipalFunc's, called with the
+// request's auth.TokenInfo and header. While the switch is off Handler returns next
+// itself (SPEC FLAG-2).
 //
 // Put the host's authentication (for example auth.RequireBearerToken) in front of
-// Handler, so that discover requests are authenticated like every other. Like the
-// SDK's handler, Handler refuses a discover request that arrived on a loopback address
-// with a foreign Host header (DNS rebinding) with 403.
+// Handler, so that every request is authenticated. Like the SDK's handler, Handler
+// refuses a request it answers itself that arrived on a loopback address with a
+// foreign Host header (DNS rebinding) with 403.
 func (a *Adapter) Handler(next http.Handler) http.Handler {
 	if !a.d.Enabled() {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fw := &filterWriter{w: w}
+		defer fw.finish()
 		if r.Method != http.MethodPost || r.Body == nil || !isJSON(r.Header.Get("Content-Type")) {
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(fw, r)
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.opts.MaxRequestBodyBytes))
+		body, err := readBounded(r.Body, a.maxBody())
 		r.Body.Close()
 		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			fault := faultInvalid
+			if errors.Is(err, errTooLarge) {
+				fault = faultTooLarge
+			}
+			if rebound(r) {
+				forbidden(w)
 				return
 			}
-			http.Error(w, "failed to read body", http.StatusBadRequest)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if !a.callsDiscover(body) {
-			next.ServeHTTP(w, r)
+			writeJSON(w, fault.Status, discovery.AppendJSONRPCError(nil, nil, fault))
 			return
 		}
 		ctx := r.Context()
-		if rebound(r) {
-			// The SDK's DNS rebinding protection, which this path bypasses otherwise.
-			http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
-			return
-		}
 		extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(ctx), Header: r.Header}
 		bp := responseBuffers.Get().(*[]byte)
 		defer responseBuffers.Put(bp)
-		resp := (*bp)[:0]
+		resp, act, kind, env := a.screen(ctx, extra, body, (*bp)[:0])
+		if act == passOn {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			fw.id = env.id
+			next.ServeHTTP(fw, r)
+			return
+		}
+		if rebound(r) {
+			// The SDK's DNS rebinding protection, which this path bypasses otherwise.
+			forbidden(w)
+			return
+		}
 		status := http.StatusOK
-		p, err := a.principal(ctx, extra)
-		if err != nil {
-			resp, status = discovery.AppendJSONRPCError(resp, requestID(body), err), http.StatusUnauthorized
-		} else {
-			var handled bool
-			resp, handled = a.d.AppendJSONRPC(ctx, resp, p, body)
-			if !handled { // not a single well-formed message after all: the SDK decides
-				r.Body = io.NopCloser(bytes.NewReader(body))
-				next.ServeHTTP(w, r)
-				return
-			}
+		switch {
+		case act == discover:
+			resp = a.answerDiscover(ctx, extra, env, body, resp)
+			status = discovery.ResponseStatus(resp)
+		case kind == malformed:
 			status = discovery.ResponseStatus(resp)
 		}
 		*bp = resp[:0] // Write does not keep resp: the buffer serves the next request
-		if len(resp) == 0 {
+		switch {
+		case len(resp) == 0:
 			w.WriteHeader(http.StatusAccepted)
-			return
+		case act == answered && kind == callRefused && !acceptsJSON(r):
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.Write(sseEvent(resp))
+		default:
+			writeJSON(w, status, resp)
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		w.Write(resp)
 	})
+}
+
+// errTooLarge reports a body over the cap.
+var errTooLarge = errors.New("mcpsdk: request body too large")
+
+// maxBody is the body cap: Options.MaxRequestBodyBytes, or the SDK's default when it is
+// not positive (Handler never reads a body unbounded).
+func (a *Adapter) maxBody() int64 {
+	if a.opts.MaxRequestBodyBytes > 0 {
+		return a.opts.MaxRequestBodyBytes
+	}
+	return mcp.DefaultMaxRequestBodyBytes
+}
+
+// readBounded reads all of r if it holds at most limit bytes; it stops reading at
+// limit+1 bytes and reports errTooLarge, so memory stays bounded by the cap.
+func readBounded(r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, errTooLarge
+	}
+	return b, nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+func forbidden(w http.ResponseWriter) {
+	http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
+}
+
+// sseEvent frames one JSON-RPC message as a text/event-stream event, as the SDK does.
+func sseEvent(msg []byte) []byte {
+	b := make([]byte, 0, len(msg)+32)
+	b = append(b, "event: message\ndata: "...)
+	b = append(b, msg...)
+	return append(b, "\n\n"...)
+}
+
+// acceptsJSON reports whether the request's Accept header takes application/json (or
+// says nothing): then answers are JSON bodies, else text/event-stream events.
+func acceptsJSON(r *http.Request) bool {
+	values := r.Header.Values("Accept")
+	if len(values) == 0 {
+		return true
+	}
+	streamOnly := false
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			switch mt {
+			case "application/json", "application/*", "*/*":
+				return true
+			case "text/event-stream":
+				streamOnly = true
+			}
+		}
+	}
+	return !streamOnly
 }
 
 // responseBuffers hold discover responses, pages of up to 64 KiB that would otherwise
@@ -100,8 +188,8 @@ var responseBuffers = sync.Pool{New: func() any {
 
 // rebound reports a request that arrived on a loopback address with a Host header that
 // is not a loopback name: a DNS rebinding attempt. The SDK's streamable handler refuses
-// these (unless its DisableLocalhostProtection is set); Handler refuses them for the
-// discover method alike.
+// these (unless its DisableLocalhostProtection is set); Handler refuses them alike for
+// the requests it answers itself.
 func rebound(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	return ok && local != nil && isLoopback(local.String()) && !isLoopback(r.Host)
@@ -124,24 +212,148 @@ func isJSON(contentType string) bool {
 	return err == nil && mt == "application/json"
 }
 
-// callsDiscover reports whether body is one JSON-RPC message (not a batch) whose
-// method is the Discoverer's.
-func (a *Adapter) callsDiscover(body []byte) bool {
-	b := bytes.TrimSpace(body)
-	if len(b) == 0 || b[0] != '{' {
-		return false
-	}
-	var env struct {
-		Method *string `json:"method"`
-	}
-	return json.Unmarshal(b, &env) == nil && env.Method != nil && *env.Method == a.d.Method()
+// filterWriter cleans the responses of the handler behind Handler (SPEC ERR-2): a
+// JSON-RPC error response that is not the adapter's is rewritten content-free, in an
+// application/json body (held until the handler returns) and in each data line of a
+// text/event-stream (event by event, as the events are written). A text/plain body of
+// an error status is replaced: for a 400 or 413 answering a request with an id, by a
+// content-free JSON-RPC error with that id (so that a client keeps its session, as the
+// go-sdk client does for JSON-RPC error bodies), else by the status text. Other bodies
+// pass as they are.
+type filterWriter struct {
+	w       http.ResponseWriter
+	id      []byte // the id of the request the body held, if any
+	status  int
+	mode    int // one of the mode constants, set by the first WriteHeader
+	pending []byte
 }
 
-// requestID returns the raw id of a request body, or nil.
-func requestID(body []byte) json.RawMessage {
-	var env struct {
-		ID json.RawMessage `json:"id"`
+const (
+	modePass = iota + 1
+	modeJSON
+	modeSSE
+	modeText
+)
+
+func (f *filterWriter) Header() http.Header { return f.w.Header() }
+
+func (f *filterWriter) WriteHeader(status int) {
+	if f.mode != 0 {
+		return
 	}
-	_ = json.Unmarshal(body, &env)
-	return env.ID
+	f.status = status
+	h := f.w.Header()
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	switch {
+	case status >= 400 && mt == "text/plain":
+		f.mode = modeText // written by finish, which replaces the text
+		return
+	case mt == "application/json":
+		f.mode = modeJSON // written by finish, after the whole body is seen
+		return
+	case mt == "text/event-stream":
+		f.mode = modeSSE
+	default:
+		f.mode = modePass
+	}
+	f.w.WriteHeader(status)
+}
+
+func (f *filterWriter) Write(p []byte) (int, error) {
+	if f.mode == 0 {
+		f.WriteHeader(http.StatusOK)
+	}
+	switch f.mode {
+	case modeText:
+		if len(f.pending) < 64 { // enough to tell an unknown method
+			f.pending = append(f.pending, p[:min(len(p), 64)]...)
+		}
+		return len(p), nil
+	case modeJSON:
+		f.pending = append(f.pending, p...)
+		return len(p), nil
+	case modeSSE:
+		f.pending = append(f.pending, p...)
+		if err := f.writeEvents(); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return f.w.Write(p)
+}
+
+// writeEvents writes every complete event of pending, its data cleaned.
+func (f *filterWriter) writeEvents() error {
+	end := bytes.LastIndex(f.pending, []byte("\n\n"))
+	if end < 0 {
+		return nil
+	}
+	events := f.pending[:end+2]
+	out := make([]byte, 0, len(events))
+	for len(events) > 0 {
+		ln, rest, _ := bytes.Cut(events, []byte("\n"))
+		events = rest
+		if data, ok := bytes.CutPrefix(ln, []byte("data:")); ok {
+			if clean, changed := cleanResponse(bytes.TrimPrefix(data, []byte(" "))); changed {
+				ln = append([]byte("data: "), clean...)
+			}
+		}
+		out = append(out, ln...)
+		out = append(out, '\n')
+	}
+	f.pending = append(f.pending[:0], f.pending[end+2:]...)
+	_, err := f.w.Write(out)
+	return err
+}
+
+// Flush writes what can be written and flushes the underlying writer.
+func (f *filterWriter) Flush() {
+	if f.mode == modeJSON || f.mode == modeText {
+		return // the body is written whole by finish
+	}
+	if f.mode == 0 {
+		f.WriteHeader(http.StatusOK)
+	}
+	http.NewResponseController(f.w).Flush()
+}
+
+// Unwrap gives http.ResponseController the underlying writer (deadlines and the like).
+func (f *filterWriter) Unwrap() http.ResponseWriter { return f.w }
+
+// finish writes a held JSON body, cleaned, a replaced text body, and any incomplete
+// event left.
+func (f *filterWriter) finish() {
+	switch f.mode {
+	case modeText:
+		h := f.w.Header()
+		body := []byte(http.StatusText(f.status) + "\n")
+		if f.id != nil && (f.status == http.StatusBadRequest || f.status == http.StatusRequestEntityTooLarge) {
+			fault := faultInvalid
+			switch {
+			case f.status == http.StatusRequestEntityTooLarge:
+				fault = faultTooLarge
+			case bytes.HasPrefix(f.pending, []byte("JSON RPC not handled")): // the SDK's unknown method
+				// 400, the status the SDK chose: MCP clients read 404 as a lost session.
+				fault = &discovery.Error{Code: discovery.CodeMethodNotFound, Status: http.StatusBadRequest, JSONRPCCode: discovery.JSONRPCMethodNotFound}
+			}
+			body = discovery.AppendJSONRPCError(nil, f.id, fault)
+			h.Set("Content-Type", "application/json")
+			h.Del("X-Content-Type-Options")
+		}
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		f.w.WriteHeader(f.status)
+		f.w.Write(body)
+	case modeJSON:
+		body := f.pending
+		if clean, changed := cleanResponse(body); changed {
+			body = clean
+		}
+		f.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		f.w.WriteHeader(f.status)
+		f.w.Write(body)
+	case modeSSE:
+		if len(f.pending) > 0 {
+			f.w.Write(f.pending)
+		}
+	}
 }

@@ -58,8 +58,10 @@ type Options struct {
 	// discover method (see discovery.ToolDefinition). It must not name a catalog tool.
 	// Empty: no discovery tool.
 	DiscoveryTool string
-	// MaxRequestBodyBytes bounds the HTTP request body Handler reads to look for the
-	// discover method. Zero means mcp.DefaultMaxRequestBodyBytes, the SDK's own default.
+	// MaxRequestBodyBytes caps the HTTP request body Handler reads and screens: a
+	// larger body answers 413 message_too_large, read no further than the cap. Zero or
+	// negative means mcp.DefaultMaxRequestBodyBytes (4 MiB), the SDK's own default:
+	// Handler never reads a body unbounded. Set the SDK handler's cap at least as high.
 	MaxRequestBodyBytes int64
 }
 
@@ -122,7 +124,8 @@ func errCallRefused() *discovery.Error {
 
 // rpcError maps err to the JSON-RPC error the SDK writes:
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}. A *jsonrpc.Error
-// (the host chose its wire form) and a context error pass unchanged; anything else
+// (the host chose its wire form; remembered so that the outgoing filters keep it) and
+// a context error pass unchanged; anything else
 // that is not a *discovery.Error becomes unknown, so that no foreign text reaches the
 // wire (SPEC ERR-2).
 func rpcError(err error, unknown *discovery.Error) error {
@@ -132,6 +135,7 @@ func rpcError(err error, unknown *discovery.Error) error {
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {
+		hostErrors.add(je) // the outgoing filters let it out unchanged
 		return je
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

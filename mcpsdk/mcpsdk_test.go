@@ -433,7 +433,7 @@ func TestDiscoveryTool(t *testing.T) {
 // unknown method, the discovery tool does not exist, and no grant is ever read.
 func TestSwitchOff(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: false, principal: bob, tool: "search_tools"})
-	bare := &fixture{cat: f.cat, server: newSDKServer(f.cat, 0, nil), a: mcpsdk.New(discovery.New(nil), nil)}
+	bare := &fixture{cat: f.cat, server: newSDKServer(f.cat, 0, nil, nil), a: mcpsdk.New(discovery.New(nil), nil)}
 	got, want := f.rawConnect(t), bare.rawConnect(t)
 	for i, req := range []string{
 		`{"jsonrpc":"2.0","id":ID,"method":"tools/list"}`,
@@ -488,10 +488,12 @@ func TestPrincipalFailure(t *testing.T) {
 }
 
 // With the switch on, every method but tools/list, tools/call and discover is left
-// alone: the adapter's server answers them byte for byte like the bare go-sdk server.
+// alone: the adapter's server answers them byte for byte like the bare go-sdk server,
+// except that an SDK error is written content-free (SPEC ERR-2): same code, the message
+// a fixed word for it, never the method name the client sent.
 func TestOtherMethodsUntouched(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: true, principal: alice, tool: "search_tools"})
-	bare := &fixture{cat: f.cat, server: newSDKServer(f.cat, 0, nil), a: mcpsdk.New(discovery.New(nil), nil)}
+	bare := &fixture{cat: f.cat, server: newSDKServer(f.cat, 0, nil, nil), a: mcpsdk.New(discovery.New(nil), nil)}
 	got, want := f.rawConnect(t), bare.rawConnect(t)
 	for i, req := range []string{
 		`{"jsonrpc":"2.0","id":ID,"method":"ping"}`,
@@ -503,7 +505,15 @@ func TestOtherMethodsUntouched(t *testing.T) {
 	} {
 		id := fmt.Sprint(400 + i)
 		line := strings.Replace(req, "ID", id, 1)
-		if g, w := got.call(line, id), want.call(line, id); !bytes.Equal(g, w) {
+		g, w := got.call(line, id), want.call(line, id)
+		if we := decodeError(t, w); we != nil {
+			wantErr := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method_not_found","data":{"error":"method_not_found","status":404}}}`, id)
+			if we.Code != -32601 || string(g) != wantErr {
+				t.Errorf("%s:\n got %s\nwant %s (the bare go-sdk server's %s, content-free)", line, g, wantErr, w)
+			}
+			continue
+		}
+		if !bytes.Equal(g, w) {
 			t.Errorf("%s:\n got %s\nwant %s (the bare go-sdk server)", line, g, w)
 		}
 	}

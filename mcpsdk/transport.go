@@ -1,9 +1,9 @@
 package mcpsdk
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -16,17 +16,34 @@ import (
 // it, the connection answers the next one before reading further (backpressure).
 const maxInFlight = 16
 
-// Transport returns t with the discover method answered on every connection it
-// makes: each request for the Discoverer's method is answered with the bytes of
-// Discoverer.HandleJSONRPC and never reaches the SDK; every other message passes
-// through untouched. The principal is the PrincipalFunc's, called with a nil extra.
-// While the switch is off Transport returns t itself (SPEC FLAG-2).
+// Transport returns t with the adapter's front on every connection it makes (see the
+// package doc): each discover request is answered with the bytes of
+// Discoverer.AppendJSONRPC and never reaches the SDK; a tools/call the principal may
+// not call is refused on its tool name before the SDK decodes the arguments; every
+// other message passes through; and an error response of the SDK that is not the
+// adapter's is rewritten content-free. The principal is the PrincipalFunc's, called
+// with a nil extra. While the switch is off Transport returns t itself (SPEC FLAG-2).
 //
-// Use it for stdio (mcp.StdioTransport), io and in-memory transports; for streamable
-// HTTP use Handler, because the SDK makes those connections itself.
+// For an *mcp.StdioTransport or *mcp.IOTransport, the returned transport reads the
+// newline-delimited messages itself, through the front, before the SDK's decoder sees
+// them: a malformed message (not JSON, truncated, invalid UTF-8, nested deeper than
+// 1,000, not a JSON-RPC message, a batch) or a line longer than the transport's
+// MaxLineLength (mcp.DefaultMaxLineLength, 16 MiB, when zero or negative; skipped to
+// its newline without being kept) is answered with one content-free JSON-RPC error and
+// the session goes on. Other transports (in-memory, custom) get the message-level part
+// of the front: the SDK decodes their bytes itself.
+//
+// For streamable HTTP use Handler, because the SDK makes those connections itself.
 func (a *Adapter) Transport(t mcp.Transport) mcp.Transport {
 	if !a.d.Enabled() {
 		return t
+	}
+	switch t := t.(type) {
+	case *mcp.StdioTransport:
+		r, w := stdio()
+		return &ioTransport{a: a, r: r, w: w, maxLine: t.MaxLineLength}
+	case *mcp.IOTransport:
+		return &ioTransport{a: a, r: t.Reader, w: t.Writer, maxLine: t.MaxLineLength}
 	}
 	w := &transport{a: a, inner: t}
 	if pvs, ok := t.(mcp.ProtocolVersionSupporter); ok {
@@ -35,6 +52,7 @@ func (a *Adapter) Transport(t mcp.Transport) mcp.Transport {
 	return w
 }
 
+// transport puts the message-level front on connections of any other transport.
 type transport struct {
 	a     *Adapter
 	inner mcp.Transport
@@ -58,15 +76,16 @@ func (t *versionedTransport) SupportsProtocolVersion(v string) bool {
 	return t.pvs.SupportsProtocolVersion(v)
 }
 
-// conn answers the discover method and passes everything else to the SDK.
+// conn runs the front on the discover and tools/call requests of a connection whose
+// bytes the SDK decodes itself, and cleans the errors it writes.
 type conn struct {
 	mcp.Connection
 	a   *Adapter
 	sem chan struct{}
 }
 
-// Read returns the next message that is not a discover request; discover requests
-// are answered on the way.
+// Read returns the next message the front passes on; discover requests and refused
+// calls are answered on the way.
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	method := c.a.d.Method()
 	for {
@@ -75,99 +94,91 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, err
 		}
 		req, ok := msg.(*jsonrpc.Request)
-		if !ok || req.Method != method {
+		if !ok || (req.Method != method && req.Method != "tools/call") {
 			return msg, nil
 		}
-		select {
-		case c.sem <- struct{}{}:
-			go func() {
-				defer func() { <-c.sem }()
-				c.answer(ctx, req)
-			}()
-		default:
-			c.answer(ctx, req)
+		if req.Method == "tools/call" {
+			// The SDK decoded the envelope; the front reads the raw params.
+			if !req.ID.IsValid() {
+				return msg, nil
+			}
+			env := envelope{id: encodeID(req.ID), method: req.Method, hasMethod: true, params: req.Params}
+			resp, refused := c.a.precall(ctx, nil, env, nil)
+			if !refused {
+				return msg, nil
+			}
+			c.write(ctx, req.ID, resp)
+			continue
+		}
+		raw, err := jsonrpc.EncodeMessage(req)
+		if err != nil {
+			return msg, nil
+		}
+		resp, act, _, env := c.a.screen(ctx, nil, raw, nil)
+		switch act {
+		case passOn:
+			return msg, nil
+		case answered:
+			c.write(ctx, req.ID, resp)
+		case discover:
+			answer := func() { c.write(ctx, req.ID, c.a.answerDiscover(ctx, nil, env, raw, nil)) }
+			select {
+			case c.sem <- struct{}{}:
+				go func() {
+					defer func() { <-c.sem }()
+					answer()
+				}()
+			default:
+				answer()
+			}
 		}
 	}
 }
 
-// answer answers one discover request or notification.
-func (c *conn) answer(ctx context.Context, req *jsonrpc.Request) {
-	id := encodeID(req.ID)
-	p, err := c.a.principal(ctx, nil)
-	var resp []byte
-	if err != nil {
-		if id == nil {
-			return // a notification is answered by nothing
-		}
-		resp = discovery.AppendJSONRPCError(nil, id, err)
-	} else {
-		var handled bool
-		resp, handled = c.a.d.HandleJSONRPC(ctx, p, requestBytes(id, req))
-		if !handled && id != nil {
-			resp = discovery.AppendJSONRPCError(nil, id, discovery.ErrMethodNotFound)
-		}
-	}
-	if resp == nil {
+// write sends a response the front built as bytes; nothing for a notification.
+func (c *conn) write(ctx context.Context, id jsonrpc.ID, resp []byte) {
+	if len(resp) == 0 || !id.IsValid() {
 		return
 	}
-	_ = c.Connection.Write(ctx, responseMessage(resp, id, req.ID))
+	_ = c.Connection.Write(ctx, responseMessage(resp, id))
 }
 
-// encodeID returns the id as the SDK encodes it on the wire (encoding/json without
-// HTML escaping), so that HandleJSONRPC sizes the page for the id the SDK will write;
-// nil for a notification.
+// Write cleans a response's error (SPEC ERR-2) and writes the message.
+func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+		clean := *r
+		clean.Error = cleanError(r.Error)
+		msg = &clean
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// responseMessage turns a response the front built into the SDK message that encodes
+// back to the same bytes: the result is kept as raw bytes, not re-encoded.
+func responseMessage(resp []byte, id jsonrpc.ID) *jsonrpc.Response {
+	m, err := jsonrpc.DecodeMessage(resp)
+	r, ok := m.(*jsonrpc.Response)
+	if err != nil || !ok {
+		return &jsonrpc.Response{ID: id, Error: wireError(discovery.ErrCatalogUnavailable)}
+	}
+	r.ID = id
+	var je *jsonrpc.Error
+	if r.Error != nil && !errors.As(r.Error, &je) {
+		r.Error = wireError(discovery.ErrCatalogUnavailable)
+	}
+	return r
+}
+
+// encodeID returns the id as the SDK writes it on the wire.
 func encodeID(id jsonrpc.ID) []byte {
 	switch v := id.Raw().(type) {
-	case nil:
-		return nil
 	case int64:
 		return strconv.AppendInt(nil, v, 10)
-	default:
-		return encodeJSON(v)
+	case string:
+		b, err := json.Marshal(v)
+		if err == nil {
+			return b
+		}
 	}
-}
-
-func encodeJSON(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return []byte("null")
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
-
-// requestBytes rebuilds the JSON-RPC request for HandleJSONRPC; params are the bytes
-// the client sent.
-func requestBytes(id []byte, req *jsonrpc.Request) []byte {
-	b := make([]byte, 0, 64+len(id)+len(req.Method)+len(req.Params))
-	b = append(b, `{"jsonrpc":"2.0"`...)
-	if id != nil {
-		b = append(b, `,"id":`...)
-		b = append(b, id...)
-	}
-	b = append(b, `,"method":`...)
-	b = append(b, encodeJSON(req.Method)...)
-	if req.Params != nil {
-		b = append(b, `,"params":`...)
-		b = append(b, req.Params...)
-	}
-	return append(b, '}')
-}
-
-// responseMessage turns HandleJSONRPC's response into the SDK message that encodes
-// back to the same bytes: the result is kept as raw bytes, not re-encoded.
-func responseMessage(resp, id []byte, rid jsonrpc.ID) *jsonrpc.Response {
-	prefix := len(`{"jsonrpc":"2.0","id":`) + len(id) + len(`,"result":`)
-	if len(resp) > prefix && bytes.HasPrefix(resp, []byte(`{"jsonrpc":"2.0","id":`)) &&
-		bytes.HasPrefix(resp[prefix-len(`,"result":`):], []byte(`,"result":`)) && resp[len(resp)-1] == '}' {
-		return &jsonrpc.Response{ID: rid, Result: json.RawMessage(resp[prefix : len(resp)-1])}
-	}
-	var env struct {
-		Error *jsonrpc.Error `json:"error"`
-	}
-	if json.Unmarshal(resp, &env) != nil || env.Error == nil {
-		return &jsonrpc.Response{ID: rid, Error: wireError(discovery.ErrCatalogUnavailable)}
-	}
-	return &jsonrpc.Response{ID: rid, Error: env.Error}
+	return []byte("null")
 }

@@ -1,0 +1,296 @@
+package mcpsdk
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deferredtools/deferredtools/discovery"
+)
+
+// ioTransport replaces an *mcp.StdioTransport or *mcp.IOTransport: the same
+// newline-delimited JSON-RPC over the same reader and writer, read through the front.
+type ioTransport struct {
+	a       *Adapter
+	r       io.ReadCloser
+	w       io.WriteCloser
+	maxLine int
+}
+
+// lineCap is the line cap of a transport's MaxLineLength: a positive value as it is,
+// anything else mcp.DefaultMaxLineLength (the adapter never reads a line unbounded).
+func lineCap(n int) int {
+	if n > 0 {
+		return n
+	}
+	return mcp.DefaultMaxLineLength
+}
+
+func (t *ioTransport) Connect(context.Context) (mcp.Connection, error) {
+	c := &ioConn{
+		a:      t.a,
+		rc:     t.r,
+		out:    &lockedWriter{w: t.w},
+		lines:  make(chan line),
+		closed: make(chan struct{}),
+		sem:    make(chan struct{}, maxInFlight),
+	}
+	go c.readLines(&lineReader{r: bufio.NewReaderSize(t.r, 64<<10), max: lineCap(t.maxLine)})
+	return c, nil
+}
+
+// ioConn is the connection of an ioTransport. Messages the front answers never reach
+// the SDK; the SDK's writes and the front's answers go out whole, one at a time,
+// through one writer.
+type ioConn struct {
+	a         *Adapter
+	rc        io.Closer
+	out       *lockedWriter
+	lines     chan line
+	closed    chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+	sem       chan struct{}
+	initSent  bool // an initialize request went to the SDK (Read's goroutine only)
+}
+
+// line is one newline-delimited message, or the end of input.
+type line struct {
+	b       []byte
+	tooLong bool
+	err     error
+}
+
+// readLines reads lines until the input ends; a goroutine of its own so that Read and
+// Close never wait on a blocked reader (as in the SDK's ioConn).
+func (c *ioConn) readLines(lr *lineReader) {
+	for {
+		b, tooLong, err := lr.next()
+		select {
+		case c.lines <- line{b, tooLong, err}:
+		case <-c.closed:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Read returns the next message for the SDK; every message before it that the front
+// answered has been answered.
+func (c *ioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		var l line
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.closed:
+			return nil, io.EOF
+		case l = <-c.lines:
+		}
+		if l.err != nil {
+			return nil, l.err
+		}
+		if l.tooLong {
+			c.out.writeLine(discovery.AppendJSONRPCError(nil, nil, faultTooLarge))
+			continue
+		}
+		resp, act, _, env := c.a.screen(ctx, nil, l.b, nil)
+		switch act {
+		case answered:
+			if len(resp) > 0 {
+				c.out.writeLine(resp)
+			}
+			continue
+		case discover:
+			c.discover(ctx, env, l.b)
+			continue
+		}
+		if c.beforeInitialize(env) {
+			// The SDK refuses it too, but logs the method name the client sent.
+			c.out.writeLine(discovery.AppendJSONRPCError(nil, env.id, contentFree(0)))
+			continue
+		}
+		msg, err := jsonrpc.DecodeMessage(l.b)
+		if err != nil { // the front and the SDK disagree: refuse, never end the session
+			c.out.writeLine(discovery.AppendJSONRPCError(nil, env.id, faultInvalid))
+			continue
+		}
+		return msg, nil
+	}
+}
+
+// beforeInitialize reports a call the SDK would refuse because no initialize came
+// first: any method but those MCP allows before it, without the per-request protocol
+// version of SEP-2575 (which needs no initialize).
+func (c *ioConn) beforeInitialize(env envelope) bool {
+	if c.initSent || !env.hasMethod {
+		return false
+	}
+	switch env.method {
+	case "initialize":
+		c.initSent = true
+		return false
+	case "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "server/discover":
+		return false
+	}
+	return env.id != nil && !sessionless(env.params)
+}
+
+// sessionless reports params whose _meta carries a protocol version (SEP-2575): the
+// SDK serves such a call without initialize.
+func sessionless(params []byte) bool {
+	if len(params) == 0 || params[0] != '{' {
+		return false
+	}
+	found := false
+	members(params, func(key string, val []byte) bool {
+		if key == "_meta" {
+			_, found = stringParam(val, "io.modelcontextprotocol/protocolVersion")
+		}
+		return !found
+	})
+	return found
+}
+
+// discover answers a discover message, concurrently with the SDK's work up to
+// maxInFlight at a time, then in line (backpressure).
+func (c *ioConn) discover(ctx context.Context, env envelope, msg []byte) {
+	answer := func() {
+		if resp := c.a.answerDiscover(ctx, nil, env, msg, nil); len(resp) > 0 {
+			c.out.writeLine(resp)
+		}
+	}
+	select {
+	case c.sem <- struct{}{}:
+		go func() {
+			defer func() { <-c.sem }()
+			answer()
+		}()
+	default:
+		answer()
+	}
+}
+
+// Write writes msg as one line; a response's error that could quote the client is
+// replaced by its content-free form first (SPEC ERR-2).
+func (c *ioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+		clean := *r
+		clean.Error = cleanError(r.Error)
+		msg = &clean
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return errors.New("mcpsdk: encoding a message failed")
+	}
+	return c.out.writeLine(data)
+}
+
+func (c *ioConn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.closeErr = errors.Join(c.rc.Close(), c.out.close())
+	})
+	return c.closeErr
+}
+
+func (c *ioConn) SessionID() string { return "" }
+
+// lockedWriter writes whole lines, one at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (w *lockedWriter) writeLine(b []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b = append(b, '\n') // b is the caller's: its spare capacity is free to use
+	_, err := w.w.Write(b)
+	return err
+}
+
+func (w *lockedWriter) close() error {
+	if w.w == nil {
+		return nil
+	}
+	return w.w.Close()
+}
+
+// lineReader reads newline-delimited messages of at most max bytes. A longer line is
+// reported as tooLong and skipped to its newline without being kept: memory stays
+// bounded by max whatever the client sends.
+type lineReader struct {
+	r   *bufio.Reader
+	max int
+}
+
+// next returns the next line that is not blank, without its line ending (\n or \r\n).
+func (l *lineReader) next() (b []byte, tooLong bool, err error) {
+	for {
+		b, tooLong, err = l.read()
+		if tooLong || err != nil || len(skipSpaceBytes(b)) > 0 {
+			return b, tooLong, err
+		}
+	}
+}
+
+func (l *lineReader) read() (b []byte, tooLong bool, err error) {
+chunks:
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		if !tooLong {
+			if n := len(b) + len(chunk); n > l.max+2 { // room for \r\n
+				tooLong, b = true, nil
+			} else {
+				if n > cap(b) { // double, never past the cap: append's 1.25 would copy 5 times the line
+					b = append(make([]byte, 0, min(max(2*cap(b), n), l.max+2)), b...)
+				}
+				b = append(b, chunk...)
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && (tooLong || len(b) > 0):
+			// The last message has no newline: it is a message all the same.
+		case err != nil:
+			return nil, false, err
+		}
+		break chunks
+	}
+	if tooLong {
+		return nil, true, nil
+	}
+	n := len(b)
+	if n > 0 && b[n-1] == '\n' {
+		n--
+	}
+	if n > 0 && b[n-1] == '\r' {
+		n--
+	}
+	if n > l.max {
+		return nil, true, nil
+	}
+	return b[:n], false, nil
+}
+
+func skipSpaceBytes(b []byte) []byte { return b[skipSpace(b, 0):] }
+
+// stdio is the reader and writer of an mcp.StdioTransport.
+func stdio() (io.ReadCloser, io.WriteCloser) { return os.Stdin, nopWriteCloser{os.Stdout} }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

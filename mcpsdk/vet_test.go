@@ -1,0 +1,207 @@
+package mcpsdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// refDepth is the nesting depth as the SDK's checkMaxDepth counts it: brackets outside
+// strings.
+func refDepth(b []byte) int {
+	depth, top, in, esc := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case in && esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case in && c == '"':
+			in = false
+		case in:
+		case c == '"':
+			in = true
+		case c == '{' || c == '[':
+			depth++
+			top = max(top, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return top
+}
+
+// scanJSON accepts exactly what encoding/json's Valid accepts (within its depth limit
+// of 10,000) and measures depth as the SDK does, whatever the input.
+func FuzzScanJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, `{"a":[1,2,{"b":null}]}`, `"x"`, `-0.5e+7`, `01`, `1.`, `{"a" 1}`,
+		`[1,]`, `{"a":1,}`, `{"a" : "x" , "b":[1,{"c":2}] ,"\u0061b":true}`, `{"k":-1.5e3,"m":null}`, "\"\\u00e9\"", `"\x"`, ` true `, `nul`, `[[[]]]`, "\"\xff\"", `{"a":1}{}`, "\"\x01\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		depth, ok := scanJSON(b)
+		if refDepth(b) >= 10000 {
+			return // encoding/json refuses these; scanJSON measures them
+		}
+		if want := json.Valid(b); ok != want {
+			t.Fatalf("scanJSON(%q) = %v, json.Valid = %v", b, ok, want)
+		}
+		if ok && depth != refDepth(b) {
+			t.Fatalf("scanJSON(%q) depth %d, want %d", b, depth, refDepth(b))
+		}
+		// members reads an object's members as encoding/json does (when no key repeats).
+		var want map[string]json.RawMessage
+		if !ok || b[skipSpace(b, 0)] != '{' || json.Unmarshal(b, &want) != nil {
+			return
+		}
+		got := map[string]json.RawMessage{}
+		dup := false
+		members(b, func(key string, val []byte) bool {
+			_, dup = got[key]
+			got[key] = val
+			return !dup
+		})
+		if dup {
+			return
+		}
+		if len(got) != len(want) {
+			t.Fatalf("members(%q) read %d members, encoding/json %d", b, len(got), len(want))
+		}
+		for k, v := range want {
+			var cg, cw bytes.Buffer
+			json.Compact(&cg, got[k])
+			json.Compact(&cw, v)
+			if !bytes.Equal(cg.Bytes(), cw.Bytes()) {
+				t.Fatalf("members(%q)[%q] = %q, encoding/json %q", b, k, got[k], v)
+			}
+		}
+	})
+}
+
+// Depth beyond encoding/json's own limit is measured, not refused, and costs no
+// recursion.
+func TestScanJSONDeep(t *testing.T) {
+	for _, n := range []int{1000, 1001, 10000, 200000} {
+		b := []byte(`{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`)
+		if depth, ok := scanJSON(b); !ok || depth != n+1 {
+			t.Errorf("depth %d: scanJSON = %d, %v, want %d, true", n, depth, ok, n+1)
+		}
+	}
+}
+
+// parseEnvelope reads ids, members and shapes as the SDK's decoder will, and refuses
+// what would end an SDK session or be read two ways.
+func TestParseEnvelope(t *testing.T) {
+	for _, c := range []struct {
+		msg    string
+		fault  string // "" for none
+		id     string
+		method string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, "", `1`, "ping"},
+		{`{"jsonrpc":"2.0","id":"a\u0062","method":"p\u0069ng"}`, "", `"a\u0062"`, "ping"},
+		{`{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}`, "", ``, "notifications/initialized"},
+		{`{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`, "", `9007199254740992`, "ping"},
+		{`{"jsonrpc":"2.0","id":9007199254740993e3,"method":"ping"}`, CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, "", `1`, ""},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m","data":[1]}}`, "", `1`, ""},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":1.5}}`, CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","result":{}}`, CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"a","\u006dethod":"b"}`, CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":1,"Method":"a"}`, "", `1`, ""}, // no "method": a response, which the SDK drops
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"`, CodeParseError, ``, ""},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.00","id":1,"method":"ping"}`, CodeInvalidRequest, `1`, ""},
+	} {
+		env, fault := parseEnvelope([]byte(c.msg))
+		got := ""
+		if fault != nil {
+			got = fault.Code
+		}
+		if got != c.fault || string(env.id) != c.id || (fault == nil && env.method != c.method) {
+			t.Errorf("parseEnvelope(%s) = id %s method %q fault %q, want id %s method %q fault %q", c.msg, env.id, env.method, got, c.id, c.method, c.fault)
+		}
+	}
+}
+
+// stringParam reads one exact member: never a case-insensitive match, never one of two.
+func TestStringParam(t *testing.T) {
+	for _, c := range []struct {
+		params, want string
+		ok           bool
+	}{
+		{`{"name":"a","arguments":{"name":"b"}}`, "a", true},
+		{`{"arguments":{"name":"b"},"name":"a"}`, "a", true},
+		{`{"Name":"a"}`, "", false},
+		{`{"n\u0061me":"a"}`, "a", true},
+		{`{"name":"a","name":"a"}`, "", false},
+		{`{"name":1}`, "", false},
+		{`["name"]`, "", false},
+		{`{"name":"\u00e9\ud83d\ude00"}`, "é😀", true},
+	} {
+		got, ok := stringParam([]byte(c.params), "name")
+		if got != c.want || ok != c.ok {
+			t.Errorf("stringParam(%s) = %q, %v, want %q, %v", c.params, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// Errors the adapter wrote pass the outgoing filter; anything else, however close, is
+// rewritten content-free.
+func TestCleanResponse(t *testing.T) {
+	for _, c := range []struct {
+		in, out string // out "" means unchanged
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"x":"secret"}}`, ``},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"tool_not_granted","data":{"error":"tool_not_granted","status":403}}}`, ``},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found: \"secret\""}}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method_not_found","data":{"error":"method_not_found","status":404}}}`},
+		{`{"jsonrpc":"2.0","id":"x","error":{"code":-32000,"message":"tool_not_granted","data":{"error":"tool_not_granted","status":403,"arg":"secret"}}}`,
+			`{"jsonrpc":"2.0","id":"x","error":{"code":-32000,"message":"server_error","data":{"error":"server_error","status":500}}}`},
+		{`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"secret","data":{"error":"secret","status":400}}}`,
+			`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: secret"}}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse_error","data":{"error":"parse_error","status":400}}}`},
+	} {
+		out, changed := cleanResponse([]byte(c.in))
+		if c.out == "" {
+			if changed {
+				t.Errorf("cleanResponse(%s) = %s, want it unchanged", c.in, out)
+			}
+			continue
+		}
+		if !changed || !bytes.Equal(out, []byte(c.out)) {
+			t.Errorf("cleanResponse(%s) = %s, want %s", c.in, out, c.out)
+		}
+	}
+}
+
+// BenchmarkParseEnvelope measures the front's reading of one message (grammar, depth,
+// envelope) and a tools/call's name, for a small call and for one with 1 MiB of
+// arguments: linear in the message, no allocation per byte.
+func BenchmarkParseEnvelope(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		msg  []byte
+	}{
+		{"small", []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"Oslo","days":3}}}`)},
+		{"1MiB", []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather_get","arguments":{"text":"` + strings.Repeat("abcdefgh", 1<<17) + `"}}}`)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.msg)))
+			b.ReportAllocs()
+			for b.Loop() {
+				env, fault := parseEnvelope(c.msg)
+				if fault != nil {
+					b.Fatal(fault)
+				}
+				if name, ok := stringParam(env.params, "name"); !ok || name != "weather_get" {
+					b.Fatal(name)
+				}
+			}
+		})
+	}
+}
