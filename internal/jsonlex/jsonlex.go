@@ -31,30 +31,31 @@ func SkipSpace(b []byte, i int) int {
 	return i
 }
 
-// hexVal maps a byte to its hex digit value, or 0xFF.
-var hexVal = func() (t [256]byte) {
+// hexVal maps a byte to its hex digit value, or -1, which makes any rune it is ORed
+// into (shifted left or not) negative.
+var hexVal = func() (t [256]rune) {
 	for c := range t {
-		t[c] = 0xFF
+		t[c] = -1
 	}
 	for c := '0'; c <= '9'; c++ {
-		t[c] = byte(c - '0')
+		t[c] = c - '0'
 	}
 	for c := 'a'; c <= 'f'; c++ {
-		t[c] = byte(c - 'a' + 10)
-		t[c-'a'+'A'] = byte(c - 'a' + 10)
+		t[c] = c - 'a' + 10
+		t[c-'a'+'A'] = c - 'a' + 10
 	}
 	return t
 }()
 
 // Hex4 decodes the four hexadecimal digits (either case) at b[i:]; ok is false when
-// fewer than four bytes remain or one is not a hex digit.
+// fewer than four bytes remain or one is not a hex digit. It is small enough to inline.
 func Hex4(b []byte, i int) (r rune, ok bool) {
 	if i < 0 || len(b)-i < 4 {
 		return 0, false
 	}
-	h := b[i : i+4 : i+4]
-	x, y, z, w := hexVal[h[0]], hexVal[h[1]], hexVal[h[2]], hexVal[h[3]]
-	return rune(x)<<12 | rune(y)<<8 | rune(z)<<4 | rune(w), (x|y|z|w)&0xF0 == 0
+	h := [4]byte(b[i:])
+	r = hexVal[h[0]]<<12 | hexVal[h[1]]<<8 | hexVal[h[2]]<<4 | hexVal[h[3]]
+	return r, r >= 0
 }
 
 // String describes a string ScanString accepted.
