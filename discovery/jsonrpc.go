@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
 
 // HandleJSONRPC answers one JSON-RPC message if it calls the discover method: bytes in,
@@ -71,7 +72,7 @@ func ResponseStatus(resp []byte) int {
 	if !bytes.HasPrefix(resp, []byte(envOpen)) {
 		return http.StatusOK
 	}
-	i := skipValue(resp, len(envOpen)) // the echoed id
+	i := jsonlex.SkipValue(resp, len(envOpen)) // the echoed id
 	if !bytes.HasPrefix(resp[i:], []byte(`,"error":`)) {
 		return http.StatusOK
 	}

@@ -2,9 +2,10 @@ package discovery
 
 import (
 	"bytes"
-	"encoding/json"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
 
 // This file reads the members of JSON objects by their exact names, without a decoder:
@@ -16,89 +17,33 @@ import (
 // of the JSON object b, in order, until fn answers false. It reports false when b is not
 // an object or fn stopped.
 func members(b []byte, fn func(key, val []byte) bool) bool {
-	i := skipSpace(b, 0)
+	i := jsonlex.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = jsonlex.SkipSpace(b, i+1)
 	if b[i] == '}' {
 		return true
 	}
 	for {
-		kend := skipString(b, i)
+		kend := jsonlex.SkipString(b, i)
 		key := b[i:kend]
-		i = skipSpace(b, kend) + 1 // the colon
-		i = skipSpace(b, i)
-		vend := skipValue(b, i)
+		i = jsonlex.SkipSpace(b, kend) + 1 // the colon
+		i = jsonlex.SkipSpace(b, i)
+		vend := jsonlex.SkipValue(b, i)
 		if !fn(key, b[i:vend]) {
 			return false
 		}
-		i = skipSpace(b, vend)
+		i = jsonlex.SkipSpace(b, vend)
 		if b[i] == '}' {
 			return true
 		}
-		i = skipSpace(b, i+1) // the comma
-	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index just past the string that starts at b[i] == '"'.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// skipValue returns the index just past the value that starts at b[i].
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	default: // number, true, false, null
-		for i < len(b) && !bytes.ContainsRune([]byte(",}] \t\n\r"), rune(b[i])) {
-			i++
-		}
-		return i
+		i = jsonlex.SkipSpace(b, i+1) // the comma
 	}
 }
 
 // keyIs reports whether the raw key (quotes included) names name, escapes decoded.
-func keyIs(raw []byte, name string) bool {
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
-		return string(inner) == name
-	}
-	var s string
-	return json.Unmarshal(raw, &s) == nil && s == name
-}
+func keyIs(raw []byte, name string) bool { return jsonlex.Equal(raw[1:len(raw)-1], name) }
 
 // stringValue decodes the raw JSON string value; ok is false for any other value.
 func stringValue(raw []byte) (string, bool) {
@@ -109,8 +54,8 @@ func stringValue(raw []byte) (string, bool) {
 	if bytes.IndexByte(inner, '\\') < 0 {
 		return string(inner), true
 	}
-	var s string
-	return s, json.Unmarshal(raw, &s) == nil
+	var buf [64]byte
+	return string(jsonlex.Unescape(buf[:0], inner)), true
 }
 
 // caseTwins reports whether two of the member names in keys, which holds no exact

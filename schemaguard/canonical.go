@@ -4,8 +4,8 @@ import (
 	"math"
 	"strconv"
 	"sync"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
 
 // MaxNesting is the deepest nesting of arrays and objects Canonicalize accepts; deeper
@@ -105,16 +105,7 @@ func (c *canon) release() {
 	canonPool.Put(c)
 }
 
-func (c *canon) skipSpace() {
-	for c.pos < len(c.src) {
-		switch c.src[c.pos] {
-		case ' ', '\t', '\n', '\r':
-			c.pos++
-		default:
-			return
-		}
-	}
-}
+func (c *canon) skipSpace() { c.pos = jsonlex.SkipSpace(c.src, c.pos) }
 
 // value parses one value at nesting level depth (the number of containers around it)
 // onto the tape.
@@ -249,123 +240,28 @@ func (c *canon) array(level int) error {
 
 // string parses the string starting at the quote at c.pos, decoding it into c.str.
 func (c *canon) string() error {
-	c.pos++ // '"'
+	s, f := jsonlex.ScanString(c.src, c.pos)
+	if f != jsonlex.None {
+		return stringFaults[f]
+	}
 	start := len(c.str)
-	src := c.src
-	for {
-		// Copy the longest run of bytes that need no attention.
-		run := c.pos
-		for run < len(src) {
-			ch := src[run]
-			if ch == '"' || ch == '\\' || ch < 0x20 || ch >= utf8.RuneSelf {
-				break
-			}
-			run++
-		}
-		c.str = append(c.str, src[c.pos:run]...)
-		c.pos = run
-		if c.pos >= len(src) {
-			return errSyntax
-		}
-		switch ch := src[c.pos]; {
-		case ch == '"':
-			c.pos++
-			c.tape = append(c.tape, node{kind: kString, a: start, b: len(c.str)})
-			return nil
-		case ch < 0x20:
-			return errControl
-		case ch >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(src[c.pos:])
-			if r == utf8.RuneError && size <= 1 {
-				return errUTF8 // also refuses encoded surrogates and overlong forms
-			}
-			c.str = append(c.str, src[c.pos:c.pos+size]...)
-			c.pos += size
-		default: // backslash
-			if err := c.escape(); err != nil {
-				return err
-			}
-		}
+	if raw := c.src[c.pos+1 : s.End-1]; s.Escaped {
+		c.str = jsonlex.Unescape(c.str, raw)
+	} else {
+		c.str = append(c.str, raw...)
 	}
-}
-
-// escape decodes the escape sequence at c.pos into c.str.
-func (c *canon) escape() error {
-	src := c.src
-	if c.pos+1 >= len(src) {
-		return errSyntax
-	}
-	var b byte
-	switch src[c.pos+1] {
-	case '"':
-		b = '"'
-	case '\\':
-		b = '\\'
-	case '/':
-		b = '/'
-	case 'b':
-		b = '\b'
-	case 'f':
-		b = '\f'
-	case 'n':
-		b = '\n'
-	case 'r':
-		b = '\r'
-	case 't':
-		b = '\t'
-	case 'u':
-		r, ok := hex4(src, c.pos+2)
-		if !ok {
-			return errEscape
-		}
-		c.pos += 6
-		switch {
-		case utf16.IsSurrogate(r) && r < 0xDC00: // a high surrogate needs a low one
-			if c.pos+1 >= len(src) || src[c.pos] != '\\' || src[c.pos+1] != 'u' {
-				return errSurrogate
-			}
-			lo, ok := hex4(src, c.pos+2)
-			if !ok {
-				return errEscape
-			}
-			if lo < 0xDC00 || lo > 0xDFFF {
-				return errSurrogate
-			}
-			c.pos += 6
-			r = utf16.DecodeRune(r, lo)
-		case utf16.IsSurrogate(r):
-			return errSurrogate
-		}
-		c.str = utf8.AppendRune(c.str, r)
-		return nil
-	default:
-		return errEscape
-	}
-	c.str = append(c.str, b)
-	c.pos += 2
+	c.pos = s.End
+	c.tape = append(c.tape, node{kind: kString, a: start, b: len(c.str)})
 	return nil
 }
 
-// hex4 decodes the four hexadecimal digits at src[i:].
-func hex4(src []byte, i int) (rune, bool) {
-	if i+4 > len(src) {
-		return 0, false
-	}
-	var r rune
-	for _, ch := range src[i : i+4] {
-		switch {
-		case '0' <= ch && ch <= '9':
-			ch -= '0'
-		case 'a' <= ch && ch <= 'f':
-			ch -= 'a' - 10
-		case 'A' <= ch && ch <= 'F':
-			ch -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(ch)
-	}
-	return r, true
+// stringFaults maps each jsonlex.Fault to its error.
+var stringFaults = [...]error{
+	jsonlex.Unterminated:  errSyntax,
+	jsonlex.Control:       errControl,
+	jsonlex.BadEscape:     errEscape,
+	jsonlex.LoneSurrogate: errSurrogate,
+	jsonlex.BadUTF8:       errUTF8, // also encoded surrogates and overlong forms
 }
 
 // number parses a number per RFC 8259's grammar and converts it to the nearest double.

@@ -253,6 +253,38 @@ func TestMalformed(t *testing.T) {
 	}
 }
 
+// TestMalformedStringReasons pins which reason each kind of bad string gets, so the
+// string lexer (internal/jsonlex) keeps the errors the parser always gave.
+func TestMalformedStringReasons(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want error
+	}{
+		{`"abc`, errSyntax},
+		{`"\`, errSyntax},
+		{`{"a`, errSyntax},
+		{"\"\x01\"", errControl},
+		{"\"a\tb\"", errControl},
+		{`"\x"`, errEscape},
+		{`"\u12"`, errEscape},
+		{`"\u12g4"`, errEscape},
+		{`"\ud800\u12"`, errEscape},
+		{`"\ud800"`, errSurrogate},
+		{`"\udc00"`, errSurrogate},
+		{`"\ud800\u0041"`, errSurrogate},
+		{`"\ud800\`, errSurrogate},
+		{`"\ud800\n"`, errSurrogate},
+		{"\"\xff\"", errUTF8},
+		{"\"\xed\xa0\x80\"", errUTF8},
+		{"\"\xe2\x82\"", errUTF8},
+		{"{\"\xff\":1}", errUTF8},
+	} {
+		if _, _, err := Canonicalize(nil, []byte(tc.in)); err != tc.want {
+			t.Errorf("Canonicalize(%q) error = %v, want %v", tc.in, err, tc.want)
+		}
+	}
+}
+
 // SPEC ERR-2: error texts never contain the input.
 func TestErrorsQuoteNothing(t *testing.T) {
 	const canary = "CANARY-7f3a"

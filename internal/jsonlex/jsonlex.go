@@ -1,0 +1,317 @@
+// Package jsonlex holds the JSON lexing primitives (whitespace, strings, escapes, exact
+// member names, skipping values) that the module's hand-written JSON readers share.
+package jsonlex
+
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
+
+// Fault says why ScanString refused a string; the zero Fault means it did not.
+type Fault uint8
+
+const (
+	None          Fault = iota
+	Unterminated        // the text ends inside the string or inside an escape
+	Control             // an unescaped control character (below U+0020)
+	BadEscape           // an unknown escape letter, or \u without four hex digits
+	LoneSurrogate       // a \u escape of a surrogate that is not half of a pair
+	BadUTF8             // invalid UTF-8, including encoded surrogates and overlong forms
+)
+
+// IsSpace reports whether c is JSON whitespace (RFC 8259: space, tab, LF, CR).
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// SkipSpace returns the index of the first byte at or after i that is not whitespace,
+// or len(b).
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && IsSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// hexVal maps a byte to its hex digit value, or -1, which makes any rune it is ORed
+// into (shifted left or not) negative.
+var hexVal = func() (t [256]rune) {
+	for c := range t {
+		t[c] = -1
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = c - '0'
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = c - 'a' + 10
+		t[c-'a'+'A'] = c - 'a' + 10
+	}
+	return t
+}()
+
+// Hex4 decodes the four hexadecimal digits (either case) at b[i:]; ok is false when
+// fewer than four bytes remain or one is not a hex digit. It is small enough to inline.
+func Hex4(b []byte, i int) (r rune, ok bool) {
+	if i < 0 || len(b)-i < 4 {
+		return 0, false
+	}
+	h := [4]byte(b[i:])
+	r = hexVal[h[0]]<<12 | hexVal[h[1]]<<8 | hexVal[h[2]]<<4 | hexVal[h[3]]
+	return r, r >= 0
+}
+
+// String describes a string ScanString accepted.
+type String struct {
+	End     int  // index just past the closing quote
+	Units   int  // UTF-16 code units of the decoded text
+	Astral  int  // decoded characters beyond U+FFFF (two units, one code point each)
+	Escaped bool // the text holds an escape, so its decoded form is not its raw bytes
+}
+
+// ScanString checks the JSON string whose opening quote is b[i] exactly as RFC 8259 and
+// I-JSON define it: valid UTF-8, no unescaped control character, only the standard
+// escapes, and every surrogate escape half of a pair. It allocates nothing. The decoded
+// text of an accepted string is b[i+1:s.End-1] itself when !s.Escaped, else what
+// Unescape makes of it. On a fault, s is meaningless.
+func ScanString(b []byte, i int) (s String, f Fault) {
+	i++
+	for {
+		j := plainRun(b, i)
+		s.Units += j - i
+		i = j
+		if i >= len(b) {
+			return s, Unterminated
+		}
+		switch c := b[i]; {
+		case c == '"':
+			s.End = i + 1
+			return s, None
+		case c == '\\':
+			s.Escaped = true
+			r, next, f := escape(b, i)
+			if f != None {
+				return s, f
+			}
+			s.Units++
+			if r >= 0x10000 {
+				s.Units++
+				s.Astral++
+			}
+			i = next
+		case c < 0x20:
+			return s, Control
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return s, BadUTF8
+			}
+			s.Units++
+			if size == 4 {
+				s.Units++
+				s.Astral++
+			}
+			i += size
+		}
+	}
+}
+
+// escape decodes the escape whose backslash is b[i], strictly, and returns the rune and
+// the index past the escape (past both halves of a surrogate pair).
+func escape(b []byte, i int) (r rune, next int, f Fault) {
+	if i+1 >= len(b) {
+		return 0, i, Unterminated
+	}
+	if e := b[i+1]; e != 'u' {
+		d := unescape[e]
+		if d == 0 {
+			return 0, i, BadEscape
+		}
+		return rune(d), i + 2, None
+	}
+	r, ok := Hex4(b, i+2)
+	if !ok {
+		return 0, i, BadEscape
+	}
+	i += 6
+	if r < 0xD800 || r >= 0xE000 {
+		return r, i, None
+	}
+	if r >= 0xDC00 || i+1 >= len(b) || b[i] != '\\' || b[i+1] != 'u' {
+		return 0, i, LoneSurrogate // a low half first, or a high half alone
+	}
+	lo, ok := Hex4(b, i+2)
+	if !ok {
+		return 0, i, BadEscape
+	}
+	if lo < 0xDC00 || lo >= 0xE000 {
+		return 0, i, LoneSurrogate
+	}
+	return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), i + 6, None
+}
+
+// unescape maps the letter of a one-character escape to its byte (0: not an escape).
+var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// plainRun returns the end of the run of bytes from i that need no care inside a
+// string: printable ASCII other than the quote and the backslash. It looks at eight
+// bytes at a time.
+func plainRun(b []byte, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q := x ^ (lo * '"')
+		s := x ^ (lo * '\\')
+		// A byte below 0x20, equal to the quote or the backslash, or at least 0x80
+		// sets its high bit here (a borrow may also flag a later byte: harmless).
+		if ((x-lo*0x20)|(q-lo)|(s-lo)|x)&hi != 0 {
+			break
+		}
+	}
+	for i < len(b) && plain[b[i]] {
+		i++
+	}
+	return i
+}
+
+// plain marks the bytes plainRun skips.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// Unescape appends the decoded text of s, the raw content of a JSON string (between
+// its quotes), to dst and returns it; with room in dst it allocates nothing. It decodes
+// as encoding/json does: invalid UTF-8 and lone surrogate escapes become U+FFFD. For s
+// that json.Valid would not accept inside quotes the result is unspecified, but
+// Unescape never panics.
+func Unescape(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] < utf8.RuneSelf && s[j] != '\\' {
+			j++
+		}
+		dst = append(dst, s[i:j]...)
+		if i = j; i >= len(s) {
+			break
+		}
+		var r rune
+		if s[i] == '\\' {
+			r, i = looseEscape(s, i)
+		} else {
+			var size int
+			r, size = utf8.DecodeRune(s[i:]) // invalid: RuneError, one byte
+			i += size
+		}
+		dst = utf8.AppendRune(dst, r)
+	}
+	return dst
+}
+
+// looseEscape decodes the escape whose backslash is s[i] as encoding/json does: a
+// surrogate escape that is not half of a pair is U+FFFD, and the escape after a lone
+// high half is decoded on its own. A malformed escape decodes its backslash as itself.
+func looseEscape(s []byte, i int) (r rune, next int) {
+	if i+1 >= len(s) {
+		return '\\', i + 1
+	}
+	if e := s[i+1]; e != 'u' {
+		if d := unescape[e]; d != 0 {
+			return rune(d), i + 2
+		}
+		return '\\', i + 1
+	}
+	r, ok := Hex4(s, i+2)
+	if !ok {
+		return '\\', i + 1
+	}
+	i += 6
+	if r < 0xD800 || r >= 0xE000 {
+		return r, i
+	}
+	if r < 0xDC00 && len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
+		if lo, ok := Hex4(s, i+2); ok && lo >= 0xDC00 && lo < 0xE000 {
+			return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), i + 6
+		}
+	}
+	return utf8.RuneError, i
+}
+
+// Equal reports whether s, the raw content of a JSON string (between its quotes),
+// decodes to exactly name: byte for byte, no case folding or normalisation. It decodes
+// as Unescape does and allocates nothing.
+func Equal(s []byte, name string) bool {
+	k := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf && c != '\\' {
+			if k >= len(name) || name[k] != c {
+				return false
+			}
+			i++
+			k++
+			continue
+		}
+		var r rune
+		if c == '\\' {
+			r, i = looseEscape(s, i)
+		} else {
+			var size int
+			r, size = utf8.DecodeRune(s[i:])
+			i += size
+		}
+		var buf [utf8.UTFMax]byte
+		n := utf8.EncodeRune(buf[:], r)
+		if len(name)-k < n || name[k:k+n] != string(buf[:n]) {
+			return false
+		}
+		k += n
+	}
+	return k == len(name)
+}
+
+// SkipString returns the index just past the string whose opening quote is b[i], for
+// text already known to be valid JSON; for other text it returns at most len(b).
+func SkipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// SkipValue returns the index just past the value that starts at b[i], for text
+// already known to be valid JSON (whitespace inside the value is skipped with it); for
+// other text it returns some index in [i, len(b)] and never panics.
+func SkipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	switch b[i] {
+	case '"':
+		return SkipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = SkipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	default: // number, true, false, null
+		for i < len(b) && !IsSpace(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+			i++
+		}
+		return i
+	}
+}
