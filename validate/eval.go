@@ -145,7 +145,8 @@ func (st *state) spend(n int) bool {
 	return true
 }
 
-// check checks the value at token i against s.
+// check checks the value at token i against s: first the keywords of every kind
+// (type, enum), then those of the value's own kind, then anyOf and oneOf.
 func (st *state) check(s *schema, i int32) status {
 	if !st.spend(1) {
 		return over
@@ -153,152 +154,190 @@ func (st *state) check(s *schema, i int32) status {
 	if s.never {
 		return st.reject("false")
 	}
-	t := &st.t
-	tk := t.toks[i]
 	if s.types != 0 {
-		var ok bool
-		switch tk.kind {
-		case kNull:
-			ok = s.types&tNull != 0
-		case kTrue, kFalse:
-			ok = s.types&tBoolean != 0
-		case kString:
-			ok = s.types&tString != 0
-		case kArray:
-			ok = s.types&tArray != 0
-		case kObject:
-			ok = s.types&tObject != 0
-		case kNumber:
-			ok = s.types&tNumber != 0
-			if !ok && s.types&tInteger != 0 {
-				lit := t.lit(i)
-				if !st.spend(len(lit) / 64) {
-					return over
-				}
-				d := parseDecimal(lit)
-				ok = d.isInteger()
-			}
-		}
-		if !ok {
-			return st.reject("type")
+		if r := st.checkType(s, i); r != pass {
+			return r
 		}
 	}
 	if s.enum != nil {
-		found := false
-		for _, e := range s.enum {
-			if st.equal(t, i, st.p.schema, e) {
-				found = true
-				break
-			}
-			if st.steps > st.max {
-				return over
-			}
-		}
-		if st.steps > st.max {
-			return over
-		}
-		if !found {
-			return st.reject("enum")
+		if r := st.checkEnum(s, i); r != pass {
+			return r
 		}
 	}
-	switch tk.kind {
+	r := pass
+	switch st.t.toks[i].kind {
 	case kString:
-		// tk.n is the string's length in code points, counted by the scan.
-		if s.minLen >= 0 && int64(tk.n) < s.minLen {
-			return st.reject("minLength")
-		}
-		if s.maxLen >= 0 && int64(tk.n) > s.maxLen {
-			return st.reject("maxLength")
-		}
-		if s.pattern != nil {
-			str := t.str(i)
-			if !st.spend((len(str) + 1) * s.pattern.size) {
-				return over
-			}
-			if !s.pattern.match(str) {
-				return st.reject("pattern")
-			}
-		}
+		r = st.checkString(s, i)
 	case kNumber:
 		if len(s.bounds) > 0 {
-			lit := t.lit(i)
-			if !st.spend(len(s.bounds) * (len(lit)/64 + 1)) {
-				return over
-			}
-			d := parseDecimal(lit)
-			for k := range s.bounds {
-				b := &s.bounds[k]
-				if !b.ok(cmpDecimal(&d, &b.num)) {
-					return st.reject(b.keyword)
-				}
-			}
+			r = st.checkBounds(s, i)
 		}
 	case kArray:
-		if s.minItems >= 0 && int64(tk.n) < s.minItems {
-			return st.reject("minItems")
-		}
-		if s.maxItems >= 0 && int64(tk.n) > s.maxItems {
-			return st.reject("maxItems")
-		}
-		if s.items != nil {
-			idx := int32(0)
-			for e := i + 1; e < tk.next; e = t.toks[e].next {
-				st.path = append(st.path, seg{idx: idx})
-				r := st.check(s.items, e)
-				st.path = st.path[:len(st.path)-1]
-				if r != pass {
-					return r
-				}
-				idx++
-			}
-		}
-		if s.unique && tk.n > 1 {
-			if r := st.unique(i); r != pass {
-				return r
-			}
-		}
+		r = st.checkArray(s, i)
 	case kObject:
 		if len(s.entries) > 0 || s.additional != nil {
-			if r := st.object(s, i); r != pass {
-				return r
-			}
+			r = st.object(s, i)
 		}
 	}
+	if r != pass {
+		return r
+	}
 	if s.anyOf != nil {
-		st.quiet++
-		r := fail
-		for _, sub := range s.anyOf {
-			if r = st.check(sub, i); r != fail {
-				break
-			}
-		}
-		st.quiet--
-		switch r {
-		case over:
-			return over
-		case fail:
-			return st.reject("anyOf")
+		if r := st.anyOf(s.anyOf, i); r != pass {
+			return r
 		}
 	}
 	if s.oneOf != nil {
-		st.quiet++
-		n := 0
-		for _, sub := range s.oneOf {
-			r := st.check(sub, i)
-			if r == over {
-				st.quiet--
-				return over
+		return st.oneOf(s.oneOf, i)
+	}
+	return pass
+}
+
+// kindType maps a token kind to its bit of the "type" keyword; a number also matches
+// "integer" when its value is whole.
+var kindType = [...]uint8{
+	kNull: tNull, kFalse: tBoolean, kTrue: tBoolean, kNumber: tNumber,
+	kString: tString, kArray: tArray, kObject: tObject,
+}
+
+// checkType checks the value at token i against the type keyword of s.
+func (st *state) checkType(s *schema, i int32) status {
+	k := st.t.toks[i].kind
+	if s.types&kindType[k] != 0 {
+		return pass
+	}
+	if k == kNumber && s.types&tInteger != 0 {
+		lit := st.t.lit(i)
+		if !st.spend(len(lit) / 64) {
+			return over
+		}
+		if d := parseDecimal(lit); d.isInteger() {
+			return pass
+		}
+	}
+	return st.reject("type")
+}
+
+// checkEnum checks that the value at token i equals one of the enum values of s.
+func (st *state) checkEnum(s *schema, i int32) status {
+	found := false
+	for _, e := range s.enum {
+		if found = st.equal(&st.t, i, st.p.schema, e); found || st.steps > st.max {
+			break
+		}
+	}
+	switch {
+	case st.steps > st.max:
+		return over
+	case found:
+		return pass
+	}
+	return st.reject("enum")
+}
+
+// checkString checks string i against minLength, maxLength and pattern.
+func (st *state) checkString(s *schema, i int32) status {
+	// n is the string's length in code points, counted by the scan.
+	n := int64(st.t.toks[i].n)
+	if s.minLen >= 0 && n < s.minLen {
+		return st.reject("minLength")
+	}
+	if s.maxLen >= 0 && n > s.maxLen {
+		return st.reject("maxLength")
+	}
+	if s.pattern != nil {
+		str := st.t.str(i)
+		if !st.spend((len(str) + 1) * s.pattern.size) {
+			return over
+		}
+		if !s.pattern.match(str) {
+			return st.reject("pattern")
+		}
+	}
+	return pass
+}
+
+// checkBounds checks number i against the numeric bounds of s, in schema order.
+func (st *state) checkBounds(s *schema, i int32) status {
+	lit := st.t.lit(i)
+	if !st.spend(len(s.bounds) * (len(lit)/64 + 1)) {
+		return over
+	}
+	d := parseDecimal(lit)
+	for k := range s.bounds {
+		b := &s.bounds[k]
+		if !b.ok(cmpDecimal(&d, &b.num)) {
+			return st.reject(b.keyword)
+		}
+	}
+	return pass
+}
+
+// checkArray checks array i against minItems, maxItems, items and uniqueItems.
+func (st *state) checkArray(s *schema, i int32) status {
+	t := &st.t
+	tk := t.toks[i]
+	if s.minItems >= 0 && int64(tk.n) < s.minItems {
+		return st.reject("minItems")
+	}
+	if s.maxItems >= 0 && int64(tk.n) > s.maxItems {
+		return st.reject("maxItems")
+	}
+	if s.items != nil {
+		idx := int32(0)
+		for e := i + 1; e < tk.next; e = t.toks[e].next {
+			st.path = append(st.path, seg{idx: idx})
+			r := st.check(s.items, e)
+			st.path = st.path[:len(st.path)-1]
+			if r != pass {
+				return r
 			}
-			if r == pass {
-				if n++; n > 1 {
-					break
-				}
+			idx++
+		}
+	}
+	if s.unique && tk.n > 1 {
+		return st.unique(i)
+	}
+	return pass
+}
+
+// anyOf checks value i against the branches until one passes; branch failures are not
+// recorded, only anyOf's own.
+func (st *state) anyOf(subs []*schema, i int32) status {
+	st.quiet++
+	r := fail
+	for _, sub := range subs {
+		if r = st.check(sub, i); r != fail {
+			break
+		}
+	}
+	st.quiet--
+	if r == fail {
+		return st.reject("anyOf")
+	}
+	return r
+}
+
+// oneOf checks that value i passes exactly one branch, stopping at the second pass;
+// branch failures are not recorded, only oneOf's own.
+func (st *state) oneOf(subs []*schema, i int32) status {
+	st.quiet++
+	n := 0
+	for _, sub := range subs {
+		r := st.check(sub, i)
+		if r == over {
+			st.quiet--
+			return over
+		}
+		if r == pass {
+			if n++; n > 1 {
+				break
 			}
 		}
-		st.quiet--
-		if n != 1 {
-			return st.reject("oneOf")
-		}
+	}
+	st.quiet--
+	if n != 1 {
+		return st.reject("oneOf")
 	}
 	return pass
 }
