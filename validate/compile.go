@@ -62,11 +62,18 @@ type schema struct {
 	minItems, maxItems int64 // -1 when absent
 	unique             bool
 
+	// kinds holds the type bits of the kinds that keywords of s constrain besides
+	// type and enum: tString for minLength, maxLength or pattern, tNumber for
+	// bounds, tArray for minItems or maxItems. Validation looks no further for
+	// values of other kinds.
+	kinds uint8
+
 	enum  []int32 // tokens of the owning program's schema tape
 	anyOf []*schema
 	oneOf []*schema
 }
 
+// lookup answers the entries index of the member name, or -1.
 func (s *schema) lookup(name []byte) int32 {
 	if s.index != nil {
 		if i, ok := s.index[string(name)]; ok {
@@ -208,7 +215,7 @@ func (c *compiler) compile(t *tape, i int32) (*schema, error) {
 	if err := s.resolveRequired(t, required); err != nil {
 		return nil, err
 	}
-	s.buildIndex()
+	s.finish()
 	return s, nil
 }
 
@@ -458,8 +465,18 @@ func (s *schema) resolveRequired(t *tape, required []int32) error {
 	return nil
 }
 
-// buildIndex gives a schema of many entries a name → entry map for lookup.
-func (s *schema) buildIndex() {
+// finish derives what validation reads from the keywords: kinds, and for a schema of
+// many entries a name → entry map for lookup.
+func (s *schema) finish() {
+	if s.minLen >= 0 || s.maxLen >= 0 || s.pattern != nil {
+		s.kinds |= tString
+	}
+	if len(s.bounds) > 0 {
+		s.kinds |= tNumber
+	}
+	if s.minItems >= 0 || s.maxItems >= 0 {
+		s.kinds |= tArray
+	}
 	if len(s.entries) > 8 {
 		s.index = make(map[string]int32, len(s.entries))
 		for k, e := range s.entries {
@@ -468,6 +485,7 @@ func (s *schema) buildIndex() {
 	}
 }
 
+// findEntry answers the index of the entry called name in es, or -1.
 func findEntry(es []entry, name string) int {
 	for k := range es {
 		if es[k].name == name {

@@ -145,8 +145,13 @@ func (st *state) spend(n int) bool {
 	return true
 }
 
-// check checks the value at token i against s: first the keywords of every kind
-// (type, enum), then those of the value's own kind, then anyOf and oneOf.
+// check checks the value at token i against s: first the assertions on the value
+// itself (type, enum, then those of its kind), then the subschemas s
+// applies to its items or members, then anyOf and oneOf. The assertions run in
+// helpers, called only when s has such a keyword; the loops that recurse stay in
+// check, so one level of nesting costs one frame. (Calling the helpers every time and
+// recursing through helper frames measured 20-55% slower on the deepest anyOf, oneOf
+// and items schemas.)
 func (st *state) check(s *schema, i int32) status {
 	if !st.spend(1) {
 		return over
@@ -154,8 +159,10 @@ func (st *state) check(s *schema, i int32) status {
 	if s.never {
 		return st.reject("false")
 	}
-	if s.types != 0 {
-		if r := st.checkType(s, i); r != pass {
+	t := &st.t
+	tk := t.toks[i]
+	if s.types != 0 && s.types&kindType[tk.kind] == 0 {
+		if r := st.checkInteger(s, i); r != pass {
 			return r
 		}
 	}
@@ -164,31 +171,81 @@ func (st *state) check(s *schema, i int32) status {
 			return r
 		}
 	}
-	r := pass
-	switch st.t.toks[i].kind {
-	case kString:
-		r = st.checkString(s, i)
-	case kNumber:
-		if len(s.bounds) > 0 {
+	if s.kinds&kindType[tk.kind] != 0 {
+		// Keywords of the value's kind (s.kinds says there are some).
+		var r status
+		switch tk.kind {
+		case kString:
+			r = st.checkString(s, i)
+		case kNumber:
 			r = st.checkBounds(s, i)
+		default:
+			r = st.checkItemCount(s, tk.n)
 		}
-	case kArray:
-		r = st.checkArray(s, i)
-	case kObject:
-		if len(s.entries) > 0 || s.additional != nil {
-			r = st.object(s, i)
-		}
-	}
-	if r != pass {
-		return r
-	}
-	if s.anyOf != nil {
-		if r := st.anyOf(s.anyOf, i); r != pass {
+		if r != pass {
 			return r
 		}
 	}
+	switch tk.kind {
+	case kArray:
+		if s.items != nil {
+			for e, idx := i+1, int32(0); e < tk.next; e, idx = t.toks[e].next, idx+1 {
+				st.path = append(st.path, seg{idx: idx})
+				r := st.check(s.items, e)
+				st.path = st.path[:len(st.path)-1]
+				if r != pass {
+					return r
+				}
+			}
+		}
+		if s.unique && tk.n > 1 {
+			if r := st.unique(i); r != pass {
+				return r
+			}
+		}
+	case kObject:
+		if len(s.entries) > 0 || s.additional != nil {
+			if r := st.object(s, i); r != pass {
+				return r
+			}
+		}
+	}
+	if s.anyOf != nil {
+		// The branches run quietly: only anyOf's own failure is recorded.
+		st.quiet++
+		r := fail
+		for _, sub := range s.anyOf {
+			if r = st.check(sub, i); r != fail {
+				break
+			}
+		}
+		st.quiet--
+		if r == fail {
+			return st.reject("anyOf")
+		}
+		if r == over {
+			return over
+		}
+	}
 	if s.oneOf != nil {
-		return st.oneOf(s.oneOf, i)
+		// Quietly, as for anyOf; a second passing branch ends the loop.
+		st.quiet++
+		r, n := pass, 0
+		for _, sub := range s.oneOf {
+			if r = st.check(sub, i); r == pass {
+				n++
+			}
+			if r == over || n > 1 {
+				break
+			}
+		}
+		st.quiet--
+		if r == over {
+			return over
+		}
+		if n != 1 {
+			return st.reject("oneOf")
+		}
 	}
 	return pass
 }
@@ -200,13 +257,10 @@ var kindType = [...]uint8{
 	kString: tString, kArray: tArray, kObject: tObject,
 }
 
-// checkType checks the value at token i against the type keyword of s.
-func (st *state) checkType(s *schema, i int32) status {
-	k := st.t.toks[i].kind
-	if s.types&kindType[k] != 0 {
-		return pass
-	}
-	if k == kNumber && s.types&tInteger != 0 {
+// checkInteger checks the value at token i, whose kind is none of the types of s,
+// against "integer": it passes only a number of whole value when s allows integers.
+func (st *state) checkInteger(s *schema, i int32) status {
+	if st.t.toks[i].kind == kNumber && s.types&tInteger != 0 {
 		lit := st.t.lit(i)
 		if !st.spend(len(lit) / 64) {
 			return over
@@ -216,6 +270,17 @@ func (st *state) checkType(s *schema, i int32) status {
 		}
 	}
 	return st.reject("type")
+}
+
+// checkItemCount checks the n items of an array against minItems and maxItems.
+func (st *state) checkItemCount(s *schema, n int32) status {
+	if s.minItems >= 0 && int64(n) < s.minItems {
+		return st.reject("minItems")
+	}
+	if s.maxItems >= 0 && int64(n) > s.maxItems {
+		return st.reject("maxItems")
+	}
+	return pass
 }
 
 // checkEnum checks that the value at token i equals one of the enum values of s.
@@ -269,75 +334,6 @@ func (st *state) checkBounds(s *schema, i int32) status {
 		if !b.ok(cmpDecimal(&d, &b.num)) {
 			return st.reject(b.keyword)
 		}
-	}
-	return pass
-}
-
-// checkArray checks array i against minItems, maxItems, items and uniqueItems.
-func (st *state) checkArray(s *schema, i int32) status {
-	t := &st.t
-	tk := t.toks[i]
-	if s.minItems >= 0 && int64(tk.n) < s.minItems {
-		return st.reject("minItems")
-	}
-	if s.maxItems >= 0 && int64(tk.n) > s.maxItems {
-		return st.reject("maxItems")
-	}
-	if s.items != nil {
-		idx := int32(0)
-		for e := i + 1; e < tk.next; e = t.toks[e].next {
-			st.path = append(st.path, seg{idx: idx})
-			r := st.check(s.items, e)
-			st.path = st.path[:len(st.path)-1]
-			if r != pass {
-				return r
-			}
-			idx++
-		}
-	}
-	if s.unique && tk.n > 1 {
-		return st.unique(i)
-	}
-	return pass
-}
-
-// anyOf checks value i against the branches until one passes; branch failures are not
-// recorded, only anyOf's own.
-func (st *state) anyOf(subs []*schema, i int32) status {
-	st.quiet++
-	r := fail
-	for _, sub := range subs {
-		if r = st.check(sub, i); r != fail {
-			break
-		}
-	}
-	st.quiet--
-	if r == fail {
-		return st.reject("anyOf")
-	}
-	return r
-}
-
-// oneOf checks that value i passes exactly one branch, stopping at the second pass;
-// branch failures are not recorded, only oneOf's own.
-func (st *state) oneOf(subs []*schema, i int32) status {
-	st.quiet++
-	n := 0
-	for _, sub := range subs {
-		r := st.check(sub, i)
-		if r == over {
-			st.quiet--
-			return over
-		}
-		if r == pass {
-			if n++; n > 1 {
-				break
-			}
-		}
-	}
-	st.quiet--
-	if n != 1 {
-		return st.reject("oneOf")
 	}
 	return pass
 }

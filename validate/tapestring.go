@@ -88,12 +88,15 @@ func (t *tape) escString(src []byte, start, i, units, astral int, lim tapeLimits
 	d := escScan{out: slices.Grow(t.arena, len(src)-start), units: units, astral: astral}
 	d.out = append(d.out, src[start:i]...)
 	for {
-		i = d.uRun(src, i)
+		if len(src)-i >= 6 && src[i] == '\\' && src[i+1] == 'u' {
+			i = d.uRun(src, i)
+		}
 		if i < len(src) && src[i] != '\\' {
-			j := plainRun(src, i)
-			d.units += j - i
-			d.out = append(d.out, src[i:j]...)
-			i = j
+			if j := plainRun(src, i); j > i {
+				d.units += j - i
+				d.out = append(d.out, src[i:j]...)
+				i = j
+			}
 		}
 		if i >= len(src) {
 			return 0, errSyntax
@@ -255,7 +258,9 @@ var hexVal = func() (t [256]byte) {
 	return t
 }()
 
-func hex4(src []byte, i int) (rune, bool) {
+// hex4 decodes the four hex digits at src[i:]; ok is false when fewer than four bytes
+// remain or one of them is not a hex digit.
+func hex4(src []byte, i int) (r rune, ok bool) {
 	if i < 0 || len(src)-i < 4 {
 		return 0, false
 	}
