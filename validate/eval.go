@@ -146,12 +146,11 @@ func (st *state) spend(n int) bool {
 }
 
 // check checks the value at token i against s: first the assertions on the value
-// itself (type, enum, then those of its kind), then the subschemas s
-// applies to its items or members, then anyOf and oneOf. The assertions run in
-// helpers, called only when s has such a keyword; the loops that recurse stay in
-// check, so one level of nesting costs one frame. (Calling the helpers every time and
-// recursing through helper frames measured 20-55% slower on the deepest anyOf, oneOf
-// and items schemas.)
+// itself (type, enum, then the keywords of its kind), then the subschemas s applies
+// to its items or members, then anyOf and oneOf. The assertions run in helpers, called
+// only when s has such a keyword; the loops that recurse stay here, so a level of
+// nesting costs one frame (recursing through helper frames as well measured 20-55%
+// slower on the deepest anyOf, oneOf and items schemas).
 func (st *state) check(s *schema, i int32) status {
 	if !st.spend(1) {
 		return over
