@@ -62,11 +62,18 @@ type schema struct {
 	minItems, maxItems int64 // -1 when absent
 	unique             bool
 
+	// kinds holds the type bits of the kinds that keywords of s constrain besides
+	// type and enum: tString for minLength, maxLength or pattern, tNumber for
+	// bounds, tArray for minItems or maxItems. Validation looks no further for
+	// values of other kinds.
+	kinds uint8
+
 	enum  []int32 // tokens of the owning program's schema tape
 	anyOf []*schema
 	oneOf []*schema
 }
 
+// lookup answers the entries index of the member name, or -1.
 func (s *schema) lookup(name []byte) int32 {
 	if s.index != nil {
 		if i, ok := s.index[string(name)]; ok {
@@ -162,177 +169,290 @@ func (c *compiler) Compile(schemaText []byte) (Validator, error) {
 	return p, nil
 }
 
+// compile compiles the subschema at token i: true, false or an object whose keywords
+// it reads in document order, one keyword family at a time, so the first keyword in
+// error decides the UnsupportedError.
 func (c *compiler) compile(t *tape, i int32) (*schema, error) {
 	tk := t.toks[i]
 	switch tk.kind {
 	case kTrue:
-		return &schema{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}, nil
+		return newSchema(), nil
 	case kFalse:
 		return &schema{never: true}, nil
 	case kObject:
 	default:
 		return nil, &UnsupportedError{}
 	}
-	s := &schema{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}
+	s := newSchema()
 	var required []int32
 	for j, m := i+1, int32(0); m < tk.n; m++ {
 		key, val := j, j+1
 		j = t.toks[val].next
 		kw := string(t.str(key))
-		vt := t.toks[val]
-		malformed := &UnsupportedError{Keyword: knownKeyword(kw)}
+		var err error
 		switch kw {
 		case "type":
-			switch vt.kind {
-			case kString:
-				b, ok := typeNames[string(t.str(val))]
-				if !ok {
-					return nil, malformed
-				}
-				s.types = b
-			case kArray:
-				if vt.n == 0 {
-					return nil, malformed
-				}
-				for e := val + 1; e < vt.next; e = t.toks[e].next {
-					if t.toks[e].kind != kString {
-						return nil, malformed
-					}
-					b, ok := typeNames[string(t.str(e))]
-					if !ok || s.types&b != 0 {
-						return nil, malformed
-					}
-					s.types |= b
-				}
-			default:
-				return nil, malformed
-			}
-		case "properties":
-			if vt.kind != kObject {
-				return nil, malformed
-			}
-			for pj, pm := val+1, int32(0); pm < vt.n; pm++ {
-				sub, err := c.compile(t, pj+1)
-				if err != nil {
-					return nil, err
-				}
-				name := string(t.str(pj))
-				if e := findEntry(s.entries, name); e >= 0 {
-					s.entries[e].sub, s.entries[e].inProps = sub, true
-				} else {
-					s.entries = append(s.entries, entry{name: name, sub: sub, inProps: true})
-				}
-				pj = t.toks[pj+1].next
-			}
-		case "required":
-			if vt.kind != kArray {
-				return nil, malformed
-			}
-			for e := val + 1; e < vt.next; e = t.toks[e].next {
-				if t.toks[e].kind != kString {
-					return nil, malformed
-				}
-				required = append(required, e)
-			}
-		case "additionalProperties", "items":
-			if vt.kind != kObject && vt.kind != kTrue && vt.kind != kFalse {
-				return nil, malformed
-			}
-			sub, err := c.compile(t, val)
-			if err != nil {
-				return nil, err
-			}
-			if kw == "items" {
-				s.items = sub
-			} else {
-				s.additional = sub
-			}
-		case "minLength", "maxLength", "minItems", "maxItems":
-			if vt.kind != kNumber {
-				return nil, malformed
-			}
-			d := parseDecimal(t.lit(val))
-			if !d.isInteger() || d.neg && !d.zero() {
-				return nil, malformed
-			}
-			n := d.intValue(math.MaxInt64)
-			switch kw {
-			case "minLength":
-				s.minLen = n
-			case "maxLength":
-				s.maxLen = n
-			case "minItems":
-				s.minItems = n
-			case "maxItems":
-				s.maxItems = n
-			}
-		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
-			if vt.kind != kNumber {
-				return nil, malformed
-			}
-			s.bounds = append(s.bounds, bound{keyword: knownKeyword(kw), num: parseDecimal(t.lit(val)), ok: boundOK[kw]})
-		case "pattern":
-			if vt.kind != kString {
-				return nil, malformed
-			}
-			src := t.str(val)
-			if patternUnits(src) > c.opts.Limits.MaxPattern {
-				return nil, errPattern
-			}
-			cp, ok := compilePattern(string(src))
-			if !ok {
-				return nil, malformed
-			}
-			s.pattern = &cp
+			err = s.compileType(t, val)
 		case "enum":
-			if vt.kind != kArray {
-				return nil, malformed
-			}
-			s.enum = []int32{}
-			for e := val + 1; e < vt.next; e = t.toks[e].next {
-				s.enum = append(s.enum, e)
-			}
-		case "uniqueItems":
-			switch vt.kind {
-			case kTrue:
-				s.unique = true
-			case kFalse:
-			default:
-				return nil, malformed
-			}
+			err = s.compileEnum(t, val)
+		case "properties", "additionalProperties", "required":
+			err = c.compileObject(s, t, kw, val, &required)
+		case "minLength", "maxLength", "pattern":
+			err = c.compileString(s, t, kw, val)
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+			err = s.compileBound(t, kw, val)
+		case "items", "minItems", "maxItems", "uniqueItems":
+			err = c.compileArray(s, t, kw, val)
 		case "anyOf", "oneOf":
-			if vt.kind != kArray || vt.n == 0 {
-				return nil, malformed
-			}
-			var subs []*schema
-			for e := val + 1; e < vt.next; e = t.toks[e].next {
-				sub, err := c.compile(t, e)
-				if err != nil {
-					return nil, err
-				}
-				subs = append(subs, sub)
-			}
-			if kw == "anyOf" {
-				s.anyOf = subs
-			} else {
-				s.oneOf = subs
-			}
+			err = c.compileCombinator(s, t, kw, val)
 		default:
-			if !c.annot[kw] {
-				return nil, &UnsupportedError{Keyword: knownKeyword(kw)}
-			}
-			if kw == "$schema" {
-				if vt.kind != kString || !schemaURIs[string(t.str(val))] {
-					return nil, &UnsupportedError{Keyword: "$schema"}
-				}
-			}
+			err = c.compileAnnotation(t, kw, val)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
+	if err := s.resolveRequired(t, required); err != nil {
+		return nil, err
+	}
+	s.finish()
+	return s, nil
+}
+
+// newSchema returns the schema that accepts everything: no keyword, no bound.
+func newSchema() *schema {
+	return &schema{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}
+}
+
+// malformed answers the UnsupportedError of keyword kw with a value of the wrong shape.
+func malformed(kw string) error { return &UnsupportedError{Keyword: knownKeyword(kw)} }
+
+// compileType reads the "type" keyword at token val: one type name or a non-empty array
+// of distinct ones.
+func (s *schema) compileType(t *tape, val int32) error {
+	vt := t.toks[val]
+	switch vt.kind {
+	case kString:
+		b, ok := typeNames[string(t.str(val))]
+		if !ok {
+			return malformed("type")
+		}
+		s.types = b
+	case kArray:
+		if vt.n == 0 {
+			return malformed("type")
+		}
+		for e := val + 1; e < vt.next; e = t.toks[e].next {
+			if t.toks[e].kind != kString {
+				return malformed("type")
+			}
+			b, ok := typeNames[string(t.str(e))]
+			if !ok || s.types&b != 0 {
+				return malformed("type")
+			}
+			s.types |= b
+		}
+	default:
+		return malformed("type")
+	}
+	return nil
+}
+
+// compileEnum reads the "enum" keyword at token val: the tokens of its values, compared
+// against the instance at validation time.
+func (s *schema) compileEnum(t *tape, val int32) error {
+	vt := t.toks[val]
+	if vt.kind != kArray {
+		return malformed("enum")
+	}
+	s.enum = []int32{}
+	for e := val + 1; e < vt.next; e = t.toks[e].next {
+		s.enum = append(s.enum, e)
+	}
+	return nil
+}
+
+// compileObject reads the object keywords properties, additionalProperties and
+// required; it appends the tokens of required names to *required, which
+// resolveRequired matches to entries once every properties keyword is read.
+func (c *compiler) compileObject(s *schema, t *tape, kw string, val int32, required *[]int32) error {
+	vt := t.toks[val]
+	switch kw {
+	case "properties":
+		if vt.kind != kObject {
+			return malformed(kw)
+		}
+		for pj, pm := val+1, int32(0); pm < vt.n; pm++ {
+			sub, err := c.compile(t, pj+1)
+			if err != nil {
+				return err
+			}
+			name := string(t.str(pj))
+			if e := findEntry(s.entries, name); e >= 0 {
+				s.entries[e].sub, s.entries[e].inProps = sub, true
+			} else {
+				s.entries = append(s.entries, entry{name: name, sub: sub, inProps: true})
+			}
+			pj = t.toks[pj+1].next
+		}
+	case "required":
+		if vt.kind != kArray {
+			return malformed(kw)
+		}
+		for e := val + 1; e < vt.next; e = t.toks[e].next {
+			if t.toks[e].kind != kString {
+				return malformed(kw)
+			}
+			*required = append(*required, e)
+		}
+	default: // additionalProperties
+		sub, err := c.compileSub(t, kw, val)
+		if err != nil {
+			return err
+		}
+		s.additional = sub
+	}
+	return nil
+}
+
+// compileSub compiles the subschema value of keyword kw (items, additionalProperties),
+// which must be an object or a boolean.
+func (c *compiler) compileSub(t *tape, kw string, val int32) (*schema, error) {
+	if k := t.toks[val].kind; k != kObject && k != kTrue && k != kFalse {
+		return nil, malformed(kw)
+	}
+	return c.compile(t, val)
+}
+
+// compileCount reads the value of a count keyword (minLength, maxLength, minItems,
+// maxItems): a non-negative integer, saturated at MaxInt64.
+func compileCount(t *tape, kw string, val int32) (int64, error) {
+	if t.toks[val].kind != kNumber {
+		return 0, malformed(kw)
+	}
+	d := parseDecimal(t.lit(val))
+	if !d.isInteger() || d.neg && !d.zero() {
+		return 0, malformed(kw)
+	}
+	return d.intValue(math.MaxInt64), nil
+}
+
+// compileString reads the string keywords minLength, maxLength and pattern; a pattern
+// longer than Limits.MaxPattern is a limit error, not an unsupported one.
+func (c *compiler) compileString(s *schema, t *tape, kw string, val int32) error {
+	if kw != "pattern" {
+		n, err := compileCount(t, kw, val)
+		if err != nil {
+			return err
+		}
+		if kw == "minLength" {
+			s.minLen = n
+		} else {
+			s.maxLen = n
+		}
+		return nil
+	}
+	if t.toks[val].kind != kString {
+		return malformed(kw)
+	}
+	src := t.str(val)
+	if patternUnits(src) > c.opts.Limits.MaxPattern {
+		return errPattern
+	}
+	cp, ok := compilePattern(string(src))
+	if !ok {
+		return malformed(kw)
+	}
+	s.pattern = &cp
+	return nil
+}
+
+// compileBound reads a numeric bound: minimum, maximum, exclusiveMinimum or
+// exclusiveMaximum.
+func (s *schema) compileBound(t *tape, kw string, val int32) error {
+	if t.toks[val].kind != kNumber {
+		return malformed(kw)
+	}
+	s.bounds = append(s.bounds, bound{keyword: knownKeyword(kw), num: parseDecimal(t.lit(val)), ok: boundOK[kw]})
+	return nil
+}
+
+// compileArray reads the array keywords items, minItems, maxItems and uniqueItems.
+func (c *compiler) compileArray(s *schema, t *tape, kw string, val int32) error {
+	switch kw {
+	case "items":
+		sub, err := c.compileSub(t, kw, val)
+		if err != nil {
+			return err
+		}
+		s.items = sub
+	case "uniqueItems":
+		switch t.toks[val].kind {
+		case kTrue:
+			s.unique = true
+		case kFalse:
+		default:
+			return malformed(kw)
+		}
+	default: // minItems, maxItems
+		n, err := compileCount(t, kw, val)
+		if err != nil {
+			return err
+		}
+		if kw == "minItems" {
+			s.minItems = n
+		} else {
+			s.maxItems = n
+		}
+	}
+	return nil
+}
+
+// compileCombinator reads anyOf or oneOf: a non-empty array of subschemas.
+func (c *compiler) compileCombinator(s *schema, t *tape, kw string, val int32) error {
+	vt := t.toks[val]
+	if vt.kind != kArray || vt.n == 0 {
+		return malformed(kw)
+	}
+	var subs []*schema
+	for e := val + 1; e < vt.next; e = t.toks[e].next {
+		sub, err := c.compile(t, e)
+		if err != nil {
+			return err
+		}
+		subs = append(subs, sub)
+	}
+	if kw == "anyOf" {
+		s.anyOf = subs
+	} else {
+		s.oneOf = subs
+	}
+	return nil
+}
+
+// compileAnnotation accepts kw when it is an accepted annotation (and, for $schema, a
+// known dialect URI) and refuses every other keyword.
+func (c *compiler) compileAnnotation(t *tape, kw string, val int32) error {
+	if !c.annot[kw] {
+		return &UnsupportedError{Keyword: knownKeyword(kw)}
+	}
+	if kw == "$schema" {
+		if t.toks[val].kind != kString || !schemaURIs[string(t.str(val))] {
+			return &UnsupportedError{Keyword: "$schema"}
+		}
+	}
+	return nil
+}
+
+// resolveRequired records the required names (tokens of the schema tape) as entries
+// of s, adding entries for names properties does not declare; a name listed twice is
+// unsupported.
+func (s *schema) resolveRequired(t *tape, required []int32) error {
 	seen := map[string]bool{}
 	for _, e := range required {
 		name := string(t.str(e))
 		if seen[name] {
-			return nil, &UnsupportedError{Keyword: "required"}
+			return &UnsupportedError{Keyword: "required"}
 		}
 		seen[name] = true
 		x := findEntry(s.entries, name)
@@ -342,15 +462,30 @@ func (c *compiler) compile(t *tape, i int32) (*schema, error) {
 		}
 		s.required = append(s.required, int32(x))
 	}
+	return nil
+}
+
+// finish derives what validation reads from the keywords: kinds, and for a schema of
+// many entries a name → entry map for lookup.
+func (s *schema) finish() {
+	if s.minLen >= 0 || s.maxLen >= 0 || s.pattern != nil {
+		s.kinds |= tString
+	}
+	if len(s.bounds) > 0 {
+		s.kinds |= tNumber
+	}
+	if s.minItems >= 0 || s.maxItems >= 0 {
+		s.kinds |= tArray
+	}
 	if len(s.entries) > 8 {
 		s.index = make(map[string]int32, len(s.entries))
 		for k, e := range s.entries {
 			s.index[e.name] = int32(k)
 		}
 	}
-	return s, nil
 }
 
+// findEntry answers the index of the entry called name in es, or -1.
 func findEntry(es []entry, name string) int {
 	for k := range es {
 		if es[k].name == name {

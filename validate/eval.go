@@ -145,7 +145,12 @@ func (st *state) spend(n int) bool {
 	return true
 }
 
-// check checks the value at token i against s.
+// check checks the value at token i against s: first the assertions on the value
+// itself (type, enum, then the keywords of its kind), then the subschemas s applies
+// to its items or members, then anyOf and oneOf. The assertions run in helpers, called
+// only when s has such a keyword; the loops that recurse stay here, so a level of
+// nesting costs one frame (recursing through helper frames as well measured 20-55%
+// slower on the deepest anyOf, oneOf and items schemas).
 func (st *state) check(s *schema, i int32) status {
 	if !st.spend(1) {
 		return over
@@ -155,101 +160,41 @@ func (st *state) check(s *schema, i int32) status {
 	}
 	t := &st.t
 	tk := t.toks[i]
-	if s.types != 0 {
-		var ok bool
-		switch tk.kind {
-		case kNull:
-			ok = s.types&tNull != 0
-		case kTrue, kFalse:
-			ok = s.types&tBoolean != 0
-		case kString:
-			ok = s.types&tString != 0
-		case kArray:
-			ok = s.types&tArray != 0
-		case kObject:
-			ok = s.types&tObject != 0
-		case kNumber:
-			ok = s.types&tNumber != 0
-			if !ok && s.types&tInteger != 0 {
-				lit := t.lit(i)
-				if !st.spend(len(lit) / 64) {
-					return over
-				}
-				d := parseDecimal(lit)
-				ok = d.isInteger()
-			}
-		}
-		if !ok {
-			return st.reject("type")
+	if s.types != 0 && s.types&kindType[tk.kind] == 0 {
+		if r := st.checkInteger(s, i); r != pass {
+			return r
 		}
 	}
 	if s.enum != nil {
-		found := false
-		for _, e := range s.enum {
-			if st.equal(t, i, st.p.schema, e) {
-				found = true
-				break
-			}
-			if st.steps > st.max {
-				return over
-			}
+		if r := st.checkEnum(s, i); r != pass {
+			return r
 		}
-		if st.steps > st.max {
-			return over
+	}
+	if s.kinds&kindType[tk.kind] != 0 {
+		// Keywords of the value's kind (s.kinds says there are some).
+		var r status
+		switch tk.kind {
+		case kString:
+			r = st.checkString(s, i)
+		case kNumber:
+			r = st.checkBounds(s, i)
+		default:
+			r = st.checkItemCount(s, tk.n)
 		}
-		if !found {
-			return st.reject("enum")
+		if r != pass {
+			return r
 		}
 	}
 	switch tk.kind {
-	case kString:
-		// tk.n is the string's length in code points, counted by the scan.
-		if s.minLen >= 0 && int64(tk.n) < s.minLen {
-			return st.reject("minLength")
-		}
-		if s.maxLen >= 0 && int64(tk.n) > s.maxLen {
-			return st.reject("maxLength")
-		}
-		if s.pattern != nil {
-			str := t.str(i)
-			if !st.spend((len(str) + 1) * s.pattern.size) {
-				return over
-			}
-			if !s.pattern.match(str) {
-				return st.reject("pattern")
-			}
-		}
-	case kNumber:
-		if len(s.bounds) > 0 {
-			lit := t.lit(i)
-			if !st.spend(len(s.bounds) * (len(lit)/64 + 1)) {
-				return over
-			}
-			d := parseDecimal(lit)
-			for k := range s.bounds {
-				b := &s.bounds[k]
-				if !b.ok(cmpDecimal(&d, &b.num)) {
-					return st.reject(b.keyword)
-				}
-			}
-		}
 	case kArray:
-		if s.minItems >= 0 && int64(tk.n) < s.minItems {
-			return st.reject("minItems")
-		}
-		if s.maxItems >= 0 && int64(tk.n) > s.maxItems {
-			return st.reject("maxItems")
-		}
 		if s.items != nil {
-			idx := int32(0)
-			for e := i + 1; e < tk.next; e = t.toks[e].next {
+			for e, idx := i+1, int32(0); e < tk.next; e, idx = t.toks[e].next, idx+1 {
 				st.path = append(st.path, seg{idx: idx})
 				r := st.check(s.items, e)
 				st.path = st.path[:len(st.path)-1]
 				if r != pass {
 					return r
 				}
-				idx++
 			}
 		}
 		if s.unique && tk.n > 1 {
@@ -265,6 +210,7 @@ func (st *state) check(s *schema, i int32) status {
 		}
 	}
 	if s.anyOf != nil {
+		// The branches run quietly: only anyOf's own failure is recorded.
 		st.quiet++
 		r := fail
 		for _, sub := range s.anyOf {
@@ -273,31 +219,119 @@ func (st *state) check(s *schema, i int32) status {
 			}
 		}
 		st.quiet--
-		switch r {
-		case over:
-			return over
-		case fail:
+		if r == fail {
 			return st.reject("anyOf")
+		}
+		if r == over {
+			return over
 		}
 	}
 	if s.oneOf != nil {
+		// Quietly, as for anyOf; a second passing branch ends the loop.
 		st.quiet++
-		n := 0
+		r, n := pass, 0
 		for _, sub := range s.oneOf {
-			r := st.check(sub, i)
-			if r == over {
-				st.quiet--
-				return over
+			if r = st.check(sub, i); r == pass {
+				n++
 			}
-			if r == pass {
-				if n++; n > 1 {
-					break
-				}
+			if r == over || n > 1 {
+				break
 			}
 		}
 		st.quiet--
+		if r == over {
+			return over
+		}
 		if n != 1 {
 			return st.reject("oneOf")
+		}
+	}
+	return pass
+}
+
+// kindType maps a token kind to its bit of the "type" keyword; a number also matches
+// "integer" when its value is whole.
+var kindType = [...]uint8{
+	kNull: tNull, kFalse: tBoolean, kTrue: tBoolean, kNumber: tNumber,
+	kString: tString, kArray: tArray, kObject: tObject,
+}
+
+// checkInteger checks the value at token i, whose kind is none of the types of s,
+// against "integer": it passes only a number of whole value when s allows integers.
+func (st *state) checkInteger(s *schema, i int32) status {
+	if st.t.toks[i].kind == kNumber && s.types&tInteger != 0 {
+		lit := st.t.lit(i)
+		if !st.spend(len(lit) / 64) {
+			return over
+		}
+		if d := parseDecimal(lit); d.isInteger() {
+			return pass
+		}
+	}
+	return st.reject("type")
+}
+
+// checkItemCount checks the n items of an array against minItems and maxItems.
+func (st *state) checkItemCount(s *schema, n int32) status {
+	if s.minItems >= 0 && int64(n) < s.minItems {
+		return st.reject("minItems")
+	}
+	if s.maxItems >= 0 && int64(n) > s.maxItems {
+		return st.reject("maxItems")
+	}
+	return pass
+}
+
+// checkEnum checks that the value at token i equals one of the enum values of s.
+func (st *state) checkEnum(s *schema, i int32) status {
+	found := false
+	for _, e := range s.enum {
+		if found = st.equal(&st.t, i, st.p.schema, e); found || st.steps > st.max {
+			break
+		}
+	}
+	switch {
+	case st.steps > st.max:
+		return over
+	case found:
+		return pass
+	}
+	return st.reject("enum")
+}
+
+// checkString checks string i against minLength, maxLength and pattern.
+func (st *state) checkString(s *schema, i int32) status {
+	// n is the string's length in code points, counted by the scan.
+	n := int64(st.t.toks[i].n)
+	if s.minLen >= 0 && n < s.minLen {
+		return st.reject("minLength")
+	}
+	if s.maxLen >= 0 && n > s.maxLen {
+		return st.reject("maxLength")
+	}
+	if s.pattern != nil {
+		str := st.t.str(i)
+		if !st.spend((len(str) + 1) * s.pattern.size) {
+			return over
+		}
+		if !s.pattern.match(str) {
+			return st.reject("pattern")
+		}
+	}
+	return pass
+}
+
+// checkBounds checks number i against the numeric bounds of s, in schema order.
+func (st *state) checkBounds(s *schema, i int32) status {
+	lit := st.t.lit(i)
+	if !st.spend(len(s.bounds) * (len(lit)/64 + 1)) {
+		return over
+	}
+	d := parseDecimal(lit)
+	for k := range s.bounds {
+		b := &s.bounds[k]
+		if !b.ok(cmpDecimal(&d, &b.num)) {
+			return st.reject(b.keyword)
 		}
 	}
 	return pass

@@ -271,112 +271,160 @@ func translatePattern(p string) (string, bool) {
 }
 
 // translateEscape writes the translation of the escape whose letter is at p[i] and
-// answers the index after it.
+// answers the index after it, dispatching on the escape's class.
 func translateEscape(b *strings.Builder, p string, i int, inClass bool) (int, bool) {
-	c := p[i]
-	switch c {
-	case 'd', 'D', 'w', 'W', 't', 'n', 'r', 'f', 'v':
-		b.WriteByte('\\')
-		b.WriteByte(c)
-		return i + 1, true
+	switch c := p[i]; c {
+	case 'd', 'D', 'w', 'W', 's', 'S':
+		return classEscape(b, c, i, inClass)
 	case 'b', 'B':
-		if inClass {
-			if c == 'B' {
-				return 0, false
-			}
-			b.WriteString(`\x08`)
-			return i + 1, true
-		}
+		return boundaryEscape(b, c, i, inClass)
+	case 't', 'n', 'r', 'f', 'v', '0', 'c':
+		return controlEscape(b, p, i)
+	case 'x':
+		return hexEscape(b, p, i)
+	case 'u':
+		return unicodeEscape(b, p, i)
+	case 'p', 'P':
+		return propertyEscape(b, p, i)
+	default:
+		return syntaxEscape(b, c, i)
+	}
+}
+
+// classEscape translates the character class escapes \d \D \w \W \s \S at p[i] == c.
+// \d and \w mean the same in both engines; \s takes ECMA's wider set of spaces, and
+// \S inside a class has no RE2 spelling.
+func classEscape(b *strings.Builder, c byte, i int, inClass bool) (int, bool) {
+	switch {
+	case c == 's' && inClass:
+		b.WriteString(ecmaSpace)
+	case c == 's':
+		b.WriteString("[" + ecmaSpace + "]")
+	case c == 'S' && inClass:
+		return 0, false
+	case c == 'S':
+		b.WriteString("[^" + ecmaSpace + "]")
+	default:
 		b.WriteByte('\\')
 		b.WriteByte(c)
-		return i + 1, true
-	case 's':
-		if inClass {
-			b.WriteString(ecmaSpace)
-		} else {
-			b.WriteString("[" + ecmaSpace + "]")
-		}
-		return i + 1, true
-	case 'S':
-		if inClass {
-			return 0, false
-		}
-		b.WriteString("[^" + ecmaSpace + "]")
-		return i + 1, true
+	}
+	return i + 1, true
+}
+
+// boundaryEscape translates \b and \B at p[i] == c: word boundaries outside a class;
+// inside one, \b is a backspace and \B is an error.
+func boundaryEscape(b *strings.Builder, c byte, i int, inClass bool) (int, bool) {
+	switch {
+	case !inClass:
+		b.WriteByte('\\')
+		b.WriteByte(c)
+	case c == 'B':
+		return 0, false
+	default:
+		b.WriteString(`\x08`)
+	}
+	return i + 1, true
+}
+
+// controlEscape translates the control character escapes at p[i]: \t \n \r \f \v,
+// \0 (not followed by a digit: that would be an octal or backreference) and \cX.
+func controlEscape(b *strings.Builder, p string, i int) (int, bool) {
+	switch c := p[i]; c {
 	case '0':
 		if i+1 < len(p) && p[i+1] >= '0' && p[i+1] <= '9' {
 			return 0, false
 		}
 		b.WriteString(`\x00`)
 		return i + 1, true
-	case 'x':
-		if len(p)-i < 3 || !isHex(p[i+1]) || !isHex(p[i+2]) {
-			return 0, false
-		}
-		b.WriteString(`\x{` + p[i+1:i+3] + `}`)
-		return i + 3, true
-	case 'u':
-		if strings.HasPrefix(p[i+1:], "{") {
-			j := strings.IndexByte(p[i+1:], '}')
-			if j < 2 {
-				return 0, false
-			}
-			h := p[i+2 : i+1+j]
-			v, err := strconv.ParseUint(h, 16, 32)
-			if err != nil || v > unicode.MaxRune || v >= 0xD800 && v < 0xE000 {
-				return 0, false
-			}
-			b.WriteString(`\x{` + h + `}`)
-			return i + 2 + j, true
-		}
-		r, ok := hex4(toBytes(p), i+1)
-		if !ok {
-			return 0, false
-		}
-		n := i + 5
-		if r >= 0xD800 && r < 0xDC00 {
-			if !strings.HasPrefix(p[n:], `\u`) {
-				return 0, false
-			}
-			r2, ok := hex4(toBytes(p), n+2)
-			if !ok || r2 < 0xDC00 || r2 >= 0xE000 {
-				return 0, false
-			}
-			r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
-			n += 6
-		} else if r >= 0xDC00 && r < 0xE000 {
-			return 0, false
-		}
-		b.WriteString(`\x{` + strconv.FormatInt(int64(r), 16) + `}`)
-		return n, true
 	case 'c':
 		if i+1 < len(p) && (p[i+1] >= 'a' && p[i+1] <= 'z' || p[i+1] >= 'A' && p[i+1] <= 'Z') {
 			b.WriteString(`\x{` + strconv.FormatInt(int64(p[i+1]%32), 16) + `}`)
 			return i + 2, true
 		}
 		return 0, false
-	case 'p', 'P':
-		if !strings.HasPrefix(p[i+1:], "{") {
-			return 0, false
-		}
+	default:
+		b.WriteByte('\\')
+		b.WriteByte(c)
+		return i + 1, true
+	}
+}
+
+// hexEscape translates the escape \xHH at p[i].
+func hexEscape(b *strings.Builder, p string, i int) (int, bool) {
+	if len(p)-i < 3 || !isHex(p[i+1]) || !isHex(p[i+2]) {
+		return 0, false
+	}
+	b.WriteString(`\x{` + p[i+1:i+3] + `}`)
+	return i + 3, true
+}
+
+// unicodeEscape translates the escapes \u{H...} and \uHHHH at p[i]. A high surrogate
+// must be followed by \uHHHH of a low one (the pair is one code point); a lone
+// surrogate is refused.
+func unicodeEscape(b *strings.Builder, p string, i int) (int, bool) {
+	if strings.HasPrefix(p[i+1:], "{") {
 		j := strings.IndexByte(p[i+1:], '}')
 		if j < 2 {
 			return 0, false
 		}
-		name, ok := propertyName(p[i+2 : i+1+j])
-		if !ok {
+		h := p[i+2 : i+1+j]
+		v, err := strconv.ParseUint(h, 16, 32)
+		if err != nil || v > unicode.MaxRune || v >= 0xD800 && v < 0xE000 {
 			return 0, false
 		}
-		b.WriteString(`\` + string(c) + `{` + name + `}`)
+		b.WriteString(`\x{` + h + `}`)
 		return i + 2 + j, true
 	}
+	r, ok := hex4(toBytes(p), i+1)
+	if !ok {
+		return 0, false
+	}
+	n := i + 5
+	if r >= 0xD800 && r < 0xDC00 {
+		if !strings.HasPrefix(p[n:], `\u`) {
+			return 0, false
+		}
+		r2, ok := hex4(toBytes(p), n+2)
+		if !ok || r2 < 0xDC00 || r2 >= 0xE000 {
+			return 0, false
+		}
+		r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
+		n += 6
+	} else if r >= 0xDC00 && r < 0xE000 {
+		return 0, false
+	}
+	b.WriteString(`\x{` + strconv.FormatInt(int64(r), 16) + `}`)
+	return n, true
+}
+
+// propertyEscape translates the Unicode property escapes \p{...} and \P{...} at p[i]
+// to the names Go's regexp knows (see propertyName).
+func propertyEscape(b *strings.Builder, p string, i int) (int, bool) {
+	if !strings.HasPrefix(p[i+1:], "{") {
+		return 0, false
+	}
+	j := strings.IndexByte(p[i+1:], '}')
+	if j < 2 {
+		return 0, false
+	}
+	name, ok := propertyName(p[i+2 : i+1+j])
+	if !ok {
+		return 0, false
+	}
+	b.WriteString(`\` + string(p[i]) + `{` + name + `}`)
+	return i + 2 + j, true
+}
+
+// syntaxEscape translates an identity escape of a syntax character at p[i] == c, the
+// only identity escapes Unicode mode allows. Backreferences (\1, \k<name>), Go-only
+// escapes (\A, \z, \Q, \C, ...) and identity escapes of letters differ between the
+// engines and are refused.
+func syntaxEscape(b *strings.Builder, c byte, i int) (int, bool) {
 	if c < utf8.RuneSelf && strings.IndexByte(`^$\.*+?()[]{}|/-`, c) >= 0 {
 		b.WriteByte('\\')
 		b.WriteByte(c)
 		return i + 1, true
 	}
-	// Backreferences (\1, \k<name>), Go-only escapes (\A, \z, \Q, \C, ...) and identity
-	// escapes of letters differ between the engines.
 	return 0, false
 }
 
