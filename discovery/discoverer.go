@@ -91,6 +91,8 @@ type Visibility struct {
 
 // A Discoverer serves discovery, narrowed tool lists and call authorisation for the
 // principals a host authenticates. It opens no socket. It is safe for concurrent use.
+// It caches authorised sets by content within Options.CacheBytes (see setCache) and
+// keeps no grant snapshot or catalog version alive.
 type Discoverer struct {
 	opts     Options
 	method   string

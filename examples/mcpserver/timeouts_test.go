@@ -190,3 +190,16 @@ func TestHTTPSessionTimeout(t *testing.T) {
 		t.Errorf("an abandoned session answers status %d after %v, want 404 (closed)", resp.StatusCode, 3*timeout)
 	}
 }
+
+// The timeout flags take durations; a negative one is refused.
+func TestTimeoutFlags(t *testing.T) {
+	c, err := parseFlags([]string{"-read-timeout", "3s", "-session-timeout", "0"}, io.Discard)
+	if err != nil || c.limits.read != 3*time.Second || c.limits.session != 0 || c.limits.readHeader != 10*time.Second {
+		t.Errorf("parseFlags = %+v, %v; want read 3s, session 0, read header the default 10s", c, err)
+	}
+	for _, f := range []string{"-read-header-timeout", "-read-timeout", "-write-timeout", "-idle-timeout", "-session-timeout"} {
+		if _, err := parseFlags([]string{f, "-1s"}, io.Discard); err == nil {
+			t.Errorf("%s -1s: accepted, want refused", f)
+		}
+	}
+}
