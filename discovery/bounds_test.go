@@ -108,7 +108,7 @@ func TestCacheBounded(t *testing.T) {
 		t.Errorf("the Discoverer keeps %d bytes alive, over its budget %d + %d", kept, budget, slack)
 	}
 	if kept > 0 && counted > 0 && kept > counted+slack {
-		t.Errorf("the cache counts %d bytes but keeps %d alive: entryBytes underestimates", counted, kept)
+		t.Errorf("the cache counts %d bytes but keeps %d alive: setBytes or digestEntryBytes underestimates", counted, kept)
 	}
 }
 
@@ -150,8 +150,8 @@ func TestCacheKeyedByContent(t *testing.T) {
 	if sets != 1 {
 		t.Errorf("10 reads of the same rows as 10 Snapshots cached %d sets, want 1", sets)
 	}
-	if digests != 10 {
-		t.Errorf("cached %d rows digests, want 10 (one per Snapshot)", digests)
+	if digests < 1 || digests > 10 {
+		t.Errorf("cached %d rows digests, want 1 to 10 (one per Snapshot alive at its read)", digests)
 	}
 	heapAfterGC()
 	for i, w := range seen {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 	"weak"
 
 	"github.com/deferredtools/deferredtools/cursor"
@@ -190,19 +191,20 @@ type authSet struct {
 }
 
 // setCache holds what a Discoverer derives from grant snapshots: each snapshot's rows
-// digest, keyed by a weak pointer to the snapshot, and each authorised set, keyed by
-// content (catalog version, rows digest, principal ID and scopes; see setKeyLen). No key
-// or value keeps a snapshot or a catalog alive: a weak pointer does not, and a catalog
-// is named by its cacheID, a number.
+// digest, keyed by the snapshot's address with a weak pointer to confirm it (see
+// snapDigest), and each authorised set, keyed by content (catalog version, rows digest,
+// principal ID and scopes; see setKeyLen). No key or value keeps a snapshot or a
+// catalog alive: an address and a weak pointer do not, and a catalog is named by its
+// cacheID, a number.
 //
-// It holds at most its budget in bytes, as entryBytes counts them (an upper estimate of
-// the heap an entry takes, map slot included), in two generations of half the budget
-// each: entries go into the current one; one that would overfill it makes it the
-// previous one and drops the previous one. A hit in the previous generation moves the
-// entry into the current one, so entries in use stay and an entry unused for a whole
-// generation goes. Entries of a superseded snapshot or catalog version are unreachable
-// by key once the version is gone, and go the same way; no request waits on more
-// bookkeeping than a map insert.
+// It holds at most its budget in bytes, as setBytes and digestEntryBytes count them
+// (upper estimates of the heap an entry takes, map slot included), in two generations
+// of half the budget each: entries go into the current one; one that would overfill it
+// makes it the previous one and drops the previous one. A hit in the previous
+// generation moves the entry into the current one, so entries in use stay and an entry
+// unused for a whole generation goes. Entries of a superseded snapshot or catalog
+// version are unreachable by key once the version is gone, and go the same way; no
+// request waits on more bookkeeping than a map insert.
 type setCache struct {
 	mu        sync.Mutex
 	half      int64 // the byte bound of each generation; 0 caches nothing
@@ -212,19 +214,31 @@ type setCache struct {
 
 // cacheGen is one generation of a setCache.
 type cacheGen struct {
-	digests map[weak.Pointer[grants.Snapshot]][32]byte
+	digests map[uintptr]snapDigest // by the snapshot's address
 	sets    map[string]*authSet
 	bytes   int64
 }
 
-func newCacheGen() cacheGen {
-	return cacheGen{digests: map[weak.Pointer[grants.Snapshot]][32]byte{}, sets: map[string]*authSet{}}
+// snapDigest is the rows digest of the snapshot at an address. The address keeps
+// nothing alive; snap confirms the snapshot there is the one digested: an address is
+// reused only once its object is dead, and snap then answers nil. (A weak.Pointer key
+// would do alone, but weak.Make costs a lock per request; Value is a load.)
+type snapDigest struct {
+	snap weak.Pointer[grants.Snapshot]
+	dg   [32]byte
 }
 
-// What entryBytes counts beyond an entry's own variable-length data: map slots at their
-// worst load (half full after a doubling), the 8-byte weak handle of a digest key, and
-// the authSet struct and allocation rounding of a set. TestCacheBounded checks these
-// against the heap.
+func newCacheGen() cacheGen {
+	return cacheGen{digests: map[uintptr]snapDigest{}, sets: map[string]*authSet{}}
+}
+
+// addrOf returns the address of snap, a key that does not keep it alive.
+func addrOf(snap *grants.Snapshot) uintptr { return uintptr(unsafe.Pointer(snap)) }
+
+// What setBytes and digestEntryBytes count beyond an entry's own variable-length data:
+// map slots at their worst load (half full after a doubling), the 8-byte weak handle of
+// a digest key, and the authSet struct and allocation rounding of a set.
+// TestCacheBounded checks them against the heap.
 const (
 	digestEntryBytes = 128
 	setEntryBytes    = 256
@@ -256,24 +270,27 @@ func (c *setCache) makeRoom(n int64) bool {
 	return true
 }
 
-// digest returns the rows digest stored for the snapshot wp points to. c.mu is held.
-func (c *setCache) digest(wp weak.Pointer[grants.Snapshot]) ([32]byte, bool) {
-	if dg, ok := c.cur.digests[wp]; ok {
-		return dg, true
+// digest returns the rows digest stored for snap. c.mu is held.
+func (c *setCache) digest(snap *grants.Snapshot) ([32]byte, bool) {
+	addr := addrOf(snap)
+	if e, ok := c.cur.digests[addr]; ok && e.snap.Value() == snap {
+		return e.dg, true
 	}
-	dg, ok := c.prev.digests[wp]
-	if ok {
-		delete(c.prev.digests, wp)
-		c.prev.bytes -= digestEntryBytes
-		c.putDigest(wp, dg)
+	e, ok := c.prev.digests[addr]
+	if !ok || e.snap.Value() != snap {
+		return [32]byte{}, false
 	}
-	return dg, ok
+	delete(c.prev.digests, addr)
+	c.prev.bytes -= digestEntryBytes
+	c.putDigest(addr, e)
+	return e.dg, true
 }
 
-// putDigest stores a rows digest. c.mu is held.
-func (c *setCache) putDigest(wp weak.Pointer[grants.Snapshot], dg [32]byte) {
-	if _, ok := c.cur.digests[wp]; !ok && c.makeRoom(digestEntryBytes) {
-		c.cur.digests[wp] = dg
+// putDigest stores a rows digest under the snapshot's address, replacing the entry of
+// a dead snapshot that had it. c.mu is held.
+func (c *setCache) putDigest(addr uintptr, e snapDigest) {
+	if _, ok := c.cur.digests[addr]; ok || c.makeRoom(digestEntryBytes) {
+		c.cur.digests[addr] = e
 	}
 }
 
@@ -468,12 +485,11 @@ func (d *Discoverer) authorized(snap *grants.Snapshot, p grants.Principal, cat *
 	if c.half == 0 {
 		return d.resolve(snap, p, cat, rowsDigest(snap))
 	}
-	wp := weak.Make(snap)
 	var kb [256]byte
 	key := binary.BigEndian.AppendUint64(kb[:0], cat.cacheKey())
 	key = appendPrincipalKey(key[:setKeyLen], p)
 	c.mu.Lock()
-	dg, known := c.digest(wp)
+	dg, known := c.digest(snap)
 	if known {
 		copy(key[8:setKeyLen], dg[:])
 		if s, ok := c.set(key); ok {
@@ -485,8 +501,9 @@ func (d *Discoverer) authorized(snap *grants.Snapshot, p grants.Principal, cat *
 	if !known {
 		dg = rowsDigest(snap)
 		copy(key[8:setKeyLen], dg[:])
+		e := snapDigest{snap: weak.Make(snap), dg: dg}
 		c.mu.Lock()
-		c.putDigest(wp, dg)
+		c.putDigest(addrOf(snap), e)
 		s, ok := c.set(key) // the same rows read before, as another snapshot
 		c.mu.Unlock()
 		if ok {
