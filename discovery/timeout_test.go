@@ -31,7 +31,7 @@ func (r *frozenReader) ReadGrants(ctx context.Context, _ string) (*grants.Snapsh
 	return nil, fmt.Errorf("%w: %w", grants.ErrUnavailable, ctx.Err())
 }
 
-// SPEC ERR-5, FLAG-3: a grant store that never answers makes every request answer
+// SPEC GRANT-5, ERR-5, FLAG-3: a grant store that never answers makes every request answer
 // grants_unavailable (503) after Options.GrantTimeout, 2 s by default, when the
 // caller's context has no deadline; a caller's own deadline is kept; a negative
 // GrantTimeout adds none, so the read lasts as long as the caller's context.
@@ -102,6 +102,31 @@ func TestGrantTimeout(t *testing.T) {
 			})
 		}
 	}
+	// SPEC CURSOR-5: with revision sync on, a read that times out confirms no revision:
+	// the next read of a store that answers again is not refused as stale.
+	synctest.Test(t, func(t *testing.T) {
+		store := newStore(t, allow("*", "model_search"))
+		var frozen atomic.Bool
+		frozen.Store(true)
+		r := readerFunc(func(ctx context.Context, id string) (*grants.Snapshot, error) {
+			if frozen.Load() {
+				<-ctx.Done()
+				return nil, fmt.Errorf("%w: %w", grants.ErrUnavailable, ctx.Err())
+			}
+			return store.ReadGrants(ctx, id)
+		})
+		d := newDiscoverer(cat, r, func(o *discovery.Options) { o.RevisionSync = true })
+		start := time.Now()
+		_, err := d.Discover(context.Background(), alice, discovery.Request{Query: "model"})
+		wantCode(t, "frozen, revision sync", err, discovery.CodeGrantsUnavailable)
+		if took := time.Since(start); took != discovery.DefaultGrantTimeout {
+			t.Errorf("frozen, revision sync: answered after %v, want %v", took, discovery.DefaultGrantTimeout)
+		}
+		frozen.Store(false)
+		if _, err := d.Discover(context.Background(), alice, discovery.Request{Query: "model"}); err != nil {
+			t.Errorf("thawed, revision sync: %v", err)
+		}
+	})
 	// Over JSON-RPC the same answer is the 503 error object, not a hang.
 	synctest.Test(t, func(t *testing.T) {
 		d := newDiscoverer(cat, &frozenReader{}, nil)
@@ -116,7 +141,7 @@ func TestGrantTimeout(t *testing.T) {
 	})
 }
 
-// SPEC ERR-5, GRANT-6: a real SQLite grant database frozen by another connection's
+// SPEC GRANT-5, GRANT-6, ERR-5: a real SQLite grant database frozen by another connection's
 // exclusive lock answers grants_unavailable within the GrantTimeout, though SQLite's
 // own busy timeout would wait a minute; nothing read before is served instead.
 func TestGrantTimeoutFrozenSQLite(t *testing.T) {
@@ -176,7 +201,7 @@ func (r *deafReader) ReadGrants(context.Context, string) (*grants.Snapshot, erro
 	return nil, grants.ErrUnavailable
 }
 
-// SPEC ERR-5: a Reader that ignores its context still cannot hold a request past the
+// SPEC GRANT-5, ERR-5: a Reader that ignores its context still cannot hold a request past the
 // GrantTimeout, and reads given up on are bounded: once MaxAbandonedReads are still
 // running, requests answer grants_unavailable at once without starting another read.
 func TestGrantTimeoutDeafReader(t *testing.T) {
