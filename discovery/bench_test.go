@@ -10,6 +10,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/grants/grantstest"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
@@ -208,5 +209,45 @@ func BenchmarkAuthorizeCall(b *testing.B) {
 		if err := d.AuthorizeCall(ctx, alice, call); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkAuthorizeCallReader measures a granted call (no arguments) through Readers
+// other than *grants.Memory, which the Discoverer reads under Options.GrantTimeout in
+// a goroutine of their own: "shared" answers the same Snapshot while nothing changes
+// (as the stores do), "fresh" a new Snapshot of the same 200 rows at every read, which
+// the content-keyed cache still serves.
+func BenchmarkAuthorizeCallReader(b *testing.B) {
+	cat := newCatalog(b, sampleTools()...)
+	store := newStore(b, allow("alice", "model_search", "models:read"))
+	rows := make([]grants.Row, 0, 200)
+	for i := range 199 {
+		rows = append(rows, grants.Row{Principal: "*", Tool: fmt.Sprintf("other_%03d", i), Effect: grants.Allow, Revision: int64(i + 1)})
+	}
+	rows = append(rows, grants.Row{Principal: "alice", Tool: "model_search", Effect: grants.Allow, Revision: 300})
+	readers := []struct {
+		name string
+		r    grants.Reader
+	}{
+		{"shared", &grantstest.CountingReader{Base: store}},
+		{"fresh", readerFunc(func(context.Context, string) (*grants.Snapshot, error) {
+			return &grants.Snapshot{Revision: 1, Rows: rows}, nil
+		})},
+	}
+	call := discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{"text":"x"}`)}
+	ctx := context.Background()
+	for _, rc := range readers {
+		b.Run(rc.name, func(b *testing.B) {
+			d := newDiscoverer(cat, rc.r, nil)
+			if err := d.AuthorizeCall(ctx, alice, call); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := d.AuthorizeCall(ctx, alice, call); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

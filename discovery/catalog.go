@@ -83,6 +83,8 @@ type Catalog struct {
 	index    *rank.Index
 	total    schemaguard.Measure
 	contract string // contract digest of the whole catalog (served while the switch is off)
+
+	cacheID atomic.Uint64 // names the version in a Discoverer's cache keys; see cacheKey
 }
 
 // tool is one compiled catalog entry.

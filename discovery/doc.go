@@ -48,7 +48,7 @@
 // gives the model a way to find it (SPEC PLAN-2).
 //
 // Per catalog version the Discoverer precomputes canonical bytes, digests, sizes,
-// validators and the rank index; per grant snapshot and principal it caches the
-// authorised set, its contract digest and the digest of the observed rows. A request
-// allocates nothing that grows with the catalog.
+// validators and the rank index; per grant rows and principal it caches the authorised
+// set, its contract digest and the digest of the observed rows, within
+// Options.CacheBytes. A request allocates nothing that grows with the catalog.
 package discovery

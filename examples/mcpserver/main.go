@@ -20,6 +20,16 @@
 //	                   {"principal": ID, "scopes": [...]}; required with -http
 //	-discovery-tool N  name of the discovery tool ("" for none; default search_tools)
 //
+// With -http, these bound what a connection or session may hold (0 turns one off):
+//
+//	-read-header-timeout D  to read a request's headers (default 10s)
+//	-read-timeout D         to read a whole request, body included (default 30s)
+//	-write-timeout D        to write a response, from the end of its headers; it also
+//	                        ends the GET event stream, which clients reopen (default 1m)
+//	-idle-timeout D         a keep-alive connection waits for its next request
+//	                        (default 2m; 0: the read timeout)
+//	-session-timeout D      an MCP session lives without a request (default 10m)
+//
 // DEFERRED_TOOLS_ENABLED turns discovery on (see discovery.SwitchFromEnv); while it is
 // off the server is a plain go-sdk server of the same tools. The catalog has no
 // handlers: a call that passes authorisation and validation answers a text result
@@ -63,6 +73,12 @@ func main() {
 // config is the parsed command line.
 type config struct {
 	catalog, grants, db, principal, scopes, http, tokens, tool string
+	limits                                                     httpLimits
+}
+
+// httpLimits bound what an HTTP connection or session may hold; zero turns one off.
+type httpLimits struct {
+	readHeader, read, write, idle, session time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -77,6 +93,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.http, "http", "", "serve streamable HTTP on `ADDR` instead of stdio")
 	fs.StringVar(&c.tokens, "tokens", "", "with -http: `FILE` mapping bearer tokens to {\"principal\",\"scopes\"}")
 	fs.StringVar(&c.tool, "discovery-tool", discovery.DefaultToolName, "`name` of the discovery tool; empty for none")
+	fs.DurationVar(&c.limits.readHeader, "read-header-timeout", 10*time.Second, "with -http: time to read a request's headers (0: none)")
+	fs.DurationVar(&c.limits.read, "read-timeout", 30*time.Second, "with -http: time to read a whole request, body included (0: none)")
+	fs.DurationVar(&c.limits.write, "write-timeout", time.Minute, "with -http: time to write a response, the GET event stream included (0: none)")
+	fs.DurationVar(&c.limits.idle, "idle-timeout", 2*time.Minute, "with -http: time a keep-alive connection waits for its next request (0: the read timeout)")
+	fs.DurationVar(&c.limits.session, "session-timeout", 10*time.Minute, "with -http: time an MCP session lives without a request (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -85,6 +106,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if (c.http == "") != (c.tokens == "") {
 		return nil, errors.New("-http and -tokens go together: HTTP callers are authenticated by bearer token")
+	}
+	l := c.limits
+	if min(l.readHeader, l.read, l.write, l.idle, l.session) < 0 {
+		return nil, errors.New("a timeout cannot be negative")
 	}
 	return c, nil
 }
@@ -140,13 +165,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Logger: logger})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Logger:         logger,
+		SessionTimeout: c.limits.session, // an abandoned session is closed and freed
+	})
 	handler := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(a.Handler(h))
 	ln, err := net.Listen("tcp", c.http)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	// The timeouts close a connection that stalls its headers or body, a response the
+	// client does not read, and an idle keep-alive connection.
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: c.limits.readHeader,
+		ReadTimeout:       c.limits.read,
+		WriteTimeout:      c.limits.write,
+		IdleTimeout:       c.limits.idle,
+	}
 	fmt.Fprintf(stderr, "mcpserver: listening on http://%s/\n", ln.Addr())
 	go func() {
 		<-ctx.Done()

@@ -1,0 +1,237 @@
+package discovery_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/grants/sqlstore"
+	"github.com/deferredtools/deferredtools/internal/dbtest"
+)
+
+// frozenReader is a grant store that never answers: each read blocks until its context
+// ends, then fails as grants.Reader requires. It records whether the context it got had
+// a deadline.
+type frozenReader struct {
+	reads, deadlines atomic.Int64
+}
+
+func (r *frozenReader) ReadGrants(ctx context.Context, _ string) (*grants.Snapshot, error) {
+	r.reads.Add(1)
+	if _, ok := ctx.Deadline(); ok {
+		r.deadlines.Add(1)
+	}
+	<-ctx.Done()
+	return nil, fmt.Errorf("%w: %w", grants.ErrUnavailable, ctx.Err())
+}
+
+// SPEC GRANT-5, ERR-5, FLAG-3: a grant store that never answers makes every request answer
+// grants_unavailable (503) after Options.GrantTimeout, 2 s by default, when the
+// caller's context has no deadline; a caller's own deadline is kept; a negative
+// GrantTimeout adds none, so the read lasts as long as the caller's context.
+func TestGrantTimeout(t *testing.T) {
+	cat := newCatalog(t, sampleTools()...)
+	call := discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{"text":"x"}`)}
+	requests := map[string]func(context.Context, *discovery.Discoverer) error{
+		"Discover": func(ctx context.Context, d *discovery.Discoverer) error {
+			_, err := d.Discover(ctx, alice, discovery.Request{Query: "model"})
+			return err
+		},
+		"ListTools": func(ctx context.Context, d *discovery.Discoverer) error {
+			_, err := d.ListTools(ctx, alice)
+			return err
+		},
+		"AuthorizeCall": func(ctx context.Context, d *discovery.Discoverer) error {
+			return d.AuthorizeCall(ctx, alice, call)
+		},
+		"Plan": func(ctx context.Context, d *discovery.Discoverer) error {
+			_, err := discovery.NewPlanner(d, nil).Plan(ctx, alice, discovery.ModelCapabilities{})
+			return err
+		},
+	}
+	cases := []struct {
+		name     string
+		timeout  time.Duration // Options.GrantTimeout
+		deadline time.Duration // the caller's, 0 for none
+		cancel   time.Duration // the caller cancels after this, 0 for never
+		want     time.Duration
+		deadln   bool // the reader sees a deadline
+	}{
+		{name: "default", want: discovery.DefaultGrantTimeout, deadln: true},
+		{name: "set", timeout: 300 * time.Millisecond, want: 300 * time.Millisecond, deadln: true},
+		{name: "caller's shorter deadline kept", timeout: time.Second, deadline: 100 * time.Millisecond, want: 100 * time.Millisecond, deadln: true},
+		{name: "caller's longer deadline kept", deadline: 10 * time.Second, want: 10 * time.Second, deadln: true},
+		{name: "negative adds none", timeout: -1, cancel: 7 * time.Second, want: 7 * time.Second},
+	}
+	for _, tc := range cases {
+		for rname, req := range requests {
+			t.Run(tc.name+"/"+rname, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					r := &frozenReader{}
+					d := newDiscoverer(cat, r, func(o *discovery.Options) { o.GrantTimeout = tc.timeout })
+					ctx := context.Background()
+					if tc.deadline > 0 {
+						var cancel context.CancelFunc
+						ctx, cancel = context.WithTimeout(ctx, tc.deadline)
+						defer cancel()
+					}
+					if tc.cancel > 0 {
+						var cancel context.CancelFunc
+						ctx, cancel = context.WithCancel(ctx)
+						time.AfterFunc(tc.cancel, cancel)
+					}
+					start := time.Now()
+					err := req(ctx, d)
+					if took := time.Since(start); took != tc.want {
+						t.Errorf("answered after %v, want %v", took, tc.want)
+					}
+					wantCode(t, rname, err, discovery.CodeGrantsUnavailable)
+					if n := r.reads.Load(); n != 1 {
+						t.Errorf("%d reads, want 1", n)
+					}
+					if got := r.deadlines.Load() == 1; got != tc.deadln {
+						t.Errorf("the read had a deadline: %v, want %v", got, tc.deadln)
+					}
+				})
+			})
+		}
+	}
+	// SPEC CURSOR-5: with revision sync on, a read that times out confirms no revision:
+	// the next read of a store that answers again is not refused as stale.
+	synctest.Test(t, func(t *testing.T) {
+		store := newStore(t, allow("*", "model_search"))
+		var frozen atomic.Bool
+		frozen.Store(true)
+		r := readerFunc(func(ctx context.Context, id string) (*grants.Snapshot, error) {
+			if frozen.Load() {
+				<-ctx.Done()
+				return nil, fmt.Errorf("%w: %w", grants.ErrUnavailable, ctx.Err())
+			}
+			return store.ReadGrants(ctx, id)
+		})
+		d := newDiscoverer(cat, r, func(o *discovery.Options) { o.RevisionSync = true })
+		start := time.Now()
+		_, err := d.Discover(context.Background(), alice, discovery.Request{Query: "model"})
+		wantCode(t, "frozen, revision sync", err, discovery.CodeGrantsUnavailable)
+		if took := time.Since(start); took != discovery.DefaultGrantTimeout {
+			t.Errorf("frozen, revision sync: answered after %v, want %v", took, discovery.DefaultGrantTimeout)
+		}
+		frozen.Store(false)
+		if _, err := d.Discover(context.Background(), alice, discovery.Request{Query: "model"}); err != nil {
+			t.Errorf("thawed, revision sync: %v", err)
+		}
+	})
+	// Over JSON-RPC the same answer is the 503 error object, not a hang.
+	synctest.Test(t, func(t *testing.T) {
+		d := newDiscoverer(cat, &frozenReader{}, nil)
+		start := time.Now()
+		resp, handled := d.HandleJSONRPC(context.Background(), alice, discoverMsg("1", "model", 5, ""))
+		if took := time.Since(start); !handled || took != discovery.DefaultGrantTimeout {
+			t.Errorf("HandleJSONRPC: handled %v after %v, want true after %v", handled, took, discovery.DefaultGrantTimeout)
+		}
+		if got := decodePage(t, resp).err; got != discovery.CodeGrantsUnavailable {
+			t.Errorf("HandleJSONRPC answered %q, want %s: %s", got, discovery.CodeGrantsUnavailable, resp)
+		}
+	})
+}
+
+// SPEC GRANT-5, GRANT-6, ERR-5: a real SQLite grant database frozen by another connection's
+// exclusive lock answers grants_unavailable within the GrantTimeout, though SQLite's
+// own busy timeout would wait a minute; nothing read before is served instead.
+func TestGrantTimeoutFrozenSQLite(t *testing.T) {
+	ctx := t.Context()
+	// The rollback journal, not WAL: an exclusive lock then blocks readers too.
+	db := dbtest.Open(t, "sqlite", dbtest.SQLiteDSN(t, "_pragma=busy_timeout(60000)&_pragma=journal_mode(DELETE)"))
+	if err := sqlstore.Migrate(ctx, db, sqlstore.SQLite, []grants.Row{allow("*", "model_search")}); err != nil {
+		t.Fatal(err)
+	}
+	store := sqlstore.New(db, sqlstore.SQLite)
+	const timeout = 300 * time.Millisecond
+	d := newDiscoverer(newCatalog(t, sampleTools()...), store, func(o *discovery.Options) { o.GrantTimeout = timeout })
+	call := discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{"text":"x"}`)}
+	if err := d.AuthorizeCall(ctx, alice, call); err != nil {
+		t.Fatalf("before the freeze: %v", err)
+	}
+
+	// A connection of its own holds the lock; the store reads through another.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatalf("taking the exclusive lock: %v", err)
+	}
+	defer conn.Close()
+
+	for i := range 3 {
+		start := time.Now()
+		err := d.AuthorizeCall(context.Background(), alice, call)
+		took := time.Since(start)
+		wantCode(t, fmt.Sprintf("frozen read %d", i), err, discovery.CodeGrantsUnavailable)
+		if took > timeout+2*time.Second {
+			t.Fatalf("frozen read %d answered after %v, want about %v", i, took, timeout)
+		}
+		t.Logf("frozen read %d answered after %v", i, took)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.AuthorizeCall(ctx, alice, call); err != nil {
+		t.Errorf("after the freeze: %v", err)
+	}
+}
+
+// deafReader is a grant store whose reads ignore their context: each blocks until
+// release is closed, like a driver stuck in a call that does not watch ctx.
+type deafReader struct {
+	release chan struct{}
+	reads   atomic.Int64
+}
+
+func (r *deafReader) ReadGrants(context.Context, string) (*grants.Snapshot, error) {
+	r.reads.Add(1)
+	<-r.release
+	return nil, grants.ErrUnavailable
+}
+
+// SPEC GRANT-5, ERR-5: a Reader that ignores its context still cannot hold a request past the
+// GrantTimeout, and reads given up on are bounded: once MaxAbandonedReads are still
+// running, requests answer grants_unavailable at once without starting another read.
+func TestGrantTimeoutDeafReader(t *testing.T) {
+	cat := newCatalog(t, sampleTools()...)
+	synctest.Test(t, func(t *testing.T) {
+		r := &deafReader{release: make(chan struct{})}
+		d := newDiscoverer(cat, r, nil)
+		n := discovery.MaxAbandonedReads
+		for i := range n + 5 {
+			start := time.Now()
+			_, err := d.ListTools(context.Background(), alice)
+			took := time.Since(start)
+			wantCode(t, fmt.Sprintf("read %d", i), err, discovery.CodeGrantsUnavailable)
+			want := discovery.DefaultGrantTimeout
+			if i >= n {
+				want = 0
+			}
+			if took != want {
+				t.Errorf("read %d answered after %v, want %v", i, took, want)
+			}
+		}
+		if got := r.reads.Load(); got != int64(n) {
+			t.Errorf("%d reads started, want %d", got, n)
+		}
+		close(r.release) // the store answers again: the abandoned reads end
+		synctest.Wait()
+		_, err := d.ListTools(context.Background(), alice)
+		wantCode(t, "after the release", err, discovery.CodeGrantsUnavailable)
+		if got := r.reads.Load(); got != int64(n)+1 {
+			t.Errorf("after the abandoned reads ended, %d reads started, want %d: reads resume", got, n+1)
+		}
+	})
+}
