@@ -95,7 +95,9 @@ type Reader interface {
 type Store interface {
 	Reader
 	// Put inserts or replaces the row keyed by (Principal, Tool) and returns it as
-	// stored, with its new Revision (the given Revision is ignored).
+	// stored, with its new Revision (the given Revision is ignored). A row that fails
+	// CheckRow (Revision aside) is refused with a *MalformedError and changes nothing,
+	// so no write can store a row that a read would refuse.
 	Put(ctx context.Context, r Row) (Row, error)
 	// Delete removes the row keyed by (principal, tool). Deleting a missing row is not
 	// an error and changes nothing.

@@ -46,6 +46,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -81,6 +82,10 @@ var ErrStale = fmt.Errorf("sqlstore: stale control revision: %w", grants.ErrUnav
 
 // errNoControl reports a missing or broken control revision row.
 var errNoControl = fmt.Errorf("sqlstore: control revision missing: %w", grants.ErrUnavailable)
+
+// errSchema reports a write that the revision triggers of migration 0019 did not count:
+// the database was not migrated.
+var errSchema = fmt.Errorf("sqlstore: schema not migrated: %w", grants.ErrUnavailable)
 
 // errSetup reports a Store or migration with no database or an unknown dialect.
 var errSetup = fmt.Errorf("sqlstore: no database or unknown dialect: %w", grants.ErrUnavailable)
@@ -135,7 +140,10 @@ type Store struct {
 	cache map[string]*grants.Snapshot // principal → its last Snapshot
 }
 
-var _ grants.Store = (*Store)(nil)
+var (
+	_ grants.Store  = (*Store)(nil)
+	_ grants.Lister = (*Store)(nil)
+)
 
 // New returns a Store over db, whose tables Migrate created. A nil db or an unknown
 // dialect gives a Store whose every method fails with grants.ErrUnavailable.
@@ -145,12 +153,12 @@ func New(db *sql.DB, dialect Dialect) *Store {
 
 // queries are a dialect's statements.
 type queries struct {
-	read, bump, upsert, remove string
+	read, lock, control, upsert, remove, list string
 }
 
 var (
-	sqliteQueries   = newQueries(func(int) string { return "?" })
-	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) })
+	sqliteQueries   = newQueries(func(i int) string { return fmt.Sprintf("?%d", i) }, "")
+	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) }, " FOR UPDATE")
 )
 
 func queriesFor(d Dialect) *queries {
@@ -163,7 +171,7 @@ func queriesFor(d Dialect) *queries {
 	return nil
 }
 
-func newQueries(arg func(int) string) *queries {
+func newQueries(arg func(int) string, forUpdate string) *queries {
 	return &queries{
 		// The LEFT JOIN yields one row of NULL grant columns when there is no grant,
 		// so the revision is always read, and no row at all when the control row is
@@ -173,13 +181,21 @@ FROM control_revisions c
 LEFT JOIN tool_grants g ON g.principal_id IN (%s, '*')
 WHERE c.name = 'model_grants'
 LIMIT %d`, arg(1), grants.MaxRows+1),
-		bump: `UPDATE control_revisions SET revision = revision + 1 WHERE name = 'model_grants' RETURNING revision`,
+		// lock reads the control revision before a change, locking its row on
+		// PostgreSQL (SQLite's BEGIN IMMEDIATE already holds the write lock), so
+		// writers queue there; the triggers of migration 0019 then increment it.
+		lock:    `SELECT revision FROM control_revisions WHERE name = 'model_grants'` + forUpdate,
+		control: `SELECT revision FROM control_revisions WHERE name = 'model_grants'`,
 		upsert: fmt.Sprintf(`INSERT INTO tool_grants (principal_id, tool_name, scopes, effect, revision)
 VALUES (%s, %s, %s, %s, %s)
 ON CONFLICT (principal_id, tool_name) DO UPDATE
 SET scopes = excluded.scopes, effect = excluded.effect, revision = excluded.revision`,
 			arg(1), arg(2), arg(3), arg(4), arg(5)),
 		remove: fmt.Sprintf(`DELETE FROM tool_grants WHERE principal_id = %s AND tool_name = %s`, arg(1), arg(2)),
+		list: fmt.Sprintf(`SELECT c.revision, g.principal_id, g.tool_name, g.scopes, g.effect, g.revision
+FROM control_revisions c
+LEFT JOIN tool_grants g ON (%[1]s = '' OR g.principal_id = %[1]s) AND (%[2]s = '' OR g.tool_name = %[2]s)
+WHERE c.name = 'model_grants'`, arg(1), arg(2)),
 	}
 }
 
@@ -382,9 +398,11 @@ type execer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// write runs change in one transaction after incrementing the control revision, and
-// commits when change reports a change (else rolls back, the increment with it). It
-// answers the new control revision, or 0 when nothing changed.
+// write runs change in one transaction after reading (and, on PostgreSQL, locking) the
+// control revision, passing change the revision its change will take. The triggers of
+// migration 0019 increment the control revision once per changed row; write commits when
+// change reports a change counted exactly once, else rolls back. It answers the new
+// control revision, or 0 when nothing changed.
 func (s *Store) write(ctx context.Context, change func(tx execer, rev int64) (bool, error)) (int64, error) {
 	if s.db == nil || s.q == nil {
 		return 0, errSetup
@@ -397,19 +415,29 @@ func (s *Store) write(ctx context.Context, change func(tx execer, rev int64) (bo
 		changed bool
 	)
 	err := inTx(ctx, s.db, s.dialect, func(tx execer) (bool, error) {
-		if err := tx.QueryRowContext(ctx, s.q.bump).Scan(&rev); err != nil {
+		var before int64
+		if err := tx.QueryRowContext(ctx, s.q.lock).Scan(&before); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return false, errNoControl
 			}
 			return false, err
 		}
 		var err error
-		changed, err = change(tx, rev)
-		return changed, err
+		changed, err = change(tx, before+1)
+		if err != nil || !changed {
+			return false, err
+		}
+		if err := tx.QueryRowContext(ctx, s.q.control).Scan(&rev); err != nil {
+			return false, err
+		}
+		if rev != before+1 { // no trigger counted the change: 0019 is not applied
+			return false, errSchema
+		}
+		return true, nil
 	})
 	if err != nil {
-		if errors.Is(err, errNoControl) {
-			return 0, errNoControl
+		if errors.Is(err, errNoControl) || errors.Is(err, errSchema) {
+			return 0, err
 		}
 		return 0, fail(ctx, "write", err)
 	}
@@ -421,8 +449,8 @@ func (s *Store) write(ctx context.Context, change func(tx execer, rev int64) (bo
 }
 
 // inTx runs f in one write transaction: BEGIN IMMEDIATE on one connection for SQLite
-// (with the busy timeout), READ COMMITTED for PostgreSQL. It commits when f reports a
-// change and rolls back otherwise. Errors are the storage's own: callers wrap them.
+// (see sqliteTx), READ COMMITTED for PostgreSQL. It commits when f reports a change and
+// rolls back otherwise. Errors are the storage's own: callers wrap them.
 func inTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx execer) (bool, error)) error {
 	if d == Postgres {
 		tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
@@ -437,15 +465,59 @@ func inTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx execer) (bool, e
 		return tx.Commit()
 	}
 
+	// A SQLite transaction that meets a busy database is rolled back and run again,
+	// until the context's deadline (or writeWait, without one): under many writers the
+	// busy handler alone can time out before a writer's turn comes.
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(writeWait)
+	}
+	pause := time.Millisecond
+	for {
+		err := sqliteTx(ctx, db, deadline, f)
+		if err == nil || !busy(err) || ctx.Err() != nil {
+			return err
+		}
+		wait := min(pause+time.Duration(rand.Int64N(int64(pause))), time.Until(deadline))
+		if wait <= 0 {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
+
+// writeWait bounds how long a SQLite write retries a busy database when its context has
+// no deadline.
+const writeWait = 30 * time.Second
+
+// busy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED, by the driver's
+// error code where it has one (modernc.org/sqlite), else by the message.
+func busy(err error) bool {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		c := coded.Code() & 0xff
+		return c == 5 || c == 6
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY")
+}
+
+// sqliteTx runs f once as BEGIN IMMEDIATE on one connection, with a busy timeout of
+// busyTimeout or the time left before deadline, whichever is shorter.
+func sqliteTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx execer) (bool, error)) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	timeout := busyTimeout
-	if dl, ok := ctx.Deadline(); ok {
-		timeout = max(min(timeout, time.Until(dl)), time.Millisecond)
-	}
+	timeout := max(min(busyTimeout, time.Until(deadline)), time.Millisecond)
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", timeout.Milliseconds())); err != nil {
 		return err
 	}
@@ -464,4 +536,58 @@ func inTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx execer) (bool, e
 		conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
 	return err
+}
+
+// ListGrants returns the rows matching principal and tool ("" matches any), sorted by
+// principal then tool, with the control revision of the same snapshot. It reads every
+// matching row (no MaxRows bound: it is for operators, not requests). A malformed row
+// answers its *grants.MalformedError, storage failures grants.ErrUnavailable.
+func (s *Store) ListGrants(ctx context.Context, principal, tool string) (*grants.Listing, error) {
+	if s.db == nil || s.q == nil {
+		return nil, errSetup
+	}
+	rows, err := s.db.QueryContext(ctx, s.q.list, principal, tool)
+	if err != nil {
+		return nil, fail(ctx, "read", err)
+	}
+	defer rows.Close()
+	l := &grants.Listing{}
+	found := false
+	var (
+		control, rev         sql.NullInt64
+		p, t, scopes, effect sql.NullString
+	)
+	for rows.Next() {
+		if err := rows.Scan(&control, &p, &t, &scopes, &effect, &rev); err != nil {
+			return nil, fail(ctx, "read", err)
+		}
+		if !control.Valid || control.Int64 < 1 || (found && control.Int64 != l.Revision) {
+			return nil, errNoControl
+		}
+		found = true
+		l.Revision = control.Int64
+		if !p.Valid && !t.Valid && !scopes.Valid && !effect.Valid && !rev.Valid {
+			continue
+		}
+		r, err := decodeRow(p.String, p, t, scopes, effect, rev)
+		if err != nil {
+			return nil, err
+		}
+		l.Rows = append(l.Rows, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, "read", err)
+	}
+	if !found {
+		return nil, errNoControl
+	}
+	grants.SortRows(l.Rows)
+	s.raise(l.Revision)
+	return l, nil
+}
+
+// Remove is Delete answering the control revision of the change, or 0 when there was no
+// row to delete (and nothing changed).
+func (s *Store) Remove(ctx context.Context, principal, tool string) (int64, error) {
+	return s.delete(ctx, principal, tool)
 }
