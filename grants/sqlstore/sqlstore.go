@@ -118,7 +118,7 @@ func fail(ctx context.Context, op string, cause error) error {
 }
 
 // busyTimeout is how long a SQLite write waits for the database lock.
-const busyTimeout = 5 * time.Second
+var busyTimeout = 5 * time.Second // a var: tests lower it to force lock contention past it
 
 // snapshotCacheMax bounds the Snapshots a Store keeps for reuse.
 const snapshotCacheMax = 1024

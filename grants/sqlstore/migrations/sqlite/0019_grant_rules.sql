@@ -7,7 +7,9 @@ CREATE TABLE tool_grants_0019 (
     principal_id TEXT    NOT NULL CHECK (typeof(principal_id) = 'text' AND principal_id <> ''),
     tool_name    TEXT    NOT NULL CHECK (typeof(tool_name) = 'text' AND tool_name <> ''),
     -- scopes: scope tokens (printable ASCII but space, '"' and '\') joined by single spaces.
+    -- length() in characters equals the length in bytes only for ASCII without NUL.
     scopes       TEXT    NOT NULL DEFAULT '' CHECK (typeof(scopes) = 'text' AND (scopes = '' OR (
+                     length(scopes) = length(CAST(scopes AS BLOB)) AND
                      scopes NOT GLOB '*[^]!#-[^-~ ]*' AND scopes NOT GLOB ' *'
                      AND scopes NOT GLOB '* ' AND scopes NOT GLOB '*  *'))),
     effect       TEXT    NOT NULL CHECK (effect IN ('allow', 'deny')),
