@@ -101,7 +101,7 @@ func TestConstraintsRefusePlainSQL(t *testing.T) {
 				}
 			}
 			for _, tc := range []struct {
-				rule                                  string
+				rule                                 string
 				principal, tool, scopes, effect, rev any
 			}{
 				{"principal empty", "", "t", "", "allow", 1},
