@@ -2,8 +2,9 @@
 // one process, PostgreSQL for many processes sharing grants.
 //
 // The host opens the *sql.DB with the driver it chooses (this package imports none),
-// applies the embedded migration 0018_tool_grants with Migrate, and hands New's Store
-// to the Discoverer as its grants.Reader.
+// applies the embedded migrations with Migrate (0018_tool_grants, 0019_grant_rules;
+// each runs once and is recorded in sqlstore_migrations), and hands New's Store to the
+// Discoverer as its grants.Reader.
 //
 // Decisions where the SPEC is silent:
 //
@@ -22,14 +23,27 @@
 //     stale (a lagging replica, a database restored from a backup) and fails with
 //     ErrStale, which wraps grants.ErrUnavailable: 503, never old rows. A database moved
 //     back in time on purpose needs the processes restarted.
-//   - A write is one transaction that first increments the control revision (locking
-//     its row, which serialises writers on both databases), then changes the row and
-//     gives it the new control revision as its revision (SPEC GRANT-4). Every Put counts
-//     as a change, even one that stores the same content; a Delete of a missing row
-//     is rolled back and changes nothing.
+//   - The schema (0019) refuses with CHECK constraints what a read would refuse (an
+//     empty principal or tool, an effect other than allow/deny, a revision below 1, a
+//     scopes text outside the encoding above; SQLite refuses a repeated scope with a
+//     trigger), so plain SQL cannot store a row that fails reads closed.
+//   - Triggers (0019) count every write, plain SQL included (SPEC GRANT-4): each row
+//     inserted, updated or deleted increments the control revision once, and an
+//     inserted or updated row takes the new value as its revision. An UPDATE that only
+//     sets a row's revision to the current control revision is not counted again: that
+//     is how an upsert's DO UPDATE after a counted insert looks. A plain SQL upsert
+//     whose DO UPDATE does not set revision = excluded.revision is counted twice on
+//     PostgreSQL (insert and update triggers both fire): still a strict increase.
+//   - A write is one transaction that reads the control revision first (locking its
+//     row on PostgreSQL, which serialises writers), then changes the row, which the
+//     triggers count. A write that no trigger counted (a database without 0019) is
+//     rolled back and fails closed. Every Put counts as a change, even one that stores
+//     the same content; a Delete of a missing row changes nothing.
 //   - SQLite writes run on one connection as BEGIN IMMEDIATE with a busy timeout of 5 s
-//     (or the context's deadline, when sooner), so concurrent writers wait for the lock
-//     instead of failing with SQLITE_BUSY. Reads use the pool as it is: open SQLite in
+//     (or the context's deadline, when sooner); a write that still meets a busy
+//     database is rolled back and retried until the context's deadline (30 s without
+//     one), so concurrent writers, in many processes too, wait their turn instead of
+//     failing with SQLITE_BUSY. Reads use the pool as it is: open SQLite in
 //     WAL mode, where readers never wait for writers, with a busy timeout set before
 //     the journal mode so that connections opening at once wait for each other (for
 //     modernc.org/sqlite: "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)").
