@@ -2,7 +2,8 @@
 // default and fail closed.
 //
 // A Reader answers a principal's applicable rows as a Snapshot; Resolve turns a Snapshot
-// into a Decision (SPEC GRANT-2) or refuses it (GRANT-5). Memory is an in-memory Store;
+// into a Decision (SPEC GRANT-2) or refuses it (GRANT-5); Deciding names the deciding
+// row. A Lister lists rows across principals, for operators. Memory is an in-memory Store;
 // package grants/sqlstore keeps rows in SQLite or PostgreSQL; package grants/grantstest
 // checks any Store against the rules and injects faults.
 //
