@@ -34,7 +34,10 @@ func NewMemory() *Memory {
 	}
 }
 
-var _ Store = (*Memory)(nil)
+var (
+	_ Store  = (*Memory)(nil)
+	_ Lister = (*Memory)(nil)
+)
 
 // ctxError reports ctx's end as an unavailable store, keeping the context's error
 // matchable with errors.Is.
@@ -154,4 +157,29 @@ func (m *Memory) Delete(ctx context.Context, principal, tool string) error {
 	m.control++
 	clear(m.cache)
 	return nil
+}
+
+// ListGrants returns the rows matching principal and tool ("" matches any), sorted, with
+// the current control revision.
+func (m *Memory) ListGrants(ctx context.Context, principal, tool string) (*Listing, error) {
+	if err := ctxError(ctx); err != nil {
+		return nil, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	l := &Listing{Revision: m.control}
+	for p, byTool := range m.rows {
+		if principal != "" && p != principal {
+			continue
+		}
+		for t, r := range byTool {
+			if tool != "" && t != tool {
+				continue
+			}
+			r.Scopes = slices.Clone(r.Scopes)
+			l.Rows = append(l.Rows, r)
+		}
+	}
+	SortRows(l.Rows)
+	return l, nil
 }

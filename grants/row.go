@@ -2,7 +2,8 @@
 // default and fail closed.
 //
 // A Reader answers a principal's applicable rows as a Snapshot; Resolve turns a Snapshot
-// into a Decision (SPEC GRANT-2) or refuses it (GRANT-5). Memory is an in-memory Store;
+// into a Decision (SPEC GRANT-2) or refuses it (GRANT-5); Deciding names the deciding
+// row. A Lister lists rows across principals, for operators. Memory is an in-memory Store;
 // package grants/sqlstore keeps rows in SQLite or PostgreSQL; package grants/grantstest
 // checks any Store against the rules and injects faults.
 //
@@ -95,7 +96,9 @@ type Reader interface {
 type Store interface {
 	Reader
 	// Put inserts or replaces the row keyed by (Principal, Tool) and returns it as
-	// stored, with its new Revision (the given Revision is ignored).
+	// stored, with its new Revision (the given Revision is ignored). A row that fails
+	// CheckRow (Revision aside) is refused with a *MalformedError and changes nothing,
+	// so no write can store a row that a read would refuse.
 	Put(ctx context.Context, r Row) (Row, error)
 	// Delete removes the row keyed by (principal, tool). Deleting a missing row is not
 	// an error and changes nothing.

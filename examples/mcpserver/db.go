@@ -14,10 +14,12 @@ import (
 )
 
 // openDB opens the SQL grant store named by -db (sqlite:PATH), creating the file and
-// applying migration 0018 when needed. compat are the compatibility rows (principal
-// "*") the migration inserts where no row exists yet; rows already in the database,
-// edited or not, are kept (SPEC GRANT-3). The database is the grant store from then on:
-// change grants with SQL or sqlstore.Store.Put, and every call sees the change.
+// applying the migrations not yet recorded in it (sqlstore.Migrate). compat are the
+// compatibility rows (principal "*") inserted when migration 0018 first runs, that is
+// on the database's first start only: a "*" row deleted or edited since stays so across
+// restarts (SPEC GRANT-3). The database is the grant store from then on: change grants
+// with `go run ./cmd/deferredtools grants ...`, SQL or sqlstore.Store.Put, and every
+// call sees the change.
 func openDB(ctx context.Context, spec string, compat []grants.Row) (grants.Reader, error) {
 	path, ok := strings.CutPrefix(spec, "sqlite:")
 	if !ok || path == "" {
@@ -29,7 +31,7 @@ func openDB(ctx context.Context, spec string, compat []grants.Row) (grants.Reade
 	}
 	if err := sqlstore.Migrate(ctx, db, sqlstore.SQLite, compat); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("-db: migration 0018: %w", err)
+		return nil, fmt.Errorf("-db: migrate: %w", err)
 	}
 	return sqlstore.New(db, sqlstore.SQLite), nil
 }

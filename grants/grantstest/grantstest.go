@@ -34,6 +34,8 @@ import (
 // Run runs the conformance kit against the stores newStore makes. newStore is called once
 // per subtest and must return an empty store (no rows) whose control revision is at
 // least 1; it may register cleanups with t. Some subtests write more than MaxRows rows.
+// A store that is also a grants.Lister has its listing checked; the "Listing" subtest
+// skips for one that is not.
 func Run(t *testing.T, newStore func(t *testing.T) grants.Store) {
 	t.Helper()
 	for _, tc := range []struct {
@@ -54,6 +56,7 @@ func Run(t *testing.T, newStore func(t *testing.T) grants.Store) {
 		{"ContextCancelled", testCancelled},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"TooManyRows", testTooManyRows},
+		{"Listing", testListing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.run(t, newStore(t))
@@ -485,4 +488,75 @@ func rowsLen(s *grants.Snapshot) int {
 		return 0
 	}
 	return len(s.Rows)
+}
+
+func testListing(t *testing.T, s grants.Store) {
+	l, ok := s.(grants.Lister)
+	if !ok {
+		t.Skip("the store does not implement grants.Lister")
+	}
+	list := func(principal, tool string) *grants.Listing {
+		t.Helper()
+		got, err := l.ListGrants(context.Background(), principal, tool)
+		if err != nil {
+			t.Fatalf("ListGrants(%q, %q) error: %v", principal, tool, err)
+		}
+		if got == nil || got.Revision < 1 {
+			t.Fatalf("GRANT-4: ListGrants(%q, %q) = %+v, want a control revision >= 1", principal, tool, got)
+		}
+		return got
+	}
+	if got := list("", ""); len(got.Rows) != 0 {
+		t.Errorf("ListGrants on an empty store = %+v, want no rows", got.Rows)
+	}
+	var want []grants.Row
+	for _, r := range []grants.Row{
+		{Principal: "bob", Tool: "t1", Effect: grants.Allow},
+		{Principal: "alice", Tool: "t2", Effect: grants.Deny},
+		{Principal: grants.AnyPrincipal, Tool: "t3", Effect: grants.Allow},
+		{Principal: "alice", Tool: "t1", Scopes: []string{"b", "a"}, Effect: grants.Allow},
+		{Principal: grants.AnyPrincipal, Tool: "t1", Scopes: []string{"a"}, Effect: grants.Allow},
+	} {
+		want = append(want, put(t, s, r))
+	}
+	grants.SortRows(want)
+	check := func(principal, tool string, n int) {
+		t.Helper()
+		got := list(principal, tool)
+		var w []grants.Row
+		for _, r := range want {
+			if (principal == "" || r.Principal == principal) && (tool == "" || r.Tool == tool) {
+				w = append(w, r)
+			}
+		}
+		if len(w) != n {
+			t.Fatalf("kit bug: %d rows match (%q, %q), want %d", len(w), principal, tool, n)
+		}
+		if !slices.EqualFunc(got.Rows, w, sameRow) {
+			t.Errorf("GRANT-1: ListGrants(%q, %q) rows = %+v, want %+v (sorted by principal, then tool)", principal, tool, got.Rows, w)
+		}
+		if rev := read(t, s, "alice").Revision; got.Revision != rev {
+			t.Errorf("GRANT-4: ListGrants(%q, %q) revision %d, want the control revision %d", principal, tool, got.Revision, rev)
+		}
+	}
+	check("", "", 5)
+	check("alice", "", 2)
+	check("", "t1", 3)
+	check(grants.AnyPrincipal, "", 2)
+	check("alice", "t1", 1)
+	check("carol", "", 0)
+	check("", "t9", 0)
+
+	got := list("alice", "t1")
+	got.Rows[0].Scopes[0] = "mutated"
+	if again := list("alice", "t1"); slices.Contains(again.Rows[0].Scopes, "mutated") {
+		t.Error("GRANT-1: a Listing's scopes alias the store's rows")
+	}
+	before := list("", "").Revision
+	del(t, s, "bob", "t1")
+	want = slices.DeleteFunc(want, func(r grants.Row) bool { return r.Principal == "bob" })
+	check("", "", 4)
+	if after := list("", "").Revision; after != before+1 {
+		t.Errorf("GRANT-4: Listing revision %d after a delete, want %d", after, before+1)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -89,6 +90,20 @@ func (b *broken) Delete(ctx context.Context, p, tool string) error {
 	return b.m.Delete(ctx, p, tool)
 }
 
+// brokenLister is a broken store that is also a grants.Lister with a listing bug.
+type brokenLister struct{ *broken }
+
+func (b brokenLister) ListGrants(ctx context.Context, p, tool string) (*grants.Listing, error) {
+	if b.kind == "lists-ignoring-tool" {
+		tool = ""
+	}
+	l, err := b.m.ListGrants(ctx, p, tool)
+	if err == nil && b.kind == "lists-unsorted" {
+		slices.Reverse(l.Rows)
+	}
+	return l, err
+}
+
 // TestBrokenStoreHelper runs the kit over one broken store, in the subprocess
 // TestKitCatchesBrokenStores starts.
 func TestBrokenStoreHelper(t *testing.T) {
@@ -96,7 +111,13 @@ func TestBrokenStoreHelper(t *testing.T) {
 	if kind == "" {
 		t.Skip("helper of TestKitCatchesBrokenStores; runs only in its subprocess")
 	}
-	grantstest.Run(t, func(*testing.T) grants.Store { return &broken{kind: kind, m: grants.NewMemory()} })
+	grantstest.Run(t, func(*testing.T) grants.Store {
+		b := &broken{kind: kind, m: grants.NewMemory()}
+		if strings.HasPrefix(kind, "lists-") {
+			return brokenLister{b}
+		}
+		return b
+	})
 }
 
 // The kit fails each broken store, naming the rule that broke.
@@ -111,6 +132,8 @@ func TestKitCatchesBrokenStores(t *testing.T) {
 		{"accepts-malformed", "GRANT-5: Put("},
 		{"ignores-context", "want no Snapshot and an error matching context.Canceled"},
 		{"empty-when-too-many", "want no Snapshot and ErrTooManyRows"},
+		{"lists-unsorted", "(sorted by principal, then tool)"},
+		{"lists-ignoring-tool", `GRANT-1: ListGrants("", "t1") rows`},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenStoreHelper$", "-test.v")

@@ -2,8 +2,9 @@
 // one process, PostgreSQL for many processes sharing grants.
 //
 // The host opens the *sql.DB with the driver it chooses (this package imports none),
-// applies the embedded migration 0018_tool_grants with Migrate, and hands New's Store
-// to the Discoverer as its grants.Reader.
+// applies the embedded migrations with Migrate (0018_tool_grants, 0019_grant_rules;
+// each runs once and is recorded in sqlstore_migrations), and hands New's Store to the
+// Discoverer as its grants.Reader.
 //
 // Decisions where the SPEC is silent:
 //
@@ -22,14 +23,27 @@
 //     stale (a lagging replica, a database restored from a backup) and fails with
 //     ErrStale, which wraps grants.ErrUnavailable: 503, never old rows. A database moved
 //     back in time on purpose needs the processes restarted.
-//   - A write is one transaction that first increments the control revision (locking
-//     its row, which serialises writers on both databases), then changes the row and
-//     gives it the new control revision as its revision (SPEC GRANT-4). Every Put counts
-//     as a change, even one that stores the same content; a Delete of a missing row
-//     is rolled back and changes nothing.
+//   - The schema (0019) refuses with CHECK constraints what a read would refuse (an
+//     empty principal or tool, an effect other than allow/deny, a revision below 1, a
+//     scopes text outside the encoding above; SQLite refuses a repeated scope with a
+//     trigger), so plain SQL cannot store a row that fails reads closed.
+//   - Triggers (0019) count every write, plain SQL included (SPEC GRANT-4): each row
+//     inserted, updated or deleted increments the control revision once, and an
+//     inserted or updated row takes the new value as its revision. An UPDATE that only
+//     sets a row's revision to the current control revision is not counted again: that
+//     is how an upsert's DO UPDATE after a counted insert looks. A plain SQL upsert
+//     whose DO UPDATE does not set revision = excluded.revision is counted twice on
+//     PostgreSQL (insert and update triggers both fire): still a strict increase.
+//   - A write is one transaction that reads the control revision first (locking its
+//     row on PostgreSQL, which serialises writers), then changes the row, which the
+//     triggers count. A write that no trigger counted (a database without 0019) is
+//     rolled back and fails closed. Every Put counts as a change, even one that stores
+//     the same content; a Delete of a missing row changes nothing.
 //   - SQLite writes run on one connection as BEGIN IMMEDIATE with a busy timeout of 5 s
-//     (or the context's deadline, when sooner), so concurrent writers wait for the lock
-//     instead of failing with SQLITE_BUSY. Reads use the pool as it is: open SQLite in
+//     (or the context's deadline, when sooner); a write that still meets a busy
+//     database is rolled back and retried until the context's deadline (30 s without
+//     one), so concurrent writers, in many processes too, wait their turn instead of
+//     failing with SQLITE_BUSY. Reads use the pool as it is: open SQLite in
 //     WAL mode, where readers never wait for writers, with a busy timeout set before
 //     the journal mode so that connections opening at once wait for each other (for
 //     modernc.org/sqlite: "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)").
@@ -46,6 +60,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -82,6 +97,10 @@ var ErrStale = fmt.Errorf("sqlstore: stale control revision: %w", grants.ErrUnav
 // errNoControl reports a missing or broken control revision row.
 var errNoControl = fmt.Errorf("sqlstore: control revision missing: %w", grants.ErrUnavailable)
 
+// errSchema reports a write that the revision triggers of migration 0019 did not count:
+// the database was not migrated.
+var errSchema = fmt.Errorf("sqlstore: schema not migrated: %w", grants.ErrUnavailable)
+
 // errSetup reports a Store or migration with no database or an unknown dialect.
 var errSetup = fmt.Errorf("sqlstore: no database or unknown dialect: %w", grants.ErrUnavailable)
 
@@ -113,7 +132,7 @@ func fail(ctx context.Context, op string, cause error) error {
 }
 
 // busyTimeout is how long a SQLite write waits for the database lock.
-const busyTimeout = 5 * time.Second
+var busyTimeout = 5 * time.Second // a var: tests lower it to force lock contention past it
 
 // snapshotCacheMax bounds the Snapshots a Store keeps for reuse.
 const snapshotCacheMax = 1024
@@ -135,7 +154,10 @@ type Store struct {
 	cache map[string]*grants.Snapshot // principal → its last Snapshot
 }
 
-var _ grants.Store = (*Store)(nil)
+var (
+	_ grants.Store  = (*Store)(nil)
+	_ grants.Lister = (*Store)(nil)
+)
 
 // New returns a Store over db, whose tables Migrate created. A nil db or an unknown
 // dialect gives a Store whose every method fails with grants.ErrUnavailable.
@@ -145,12 +167,12 @@ func New(db *sql.DB, dialect Dialect) *Store {
 
 // queries are a dialect's statements.
 type queries struct {
-	read, bump, upsert, remove string
+	read, lock, control, upsert, remove, list string
 }
 
 var (
-	sqliteQueries   = newQueries(func(int) string { return "?" })
-	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) })
+	sqliteQueries   = newQueries(func(i int) string { return fmt.Sprintf("?%d", i) }, "")
+	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) }, " FOR UPDATE")
 )
 
 func queriesFor(d Dialect) *queries {
@@ -163,7 +185,7 @@ func queriesFor(d Dialect) *queries {
 	return nil
 }
 
-func newQueries(arg func(int) string) *queries {
+func newQueries(arg func(int) string, forUpdate string) *queries {
 	return &queries{
 		// The LEFT JOIN yields one row of NULL grant columns when there is no grant,
 		// so the revision is always read, and no row at all when the control row is
@@ -173,13 +195,21 @@ FROM control_revisions c
 LEFT JOIN tool_grants g ON g.principal_id IN (%s, '*')
 WHERE c.name = 'model_grants'
 LIMIT %d`, arg(1), grants.MaxRows+1),
-		bump: `UPDATE control_revisions SET revision = revision + 1 WHERE name = 'model_grants' RETURNING revision`,
+		// lock reads the control revision before a change, locking its row on
+		// PostgreSQL (SQLite's BEGIN IMMEDIATE already holds the write lock), so
+		// writers queue there; the triggers of migration 0019 then increment it.
+		lock:    `SELECT revision FROM control_revisions WHERE name = 'model_grants'` + forUpdate,
+		control: `SELECT revision FROM control_revisions WHERE name = 'model_grants'`,
 		upsert: fmt.Sprintf(`INSERT INTO tool_grants (principal_id, tool_name, scopes, effect, revision)
 VALUES (%s, %s, %s, %s, %s)
 ON CONFLICT (principal_id, tool_name) DO UPDATE
 SET scopes = excluded.scopes, effect = excluded.effect, revision = excluded.revision`,
 			arg(1), arg(2), arg(3), arg(4), arg(5)),
 		remove: fmt.Sprintf(`DELETE FROM tool_grants WHERE principal_id = %s AND tool_name = %s`, arg(1), arg(2)),
+		list: fmt.Sprintf(`SELECT c.revision, g.principal_id, g.tool_name, g.scopes, g.effect, g.revision
+FROM control_revisions c
+LEFT JOIN tool_grants g ON (%[1]s = '' OR g.principal_id = %[1]s) AND (%[2]s = '' OR g.tool_name = %[2]s)
+WHERE c.name = 'model_grants'`, arg(1), arg(2)),
 	}
 }
 
@@ -382,9 +412,11 @@ type execer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// write runs change in one transaction after incrementing the control revision, and
-// commits when change reports a change (else rolls back, the increment with it). It
-// answers the new control revision, or 0 when nothing changed.
+// write runs change in one transaction after reading (and, on PostgreSQL, locking) the
+// control revision, passing change the revision its change will take. The triggers of
+// migration 0019 increment the control revision once per changed row; write commits when
+// change reports a change counted exactly once, else rolls back. It answers the new
+// control revision, or 0 when nothing changed.
 func (s *Store) write(ctx context.Context, change func(tx execer, rev int64) (bool, error)) (int64, error) {
 	if s.db == nil || s.q == nil {
 		return 0, errSetup
@@ -397,19 +429,29 @@ func (s *Store) write(ctx context.Context, change func(tx execer, rev int64) (bo
 		changed bool
 	)
 	err := inTx(ctx, s.db, s.dialect, func(tx execer) (bool, error) {
-		if err := tx.QueryRowContext(ctx, s.q.bump).Scan(&rev); err != nil {
+		var before int64
+		if err := tx.QueryRowContext(ctx, s.q.lock).Scan(&before); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return false, errNoControl
 			}
 			return false, err
 		}
 		var err error
-		changed, err = change(tx, rev)
-		return changed, err
+		changed, err = change(tx, before+1)
+		if err != nil || !changed {
+			return false, err
+		}
+		if err := tx.QueryRowContext(ctx, s.q.control).Scan(&rev); err != nil {
+			return false, err
+		}
+		if rev != before+1 { // no trigger counted the change: 0019 is not applied
+			return false, errSchema
+		}
+		return true, nil
 	})
 	if err != nil {
-		if errors.Is(err, errNoControl) {
-			return 0, errNoControl
+		if errors.Is(err, errNoControl) || errors.Is(err, errSchema) {
+			return 0, err
 		}
 		return 0, fail(ctx, "write", err)
 	}
@@ -421,8 +463,8 @@ func (s *Store) write(ctx context.Context, change func(tx execer, rev int64) (bo
 }
 
 // inTx runs f in one write transaction: BEGIN IMMEDIATE on one connection for SQLite
-// (with the busy timeout), READ COMMITTED for PostgreSQL. It commits when f reports a
-// change and rolls back otherwise. Errors are the storage's own: callers wrap them.
+// (see sqliteTx), READ COMMITTED for PostgreSQL. It commits when f reports a change and
+// rolls back otherwise. Errors are the storage's own: callers wrap them.
 func inTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx execer) (bool, error)) error {
 	if d == Postgres {
 		tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
@@ -437,15 +479,59 @@ func inTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx execer) (bool, e
 		return tx.Commit()
 	}
 
+	// A SQLite transaction that meets a busy database is rolled back and run again,
+	// until the context's deadline (or writeWait, without one): under many writers the
+	// busy handler alone can time out before a writer's turn comes.
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(writeWait)
+	}
+	pause := time.Millisecond
+	for {
+		err := sqliteTx(ctx, db, deadline, f)
+		if err == nil || !busy(err) || ctx.Err() != nil {
+			return err
+		}
+		wait := min(pause+time.Duration(rand.Int64N(int64(pause))), time.Until(deadline))
+		if wait <= 0 {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
+
+// writeWait bounds how long a SQLite write retries a busy database when its context has
+// no deadline.
+const writeWait = 30 * time.Second
+
+// busy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED, by the driver's
+// error code where it has one (modernc.org/sqlite), else by the message.
+func busy(err error) bool {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		c := coded.Code() & 0xff
+		return c == 5 || c == 6
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY")
+}
+
+// sqliteTx runs f once as BEGIN IMMEDIATE on one connection, with a busy timeout of
+// busyTimeout or the time left before deadline, whichever is shorter.
+func sqliteTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx execer) (bool, error)) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	timeout := busyTimeout
-	if dl, ok := ctx.Deadline(); ok {
-		timeout = max(min(timeout, time.Until(dl)), time.Millisecond)
-	}
+	timeout := max(min(busyTimeout, time.Until(deadline)), time.Millisecond)
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", timeout.Milliseconds())); err != nil {
 		return err
 	}
@@ -464,4 +550,58 @@ func inTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx execer) (bool, e
 		conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
 	return err
+}
+
+// ListGrants returns the rows matching principal and tool ("" matches any), sorted by
+// principal then tool, with the control revision of the same snapshot. It reads every
+// matching row (no MaxRows bound: it is for operators, not requests). A malformed row
+// answers its *grants.MalformedError, storage failures grants.ErrUnavailable.
+func (s *Store) ListGrants(ctx context.Context, principal, tool string) (*grants.Listing, error) {
+	if s.db == nil || s.q == nil {
+		return nil, errSetup
+	}
+	rows, err := s.db.QueryContext(ctx, s.q.list, principal, tool)
+	if err != nil {
+		return nil, fail(ctx, "read", err)
+	}
+	defer rows.Close()
+	l := &grants.Listing{}
+	found := false
+	var (
+		control, rev         sql.NullInt64
+		p, t, scopes, effect sql.NullString
+	)
+	for rows.Next() {
+		if err := rows.Scan(&control, &p, &t, &scopes, &effect, &rev); err != nil {
+			return nil, fail(ctx, "read", err)
+		}
+		if !control.Valid || control.Int64 < 1 || (found && control.Int64 != l.Revision) {
+			return nil, errNoControl
+		}
+		found = true
+		l.Revision = control.Int64
+		if !p.Valid && !t.Valid && !scopes.Valid && !effect.Valid && !rev.Valid {
+			continue
+		}
+		r, err := decodeRow(p.String, p, t, scopes, effect, rev)
+		if err != nil {
+			return nil, err
+		}
+		l.Rows = append(l.Rows, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, "read", err)
+	}
+	if !found {
+		return nil, errNoControl
+	}
+	grants.SortRows(l.Rows)
+	s.raise(l.Revision)
+	return l, nil
+}
+
+// Remove is Delete answering the control revision of the change, or 0 when there was no
+// row to delete (and nothing changed).
+func (s *Store) Remove(ctx context.Context, principal, tool string) (int64, error) {
+	return s.delete(ctx, principal, tool)
 }

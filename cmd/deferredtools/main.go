@@ -1,0 +1,352 @@
+// Command deferredtools operates the grant store of a deferredtools host: it applies the
+// migrations and lists, changes and explains grant rows in SQLite or PostgreSQL.
+//
+//	deferredtools migrate -db DB
+//	deferredtools grants list  -db DB [-principal P] [-tool T] [-json]
+//	deferredtools grants allow -db DB -principal P -tool T [-scopes a,b]
+//	deferredtools grants deny  -db DB -principal P -tool T
+//	deferredtools grants revoke -db DB -principal P -tool T
+//	deferredtools grants check -db DB -principal P [-scopes a,b] [-tool T]
+//
+// DB is sqlite:PATH or a postgres:// (postgresql://) connection string. Every change
+// goes through sqlstore, one transaction each, and prints the new control revision. The
+// exit status is 0 on success, 1 when the operation is refused (a one-line reason on
+// stderr) and 2 on a usage error.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx"
+	_ "modernc.org/sqlite"             // driver "sqlite"
+
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/grants/sqlstore"
+)
+
+const usage = `usage:
+  deferredtools migrate -db DB
+  deferredtools grants list   -db DB [-principal P] [-tool T] [-json]
+  deferredtools grants allow  -db DB -principal P -tool T [-scopes a,b]
+  deferredtools grants deny   -db DB -principal P -tool T
+  deferredtools grants revoke -db DB -principal P -tool T
+  deferredtools grants check  -db DB -principal P [-scopes a,b] [-tool T]
+DB is sqlite:PATH or postgres://...`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// errUsage marks a usage error: exit status 2.
+var errUsage = errors.New("usage")
+
+// errNoRow refuses a revoke of a row that does not exist.
+var errNoRow = errors.New("deferredtools: no grant row for that principal and tool")
+
+// run runs the command line args and answers the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	err := dispatch(args, stdout, stderr)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		if msg := strings.TrimPrefix(err.Error(), errUsage.Error()); msg != "" {
+			fmt.Fprintln(stderr, "deferredtools: usage"+msg)
+		}
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	fmt.Fprintln(stderr, err) // library errors are fixed one-line texts
+	return 1
+}
+
+func usageErr(msg string) error { return fmt.Errorf("%w: %s", errUsage, msg) }
+
+func dispatch(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errUsage
+	}
+	if args[0] == "migrate" {
+		return migrate(args[1:], stdout, stderr)
+	}
+	if args[0] != "grants" || len(args) < 2 {
+		return usageErr("unknown command")
+	}
+	switch args[1] {
+	case "list":
+		return list(args[2:], stdout, stderr)
+	case "allow", "deny":
+		return put(args[1], args[2:], stdout, stderr)
+	case "revoke":
+		return revoke(args[2:], stdout, stderr)
+	case "check":
+		return check(args[2:], stdout, stderr)
+	}
+	return usageErr("unknown grants subcommand")
+}
+
+// flags is one subcommand's flag set with the -db flag every subcommand has.
+type flags struct {
+	*flag.FlagSet
+	db, principal, tool, scopes string
+	json                        bool
+}
+
+// newFlags makes the flag set of a subcommand; with names the optional flags it takes.
+func newFlags(name string, stderr io.Writer, with ...string) *flags {
+	f := &flags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError)}
+	f.SetOutput(stderr)
+	f.StringVar(&f.db, "db", "", "grant database: sqlite:PATH or postgres://...")
+	for _, w := range with {
+		switch w {
+		case "principal":
+			f.StringVar(&f.principal, "principal", "", "principal ID (* for every principal)")
+		case "tool":
+			f.StringVar(&f.tool, "tool", "", "exact tool name")
+		case "scopes":
+			f.StringVar(&f.scopes, "scopes", "", "scopes, comma-separated")
+		case "json":
+			f.BoolVar(&f.json, "json", false, "print JSON")
+		}
+	}
+	return f
+}
+
+// parse parses args and checks that the required flags are set and nothing else follows.
+func (f *flags) parse(args []string, required ...string) error {
+	if err := f.Parse(args); err != nil {
+		return errUsage
+	}
+	if f.NArg() > 0 {
+		return usageErr("unexpected argument")
+	}
+	if f.db == "" {
+		return usageErr("-db is required")
+	}
+	for _, r := range required {
+		if f.Lookup(r).Value.String() == "" {
+			return usageErr("-" + r + " is required")
+		}
+	}
+	return nil
+}
+
+// splitScopes splits a -scopes value at commas; "" is no scope. Empty items are kept, so
+// that the row model refuses them.
+func splitScopes(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// open opens the database -db names. Only migrate may create a SQLite file.
+func open(spec string, create bool) (*sql.DB, sqlstore.Dialect, error) {
+	if path, ok := strings.CutPrefix(spec, "sqlite:"); ok {
+		if path == "" {
+			return nil, 0, usageErr("-db sqlite:PATH needs a path")
+		}
+		mode := "rw"
+		if create {
+			mode = "rwc"
+		}
+		db, err := sql.Open("sqlite", "file:"+path+"?mode="+mode+"&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
+		if err != nil {
+			return nil, 0, grants.ErrUnavailable
+		}
+		return db, sqlstore.SQLite, nil
+	}
+	if strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://") {
+		db, err := sql.Open("pgx", spec)
+		if err != nil {
+			return nil, 0, grants.ErrUnavailable
+		}
+		return db, sqlstore.Postgres, nil
+	}
+	return nil, 0, usageErr("-db must be sqlite:PATH or postgres://...")
+}
+
+// withStore opens -db and runs f with its Store under a one-minute deadline.
+func withStore(spec string, f func(ctx context.Context, db *sql.DB, d sqlstore.Dialect, s *sqlstore.Store) error) error {
+	db, d, err := open(spec, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return f(ctx, db, d, sqlstore.New(db, d))
+}
+
+func migrate(args []string, stdout, stderr io.Writer) error {
+	f := newFlags("migrate", stderr)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	db, d, err := open(f.db, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	before, err := sqlstore.Applied(ctx, db, d)
+	if err != nil {
+		return err
+	}
+	if err := sqlstore.Migrate(ctx, db, d, nil); err != nil {
+		return err
+	}
+	after, err := sqlstore.Applied(ctx, db, d)
+	if err != nil {
+		return err
+	}
+	for _, m := range after {
+		if !slices.ContainsFunc(before, func(b sqlstore.Migration) bool { return b.Version == m.Version }) {
+			fmt.Fprintln(stdout, "applied", m.Name)
+		}
+	}
+	if len(after) > 0 {
+		fmt.Fprintln(stdout, "schema at", after[len(after)-1].Name)
+	}
+	return nil
+}
+
+// jsonRow is a row as list -json prints it.
+type jsonRow struct {
+	Principal string   `json:"principal"`
+	Tool      string   `json:"tool"`
+	Scopes    []string `json:"scopes"`
+	Effect    string   `json:"effect"`
+	Revision  int64    `json:"revision"`
+}
+
+// rowText prints a row's fields tab-separated: principal, tool, effect, scopes
+// (comma-separated, "-" for none), revision.
+func rowText(r grants.Row) string {
+	scopes := strings.Join(r.Scopes, ",")
+	if scopes == "" {
+		scopes = "-"
+	}
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%d", r.Principal, r.Tool, r.Effect, scopes, r.Revision)
+}
+
+func list(args []string, stdout, stderr io.Writer) error {
+	f := newFlags("grants list", stderr, "principal", "tool", "json")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
+		l, err := s.ListGrants(ctx, f.principal, f.tool)
+		if err != nil {
+			return err
+		}
+		if f.json {
+			out := struct {
+				Revision int64     `json:"revision"`
+				Rows     []jsonRow `json:"rows"`
+			}{Revision: l.Revision, Rows: []jsonRow{}}
+			for _, r := range l.Rows {
+				out.Rows = append(out.Rows, jsonRow{r.Principal, r.Tool, append([]string{}, r.Scopes...), string(r.Effect), r.Revision})
+			}
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		}
+		fmt.Fprintln(stdout, "revision", l.Revision)
+		for _, r := range l.Rows {
+			fmt.Fprintln(stdout, rowText(r))
+		}
+		return nil
+	})
+}
+
+func put(effect string, args []string, stdout, stderr io.Writer) error {
+	with := []string{"principal", "tool"}
+	if effect == "allow" {
+		with = append(with, "scopes")
+	}
+	f := newFlags("grants "+effect, stderr, with...)
+	if err := f.parse(args, "principal", "tool"); err != nil {
+		return err
+	}
+	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
+		r, err := s.Put(ctx, grants.Row{Principal: f.principal, Tool: f.tool, Scopes: splitScopes(f.scopes), Effect: grants.Effect(effect)})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "revision", r.Revision)
+		return nil
+	})
+}
+
+func revoke(args []string, stdout, stderr io.Writer) error {
+	f := newFlags("grants revoke", stderr, "principal", "tool")
+	if err := f.parse(args, "principal", "tool"); err != nil {
+		return err
+	}
+	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
+		rev, err := s.Remove(ctx, f.principal, f.tool)
+		if err != nil {
+			return err
+		}
+		if rev == 0 {
+			return errNoRow
+		}
+		fmt.Fprintln(stdout, "revision", rev)
+		return nil
+	})
+}
+
+// check prints the decision (GRANT-2) for -tool, or for every tool with a row that
+// applies to the principal, and the deciding row: one line per tool, "TOOL granted|denied"
+// then the row as list prints it, or "no row" (denied by default).
+func check(args []string, stdout, stderr io.Writer) error {
+	f := newFlags("grants check", stderr, "principal", "tool", "scopes")
+	if err := f.parse(args, "principal"); err != nil {
+		return err
+	}
+	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
+		snap, err := s.ReadGrants(ctx, f.principal)
+		if err != nil {
+			return err
+		}
+		d, err := grants.Resolve(snap, grants.Principal{ID: f.principal, Scopes: splitScopes(f.scopes)})
+		if err != nil {
+			return err
+		}
+		tools := []string{f.tool}
+		if f.tool == "" {
+			tools = nil
+			for _, r := range snap.Rows {
+				if !slices.Contains(tools, r.Tool) {
+					tools = append(tools, r.Tool)
+				}
+			}
+			slices.Sort(tools)
+		}
+		fmt.Fprintln(stdout, "revision", snap.Revision)
+		for _, tool := range tools {
+			decision := "denied"
+			if d.Allows(tool) {
+				decision = "granted"
+			}
+			by := "no row"
+			if r, ok := grants.Deciding(snap, f.principal, tool); ok {
+				by = rowText(r)
+			}
+			fmt.Fprintf(stdout, "%s\t%s\t%s\n", tool, decision, by)
+		}
+		return nil
+	})
+}

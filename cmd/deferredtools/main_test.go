@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/internal/dbtest"
+)
+
+// bin is the command built once for every test.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "deferredtools-cli")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "deferredtools")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		panic("building the command: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is one run of the command.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func cli(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+// ok runs the command and fails the test unless it exits 0; it returns stdout.
+func ok(t *testing.T, args ...string) string {
+	t.Helper()
+	r := cli(t, args...)
+	if r.code != 0 {
+		t.Fatalf("deferredtools %q: exit %d, stderr %q; want 0", args, r.code, r.stderr)
+	}
+	return r.stdout
+}
+
+// refused runs the command and fails the test unless it exits 1 with one line on stderr
+// containing want.
+func refused(t *testing.T, want string, args ...string) {
+	t.Helper()
+	r := cli(t, args...)
+	if r.code != 1 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("deferredtools %q = exit %d, stdout %q, stderr %q; want exit 1 and one line containing %q", args, r.code, r.stdout, r.stderr, want)
+	}
+}
+
+// A target is one database the command runs against.
+type target struct {
+	name   string
+	db     func(t *testing.T) (flag string, raw *sql.DB)
+	driver string
+}
+
+func targets() []target {
+	return []target{
+		{"sqlite", func(t *testing.T) (string, *sql.DB) {
+			path := filepath.Join(t.TempDir(), "grants.db")
+			return "sqlite:" + path, dbtest.Open(t, "sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+		}, "sqlite"},
+		{"postgres", func(t *testing.T) (string, *sql.DB) {
+			dsn := dbtest.PostgresDSN(t)
+			return dsn, dbtest.Open(t, "pgx", dsn)
+		}, "pgx"},
+	}
+}
+
+// SPEC GRANT-1..5, FLAG-3: every subcommand on SQLite and PostgreSQL: before migrate the
+// store is unavailable (exit 1), then migrate, writes printing the new revision, list,
+// check naming the deciding row, revoke; refused operations exit 1 with one line.
+func TestCommand(t *testing.T) {
+	for _, tg := range targets() {
+		t.Run(tg.name, func(t *testing.T) {
+			db, raw := tg.db(t)
+			// FLAG-3: no tables yet: every grants subcommand is refused, nothing is created.
+			refused(t, "storage unavailable", "grants", "list", "-db", db)
+			refused(t, "storage unavailable", "grants", "allow", "-db", db, "-principal", "alice", "-tool", "t")
+			refused(t, "storage unavailable", "grants", "check", "-db", db, "-principal", "alice")
+			refused(t, "storage unavailable", "grants", "revoke", "-db", db, "-principal", "alice", "-tool", "t")
+
+			out := ok(t, "migrate", "-db", db)
+			if !strings.Contains(out, "applied 0018_tool_grants\napplied 0019_grant_rules\n") {
+				t.Errorf("GRANT-3: first migrate printed %q, want both migrations applied", out)
+			}
+			if out := ok(t, "migrate", "-db", db); out != "schema at 0019_grant_rules\n" {
+				t.Errorf("GRANT-3: second migrate printed %q, want nothing applied", out)
+			}
+
+			// GRANT-4: each change prints the new control revision.
+			for i, args := range [][]string{
+				{"grants", "allow", "-principal", "alice", "-tool", "t", "-scopes", "a,b"},
+				{"grants", "deny", "-principal", "alice", "-tool", "u"},
+				{"grants", "allow", "-principal", "*", "-tool", "t"},
+				{"grants", "allow", "-principal", "*", "-tool", "u"},
+			} {
+				want := "revision " + string(rune('2'+i)) + "\n"
+				if out := ok(t, append(args, "-db", db)...); out != want {
+					t.Errorf("GRANT-4: %q printed %q, want %q", args, out, want)
+				}
+			}
+
+			if out := ok(t, "grants", "list", "-db", db); out != "revision 5\n*\tt\tallow\t-\t4\n*\tu\tallow\t-\t5\nalice\tt\tallow\ta,b\t2\nalice\tu\tdeny\t-\t3\n" {
+				t.Errorf("GRANT-1: list printed %q", out)
+			}
+			if out := ok(t, "grants", "list", "-db", db, "-principal", "alice", "-tool", "u"); out != "revision 5\nalice\tu\tdeny\t-\t3\n" {
+				t.Errorf("list -principal alice -tool u printed %q", out)
+			}
+			var listed struct {
+				Revision int64
+				Rows     []struct {
+					Principal, Tool, Effect string
+					Scopes                  []string
+					Revision                int64
+				}
+			}
+			if err := json.Unmarshal([]byte(ok(t, "grants", "list", "-db", db, "-tool", "t", "-json")), &listed); err != nil {
+				t.Fatal(err)
+			}
+			if listed.Revision != 5 || len(listed.Rows) != 2 || listed.Rows[1].Principal != "alice" ||
+				strings.Join(listed.Rows[1].Scopes, " ") != "a b" || listed.Rows[1].Revision != 2 {
+				t.Errorf("list -tool t -json = %+v", listed)
+			}
+
+			// GRANT-2: the decision and the deciding row.
+			for _, tc := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"-principal", "alice", "-scopes", "a,b", "-tool", "t"}, "revision 5\nt\tgranted\talice\tt\tallow\ta,b\t2\n"},
+				{[]string{"-principal", "alice", "-scopes", "a", "-tool", "t"}, "revision 5\nt\tdenied\talice\tt\tallow\ta,b\t2\n"},
+				{[]string{"-principal", "alice", "-tool", "u"}, "revision 5\nu\tdenied\talice\tu\tdeny\t-\t3\n"},
+				{[]string{"-principal", "bob", "-tool", "u"}, "revision 5\nu\tgranted\t*\tu\tallow\t-\t5\n"},
+				{[]string{"-principal", "bob", "-tool", "v"}, "revision 5\nv\tdenied\tno row\n"},
+				{[]string{"-principal", "bob"}, "revision 5\nt\tgranted\t*\tt\tallow\t-\t4\nu\tgranted\t*\tu\tallow\t-\t5\n"},
+			} {
+				if out := ok(t, append([]string{"grants", "check", "-db", db}, tc.args...)...); out != tc.want {
+					t.Errorf("GRANT-2: check %q printed %q, want %q", tc.args, out, tc.want)
+				}
+			}
+
+			if out := ok(t, "grants", "revoke", "-db", db, "-principal", "alice", "-tool", "t"); out != "revision 6\n" {
+				t.Errorf("GRANT-4: revoke printed %q, want revision 6", out)
+			}
+
+			// Refused operations: exit 1, one line, nothing changed.
+			refused(t, "no grant row", "grants", "revoke", "-db", db, "-principal", "alice", "-tool", "t")
+			refused(t, "malformed row: scope", "grants", "allow", "-db", db, "-principal", "alice", "-tool", "t", "-scopes", "a b")
+			refused(t, "malformed row: scope", "grants", "allow", "-db", db, "-principal", "alice", "-tool", "t", "-scopes", "a,a")
+			refused(t, "malformed row: scope", "grants", "allow", "-db", db, "-principal", "alice", "-tool", "t", "-scopes", "a,,b")
+			if out := ok(t, "grants", "list", "-db", db, "-principal", "alice"); out != "revision 6\nalice\tu\tdeny\t-\t3\n" {
+				t.Errorf("refused operations changed the store: list printed %q", out)
+			}
+
+			// Plain SQL edits are seen, counted by the triggers (GRANT-4).
+			if _, err := raw.Exec("UPDATE tool_grants SET effect = 'allow' WHERE principal_id = 'alice'"); err != nil {
+				t.Fatal(err)
+			}
+			if out := ok(t, "grants", "check", "-db", db, "-principal", "alice", "-tool", "u"); out != "revision 7\nu\tgranted\talice\tu\tallow\t-\t7\n" {
+				t.Errorf("GRANT-4: check after a plain SQL edit printed %q", out)
+			}
+			// A storage failure is a refusal too.
+			if _, err := raw.Exec("DELETE FROM control_revisions"); err != nil {
+				t.Fatal(err)
+			}
+			refused(t, "control revision missing", "grants", "list", "-db", db)
+			refused(t, "control revision missing", "grants", "deny", "-db", db, "-principal", "alice", "-tool", "u")
+		})
+	}
+}
+
+// SPEC GRANT-5: migrate refuses a database holding rows that break the row model, naming
+// their count, and deletes nothing.
+func TestMigrateRefused(t *testing.T) {
+	for _, tg := range targets() {
+		t.Run(tg.name, func(t *testing.T) {
+			db, raw := tg.db(t)
+			// An older build's tables, with rows no read accepts.
+			for _, q := range []string{
+				"CREATE TABLE control_revisions (name TEXT NOT NULL PRIMARY KEY, revision BIGINT NOT NULL)",
+				"INSERT INTO control_revisions VALUES ('model_grants', 3)",
+				"CREATE TABLE tool_grants (principal_id TEXT NOT NULL, tool_name TEXT NOT NULL, scopes TEXT NOT NULL, effect TEXT NOT NULL, revision BIGINT NOT NULL, PRIMARY KEY (principal_id, tool_name))",
+				"INSERT INTO tool_grants VALUES ('*', 'a', 'read ', 'allow', 1), ('*', 'b', 'x', 'ALLOW', 2), ('*', 'c', 'x', 'allow', 3)",
+			} {
+				if _, err := raw.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			refused(t, "2 rows break the grant row model", "migrate", "-db", db)
+			var n int
+			if err := raw.QueryRow("SELECT count(*) FROM tool_grants").Scan(&n); err != nil || n != 3 {
+				t.Errorf("the refused migrate left %d rows (%v), want all 3", n, err)
+			}
+			if _, err := raw.Exec("DELETE FROM tool_grants WHERE tool_name <> 'c'"); err != nil {
+				t.Fatal(err)
+			}
+			ok(t, "migrate", "-db", db)
+			if out := ok(t, "grants", "list", "-db", db); out != "revision 3\n*\tc\tallow\tx\t3\n" {
+				t.Errorf("GRANT-3: the adopted database lists %q, want its row kept", out)
+			}
+		})
+	}
+}
+
+// Usage errors exit 2 and print the usage.
+func TestUsage(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "g.db")
+	for _, args := range [][]string{
+		{},
+		{"frob"},
+		{"grants"},
+		{"grants", "frob", "-db", db},
+		{"catalog", "check"},
+		{"migrate"},
+		{"migrate", "-db", "mysql://x"},
+		{"migrate", "-db", "sqlite:"},
+		{"migrate", "-db", db, "extra"},
+		{"grants", "list", "-db", db, "-bogus"},
+		{"grants", "allow", "-db", db, "-tool", "t"},
+		{"grants", "allow", "-db", db, "-principal", "p"},
+		{"grants", "deny", "-db", db, "-principal", "p", "-tool", "t", "-scopes", "a"},
+		{"grants", "revoke", "-db", db, "-principal", "p"},
+		{"grants", "check", "-db", db, "-tool", "t"},
+		{"grants", "list", "-principal", "p"},
+	} {
+		r := cli(t, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "usage:") || r.stdout != "" {
+			t.Errorf("deferredtools %q = exit %d, stdout %q, stderr %q; want exit 2 and the usage", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if _, err := os.Stat(strings.TrimPrefix(db, "sqlite:")); err == nil {
+		t.Error("a usage error created the database file")
+	}
+}
