@@ -40,7 +40,7 @@ type CatalogOptions struct {
 	// values, which otherwise count a tenth of the description). SPEC DISC-4 lists
 	// names, titles and descriptions; by default the descriptions of a tool's
 	// parameters are read as part of its descriptions, which finds more of the right
-	// tools (the rank package doc has the measurements).
+	// tools (rank/TUNING.md has the measurements).
 	IgnoreParamText bool
 }
 
