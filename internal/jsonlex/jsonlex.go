@@ -86,6 +86,12 @@ func ScanString(b []byte, i int) (s String, f Fault) {
 			return s, None
 		case c == '\\':
 			s.Escaped = true
+			if next, units, astral := uRun(b, i); next > i {
+				s.Units += units
+				s.Astral += astral
+				i = next
+				continue
+			}
 			r, next, f := escape(b, i)
 			if f != None {
 				return s, f
@@ -111,6 +117,121 @@ func ScanString(b []byte, i int) (s String, f Fault) {
 			i += size
 		}
 	}
+}
+
+// DecodeString is ScanString that also decodes, in the same single pass: when the
+// string holds an escape, its decoded text (Unescape's result) is appended to dst;
+// otherwise dst is returned unchanged and the text is b[i+1:s.End-1] itself. On a
+// fault, dst may hold a partial decoding past its old length.
+func DecodeString(dst, b []byte, i int) ([]byte, String, Fault) {
+	var s String
+	start := i + 1
+	for i = start; ; {
+		j := plainRun(b, i)
+		s.Units += j - i
+		i = j
+		if i >= len(b) {
+			return dst, s, Unterminated
+		}
+		c := b[i]
+		if c == '"' {
+			s.End = i + 1
+			return dst, s, None
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return dst, s, Control
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return dst, s, BadUTF8
+		}
+		s.Units++
+		if size == 4 {
+			s.Units++
+			s.Astral++
+		}
+		i += size
+	}
+	s.Escaped = true
+	dst = append(dst, b[start:i]...)
+	for {
+		// b[i] is neither plain nor the closing quote.
+		switch c := b[i]; {
+		case c == '"':
+			s.End = i + 1
+			return dst, s, None
+		case c == '\\':
+			d, next, units, astral := appendURun(dst, b, i)
+			if next > i {
+				dst, i = d, next
+				s.Units += units
+				s.Astral += astral
+				break
+			}
+			r, next, f := escape(b, i)
+			if f != None {
+				return dst, s, f
+			}
+			s.Units++
+			if r >= 0x10000 {
+				s.Units++
+				s.Astral++
+			}
+			dst = utf8.AppendRune(dst, r)
+			i = next
+		case c < 0x20:
+			return dst, s, Control
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return dst, s, BadUTF8
+			}
+			s.Units++
+			if size == 4 {
+				s.Units++
+				s.Astral++
+			}
+			dst = append(dst, b[i:i+size]...)
+			i += size
+		}
+		j := plainRun(b, i)
+		s.Units += j - i
+		dst = append(dst, b[i:j]...)
+		if i = j; i >= len(b) {
+			return dst, s, Unterminated
+		}
+	}
+}
+
+// uRun returns the end of the run of \uXXXX escapes from i whose code points are not
+// surrogates or are well-formed surrogate pairs, with the UTF-16 code units and the
+// characters beyond U+FFFF it holds. It stops at anything else, for escape to judge: a
+// long run of escapes is the slowest string to read, so it gets this short loop.
+func uRun(b []byte, i int) (next, units, astral int) {
+	for len(b)-i >= 6 && b[i] == '\\' && b[i+1] == 'u' {
+		r, ok := Hex4(b, i+2)
+		if !ok {
+			break
+		}
+		if r >= 0xD800 && r < 0xE000 {
+			if r >= 0xDC00 || len(b)-i < 12 || b[i+6] != '\\' || b[i+7] != 'u' {
+				break
+			}
+			if lo, ok := Hex4(b, i+8); !ok || lo < 0xDC00 || lo >= 0xE000 {
+				break
+			}
+			units += 2
+			astral++
+			i += 12
+			continue
+		}
+		units++
+		i += 6
+	}
+	return i, units, astral
 }
 
 // escape decodes the escape whose backslash is b[i], strictly, and returns the rune and
@@ -194,6 +315,12 @@ func Unescape(dst, s []byte) []byte {
 		if i = j; i >= len(s) {
 			break
 		}
+		if s[i] == '\\' {
+			if d, next, _, _ := appendURun(dst, s, i); next > i {
+				dst, i = d, next
+				continue
+			}
+		}
 		var r rune
 		if s[i] == '\\' {
 			r, i = looseEscape(s, i)
@@ -205,6 +332,51 @@ func Unescape(dst, s []byte) []byte {
 		dst = utf8.AppendRune(dst, r)
 	}
 	return dst
+}
+
+// appendURun decodes the run of \uXXXX escapes from i that uRun would read (no lone
+// surrogate, no malformed escape) onto dst, and returns dst, the end of the run and
+// uRun's counts. It is the short loop for the slowest text to decode; the callers'
+// general paths take the rest.
+func appendURun(dst, s []byte, i int) (out []byte, next, units, astral int) {
+	for len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
+		r := hexRune([4]byte(s[i+2 : i+6]))
+		if r < 0 {
+			break
+		}
+		if uint32(r)-0xD800 < 0x800 {
+			// A surrogate: only a well-formed pair stays on this loop.
+			if r >= 0xDC00 || len(s)-i < 12 || s[i+6] != '\\' || s[i+7] != 'u' {
+				break
+			}
+			lo := hexRune([4]byte(s[i+8 : i+12]))
+			if lo < 0xDC00 || lo >= 0xE000 {
+				break
+			}
+			r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+			dst = append(dst, 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+			units += 2
+			astral++
+			i += 12
+			continue
+		}
+		switch {
+		case r < 0x80:
+			dst = append(dst, byte(r))
+		case r < 0x800:
+			dst = append(dst, 0xC0|byte(r>>6), 0x80|byte(r)&0x3F)
+		default:
+			dst = append(dst, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+		}
+		units++
+		i += 6
+	}
+	return dst, i, units, astral
+}
+
+// hexRune decodes four hexadecimal digits (either case), or is negative if one is not.
+func hexRune(h [4]byte) rune {
+	return hexVal[h[0]]<<12 | hexVal[h[1]]<<8 | hexVal[h[2]]<<4 | hexVal[h[3]]
 }
 
 // looseEscape decodes the escape whose backslash is s[i] as encoding/json does: a
