@@ -86,12 +86,6 @@ func ScanString(b []byte, i int) (s String, f Fault) {
 			return s, None
 		case c == '\\':
 			s.Escaped = true
-			if next, units, astral := uRun(b, i); next > i {
-				s.Units += units
-				s.Astral += astral
-				i = next
-				continue
-			}
 			r, next, f := escape(b, i)
 			if f != None {
 				return s, f
@@ -119,10 +113,11 @@ func ScanString(b []byte, i int) (s String, f Fault) {
 	}
 }
 
-// DecodeString is ScanString that also decodes, in the same single pass: when the
-// string holds an escape, its decoded text (Unescape's result) is appended to dst;
-// otherwise dst is returned unchanged and the text is b[i+1:s.End-1] itself. On a
-// fault, dst may hold a partial decoding past its old length.
+// DecodeString is ScanString that also decodes, in the same single pass (a reader that
+// keeps the text reads it once): when the string holds an escape, its decoded text, as
+// Unescape makes it, is appended to dst; otherwise dst comes back unchanged and the
+// text is b[i+1:s.End-1] itself. The decoded text is never longer than the raw, and
+// with room in dst it allocates nothing. On a fault, dst may hold a partial decoding.
 func DecodeString(dst, b []byte, i int) ([]byte, String, Fault) {
 	var s String
 	start := i + 1
@@ -206,34 +201,6 @@ func DecodeString(dst, b []byte, i int) ([]byte, String, Fault) {
 	}
 }
 
-// uRun returns the end of the run of \uXXXX escapes from i whose code points are not
-// surrogates or are well-formed surrogate pairs, with the UTF-16 code units and the
-// characters beyond U+FFFF it holds. It stops at anything else, for escape to judge: a
-// long run of escapes is the slowest string to read, so it gets this short loop.
-func uRun(b []byte, i int) (next, units, astral int) {
-	for len(b)-i >= 6 && b[i] == '\\' && b[i+1] == 'u' {
-		r, ok := Hex4(b, i+2)
-		if !ok {
-			break
-		}
-		if r >= 0xD800 && r < 0xE000 {
-			if r >= 0xDC00 || len(b)-i < 12 || b[i+6] != '\\' || b[i+7] != 'u' {
-				break
-			}
-			if lo, ok := Hex4(b, i+8); !ok || lo < 0xDC00 || lo >= 0xE000 {
-				break
-			}
-			units += 2
-			astral++
-			i += 12
-			continue
-		}
-		units++
-		i += 6
-	}
-	return i, units, astral
-}
-
 // escape decodes the escape whose backslash is b[i], strictly, and returns the rune and
 // the index past the escape (past both halves of a surrogate pair).
 func escape(b []byte, i int) (r rune, next int, f Fault) {
@@ -315,12 +282,6 @@ func Unescape(dst, s []byte) []byte {
 		if i = j; i >= len(s) {
 			break
 		}
-		if s[i] == '\\' {
-			if d, next, _, _ := appendURun(dst, s, i); next > i {
-				dst, i = d, next
-				continue
-			}
-		}
 		var r rune
 		if s[i] == '\\' {
 			r, i = looseEscape(s, i)
@@ -334,10 +295,11 @@ func Unescape(dst, s []byte) []byte {
 	return dst
 }
 
-// appendURun decodes the run of \uXXXX escapes from i that uRun would read (no lone
-// surrogate, no malformed escape) onto dst, and returns dst, the end of the run and
-// uRun's counts. It is the short loop for the slowest text to decode; the callers'
-// general paths take the rest.
+// appendURun decodes onto dst the run of \uXXXX escapes from i whose code points are
+// not surrogates or are well-formed surrogate pairs, and returns dst, the end of the
+// run, its UTF-16 code units and its characters beyond U+FFFF. It stops at anything
+// else, for escape to judge. A long run of escapes is the slowest string to decode
+// (SPEC PERF-4's worst case), so it gets this short loop.
 func appendURun(dst, s []byte, i int) (out []byte, next, units, astral int) {
 	for len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
 		r := hexRune([4]byte(s[i+2 : i+6]))

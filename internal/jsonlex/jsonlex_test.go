@@ -309,6 +309,7 @@ func FuzzScanString(f *testing.F) {
 		``, `abc`, `a\"b\\c\/\b\f\n\r\t`, `\u20ac\ud83d\ude00`, `\ud800`, `\udc00\ud800`,
 		`\ud800\u0041`, `\u12`, `\x`, "\xff", "\xed\xa0\x80", "tab\there", `é😀`,
 		`"trailing`, `\`, `0123456789abcdefghijklmnop\u0000`,
+		`\u0041\u00E9\u20ac\ud83d\ude00ab\u0042`, `\u0041\ud800\u12`, `a\u0041\udc00`,
 	} {
 		f.Add([]byte(s))
 	}
