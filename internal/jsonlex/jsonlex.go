@@ -159,12 +159,14 @@ func DecodeString(dst, b []byte, i int) ([]byte, String, Fault) {
 			s.End = i + 1
 			return dst, s, None
 		case c == '\\':
-			d, next, units, astral := appendURun(dst, b, i)
-			if next > i {
-				dst, i = d, next
-				s.Units += units
-				s.Astral += astral
-				break
+			if i+1 < len(b) && b[i+1] == 'u' {
+				d, next, units, astral := appendURun(dst, b, i)
+				if next > i {
+					dst, i = d, next
+					s.Units += units
+					s.Astral += astral
+					break
+				}
 			}
 			r, next, f := escape(b, i)
 			if f != None {

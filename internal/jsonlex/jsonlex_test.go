@@ -252,6 +252,27 @@ func BenchmarkScanString(b *testing.B) {
 	}
 }
 
+func BenchmarkDecodeString(b *testing.B) {
+	for _, tc := range []struct{ name, s string }{
+		{"plain32", `"` + strings.Repeat("abcd", 8) + `"`},
+		{"escaped32", `"` + strings.Repeat(`ab\n\u00e9`, 4) + `"`},
+		{"uRun1024", `"` + strings.Repeat(`\u00e9\ud83d\ude00`, 1024) + `"`},
+	} {
+		src := []byte(tc.s)
+		dst := make([]byte, 0, len(src))
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var f Fault
+				if dst, _, f = DecodeString(dst[:0], src, 0); f != None {
+					b.Fatal(f)
+				}
+			}
+		})
+	}
+}
+
 // loneSurrogates reports whether the content s of a string json.Valid accepts holds a
 // surrogate escape that is not half of a pair, by decoding its escapes into UTF-16 code
 // units: an oracle written apart from the code under test.
