@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
 
 // status is the outcome of checking one value against one subschema.
@@ -84,10 +86,10 @@ var emptyObject = []byte("{}")
 
 func (st *state) run(p *program, args []byte) error {
 	a, b := 0, len(args)
-	for a < b && isSpace(args[a]) {
+	for a < b && jsonlex.IsSpace(args[a]) {
 		a++
 	}
-	for b > a && isSpace(args[b-1]) {
+	for b > a && jsonlex.IsSpace(args[b-1]) {
 		b--
 	}
 	if a == b {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
 
 // ecmaSpace is the set ECMA-262 \s matches (WhiteSpace and LineTerminator), written for
@@ -375,7 +377,7 @@ func unicodeEscape(b *strings.Builder, p string, i int) (int, bool) {
 		b.WriteString(`\x{` + h + `}`)
 		return i + 2 + j, true
 	}
-	r, ok := hex4(toBytes(p), i+1)
+	r, ok := jsonlex.Hex4(toBytes(p), i+1)
 	if !ok {
 		return 0, false
 	}
@@ -384,7 +386,7 @@ func unicodeEscape(b *strings.Builder, p string, i int) (int, bool) {
 		if !strings.HasPrefix(p[n:], `\u`) {
 			return 0, false
 		}
-		r2, ok := hex4(toBytes(p), n+2)
+		r2, ok := jsonlex.Hex4(toBytes(p), n+2)
 		if !ok || r2 < 0xDC00 || r2 >= 0xE000 {
 			return 0, false
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"slices"
+
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
 
 // kind is the JSON type of one tape token.
@@ -75,15 +77,6 @@ func (t *tape) str(i int32) []byte {
 // lit returns the literal of number token i.
 func (t *tape) lit(i int32) []byte { return t.src[t.toks[i].off:t.toks[i].end] }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func skipSpace(src []byte, i int) int {
-	for i < len(src) && isSpace(src[i]) {
-		i++
-	}
-	return i
-}
-
 // parse fills t from src, enforcing lim, and charges duplicate-key checks to *steps.
 // It accepts exactly RFC 8259 JSON with one top-level value, valid UTF-8 and no lone
 // surrogate escapes, and rejects duplicate keys in any object.
@@ -96,7 +89,7 @@ func (t *tape) parse(src []byte, lim tapeLimits, steps *int) error {
 	if len(src) > lim.bytes {
 		return errBytes
 	}
-	i := skipSpace(src, 0)
+	i := jsonlex.SkipSpace(src, 0)
 	for {
 		// A value starts at i.
 		if i >= len(src) {
@@ -118,7 +111,7 @@ func (t *tape) parse(src []byte, lim tapeLimits, steps *int) error {
 			}
 			t.stack = append(t.stack, int32(len(t.toks)))
 			t.toks = append(t.toks, token{kind: k})
-			i = skipSpace(src, i+1)
+			i = jsonlex.SkipSpace(src, i+1)
 			if i < len(src) && (src[i] == '}' && k == kObject || src[i] == ']' && k == kArray) {
 				i++
 				if err := t.close(steps); err != nil {
@@ -168,7 +161,7 @@ func (t *tape) parse(src []byte, lim tapeLimits, steps *int) error {
 	after:
 		// A value ended just before i.
 		for {
-			i = skipSpace(src, i)
+			i = jsonlex.SkipSpace(src, i)
 			if len(t.stack) == 0 {
 				if i != len(src) {
 					return errSyntax
@@ -182,7 +175,7 @@ func (t *tape) parse(src []byte, lim tapeLimits, steps *int) error {
 			k := t.toks[top].kind
 			switch c := src[i]; {
 			case c == ',':
-				i = skipSpace(src, i+1)
+				i = jsonlex.SkipSpace(src, i+1)
 				t.toks[top].n++
 				if k == kObject {
 					var err error
@@ -217,11 +210,11 @@ func (t *tape) key(src []byte, i int, lim tapeLimits) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	i = skipSpace(src, i)
+	i = jsonlex.SkipSpace(src, i)
 	if i >= len(src) || src[i] != ':' {
 		return 0, errSyntax
 	}
-	return skipSpace(src, i+1), nil
+	return jsonlex.SkipSpace(src, i+1), nil
 }
 
 // close ends the container on top of the stack and, for an object, rejects a duplicate key.

@@ -113,6 +113,96 @@ func ScanString(b []byte, i int) (s String, f Fault) {
 	}
 }
 
+// DecodeString is ScanString that also decodes, in the same single pass (a reader that
+// keeps the text reads it once): when the string holds an escape, its decoded text, as
+// Unescape makes it, is appended to dst; otherwise dst comes back unchanged and the
+// text is b[i+1:s.End-1] itself. The decoded text is never longer than the raw, and
+// with room in dst it allocates nothing. On a fault, dst may hold a partial decoding.
+func DecodeString(dst, b []byte, i int) ([]byte, String, Fault) {
+	var s String
+	start := i + 1
+	for i = start; ; {
+		j := plainRun(b, i)
+		s.Units += j - i
+		i = j
+		if i >= len(b) {
+			return dst, s, Unterminated
+		}
+		c := b[i]
+		if c == '"' {
+			s.End = i + 1
+			return dst, s, None
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return dst, s, Control
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return dst, s, BadUTF8
+		}
+		s.Units++
+		if size == 4 {
+			s.Units++
+			s.Astral++
+		}
+		i += size
+	}
+	s.Escaped = true
+	dst = append(dst, b[start:i]...)
+	for {
+		// b[i] is neither plain nor the closing quote.
+		switch c := b[i]; {
+		case c == '"':
+			s.End = i + 1
+			return dst, s, None
+		case c == '\\':
+			if i+1 < len(b) && b[i+1] == 'u' {
+				d, next, units, astral := appendURun(dst, b, i)
+				if next > i {
+					dst, i = d, next
+					s.Units += units
+					s.Astral += astral
+					break
+				}
+			}
+			r, next, f := escape(b, i)
+			if f != None {
+				return dst, s, f
+			}
+			s.Units++
+			if r >= 0x10000 {
+				s.Units++
+				s.Astral++
+			}
+			dst = utf8.AppendRune(dst, r)
+			i = next
+		case c < 0x20:
+			return dst, s, Control
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return dst, s, BadUTF8
+			}
+			s.Units++
+			if size == 4 {
+				s.Units++
+				s.Astral++
+			}
+			dst = append(dst, b[i:i+size]...)
+			i += size
+		}
+		j := plainRun(b, i)
+		s.Units += j - i
+		dst = append(dst, b[i:j]...)
+		if i = j; i >= len(b) {
+			return dst, s, Unterminated
+		}
+	}
+}
+
 // escape decodes the escape whose backslash is b[i], strictly, and returns the rune and
 // the index past the escape (past both halves of a surrogate pair).
 func escape(b []byte, i int) (r rune, next int, f Fault) {
@@ -205,6 +295,52 @@ func Unescape(dst, s []byte) []byte {
 		dst = utf8.AppendRune(dst, r)
 	}
 	return dst
+}
+
+// appendURun decodes onto dst the run of \uXXXX escapes from i whose code points are
+// not surrogates or are well-formed surrogate pairs, and returns dst, the end of the
+// run, its UTF-16 code units and its characters beyond U+FFFF. It stops at anything
+// else, for escape to judge. A long run of escapes is the slowest string to decode
+// (SPEC PERF-4's worst case), so it gets this short loop.
+func appendURun(dst, s []byte, i int) (out []byte, next, units, astral int) {
+	for len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
+		r := hexRune([4]byte(s[i+2 : i+6]))
+		if r < 0 {
+			break
+		}
+		if uint32(r)-0xD800 < 0x800 {
+			// A surrogate: only a well-formed pair stays on this loop.
+			if r >= 0xDC00 || len(s)-i < 12 || s[i+6] != '\\' || s[i+7] != 'u' {
+				break
+			}
+			lo := hexRune([4]byte(s[i+8 : i+12]))
+			if lo < 0xDC00 || lo >= 0xE000 {
+				break
+			}
+			r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+			dst = append(dst, 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+			units += 2
+			astral++
+			i += 12
+			continue
+		}
+		switch {
+		case r < 0x80:
+			dst = append(dst, byte(r))
+		case r < 0x800:
+			dst = append(dst, 0xC0|byte(r>>6), 0x80|byte(r)&0x3F)
+		default:
+			dst = append(dst, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+		}
+		units++
+		i += 6
+	}
+	return dst, i, units, astral
+}
+
+// hexRune decodes four hexadecimal digits (either case), or is negative if one is not.
+func hexRune(h [4]byte) rune {
+	return hexVal[h[0]]<<12 | hexVal[h[1]]<<8 | hexVal[h[2]]<<4 | hexVal[h[3]]
 }
 
 // looseEscape decodes the escape whose backslash is s[i] as encoding/json does: a

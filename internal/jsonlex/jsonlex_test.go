@@ -88,10 +88,36 @@ func TestScanString(t *testing.T) {
 		{"\"\xed\xa0\x80\"", BadUTF8, String{}}, // an encoded surrogate
 		{"\"\xc0\xaf\"", BadUTF8, String{}},     // an overlong '/'
 		{"\"abcdefgh\xe2\x82\"", BadUTF8, String{}},
+		// Runs of \u escapes, which take a short loop, and what breaks a run.
+		{`"\u0041\u00e9\u20AC\uD83D\uDE00\u0042"`, None, String{End: 38, Units: 6, Astral: 1, Escaped: true}},
+		{`"\u0041ab\u00e9\n\u00e9é"`, None, String{End: 26, Units: 7, Escaped: true}},
+		{`"\u0041\ud800x"`, LoneSurrogate, String{}},
+		{`"\u0041\udc00\u0041"`, LoneSurrogate, String{}},
+		{`"\u0041\ud83d\u0041"`, LoneSurrogate, String{}},
+		{`"\u0041\u12"`, BadEscape, String{}},
+		{`"\u0041\u00e9`, Unterminated, String{}},
+		{"\"\\u0041\x01\"", Control, String{}},
+		{"\"\\u0041\xff\"", BadUTF8, String{}},
 	} {
 		got, f := ScanString([]byte(tc.in), 0)
 		if f != tc.fault || f == None && got != tc.want {
 			t.Errorf("ScanString(%q) = %+v, %d, want %+v, %d", tc.in, got, f, tc.want, tc.fault)
+		}
+		// DecodeString reads the same, and decodes as Unescape does.
+		dst, got, f := DecodeString([]byte("pre"), []byte(tc.in), 0)
+		if f != tc.fault || f == None && got != tc.want {
+			t.Errorf("DecodeString(%q) = %+v, %d, want %+v, %d", tc.in, got, f, tc.want, tc.fault)
+			continue
+		}
+		if f != None {
+			continue
+		}
+		want := "pre"
+		if got.Escaped {
+			want = string(Unescape([]byte("pre"), []byte(tc.in[1:got.End-1])))
+		}
+		if string(dst) != want {
+			t.Errorf("DecodeString(pre, %q) = %q, want %q", tc.in, dst, want)
 		}
 	}
 	// A string inside a larger text, at an offset.
@@ -113,6 +139,12 @@ func TestUnescape(t *testing.T) {
 		{`\ud800\ud83d\ude00`, "\ufffd😀"},
 		{"a\xffb", "a\ufffdb"},
 		{"é\xed\xa0\x80", "é\ufffd\ufffd\ufffd"},
+		// Runs of \u escapes, and what breaks a run.
+		{`\u0041\u00e9\u20AC\uD83D\uDE00\u0042`, "Aé€😀B"},
+		{`\u0041\ud800\u0042`, "A\ufffdB"},
+		{`\u0041\ud83d\u12`, "A\ufffd\\u12"},
+		{`\u0041\u12`, `A\u12`},
+		{`\u0041\u0000`, "A\x00"},
 	} {
 		if got := string(Unescape(nil, []byte(tc.in))); got != tc.want {
 			t.Errorf("Unescape(%q) = %q, want %q", tc.in, got, tc.want)
@@ -189,13 +221,16 @@ func TestNoAllocations(t *testing.T) {
 			t.Fatal(f)
 		}
 		buf = Unescape(buf[:0], content)
+		if buf, _, _ = DecodeString(buf[:0], src, 0); string(buf) != "aé😀\n and some plain text" {
+			t.Fatal("DecodeString decoded wrong")
+		}
 		if !Equal(content, "aé😀\n and some plain text") {
 			t.Fatal("Equal is false")
 		}
 		_ = SkipValue(src, 0)
 	})
 	if allocs != 0 {
-		t.Errorf("ScanString, Unescape (with room), Equal and SkipValue allocate %v times, want 0", allocs)
+		t.Errorf("ScanString, Unescape and DecodeString (with room), Equal and SkipValue allocate %v times, want 0", allocs)
 	}
 }
 
@@ -210,6 +245,27 @@ func BenchmarkScanString(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, f := ScanString(src, 0); f != None {
+					b.Fatal(f)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkDecodeString(b *testing.B) {
+	for _, tc := range []struct{ name, s string }{
+		{"plain32", `"` + strings.Repeat("abcd", 8) + `"`},
+		{"escaped32", `"` + strings.Repeat(`ab\n\u00e9`, 4) + `"`},
+		{"uRun1024", `"` + strings.Repeat(`\u00e9\ud83d\ude00`, 1024) + `"`},
+	} {
+		src := []byte(tc.s)
+		dst := make([]byte, 0, len(src))
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var f Fault
+				if dst, _, f = DecodeString(dst[:0], src, 0); f != None {
 					b.Fatal(f)
 				}
 			}
@@ -263,9 +319,10 @@ func loneSurrogates(s []byte) bool {
 	return false
 }
 
-// FuzzScanString: on any input, ScanString, Unescape and Equal never panic. A string
-// ScanString accepts is one encoding/json accepts, with valid UTF-8 and no lone
-// surrogate, and Unescape, Equal and the counts agree with encoding/json's decoding; a
+// FuzzScanString: on any input, ScanString, DecodeString, Unescape and Equal never
+// panic, and DecodeString reads as ScanString does. A string ScanString accepts is one
+// encoding/json accepts, with valid UTF-8 and no lone surrogate, and Unescape,
+// DecodeString, Equal and the counts agree with encoding/json's decoding; a
 // string it refuses is one encoding/json refuses, or holds invalid UTF-8 or a lone
 // surrogate (the Fault says which).
 func FuzzScanString(f *testing.F) {
@@ -273,6 +330,7 @@ func FuzzScanString(f *testing.F) {
 		``, `abc`, `a\"b\\c\/\b\f\n\r\t`, `\u20ac\ud83d\ude00`, `\ud800`, `\udc00\ud800`,
 		`\ud800\u0041`, `\u12`, `\x`, "\xff", "\xed\xa0\x80", "tab\there", `é😀`,
 		`"trailing`, `\`, `0123456789abcdefghijklmnop\u0000`,
+		`\u0041\u00E9\u20ac\ud83d\ude00ab\u0042`, `\u0041\ud800\u12`, `a\u0041\udc00`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -281,6 +339,13 @@ func FuzzScanString(f *testing.F) {
 		_ = Equal(data, "name")
 		src := append([]byte{'"'}, data...)
 		s, fault := ScanString(src, 0)
+		dst, ds, dfault := DecodeString([]byte("pre"), src, 0)
+		if dfault != fault || fault == None && ds != s {
+			t.Fatalf("DecodeString(%q) = %+v, %d; ScanString %+v, %d", src, ds, dfault, s, fault)
+		}
+		if fault == None && !s.Escaped && string(dst) != "pre" {
+			t.Fatalf("DecodeString(pre, %q) = %q without an escape", src, dst)
+		}
 		if fault != None {
 			end := SkipString(src, 0)
 			str := src[:end]
@@ -322,6 +387,9 @@ func FuzzScanString(f *testing.F) {
 		}
 		if got := string(Unescape(nil, content)); got != want {
 			t.Fatalf("Unescape(%q) = %q, encoding/json %q", content, got, want)
+		}
+		if s.Escaped && string(dst) != "pre"+want {
+			t.Fatalf("DecodeString(pre, %q) = %q, encoding/json %q", str, dst, want)
 		}
 		runes := []rune(want)
 		if units := len(utf16.Encode(runes)); s.Units != units || s.Units-s.Astral != len(runes) {
