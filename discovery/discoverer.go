@@ -30,8 +30,9 @@ type Options struct {
 	// Grants reads grant rows. Nil: every request that needs grants answers
 	// grants_unavailable (503), never an empty grant set (SPEC ERR-5, FLAG-3).
 	Grants grants.Reader
-	// Signer seals cursors. Nil: a fresh cursor.NewSigner() for this Discoverer.
-	Signer *cursor.Signer
+	// Signer seals and opens cursors (see Sealer). Nil, or a nil *cursor.Signer: a
+	// fresh cursor.NewSigner() for this Discoverer.
+	Signer Sealer
 	// Method renames the discover method for HandleJSONRPC. Empty: DefaultMethod.
 	Method string
 	// RevisionSync makes the grant revision bound into cursors the store's confirmed
@@ -59,8 +60,6 @@ type Options struct {
 	// from a *grants.Memory are called directly, without a deadline: it answers from
 	// memory and never waits on I/O.
 	GrantTimeout time.Duration
-
-	now func() time.Time // test seam; nil means time.Now
 }
 
 // DefaultCacheBytes is the cache bound of a Discoverer whose Options.CacheBytes is zero.
@@ -90,8 +89,7 @@ type Visibility struct {
 type Discoverer struct {
 	opts     Options
 	method   string
-	signer   *cursor.Signer
-	now      func() time.Time
+	signer   Sealer
 	revision int64    // the process revision when RevisionSync is off
 	visKey   [32]byte // digest of Visibility, bound into cursors
 	exclude  map[string]bool
@@ -119,12 +117,8 @@ func New(opts *Options) *Discoverer {
 	}
 	d.method = cmp.Or(d.opts.Method, DefaultMethod)
 	d.signer = d.opts.Signer
-	if d.signer == nil {
+	if s, ok := d.signer.(*cursor.Signer); d.signer == nil || ok && s == nil {
 		d.signer = cursor.NewSigner()
-	}
-	d.now = d.opts.now
-	if d.now == nil {
-		d.now = time.Now
 	}
 	var b [8]byte
 	rand.Read(b[:])
