@@ -400,13 +400,9 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 	}
 	binding := d.binding(p, set, rev, &req)
 
-	offset := 0
-	issued := d.now()
-	if req.Cursor != "" {
-		offset, issued, err = d.signer.Open(req.Cursor, binding[:])
-		if err != nil {
-			return nil, cursorError(err)
-		}
+	offset, issued, err := d.start(req.Cursor, &binding)
+	if err != nil {
+		return nil, err
 	}
 
 	hp := hitsPool.Get().(*[]rank.Hit)
@@ -438,7 +434,7 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 	if n < len(rest) {
 		// More follow: the page carries a cursor, which must fit too.
 		for {
-			token := d.signer.Seal(binding[:], offset+n, issued)
+			token := d.seal(&binding, offset+n, issued)
 			if used+f.cursor(token) <= budget {
 				res.NextCursor = token
 				break

@@ -390,53 +390,53 @@ func mustStrict(t testing.TB, data []byte, v any) {
 // bytes: twice on one Discoverer, and on another Discoverer (same Signer, same clock)
 // over the same tools given in another order.
 func TestDiscoverDeterministic(t *testing.T) {
-	ctx := t.Context()
-	var tie []json.RawMessage
-	for _, n := range []string{"tool_c", "tool_A", "tool_b", "tool_a", "tool_B"} {
-		tie = append(tie, toolDef(n, "Export the invoice as a PDF document."))
-	}
-	cat := newCatalog(t, tie...)
-	d := newDiscoverer(cat, allGranted(t, cat), nil)
-	res, err := d.Discover(ctx, alice, discovery.Request{Query: "invoice pdf"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := toolNames(t, res.Tools), []string{"tool_A", "tool_B", "tool_a", "tool_b", "tool_c"}; !slices.Equal(got, want) {
-		t.Errorf("tied tools in order %v, want byte order %v", got, want)
-	}
+	synctest.Test(t, func(t *testing.T) { // the bubble's clock stands still: one issue time for all
+		ctx := t.Context()
+		var tie []json.RawMessage
+		for _, n := range []string{"tool_c", "tool_A", "tool_b", "tool_a", "tool_B"} {
+			tie = append(tie, toolDef(n, "Export the invoice as a PDF document."))
+		}
+		cat := newCatalog(t, tie...)
+		d := newDiscoverer(cat, allGranted(t, cat), nil)
+		res, err := d.Discover(ctx, alice, discovery.Request{Query: "invoice pdf"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := toolNames(t, res.Tools), []string{"tool_A", "tool_B", "tool_a", "tool_b", "tool_c"}; !slices.Equal(got, want) {
+			t.Errorf("tied tools in order %v, want byte order %v", got, want)
+		}
 
-	tools := append(sampleTools(), helperTools(30)...)
-	fixed := time.Now()
-	signer := cursor.NewSigner()
-	build := func(tools []json.RawMessage) *discovery.Discoverer {
-		cat := newCatalog(t, tools...)
-		return newDiscoverer(cat, allGranted(t, cat), func(o *discovery.Options) {
-			o.Signer = signer
-			o.RevisionSync = true
-			discovery.SetNow(o, func() time.Time { return fixed })
-		})
-	}
-	d1 := build(tools)
-	shuffled := slices.Clone(tools)
-	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-	d2 := build(shuffled)
-	for _, q := range []string{"model registry", "deployment", "model helper number 7", "search"} {
-		for _, limit := range []int{3, 16} {
-			r1, err1 := d1.Discover(ctx, alice, discovery.Request{Query: q, Limit: limit})
-			r1b, err1b := d1.Discover(ctx, alice, discovery.Request{Query: q, Limit: limit})
-			r2, err2 := d2.Discover(ctx, alice, discovery.Request{Query: q, Limit: limit})
-			if err1 != nil || err1b != nil || err2 != nil {
-				t.Fatalf("%q: %v %v %v", q, err1, err1b, err2)
-			}
-			b1, b1b, b2 := r1.AppendJSON(nil), r1b.AppendJSON(nil), r2.AppendJSON(nil)
-			if !bytes.Equal(b1, b1b) {
-				t.Errorf("%q limit %d: two runs on one Discoverer differ", q, limit)
-			}
-			if !bytes.Equal(b1, b2) {
-				t.Errorf("%q limit %d: the same tools in another order give other bytes:\n%.300s\n%.300s", q, limit, b1, b2)
+		tools := append(sampleTools(), helperTools(30)...)
+		signer := cursor.NewSigner()
+		build := func(tools []json.RawMessage) *discovery.Discoverer {
+			cat := newCatalog(t, tools...)
+			return newDiscoverer(cat, allGranted(t, cat), func(o *discovery.Options) {
+				o.Signer = signer
+				o.RevisionSync = true
+			})
+		}
+		d1 := build(tools)
+		shuffled := slices.Clone(tools)
+		rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		d2 := build(shuffled)
+		for _, q := range []string{"model registry", "deployment", "model helper number 7", "search"} {
+			for _, limit := range []int{3, 16} {
+				r1, err1 := d1.Discover(ctx, alice, discovery.Request{Query: q, Limit: limit})
+				r1b, err1b := d1.Discover(ctx, alice, discovery.Request{Query: q, Limit: limit})
+				r2, err2 := d2.Discover(ctx, alice, discovery.Request{Query: q, Limit: limit})
+				if err1 != nil || err1b != nil || err2 != nil {
+					t.Fatalf("%q: %v %v %v", q, err1, err1b, err2)
+				}
+				b1, b1b, b2 := r1.AppendJSON(nil), r1b.AppendJSON(nil), r2.AppendJSON(nil)
+				if !bytes.Equal(b1, b1b) {
+					t.Errorf("%q limit %d: two runs on one Discoverer differ", q, limit)
+				}
+				if !bytes.Equal(b1, b2) {
+					t.Errorf("%q limit %d: the same tools in another order give other bytes:\n%.300s\n%.300s", q, limit, b1, b2)
+				}
 			}
 		}
-	}
+	})
 }
 
 // SPEC DISC-6: a query that matches nothing returns "tools": [] and no nextCursor.
@@ -642,28 +642,36 @@ func TestCursorBinding(t *testing.T) {
 // signerOf remembers the Signer a test Discoverer was built with.
 var signerOf = map[*discovery.Discoverer]*cursor.Signer{}
 
-// SPEC CURSOR-3: through the clock seam, a first page issued more than 120 s ago gives
-// a cursor that is already invalid, and one issued 119 s ago a valid one.
-func TestCursorLifetimeSeam(t *testing.T) {
-	ctx := t.Context()
+// SPEC CURSOR-3: a cursor is valid until 120 s after its first page, that instant
+// included, and invalid from one nanosecond later (testing/synctest: time passes only
+// by sleeping in the bubble).
+func TestCursorLifetimeEdge(t *testing.T) {
 	for _, tc := range []struct {
 		age  time.Duration
 		want string
-	}{{119 * time.Second, ""}, {121 * time.Second, discovery.CodeInvalidCursor}} {
-		f := newCursorFixture(t, func(o *discovery.Options) {
-			discovery.SetNow(o, func() time.Time { return time.Now().Add(-tc.age) })
+	}{
+		{119 * time.Second, ""},
+		{cursor.Lifetime, ""},
+		{cursor.Lifetime + time.Nanosecond, discovery.CodeInvalidCursor},
+		{121 * time.Second, discovery.CodeInvalidCursor},
+	} {
+		t.Run(tc.age.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newCursorFixture(t, nil)
+				cur := f.firstCursor(t)
+				time.Sleep(tc.age)
+				res, err := f.d.Discover(t.Context(), alice, discovery.Request{Query: "model", Limit: 3, Cursor: cur})
+				if tc.want == "" {
+					if err != nil {
+						t.Errorf("cursor issued %v ago: %v", tc.age, err)
+					} else if res.NextCursor == "" {
+						t.Errorf("second page has no cursor")
+					}
+					return
+				}
+				wantCode(t, fmt.Sprintf("cursor issued %v ago", tc.age), err, discovery.CodeInvalidCursor)
+			})
 		})
-		cur := f.firstCursor(t)
-		res, err := f.d.Discover(ctx, alice, discovery.Request{Query: "model", Limit: 3, Cursor: cur})
-		if tc.want == "" {
-			if err != nil {
-				t.Errorf("cursor issued %v ago: %v", tc.age, err)
-			} else if res.NextCursor == "" {
-				t.Errorf("second page has no cursor")
-			}
-			continue
-		}
-		wantCode(t, fmt.Sprintf("cursor issued %v ago", tc.age), err, discovery.CodeInvalidCursor)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/discovery"
@@ -187,37 +187,37 @@ func TestNoContentLeaks(t *testing.T) {
 // a Discoverer that served many canary queries and a fresh one (same Signer, clock and
 // store) answer the next request with the same bytes, and none holds a canary.
 func TestNoQueryRetained(t *testing.T) {
-	ctx := context.Background()
-	cat := newCatalog(t, append(sampleTools(), helperTools(20)...)...)
-	store := allGranted(t, cat)
-	signer := cursor.NewSigner()
-	fixed := time.Now()
-	build := func() *discovery.Discoverer {
-		return newDiscoverer(cat, store, func(o *discovery.Options) {
-			o.RevisionSync = true
-			o.Signer = signer
-			discovery.SetNow(o, func() time.Time { return fixed })
-		})
-	}
-	busy, fresh := build(), build()
-	for i := range 200 {
-		res, err := busy.Discover(ctx, alice, discovery.Request{Query: fmt.Sprintf("model %s %d", canaryQuery, i), Limit: 2})
-		if err == nil && res.NextCursor != "" {
-			busy.Discover(ctx, alice, discovery.Request{Query: fmt.Sprintf("model %s %d", canaryQuery, i), Limit: 2, Cursor: res.NextCursor})
+	synctest.Test(t, func(t *testing.T) { // the bubble's clock stands still: one issue time for both
+		ctx := context.Background()
+		cat := newCatalog(t, append(sampleTools(), helperTools(20)...)...)
+		store := allGranted(t, cat)
+		signer := cursor.NewSigner()
+		build := func() *discovery.Discoverer {
+			return newDiscoverer(cat, store, func(o *discovery.Options) {
+				o.RevisionSync = true
+				o.Signer = signer
+			})
 		}
-	}
-	for _, q := range []string{"model helper", "registry"} {
-		a, err1 := busy.Discover(ctx, alice, discovery.Request{Query: q, Limit: 3})
-		b, err2 := fresh.Discover(ctx, alice, discovery.Request{Query: q, Limit: 3})
-		if err1 != nil || err2 != nil {
-			t.Fatal(err1, err2)
+		busy, fresh := build(), build()
+		for i := range 200 {
+			res, err := busy.Discover(ctx, alice, discovery.Request{Query: fmt.Sprintf("model %s %d", canaryQuery, i), Limit: 2})
+			if err == nil && res.NextCursor != "" {
+				busy.Discover(ctx, alice, discovery.Request{Query: fmt.Sprintf("model %s %d", canaryQuery, i), Limit: 2, Cursor: res.NextCursor})
+			}
 		}
-		ab, bb := string(a.AppendJSON(nil)), string(b.AppendJSON(nil))
-		if ab != bb {
-			t.Errorf("%q: a Discoverer that served earlier queries answers differently from a fresh one", q)
+		for _, q := range []string{"model helper", "registry"} {
+			a, err1 := busy.Discover(ctx, alice, discovery.Request{Query: q, Limit: 3})
+			b, err2 := fresh.Discover(ctx, alice, discovery.Request{Query: q, Limit: 3})
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			ab, bb := string(a.AppendJSON(nil)), string(b.AppendJSON(nil))
+			if ab != bb {
+				t.Errorf("%q: a Discoverer that served earlier queries answers differently from a fresh one", q)
+			}
+			if strings.Contains(ab, canaryQuery) {
+				t.Errorf("%q: a later page carries an earlier query", q)
+			}
 		}
-		if strings.Contains(ab, canaryQuery) {
-			t.Errorf("%q: a later page carries an earlier query", q)
-		}
-	}
+	})
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/deferredtools/deferredtools/cursor"
@@ -470,70 +471,70 @@ func TestListToolsUnbounded(t *testing.T) {
 // the cursor's bytes (the observed rows are bound into it), and the cursor is present
 // on the same pages.
 func TestUngrantedToolChangesNothing(t *testing.T) {
-	ctx := t.Context()
-	for seed := range uint64(3) {
-		r := rand.New(rand.NewPCG(seed, 0xd15c5))
-		base := genCatalog(r, 120)
-		// Ungranted tools full of the query words, to move any statistic they could.
-		var extra []json.RawMessage
-		for i := range 3 {
-			words := slices.Repeat([]string{vocabulary[r.IntN(len(vocabulary))]}, 5)
-			extra = append(extra, toolDef(fmt.Sprintf("ungranted_%d", i), strings.Join(words, " ")+" model dataset deployment search"))
-		}
-		baseTools := append(slices.Clone(base), extra...)
-		baseCat := newCatalog(t, baseTools...)
-		var rows []grants.Row
-		for _, n := range baseCat.Names() {
-			if !strings.HasPrefix(n, "ungranted_") && r.IntN(2) == 0 {
-				rows = append(rows, allow("alice", n))
+	synctest.Test(t, func(t *testing.T) { // the bubble's clock stands still: one issue time for all
+		ctx := t.Context()
+		for seed := range uint64(3) {
+			r := rand.New(rand.NewPCG(seed, 0xd15c5))
+			base := genCatalog(r, 120)
+			// Ungranted tools full of the query words, to move any statistic they could.
+			var extra []json.RawMessage
+			for i := range 3 {
+				words := slices.Repeat([]string{vocabulary[r.IntN(len(vocabulary))]}, 5)
+				extra = append(extra, toolDef(fmt.Sprintf("ungranted_%d", i), strings.Join(words, " ")+" model dataset deployment search"))
 			}
-		}
-		store := newStore(t, rows...)
-		withRow := newStore(t, append(slices.Clone(rows), deny("alice", "ungranted_new"), allow("*", "ungranted_0", "missing:scope"))...)
-		signer := cursor.NewSigner()
-		fixed := time.Now()
-		build := func(tools []json.RawMessage, s grants.Reader) *discovery.Discoverer {
-			return newDiscoverer(newCatalog(t, tools...), s, func(o *discovery.Options) {
-				o.Signer, o.RevisionSync = signer, true
-				discovery.SetNow(o, func() time.Time { return fixed })
-			})
-		}
-		changed := slices.Clone(baseTools)
-		changed[len(changed)-1] = toolDef("ungranted_2", "model model model search search dataset")
-		added := append(slices.Clone(baseTools), toolDef("ungranted_new", "deployment model search registry dataset dataset"))
-		removed := slices.Clone(baseTools[:len(baseTools)-1])
-		ref := build(baseTools, store)
-		variants := map[string]*discovery.Discoverer{
-			"changed": build(changed, store),
-			"added":   build(added, store),
-			"removed": build(removed, store),
-		}
-		refRows := build(baseTools, withRow)
-		rowVariants := map[string]*discovery.Discoverer{"added with a deny row": build(added, withRow)}
-		queries := []string{"model", "dataset search", "deployment model registry"}
-		for range 3 {
-			queries = append(queries, genQuery(r))
-		}
-		for _, q := range queries {
-			for _, limit := range []int{2, 16} {
-				want := walkRaw(t, ctx, ref, q, limit)
-				for name, v := range variants {
-					if got := walkRaw(t, ctx, v, q, limit); !slices.Equal(got, want) {
-						t.Errorf("seed %d, %s ungranted tool: %q limit %d: pages differ", seed, name, q, limit)
-					}
-				}
-				wantNoCur := stripCursors(walkRaw(t, ctx, refRows, q, limit))
-				if !slices.Equal(stripCursors(want), wantNoCur) {
-					t.Errorf("seed %d: an unusable row changed %q's pages", seed, q)
-				}
-				for name, v := range rowVariants {
-					if got := stripCursors(walkRaw(t, ctx, v, q, limit)); !slices.Equal(got, wantNoCur) {
-						t.Errorf("seed %d, %s: %q limit %d: pages differ beyond the cursor", seed, name, q, limit)
-					}
+			baseTools := append(slices.Clone(base), extra...)
+			baseCat := newCatalog(t, baseTools...)
+			var rows []grants.Row
+			for _, n := range baseCat.Names() {
+				if !strings.HasPrefix(n, "ungranted_") && r.IntN(2) == 0 {
+					rows = append(rows, allow("alice", n))
 				}
 			}
+			store := newStore(t, rows...)
+			withRow := newStore(t, append(slices.Clone(rows), deny("alice", "ungranted_new"), allow("*", "ungranted_0", "missing:scope"))...)
+			signer := cursor.NewSigner()
+			build := func(tools []json.RawMessage, s grants.Reader) *discovery.Discoverer {
+				return newDiscoverer(newCatalog(t, tools...), s, func(o *discovery.Options) {
+					o.Signer, o.RevisionSync = signer, true
+				})
+			}
+			changed := slices.Clone(baseTools)
+			changed[len(changed)-1] = toolDef("ungranted_2", "model model model search search dataset")
+			added := append(slices.Clone(baseTools), toolDef("ungranted_new", "deployment model search registry dataset dataset"))
+			removed := slices.Clone(baseTools[:len(baseTools)-1])
+			ref := build(baseTools, store)
+			variants := map[string]*discovery.Discoverer{
+				"changed": build(changed, store),
+				"added":   build(added, store),
+				"removed": build(removed, store),
+			}
+			refRows := build(baseTools, withRow)
+			rowVariants := map[string]*discovery.Discoverer{"added with a deny row": build(added, withRow)}
+			queries := []string{"model", "dataset search", "deployment model registry"}
+			for range 3 {
+				queries = append(queries, genQuery(r))
+			}
+			for _, q := range queries {
+				for _, limit := range []int{2, 16} {
+					want := walkRaw(t, ctx, ref, q, limit)
+					for name, v := range variants {
+						if got := walkRaw(t, ctx, v, q, limit); !slices.Equal(got, want) {
+							t.Errorf("seed %d, %s ungranted tool: %q limit %d: pages differ", seed, name, q, limit)
+						}
+					}
+					wantNoCur := stripCursors(walkRaw(t, ctx, refRows, q, limit))
+					if !slices.Equal(stripCursors(want), wantNoCur) {
+						t.Errorf("seed %d: an unusable row changed %q's pages", seed, q)
+					}
+					for name, v := range rowVariants {
+						if got := stripCursors(walkRaw(t, ctx, v, q, limit)); !slices.Equal(got, wantNoCur) {
+							t.Errorf("seed %d, %s: %q limit %d: pages differ beyond the cursor", seed, name, q, limit)
+						}
+					}
+				}
+			}
 		}
-	}
+	})
 }
 
 // walkRaw returns the encoded pages of a whole walk.

@@ -1,0 +1,163 @@
+package discovery
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"slices"
+	"strings"
+	"weak"
+
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/rank"
+	"github.com/deferredtools/deferredtools/schemaguard"
+)
+
+// authSet is the authorised set of one principal over one catalog version, with what is
+// derived from it once: the contract digest and the digest of the observed rows.
+type authSet struct {
+	bits     rank.Set
+	count    int
+	contract string   // SPEC CONTRACT-2
+	rowsKey  [32]byte // observed rows with their revisions (SPEC CURSOR-2)
+	scopes   string
+}
+
+// access reads the principal's grants and returns its authorised set over cat, with the
+// snapshot and revision it came from: the first steps of every request.
+func (d *Discoverer) access(ctx context.Context, p grants.Principal, cat *Catalog) (*grants.Snapshot, int64, *authSet, error) {
+	snap, rev, err := d.readGrants(ctx, p)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	set, err := d.authorized(snap, p, cat)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return snap, rev, set, nil
+}
+
+// authorized returns the principal's authorised set over cat for snap: GRANT-2 decisions
+// narrowed by Visibility. It is computed once per content of (catalog version, rows,
+// principal ID and scopes) while d.cache holds it.
+func (d *Discoverer) authorized(snap *grants.Snapshot, p grants.Principal, cat *Catalog) (*authSet, error) {
+	c := &d.cache
+	if c.half == 0 {
+		return d.resolve(snap, p, cat, rowsDigest(snap))
+	}
+	var kb [256]byte
+	key := binary.BigEndian.AppendUint64(kb[:0], cat.cacheKey())
+	key = appendPrincipalKey(key[:setKeyLen], p)
+	c.mu.Lock()
+	dg, known := c.digest(snap)
+	if known {
+		copy(key[8:setKeyLen], dg[:])
+		if s, ok := c.set(key); ok {
+			c.mu.Unlock()
+			return s, nil
+		}
+	}
+	c.mu.Unlock()
+	if !known {
+		dg = rowsDigest(snap)
+		copy(key[8:setKeyLen], dg[:])
+		e := snapDigest{snap: weak.Make(snap), dg: dg}
+		c.mu.Lock()
+		c.putDigest(addrOf(snap), e)
+		s, ok := c.set(key) // the same rows read before, as another snapshot
+		c.mu.Unlock()
+		if ok {
+			return s, nil
+		}
+	}
+	s, err := d.resolve(snap, p, cat, dg)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.putSet(string(key), s)
+	c.mu.Unlock()
+	return s, nil
+}
+
+// resolve computes the principal's authorised set over cat from snap, whose rows digest
+// is rows. Visibility is checked for granted tools only, so nothing is computed per
+// catalog version.
+func (d *Discoverer) resolve(snap *grants.Snapshot, p grants.Principal, cat *Catalog, rows [32]byte) (*authSet, error) {
+	dec, err := grants.Resolve(snap, p)
+	if err != nil {
+		return nil, grantsError(err)
+	}
+	v := d.opts.Visibility
+	s := &authSet{bits: rank.NewSet(cat.Len()), scopes: scopesKey(p.Scopes), rowsKey: rows}
+	for name := range dec.Granted() {
+		if i, ok := cat.byName[name]; ok && d.visible(v, &cat.tools[i]) {
+			s.bits.Add(i)
+		}
+	}
+	digests := make([][32]byte, 0, s.bits.Count())
+	for i := range cat.tools {
+		if s.bits.Has(i) {
+			digests = append(digests, cat.tools[i].digest)
+		}
+	}
+	s.count = len(digests)
+	s.contract = schemaguard.ContractDigest(digests)
+	return s, nil
+}
+
+// rowsDigest digests the observed rows with their revisions, independent of the order
+// the reader returned them in. It is exact: two snapshots share a digest only when they
+// hold the same rows, so a snapshot GRANT-5 refuses (a scope twice in a row, say) never
+// shares one with a snapshot it accepts.
+func rowsDigest(snap *grants.Snapshot) [32]byte {
+	order := make([]int, len(snap.Rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		ra, rb := &snap.Rows[a], &snap.Rows[b]
+		if c := strings.Compare(ra.Principal, rb.Principal); c != 0 {
+			return c
+		}
+		return strings.Compare(ra.Tool, rb.Tool)
+	})
+	h := sha256.New()
+	var buf []byte
+	var sorted []string
+	for _, i := range order {
+		r := &snap.Rows[i]
+		buf = appendField(buf[:0], r.Principal)
+		buf = appendField(buf, r.Tool)
+		buf = appendField(buf, string(r.Effect))
+		// The scopes as a sorted list, repeats kept: the reader's order is no change,
+		// and for valid rows (no repeats) this is scopesKey.
+		sorted = append(sorted[:0], r.Scopes...)
+		slices.Sort(sorted)
+		n := len(buf)
+		buf = binary.BigEndian.AppendUint64(buf, 0)
+		for _, sc := range sorted {
+			buf = binary.AppendUvarint(buf, uint64(len(sc)))
+			buf = append(buf, sc...)
+		}
+		binary.BigEndian.PutUint64(buf[n:], uint64(len(buf)-n-8))
+		buf = binary.BigEndian.AppendUint64(buf, uint64(r.Revision))
+		h.Write(buf)
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+func (d *Discoverer) visible(v Visibility, t *tool) bool {
+	if v.ReadOnly && !t.readOnly {
+		return false
+	}
+	if d.exclude[t.name] {
+		return false
+	}
+	if len(d.toolsets) > 0 && !d.toolsets[t.toolset] {
+		return false
+	}
+	return true
+}
