@@ -163,6 +163,8 @@ func TestCleanResponse(t *testing.T) {
 			`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`},
 		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: secret"}}`,
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse_error","data":{"error":"parse_error","status":400}}}`},
+		{`{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"Resource not found: secret"}}`, // the SDK's code kept
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"server_error","data":{"error":"server_error","status":500}}}`},
 	} {
 		out, changed := cleanResponse([]byte(c.in))
 		if c.out == "" {
@@ -173,6 +175,20 @@ func TestCleanResponse(t *testing.T) {
 		}
 		if !changed || !bytes.Equal(out, []byte(c.out)) {
 			t.Errorf("cleanResponse(%s) = %s, want %s", c.in, out, c.out)
+		}
+	}
+}
+
+// The adapter's own writer of JSON-RPC error responses writes, for every code, the
+// bytes discovery.AppendJSONRPCError writes: the wire form is one.
+func TestAppendResponseMatchesDiscovery(t *testing.T) {
+	for code := range ownCodes {
+		for _, id := range []string{`7`, `"a\"b"`, ``} {
+			got := appendResponse([]byte("x"), []byte(id), wireError(code))
+			want := discovery.AppendJSONRPCError([]byte("x"), json.RawMessage(id), code)
+			if !bytes.Equal(got, want) {
+				t.Errorf("appendResponse(%s, %s) =\n%s\nwant\n%s", id, string(code), got, want)
+			}
 		}
 	}
 }
