@@ -12,7 +12,8 @@ import (
 // JSON-RPC error's message and data.error (SPEC ERR-1). The constants are every code
 // the library writes, the mcpsdk adapter's included. A Code is an error itself, with
 // the text "discovery: " + code, and errors.Is(err, CodeToolNotGranted) reports
-// whether err is or wraps an *Error with that code.
+// whether err is or wraps an *Error with that code. Being an error, it prints with
+// %v and %s as that text: string(c) is the bare word.
 type Code string
 
 // Public error codes, with their HTTP status and JSON-RPC code (see Code.Status and
