@@ -310,7 +310,7 @@ func TestAppendJSONRPCReusesBuffer(t *testing.T) {
 // SPEC DISC-1, FLAG-2: JSON-RPC member names are exact and a message is read once:
 // "Method", "METHOD" or "Params" are not the members "method" and "params", and a
 // message naming its method twice is ambiguous. HandleJSONRPC must leave such
-// messages to the host (handled=false) instead of answering them as discovery: a
+// messages to the host (status 0) instead of answering them as discovery: a
 // tools/list request with a stray "METHOD" member must never be hijacked.
 func TestHandleJSONRPCExactMembers(t *testing.T) {
 	ctx := t.Context()
