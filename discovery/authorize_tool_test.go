@@ -30,7 +30,7 @@ func TestAuthorizeTool(t *testing.T) {
 	d := newDiscoverer(cat, counted, func(o *discovery.Options) {
 		o.Visibility.Exclude = []string{"deployment_scale"}
 	})
-	for tool, want := range map[string]string{
+	for tool, want := range map[string]discovery.Code{
 		"model_search":     "",
 		"model_get":        discovery.CodeToolNotGranted, // own deny row
 		"dataset_search":   discovery.CodeToolNotGranted, // no row
@@ -49,7 +49,7 @@ func TestAuthorizeTool(t *testing.T) {
 		}
 		wantCode(t, fmt.Sprintf("AuthorizeTool(%q)", tool), err, want)
 		var a, b *discovery.Error
-		if errors.As(err, &a) && errors.As(callErr, &b) && (a.Code != b.Code || a.Status != b.Status || a.JSONRPCCode != b.JSONRPCCode) {
+		if errors.As(err, &a) && errors.As(callErr, &b) && (a.Code != b.Code || a.Code.Status() != b.Code.Status() || a.Code.JSONRPCCode() != b.Code.JSONRPCCode()) {
 			t.Errorf("AuthorizeTool(%q) = %+v, AuthorizeCall = %+v: they must agree", tool, a, b)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"sync"
 	"testing"
 
@@ -147,7 +148,7 @@ func BenchmarkHandleJSONRPC(b *testing.B) {
 	msgs := make([][]byte, len(benchQueries))
 	for i, q := range benchQueries {
 		msgs[i] = discoverMsg(fmt.Sprint(i+1), q, 16, "")
-		if resp, handled := f.d.HandleJSONRPC(ctx, alice, msgs[i]); !handled || decodePage(b, resp).err != "" {
+		if resp, status := f.d.HandleJSONRPC(ctx, alice, msgs[i]); status != http.StatusOK || decodePage(b, resp).err != "" {
 			b.Fatalf("query %q: %.200s", q, resp)
 		}
 	}
@@ -155,8 +156,8 @@ func BenchmarkHandleJSONRPC(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			if _, handled := f.d.HandleJSONRPC(ctx, alice, msgs[i%len(msgs)]); !handled {
-				b.Fatal("not handled")
+			if _, status := f.d.HandleJSONRPC(ctx, alice, msgs[i%len(msgs)]); status != http.StatusOK {
+				b.Fatal("not a page")
 			}
 			i++
 		}
@@ -166,8 +167,8 @@ func BenchmarkHandleJSONRPC(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			if _, handled := f.d.AppendJSONRPC(ctx, buf[:0], alice, msgs[i%len(msgs)]); !handled {
-				b.Fatal("not handled")
+			if _, status := f.d.AppendJSONRPC(ctx, buf[:0], alice, msgs[i%len(msgs)]); status != http.StatusOK {
+				b.Fatal("not a page")
 			}
 			i++
 		}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,12 +122,12 @@ func TestMethodRename(t *testing.T) {
 	if discovery.New(nil).Method() != "multillm.tools.discover" {
 		t.Errorf("default Method() = %q, want multillm.tools.discover", discovery.New(nil).Method())
 	}
-	if _, handled := d.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"model"}}`)); handled {
+	if _, status := d.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"model"}}`)); status != 0 {
 		t.Errorf("the default method name was handled after a rename")
 	}
-	resp, handled := d.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","id":1,"method":"acme.search","params":{"query":"model"}}`))
-	if !handled || !bytes.Contains(resp, []byte(`"result":{"tools":[`)) {
-		t.Errorf("renamed method: %s, %v", resp, handled)
+	resp, status := d.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","id":1,"method":"acme.search","params":{"query":"model"}}`))
+	if status != http.StatusOK || !bytes.Contains(resp, []byte(`"result":{"tools":[`)) {
+		t.Errorf("renamed method: %s, %d", resp, status)
 	}
 }
 
@@ -283,8 +284,8 @@ func TestDiscoverResultShape(t *testing.T) {
 
 	for _, limit := range []string{"2", "16"} {
 		msg := `{"jsonrpc":"2.0","id":42,"method":"multillm.tools.discover","params":{"query":"model card registry","limit":` + limit + `}}`
-		resp, handled := d.HandleJSONRPC(ctx, alice, []byte(msg))
-		if !handled {
+		resp, status := d.HandleJSONRPC(ctx, alice, []byte(msg))
+		if status == 0 {
 			t.Fatalf("not handled")
 		}
 		var env map[string]json.RawMessage
@@ -648,7 +649,7 @@ var signerOf = map[*discovery.Discoverer]*cursor.Signer{}
 func TestCursorLifetimeEdge(t *testing.T) {
 	for _, tc := range []struct {
 		age  time.Duration
-		want string
+		want discovery.Code
 	}{
 		{119 * time.Second, ""},
 		{cursor.Lifetime, ""},
@@ -691,7 +692,7 @@ func TestGrantsChangedWhilePreparing(t *testing.T) {
 		name string
 		sync bool
 		s2   *grants.Snapshot
-		want string
+		want discovery.Code
 	}{
 		{"row revision", false, &grants.Snapshot{Revision: 7, Rows: bumped}, discovery.CodeGrantsChanged},
 		{"row revoked", false, &grants.Snapshot{Revision: 7, Rows: revoked}, discovery.CodeGrantsChanged},
@@ -1183,14 +1184,14 @@ func FuzzHandleJSONRPC(f *testing.F) {
 	}
 	d := fuzzDiscoverer(f)
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		resp, handled := d.HandleJSONRPC(context.Background(), alice, msg)
+		resp, status := d.HandleJSONRPC(context.Background(), alice, msg)
 		wantHandled, id, params, bad := refEnvelope(msg)
-		if handled != wantHandled {
-			t.Fatalf("HandleJSONRPC(%q) handled = %v, reference %v", msg, handled, wantHandled)
+		if handled := status != 0; handled != wantHandled {
+			t.Fatalf("HandleJSONRPC(%q) status = %d, reference handled %v", msg, status, wantHandled)
 		}
-		if !handled || id == nil {
-			if resp != nil {
-				t.Fatalf("HandleJSONRPC(%q) answered %.100q, want no response", msg, resp)
+		if status == 0 || id == nil {
+			if resp != nil || (status != 0 && status != http.StatusAccepted) {
+				t.Fatalf("HandleJSONRPC(%q) answered %.100q, %d, want no response", msg, resp, status)
 			}
 			return
 		}
@@ -1207,10 +1208,15 @@ func FuzzHandleJSONRPC(f *testing.F) {
 			t.Fatalf("HandleJSONRPC(%q) = %.200q, want the id %s echoed", msg, resp, id)
 		}
 		ok, cursor := refParams(params)
-		var code string
+		var code discovery.Code
+		wantStatus := http.StatusOK
 		if i := bytes.Index(resp, []byte(`"data":{"error":"`)); i >= 0 {
 			rest := resp[i+len(`"data":{"error":"`):]
-			code = string(rest[:bytes.IndexByte(rest, '"')])
+			code = discovery.Code(rest[:bytes.IndexByte(rest, '"')])
+			wantStatus = code.Status()
+		}
+		if status != wantStatus {
+			t.Fatalf("HandleJSONRPC(%q) = %.200q, status %d, want %d", msg, resp, status, wantStatus)
 		}
 		switch {
 		case !ok && code != discovery.CodeInvalidParams,

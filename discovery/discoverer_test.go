@@ -116,7 +116,7 @@ var (
 )
 
 // statusOf is the ERR-1 table: the HTTP status and JSON-RPC code of every public code.
-var statusOf = map[string][2]int{
+var statusOf = map[discovery.Code][2]int{
 	discovery.CodeMethodNotFound:        {404, -32601},
 	discovery.CodeInvalidParams:         {400, -32602},
 	discovery.CodeInvalidCursor:         {400, -32602},
@@ -133,7 +133,7 @@ var statusOf = map[string][2]int{
 
 // wantCode fails the test unless err is a *discovery.Error with code, carrying the
 // status and JSON-RPC code of the ERR-1 table and the fixed text "discovery: "+code.
-func wantCode(t testing.TB, what string, err error, code string) *discovery.Error {
+func wantCode(t testing.TB, what string, err error, code discovery.Code) *discovery.Error {
 	t.Helper()
 	var e *discovery.Error
 	if !errors.As(err, &e) {
@@ -145,11 +145,14 @@ func wantCode(t testing.TB, what string, err error, code string) *discovery.Erro
 		return e
 	}
 	st := statusOf[code]
-	if e.Status != st[0] || e.JSONRPCCode != st[1] {
-		t.Errorf("%s: %s status, JSON-RPC code = %d, %d, want %d, %d", what, code, e.Status, e.JSONRPCCode, st[0], st[1])
+	if e.Code.Status() != st[0] || e.Code.JSONRPCCode() != st[1] {
+		t.Errorf("%s: %s status, JSON-RPC code = %d, %d, want %d, %d", what, code, e.Code.Status(), e.Code.JSONRPCCode(), st[0], st[1])
 	}
-	if got := e.Error(); got != "discovery: "+code {
+	if got := e.Error(); got != "discovery: "+string(code) {
 		t.Errorf("%s: Error() = %q, want %q", what, got, "discovery: "+code)
+	}
+	if !errors.Is(err, code) {
+		t.Errorf("%s: errors.Is(err, %s) = false", what, code)
 	}
 	return e
 }
@@ -614,7 +617,7 @@ func TestMissingCollaborators(t *testing.T) {
 	type check struct {
 		name string
 		d    *discovery.Discoverer
-		code string
+		code discovery.Code
 	}
 	nilCompiler, err := discovery.NewCatalog(sampleTools(), &discovery.CatalogOptions{Compiler: nilCompilerT{}})
 	if err != nil {
@@ -634,9 +637,9 @@ func TestMissingCollaborators(t *testing.T) {
 		wantCode(t, c.name+": Discover", err, c.code)
 		err = c.d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: args})
 		wantCode(t, c.name+": AuthorizeCall", err, c.code)
-		resp, handled := c.d.HandleJSONRPC(ctx, alice, msg)
-		if !handled || !bytes.Contains(resp, []byte(`"error":"`+c.code+`"`)) || !bytes.Contains(resp, []byte(`"status":503`)) {
-			t.Errorf("%s: HandleJSONRPC = %s, %v; want a 503 %s", c.name, resp, handled, c.code)
+		resp, status := c.d.HandleJSONRPC(ctx, alice, msg)
+		if status != 503 || !bytes.Contains(resp, []byte(`"error":"`+c.code+`"`)) || !bytes.Contains(resp, []byte(`"status":503`)) {
+			t.Errorf("%s: HandleJSONRPC = %s, %d; want a 503 %s", c.name, resp, status, c.code)
 		}
 	}
 
@@ -650,10 +653,10 @@ func TestMissingCollaborators(t *testing.T) {
 
 	// The zero Discoverer and New(nil) never panic.
 	for name, d := range map[string]*discovery.Discoverer{"zero": new(discovery.Discoverer), "New(nil)": discovery.New(nil)} {
-		if _, err := d.Discover(ctx, alice, discovery.Request{Query: "x"}); !errors.Is(err, discovery.ErrMethodNotFound) {
+		if _, err := d.Discover(ctx, alice, discovery.Request{Query: "x"}); !errors.Is(err, discovery.CodeMethodNotFound) {
 			t.Errorf("%s: Discover = %v, want method_not_found", name, err)
 		}
-		if resp, handled := d.HandleJSONRPC(ctx, alice, msg); handled || resp != nil {
+		if resp, status := d.HandleJSONRPC(ctx, alice, msg); status != 0 || resp != nil {
 			t.Errorf("%s: HandleJSONRPC handled the message", name)
 		}
 		_, err := d.ListTools(ctx, alice)

@@ -5,9 +5,9 @@
 // A host compiles its tools once per catalog version with NewCatalog, builds a
 // Discoverer with New, and for each authenticated principal calls:
 //
-//   - Discover (or DiscoverParams, or HandleJSONRPC for bytes in, bytes out, and
-//     AppendJSONRPC for the same into a reused buffer, or DiscoverTool for a discovery
-//     tool's tools/call) for the
+//   - Discover (or DiscoverParams, or HandleJSONRPC for bytes in, bytes out with the
+//     HTTP status of the answer, and AppendJSONRPC for the same into a reused buffer,
+//     or DiscoverTool for a discovery tool's tools/call) for the
 //     multillm.tools.discover method: the best-matching tools for a few words, each with
 //     its complete definition, a page of at most 64 KiB at a time;
 //   - ListTools for tools/list: every tool the principal may see, and its contract digest;
@@ -51,4 +51,16 @@
 // validators and the rank index; per grant rows and principal it caches the authorised
 // set, its contract digest and the digest of the observed rows, within
 // Options.CacheBytes. A request allocates nothing that grows with the catalog.
+//
+// # Errors
+//
+// Every refusal is an *Error carrying a Code, one of the Code constants: the word on
+// the wire, with its HTTP status (Code.Status) and JSON-RPC code (Code.JSONRPCCode),
+// the one table of every code the library writes, the mcpsdk adapter's included
+// (SPEC ERR-1). Test a refusal with errors.Is(err, CodeToolNotGranted); read its
+// Keyword and Path with errors.As. Its text is the fixed "discovery: " + code, never
+// arguments, schema text, storage text, the query or a cursor (SPEC ERR-2).
+// AppendJSONRPCError writes any error as a JSON-RPC error response, a foreign one as
+// internal_error. Catalog construction is refused apart, with a *CatalogError that
+// wraps ErrCatalog.
 package discovery

@@ -8,38 +8,113 @@ import (
 	"github.com/deferredtools/deferredtools/validate"
 )
 
-// Public error codes (SPEC ERR-1). Every refusal the Discoverer answers is an *Error
-// carrying one of these, its HTTP status and its JSON-RPC code.
+// Code is a public error code: the fixed word a refusal carries on the wire, as the
+// JSON-RPC error's message and data.error (SPEC ERR-1). The constants are every code
+// the library writes, the mcpsdk adapter's included. A Code is an error itself, with
+// the text "discovery: " + code, and errors.Is(err, CodeToolNotGranted) reports
+// whether err is or wraps an *Error with that code. Being an error, it prints with
+// %v and %s as that text: string(c) is the bare word.
+type Code string
+
+// Public error codes, with their HTTP status and JSON-RPC code (see Code.Status and
+// Code.JSONRPCCode).
 const (
-	CodeMethodNotFound        = "method_not_found"            // switch off: -32601
-	CodeInvalidParams         = "invalid_params"              // 400, -32602
-	CodeInvalidCursor         = "invalid_cursor"              // 400, -32602
-	CodeInvalidArguments      = "invalid_arguments"           // 400, -32602
-	CodeToolNotGranted        = "tool_not_granted"            // 403, -32000
-	CodeContractChanged       = "contract_changed"            // 409, -32000
-	CodeGrantsChanged         = "tool_grants_changed"         // 409, -32000
-	CodeSchemaTooLarge        = "tool_schema_too_large"       // 413, -32000
-	CodeValidationUnavailable = "tool_validation_unavailable" // 503, -32000
-	CodeGrantsUnavailable     = "grants_unavailable"          // 503, -32000
-	CodeCatalogUnavailable    = "catalog_unavailable"         // 503, -32000
-	CodeInternal              = "internal_error"              // 500, -32603: a foreign error
+	CodeMethodNotFound        Code = "method_not_found"            // 404, -32601: the switch is off
+	CodeInvalidParams         Code = "invalid_params"              // 400, -32602
+	CodeInvalidCursor         Code = "invalid_cursor"              // 400, -32602
+	CodeInvalidArguments      Code = "invalid_arguments"           // 400, -32602
+	CodeToolNotGranted        Code = "tool_not_granted"            // 403, -32000
+	CodeContractChanged       Code = "contract_changed"            // 409, -32000
+	CodeGrantsChanged         Code = "tool_grants_changed"         // 409, -32000
+	CodeSchemaTooLarge        Code = "tool_schema_too_large"       // 413, -32000
+	CodeValidationUnavailable Code = "tool_validation_unavailable" // 503, -32000
+	CodeGrantsUnavailable     Code = "grants_unavailable"          // 503, -32000
+	CodeCatalogUnavailable    Code = "catalog_unavailable"         // 503, -32000
+	CodeInternal              Code = "internal_error"              // 500, -32603: a foreign error
+
+	// CodeInvalidRequest answers a message that is not a JSON-RPC 2.0 request with a
+	// string or number id (HandleJSONRPC), or JSON the mcpsdk adapter cannot pass to
+	// the SDK (a batch, a wrong version, id or method, a repeated member, nesting
+	// deeper than 1,000): 400, -32600.
+	CodeInvalidRequest Code = "invalid_request"
+	// CodeParseError answers a message that is not JSON text (mcpsdk): 400, -32700.
+	CodeParseError Code = "parse_error"
+	// CodeMessageTooLarge answers a message over the size cap (mcpsdk): 413, -32600.
+	CodeMessageTooLarge Code = "message_too_large"
+	// CodeUnauthenticated answers a request whose principal could not be established
+	// (mcpsdk's PrincipalFunc failed): 401, -32000.
+	CodeUnauthenticated Code = "unauthenticated"
+	// CodeCallRefused answers a tools/call the host's CheckCall refused with an error of
+	// its own (mcpsdk): 403, -32000.
+	CodeCallRefused Code = "tool_call_refused"
+	// CodeServerError replaces an SDK error whose JSON-RPC code has no name of its own
+	// (mcpsdk, which keeps the SDK's JSON-RPC code): 500, -32000.
+	CodeServerError Code = "server_error"
 )
 
-// JSON-RPC error codes used on the wire.
+// JSON-RPC 2.0 error codes.
 const (
-	JSONRPCMethodNotFound = -32601
-	JSONRPCInvalidParams  = -32602
-	JSONRPCInternalError  = -32603
-	JSONRPCServerError    = -32000
+	rpcParseError     = -32700
+	rpcInvalidRequest = -32600
+	rpcMethodNotFound = -32601
+	rpcInvalidParams  = -32602
+	rpcInternalError  = -32603
+	rpcServerError    = -32000
 )
 
-// Error is the one public error type of the Discoverer. Its text is the fixed string
-// "discovery: " + Code: never arguments, schema text, storage text, the query or a
-// cursor (SPEC ERR-2). Use errors.As to read it and errors.Is to test the cause.
+// Error returns "discovery: " + c.
+func (c Code) Error() string { return "discovery: " + string(c) }
+
+// Status returns the HTTP status a transport answers c with (and data.status on the
+// wire): 500 for a string that is not one of the Code constants.
+func (c Code) Status() int {
+	switch c {
+	case CodeMethodNotFound:
+		return http.StatusNotFound
+	case CodeInvalidParams, CodeInvalidCursor, CodeInvalidArguments,
+		CodeInvalidRequest, CodeParseError:
+		return http.StatusBadRequest
+	case CodeUnauthenticated:
+		return http.StatusUnauthorized
+	case CodeToolNotGranted, CodeCallRefused:
+		return http.StatusForbidden
+	case CodeContractChanged, CodeGrantsChanged:
+		return http.StatusConflict
+	case CodeSchemaTooLarge, CodeMessageTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case CodeValidationUnavailable, CodeGrantsUnavailable, CodeCatalogUnavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError // CodeInternal, CodeServerError, unknown
+}
+
+// JSONRPCCode returns the JSON-RPC error code c is written with: -32603 (internal
+// error) for a string that is not one of the Code constants.
+func (c Code) JSONRPCCode() int {
+	switch c {
+	case CodeParseError:
+		return rpcParseError
+	case CodeInvalidRequest, CodeMessageTooLarge:
+		return rpcInvalidRequest
+	case CodeMethodNotFound:
+		return rpcMethodNotFound
+	case CodeInvalidParams, CodeInvalidCursor, CodeInvalidArguments:
+		return rpcInvalidParams
+	case CodeToolNotGranted, CodeContractChanged, CodeGrantsChanged, CodeSchemaTooLarge,
+		CodeValidationUnavailable, CodeGrantsUnavailable, CodeCatalogUnavailable,
+		CodeUnauthenticated, CodeCallRefused, CodeServerError:
+		return rpcServerError
+	}
+	return rpcInternalError
+}
+
+// Error is the error the Discoverer returns for every refusal: a Code, and for
+// CodeInvalidArguments where the arguments failed. Its text is Code's, "discovery: " +
+// Code: never arguments, schema text, storage text, the query or a cursor (SPEC
+// ERR-2). Use errors.As to read it, errors.Is(err, CodeX) to test its code, and
+// errors.Is against the leaf packages' sentinels to test its cause.
 type Error struct {
-	Code        string // one of the Code constants
-	Status      int    // the HTTP status a host's HTTP transport should answer with
-	JSONRPCCode int    // the JSON-RPC error code for the envelope
+	Code Code // its HTTP status and JSON-RPC code are Code.Status() and Code.JSONRPCCode()
 
 	// Keyword and Path are set for CodeInvalidArguments: the JSON Schema keyword that
 	// failed and the schema-defined location, never a value.
@@ -49,54 +124,41 @@ type Error struct {
 	cause error
 }
 
-func (e *Error) Error() string { return "discovery: " + e.Code }
+func (e *Error) Error() string { return e.Code.Error() }
 
 // Unwrap returns the cause, for errors.Is against the leaf packages' sentinels.
 func (e *Error) Unwrap() error { return e.cause }
 
-// Is reports whether target is an *Error with the same Code, so that
-// errors.Is(err, &discovery.Error{Code: discovery.CodeToolNotGranted}) works.
+// Is reports whether target is e's Code, so that errors.Is(err, CodeToolNotGranted)
+// works.
 func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
+	c, ok := target.(Code)
+	return ok && c == e.Code
 }
 
-func newError(code string, cause error) *Error {
-	e := &Error{Code: code, cause: cause}
-	switch code {
-	case CodeMethodNotFound:
-		e.Status, e.JSONRPCCode = http.StatusNotFound, JSONRPCMethodNotFound
-	case CodeInvalidParams, CodeInvalidCursor, CodeInvalidArguments:
-		e.Status, e.JSONRPCCode = http.StatusBadRequest, JSONRPCInvalidParams
-	case CodeToolNotGranted:
-		e.Status, e.JSONRPCCode = http.StatusForbidden, JSONRPCServerError
-	case CodeContractChanged, CodeGrantsChanged:
-		e.Status, e.JSONRPCCode = http.StatusConflict, JSONRPCServerError
-	case CodeSchemaTooLarge:
-		e.Status, e.JSONRPCCode = http.StatusRequestEntityTooLarge, JSONRPCServerError
-	case CodeInternal:
-		e.Status, e.JSONRPCCode = http.StatusInternalServerError, JSONRPCInternalError
-	default: // the 503 family
-		e.Status, e.JSONRPCCode = http.StatusServiceUnavailable, JSONRPCServerError
+func newError(code Code, cause error) *Error {
+	return &Error{Code: code, cause: cause}
+}
+
+// codeOf returns the Code of err: an *Error's, a Code's, or CodeInternal for any other
+// error.
+func codeOf(err error) Code {
+	switch e := err.(type) {
+	case *Error:
+		return e.Code
+	case Code:
+		return e
 	}
-	return e
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	var c Code
+	if errors.As(err, &c) {
+		return c
+	}
+	return CodeInternal
 }
-
-// Values to test with errors.Is, which compares Codes: errors.Is(err, ErrToolNotGranted).
-// The Discoverer returns a fresh *Error each time, never these.
-var (
-	ErrMethodNotFound        = newError(CodeMethodNotFound, nil)
-	ErrInvalidParams         = newError(CodeInvalidParams, nil)
-	ErrInvalidCursor         = newError(CodeInvalidCursor, nil)
-	ErrInvalidArguments      = newError(CodeInvalidArguments, nil)
-	ErrToolNotGranted        = newError(CodeToolNotGranted, nil)
-	ErrContractChanged       = newError(CodeContractChanged, nil)
-	ErrGrantsChanged         = newError(CodeGrantsChanged, nil)
-	ErrSchemaTooLarge        = newError(CodeSchemaTooLarge, nil)
-	ErrValidationUnavailable = newError(CodeValidationUnavailable, nil)
-	ErrGrantsUnavailable     = newError(CodeGrantsUnavailable, nil)
-	ErrCatalogUnavailable    = newError(CodeCatalogUnavailable, nil)
-)
 
 // grantsError maps an error from a grants.Reader or grants.Resolve to the public error.
 // Every grant failure, a context deadline included, fails closed with 503 (SPEC GRANT-5,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ import (
 )
 
 // producers makes every public error code come out of a real path of the Discoverer.
-func producers(t *testing.T) map[string]func() error {
+func producers(t *testing.T) map[discovery.Code]func() error {
 	ctx := context.Background()
 	cat := newCatalog(t, append(sampleTools(),
 		toolDefSchema("uses_ref", "Uses a $ref.", map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "#/x"}}}),
@@ -26,7 +27,7 @@ func producers(t *testing.T) map[string]func() error {
 	on := newDiscoverer(cat, store, nil)
 	args := json.RawMessage(`{"text":"x"}`)
 	rows := []grants.Row{allow("*", "model_search")}
-	return map[string]func() error{
+	return map[discovery.Code]func() error{
 		discovery.CodeMethodNotFound: func() error {
 			_, err := discovery.New(&discovery.Options{Catalog: cat, Grants: store}).Discover(ctx, alice, discovery.Request{Query: "model"})
 			return err
@@ -80,23 +81,10 @@ func bigTool(name, description string, size int) json.RawMessage {
 }
 
 // SPEC ERR-1: every code has its HTTP status and JSON-RPC code, comes out of a real
-// path, matches its sentinel with errors.Is, and is framed on the wire as
+// path, matches its Code (and no other) with errors.Is, and is framed on the wire as
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}.
 func TestErrorCodes(t *testing.T) {
-	sentinels := map[string]*discovery.Error{
-		discovery.CodeMethodNotFound:        discovery.ErrMethodNotFound,
-		discovery.CodeInvalidParams:         discovery.ErrInvalidParams,
-		discovery.CodeInvalidCursor:         discovery.ErrInvalidCursor,
-		discovery.CodeInvalidArguments:      discovery.ErrInvalidArguments,
-		discovery.CodeToolNotGranted:        discovery.ErrToolNotGranted,
-		discovery.CodeContractChanged:       discovery.ErrContractChanged,
-		discovery.CodeGrantsChanged:         discovery.ErrGrantsChanged,
-		discovery.CodeSchemaTooLarge:        discovery.ErrSchemaTooLarge,
-		discovery.CodeValidationUnavailable: discovery.ErrValidationUnavailable,
-		discovery.CodeGrantsUnavailable:     discovery.ErrGrantsUnavailable,
-		discovery.CodeCatalogUnavailable:    discovery.ErrCatalogUnavailable,
-	}
-	want := map[string]string{ // the code strings ERR-1 names
+	want := map[discovery.Code]string{ // the code strings ERR-1 names
 		discovery.CodeToolNotGranted:        "tool_not_granted",
 		discovery.CodeInvalidCursor:         "invalid_cursor",
 		discovery.CodeSchemaTooLarge:        "tool_schema_too_large",
@@ -104,43 +92,84 @@ func TestErrorCodes(t *testing.T) {
 		discovery.CodeValidationUnavailable: "tool_validation_unavailable",
 	}
 	for c, s := range want {
-		if c != s {
+		if string(c) != s {
 			t.Errorf("code constant %q, want %q", c, s)
 		}
 	}
 	prod := producers(t)
-	if len(prod) != len(statusOf)-1 || len(sentinels) != len(statusOf)-1 {
-		t.Fatalf("%d producers, %d sentinels for %d codes", len(prod), len(sentinels), len(statusOf))
+	if len(prod) != len(statusOf)-1 {
+		t.Fatalf("%d producers for %d codes", len(prod), len(statusOf))
 	}
 	for code, st := range statusOf {
+		if code.Status() != st[0] || code.JSONRPCCode() != st[1] {
+			t.Errorf("%s.Status(), JSONRPCCode() = %d, %d, want %d, %d", code, code.Status(), code.JSONRPCCode(), st[0], st[1])
+		}
 		if code == discovery.CodeInternal {
 			continue // only foreign errors map to it: see TestAppendJSONRPCErrorForeign
 		}
-		s := sentinels[code]
-		if s.Code != code || s.Status != st[0] || s.JSONRPCCode != st[1] {
-			t.Errorf("sentinel %s = %+v, want status %d, JSON-RPC %d", code, s, st[0], st[1])
-		}
 		err := prod[code]()
-		wantCode(t, "produced "+code, err, code)
-		if !errors.Is(err, s) || !errors.Is(err, &discovery.Error{Code: code}) {
-			t.Errorf("%s: errors.Is(err, sentinel) = false", code)
-		}
-		for other, os := range sentinels {
-			if other != code && errors.Is(err, os) {
+		wantCode(t, "produced "+string(code), err, code)
+		for other := range statusOf {
+			if other != code && errors.Is(err, other) {
 				t.Errorf("%s: errors.Is(err, %s) = true", code, other)
 			}
 		}
 		for _, id := range []string{`7`, `"req-1"`, `-3.5`, ``} {
-			got := string(discovery.AppendJSONRPCError([]byte("prefix:"), json.RawMessage(id), err))
 			wid := id
 			if wid == "" {
 				wid = "null"
 			}
-			w := fmt.Sprintf(`prefix:{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"%s","data":{"error":"%s","status":%d}}}`, wid, st[1], code, code, st[0])
-			if got != w {
-				t.Errorf("AppendJSONRPCError(%s, %s) =\n%s\nwant\n%s", id, code, got, w)
+			w := fmt.Sprintf(`prefix:{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"%s","data":{"error":"%s","status":%d}}}`, wid, st[1], string(code), string(code), st[0])
+			for _, e := range []error{err, code} { // the *Error, and the bare Code
+				got := string(discovery.AppendJSONRPCError([]byte("prefix:"), json.RawMessage(id), e))
+				if got != w {
+					t.Errorf("AppendJSONRPCError(%s, %#v) =\n%s\nwant\n%s", id, e, got, w)
+				}
 			}
 		}
+	}
+}
+
+// SPEC ERR-1: the codes only the mcpsdk adapter writes (and HandleJSONRPC's
+// invalid_request) have their status and JSON-RPC code in the one table; a string that
+// is no code is written as an internal error.
+func TestAdapterCodes(t *testing.T) {
+	for _, tc := range []struct {
+		code          discovery.Code
+		word          string
+		status, code2 int
+	}{
+		{discovery.CodeParseError, "parse_error", 400, -32700},
+		{discovery.CodeInvalidRequest, "invalid_request", 400, -32600},
+		{discovery.CodeMessageTooLarge, "message_too_large", 413, -32600},
+		{discovery.CodeUnauthenticated, "unauthenticated", 401, -32000},
+		{discovery.CodeCallRefused, "tool_call_refused", 403, -32000},
+		{discovery.CodeServerError, "server_error", 500, -32000},
+		{discovery.Code("no_such_code"), "no_such_code", 500, -32603},
+	} {
+		if string(tc.code) != tc.word || tc.code.Status() != tc.status || tc.code.JSONRPCCode() != tc.code2 {
+			t.Errorf("%q: Status(), JSONRPCCode() = %d, %d, want %q: %d, %d", tc.code, tc.code.Status(), tc.code.JSONRPCCode(), tc.word, tc.status, tc.code2)
+		}
+		if got := tc.code.Error(); got != "discovery: "+tc.word {
+			t.Errorf("%q.Error() = %q", tc.code, got)
+		}
+	}
+}
+
+// SPEC ERR-1: errors.Is matches an *Error against its Code, and a Code against itself,
+// through wrapping; errors.As reads the Code of a wrapped bare Code.
+func TestErrorIsCode(t *testing.T) {
+	cat := newCatalog(t, sampleTools()...)
+	err := newDiscoverer(cat, newStore(t), nil).AuthorizeCall(t.Context(), alice, discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{}`)})
+	wrapped := fmt.Errorf("host: %w", err)
+	if !errors.Is(wrapped, discovery.CodeToolNotGranted) || errors.Is(wrapped, discovery.CodeContractChanged) {
+		t.Errorf("errors.Is(%v, tool_not_granted / contract_changed) = %v / %v, want true / false", wrapped,
+			errors.Is(wrapped, discovery.CodeToolNotGranted), errors.Is(wrapped, discovery.CodeContractChanged))
+	}
+	bare := fmt.Errorf("host: %w", discovery.CodeContractChanged)
+	var c discovery.Code
+	if !errors.Is(bare, discovery.CodeContractChanged) || !errors.As(bare, &c) || c != discovery.CodeContractChanged {
+		t.Errorf("wrapped Code: errors.Is = %v, errors.As = %q", errors.Is(bare, discovery.CodeContractChanged), c)
 	}
 }
 
@@ -166,44 +195,45 @@ func TestErrorCauses(t *testing.T) {
 	}
 }
 
-// SPEC ERR-1, DISC-1: HandleJSONRPC frames refusals with the request's id: invalid
-// params -32602 with status 400, an envelope that is not a JSON-RPC 2.0 request with a
-// string or number id -32600; other methods, batches and non-JSON are left to the
-// host; a discover notification is handled with no response and reads no grant.
+// SPEC ERR-1, DISC-1: HandleJSONRPC frames refusals with the request's id and reports
+// their status: invalid params -32602 with status 400, an envelope that is not a
+// JSON-RPC 2.0 request with a string or number id -32600 with 400, a page 200; other
+// methods, batches and non-JSON are left to the host (status 0); a discover
+// notification is handled (202) with no response and reads no grant.
 func TestHandleJSONRPCEnvelope(t *testing.T) {
 	ctx := t.Context()
 	cat := newCatalog(t, sampleTools()...)
 	d := newDiscoverer(cat, allGranted(t, cat), nil)
 	for _, tc := range []struct {
-		msg     string
-		handled bool
-		want    string // exact response, or a prefix ending in '*'
+		msg    string
+		status int    // the outcome: 0 for a message left to the host
+		want   string // exact response, or a prefix ending in '*'
 	}{
-		{`{"jsonrpc":"2.0","id":7,"method":"multillm.tools.discover","params":{"query":""}}`, true,
+		{`{"jsonrpc":"2.0","id":7,"method":"multillm.tools.discover","params":{"query":""}}`, 400,
 			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`},
-		{`{"jsonrpc":"2.0","id":"a\"b","method":"multillm.tools.discover","params":{"query":"model","x":1}}`, true,
+		{`{"jsonrpc":"2.0","id":"a\"b","method":"multillm.tools.discover","params":{"query":"model","x":1}}`, 400,
 			`{"jsonrpc":"2.0","id":"a\"b","error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`},
-		{`{"jsonrpc":"2.0","id":8,"method":"multillm.tools.discover"}`, true,
+		{`{"jsonrpc":"2.0","id":8,"method":"multillm.tools.discover"}`, 400,
 			`{"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`},
-		{`{"jsonrpc":"2.0","id":9,"method":"multillm.tools.discover","params":{"query":"model","cursor":"bad"}}`, true,
+		{`{"jsonrpc":"2.0","id":9,"method":"multillm.tools.discover","params":{"query":"model","cursor":"bad"}}`, 400,
 			`{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"invalid_cursor","data":{"error":"invalid_cursor","status":400}}}`},
-		{`{"jsonrpc":"1.0","id":1,"method":"multillm.tools.discover","params":{"query":"model"}}`, true,
+		{`{"jsonrpc":"1.0","id":1,"method":"multillm.tools.discover","params":{"query":"model"}}`, 400,
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid_request","data":{"error":"invalid_request","status":400}}}`},
-		{`{"jsonrpc":"2.0","id":{"a":1},"method":"multillm.tools.discover","params":{"query":"model"}}`, true,
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"multillm.tools.discover","params":{"query":"model"}}`, 400,
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid_request","data":{"error":"invalid_request","status":400}}}`},
-		{`{"jsonrpc":"2.0","id":true,"method":"multillm.tools.discover","params":{"query":"model"}}`, true,
+		{`{"jsonrpc":"2.0","id":true,"method":"multillm.tools.discover","params":{"query":"model"}}`, 400,
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid_request","data":{"error":"invalid_request","status":400}}}`},
-		{` {"jsonrpc":"2.0","id":"r1","method":"multillm.tools.discover","params":{"query":"model"}} `, true,
+		{` {"jsonrpc":"2.0","id":"r1","method":"multillm.tools.discover","params":{"query":"model"}} `, 200,
 			`{"jsonrpc":"2.0","id":"r1","result":{"tools":[*`},
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, false, ``},
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"model_search"}}`, false, ``},
-		{`[{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"model"}}]`, false, ``},
-		{`not json`, false, ``},
-		{``, false, ``},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 0, ``},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"model_search"}}`, 0, ``},
+		{`[{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"model"}}]`, 0, ``},
+		{`not json`, 0, ``},
+		{``, 0, ``},
 	} {
-		resp, handled := d.HandleJSONRPC(ctx, alice, []byte(tc.msg))
-		if handled != tc.handled {
-			t.Errorf("HandleJSONRPC(%s) handled = %v, want %v", tc.msg, handled, tc.handled)
+		resp, status := d.HandleJSONRPC(ctx, alice, []byte(tc.msg))
+		if status != tc.status {
+			t.Errorf("HandleJSONRPC(%s) status = %d, want %d", tc.msg, status, tc.status)
 		}
 		got := string(resp)
 		if p, ok := strings.CutSuffix(tc.want, "*"); ok {
@@ -213,15 +243,15 @@ func TestHandleJSONRPCEnvelope(t *testing.T) {
 		} else if got != tc.want {
 			t.Errorf("HandleJSONRPC(%s) =\n%s\nwant\n%s", tc.msg, got, tc.want)
 		}
-		if handled && !json.Valid(resp) {
+		if status != 0 && !json.Valid(resp) {
 			t.Errorf("HandleJSONRPC(%s): response is not JSON", tc.msg)
 		}
 		// AppendJSONRPC writes the same bytes after what dst holds, and leaves dst
 		// as it was when it does not answer (a next cursor is sealed anew each time).
 		prefix := []byte("kept|")
-		out, h := d.AppendJSONRPC(ctx, prefix, alice, []byte(tc.msg))
-		if h != handled || !bytes.HasPrefix(out, prefix) {
-			t.Errorf("AppendJSONRPC(%q, %s) = %.40s, %v", prefix, tc.msg, out, h)
+		out, st := d.AppendJSONRPC(ctx, prefix, alice, []byte(tc.msg))
+		if st != status || !bytes.HasPrefix(out, prefix) {
+			t.Errorf("AppendJSONRPC(%q, %s) = %.40s, %d", prefix, tc.msg, out, st)
 			continue
 		}
 		a, _, _ := strings.Cut(string(out[len(prefix):]), `"nextCursor"`)
@@ -230,15 +260,15 @@ func TestHandleJSONRPCEnvelope(t *testing.T) {
 			t.Errorf("AppendJSONRPC(%s) appended %.120s, HandleJSONRPC answered %.120s", tc.msg, a, b)
 		}
 	}
-	// A notification: handled, no response, no grant read.
+	// A notification: handled (202), no response, no grant read.
 	dn := newDiscoverer(cat, forbiddenReader{t}, nil)
-	resp, handled := dn.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","method":"multillm.tools.discover","params":{"query":"model"}}`))
-	if !handled || resp != nil {
-		t.Errorf("notification: %s, %v; want nil, true", resp, handled)
+	resp, status := dn.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","method":"multillm.tools.discover","params":{"query":"model"}}`))
+	if status != http.StatusAccepted || resp != nil {
+		t.Errorf("notification: %s, %d; want nil, 202", resp, status)
 	}
 	buf := []byte("kept")
-	if out, handled := dn.AppendJSONRPC(ctx, buf, alice, []byte(`{"jsonrpc":"2.0","method":"multillm.tools.discover","params":{"query":"model"}}`)); !handled || string(out) != "kept" {
-		t.Errorf("notification appended: %q, %v; want %q, true", out, handled, buf)
+	if out, status := dn.AppendJSONRPC(ctx, buf, alice, []byte(`{"jsonrpc":"2.0","method":"multillm.tools.discover","params":{"query":"model"}}`)); status != http.StatusAccepted || string(out) != "kept" {
+		t.Errorf("notification appended: %q, %d; want %q, 202", out, status, buf)
 	}
 }
 
@@ -280,7 +310,7 @@ func TestAppendJSONRPCReusesBuffer(t *testing.T) {
 // SPEC DISC-1, FLAG-2: JSON-RPC member names are exact and a message is read once:
 // "Method", "METHOD" or "Params" are not the members "method" and "params", and a
 // message naming its method twice is ambiguous. HandleJSONRPC must leave such
-// messages to the host (handled=false) instead of answering them as discovery: a
+// messages to the host (status 0) instead of answering them as discovery: a
 // tools/list request with a stray "METHOD" member must never be hijacked.
 func TestHandleJSONRPCExactMembers(t *testing.T) {
 	ctx := t.Context()
@@ -291,7 +321,7 @@ func TestHandleJSONRPCExactMembers(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list","METHOD":"multillm.tools.discover","params":{"query":"model"}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"multillm.tools.discover","params":{"query":"model"}}`,
 	} {
-		if resp, handled := d.HandleJSONRPC(ctx, alice, []byte(msg)); handled {
+		if resp, status := d.HandleJSONRPC(ctx, alice, []byte(msg)); status != 0 {
 			t.Errorf("HandleJSONRPC(%s) answered %.60s…, want it left to the host", msg, resp)
 		}
 	}
@@ -329,7 +359,7 @@ func TestAppendJSONRPCErrorForeign(t *testing.T) {
 			t.Errorf("AppendJSONRPCError(foreign) =\n%s\nwant (as documented)\n%s", got, want)
 		}
 	}
-	wrapped := fmt.Errorf("host wraps: %w", discovery.ErrToolNotGranted)
+	wrapped := fmt.Errorf("host wraps: %w", discovery.CodeToolNotGranted)
 	if got := string(discovery.AppendJSONRPCError(nil, json.RawMessage(`1`), wrapped)); !strings.Contains(got, `"message":"tool_not_granted"`) {
 		t.Errorf("AppendJSONRPCError(wrapped *Error) = %s", got)
 	}
@@ -348,9 +378,9 @@ func TestHandleJSONRPCHugeID(t *testing.T) {
 			discoverMsg(id, "model", 16, ""),
 			discoverMsg(id, "", 16, ""),
 		} {
-			resp, handled := d.HandleJSONRPC(ctx, alice, msg)
-			if !handled || len(resp) > discovery.MaxResponseBytes || !json.Valid(resp) {
-				t.Errorf("id of %d bytes: handled %v, response of %d bytes (valid JSON %v)", n+2, handled, len(resp), json.Valid(resp))
+			resp, status := d.HandleJSONRPC(ctx, alice, msg)
+			if status == 0 || len(resp) > discovery.MaxResponseBytes || !json.Valid(resp) {
+				t.Errorf("id of %d bytes: status %d, response of %d bytes (valid JSON %v)", n+2, status, len(resp), json.Valid(resp))
 			}
 		}
 	}

@@ -37,7 +37,7 @@ func exampleDiscoverer() *discovery.Discoverer {
 func refusal(err error) string {
 	var e *discovery.Error
 	if errors.As(err, &e) {
-		return fmt.Sprintf("%s (%d)", e.Code, e.Status)
+		return fmt.Sprintf("%s (%d)", string(e.Code), e.Code.Status())
 	}
 	return fmt.Sprint(err)
 }
@@ -91,20 +91,20 @@ func Example() {
 	// ben calls model_search: allowed
 }
 
-// HandleJSONRPC answers the discover method as bytes in, bytes out, and leaves every
-// other message to the host.
+// HandleJSONRPC answers the discover method as bytes in, bytes out, with the HTTP
+// status of its answer, and leaves every other message to the host (status 0).
 func ExampleDiscoverer_HandleJSONRPC() {
 	ctx := context.Background()
 	d := exampleDiscoverer()
 	ben := grants.Principal{ID: "ben"}
 
-	resp, handled := d.HandleJSONRPC(ctx, ben, []byte(`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"model","limit":17}}`))
-	fmt.Println(handled, string(resp))
-	_, handled = d.HandleJSONRPC(ctx, ben, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
-	fmt.Println(handled)
+	resp, status := d.HandleJSONRPC(ctx, ben, []byte(`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"model","limit":17}}`))
+	fmt.Println(status, string(resp))
+	_, status = d.HandleJSONRPC(ctx, ben, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	fmt.Println(status)
 	// Output:
-	// true {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}
-	// false
+	// 400 {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}
+	// 0
 }
 
 // AuthorizeCall reports why an invalid call is refused by the keyword and schema
@@ -115,7 +115,7 @@ func ExampleDiscoverer_AuthorizeCall() {
 		discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{"query":""}`)})
 	var e *discovery.Error
 	if errors.As(err, &e) {
-		fmt.Println(e.Code, e.Status, e.JSONRPCCode, e.Keyword, e.Path)
+		fmt.Println(string(e.Code), e.Code.Status(), e.Code.JSONRPCCode(), e.Keyword, e.Path)
 	}
 	// Output:
 	// invalid_arguments 400 -32602 minLength /query

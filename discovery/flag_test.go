@@ -120,10 +120,10 @@ func TestSwitchOff(t *testing.T) {
 	if res != nil {
 		t.Errorf("Discover returned a page while off")
 	}
-	if e := wantCode(t, "Discover while off", err, discovery.CodeMethodNotFound); e != nil && e.JSONRPCCode != -32601 {
-		t.Errorf("JSON-RPC code = %d, want -32601", e.JSONRPCCode)
+	if e := wantCode(t, "Discover while off", err, discovery.CodeMethodNotFound); e != nil && e.Code.JSONRPCCode() != -32601 {
+		t.Errorf("JSON-RPC code = %d, want -32601", e.Code.JSONRPCCode())
 	}
-	if !errors.Is(err, discovery.ErrMethodNotFound) {
+	if !errors.Is(err, discovery.CodeMethodNotFound) {
 		t.Errorf("errors.Is(err, ErrMethodNotFound) = false")
 	}
 	_, err = d.DiscoverParams(ctx, alice, json.RawMessage(`{"query":"model"}`))
@@ -137,8 +137,8 @@ func TestSwitchOff(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 		`not json`,
 	} {
-		if resp, handled := d.HandleJSONRPC(ctx, alice, []byte(msg)); handled || resp != nil {
-			t.Errorf("HandleJSONRPC(%s) while off = %s, %v; want nil, false", msg, resp, handled)
+		if resp, status := d.HandleJSONRPC(ctx, alice, []byte(msg)); status != 0 || resp != nil {
+			t.Errorf("HandleJSONRPC(%s) while off = %s, %d; want nil, 0", msg, resp, status)
 		}
 	}
 
@@ -195,10 +195,10 @@ func TestSwitchOnRequiresStorage(t *testing.T) {
 		wantCode(t, name+": Discover", err, discovery.CodeGrantsUnavailable)
 		_, err = d.ListTools(ctx, alice)
 		wantCode(t, name+": ListTools", err, discovery.CodeGrantsUnavailable)
-		resp, handled := d.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","id":"a","method":"multillm.tools.discover","params":{"query":"model"}}`))
+		resp, status := d.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","id":"a","method":"multillm.tools.discover","params":{"query":"model"}}`))
 		want := `{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"grants_unavailable","data":{"error":"grants_unavailable","status":503}}}`
-		if !handled || string(resp) != want {
-			t.Errorf("%s: HandleJSONRPC = %s, %v; want %s", name, resp, handled, want)
+		if status == 0 || string(resp) != want {
+			t.Errorf("%s: HandleJSONRPC = %s, %d; want %s", name, resp, status, want)
 		}
 		if !json.Valid(resp) {
 			t.Errorf("%s: the 503 body is not JSON", name)

@@ -65,8 +65,8 @@ func TestNoContentLeaks(t *testing.T) {
 	}
 	var wire [][]byte
 	handle := func(d *discovery.Discoverer, msg string) {
-		resp, handled := d.HandleJSONRPC(ctx, alice, []byte(msg))
-		if !handled {
+		resp, status := d.HandleJSONRPC(ctx, alice, []byte(msg))
+		if status == 0 {
 			t.Errorf("not handled: %.80s", msg)
 		}
 		wire = append(wire, resp)
@@ -153,7 +153,7 @@ func TestNoContentLeaks(t *testing.T) {
 		texts := []string{err.Error(), fmt.Sprintf("%v|%+v|%s|%q", err, err, err, err), string(discovery.AppendJSONRPCError(nil, json.RawMessage(`1`), err))}
 		var e *discovery.Error
 		if errors.As(err, &e) {
-			texts = append(texts, e.Keyword, e.Path, e.Code)
+			texts = append(texts, e.Keyword, e.Path, string(e.Code))
 		}
 		for _, s := range texts {
 			for _, c := range canaries {

@@ -818,7 +818,7 @@ func TestPlanGrantsUnavailable(t *testing.T) {
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat})
 	_, err = discovery.NewPlanner(d, nil).Plan(context.Background(), grants.Principal{ID: "x"}, discovery.ModelCapabilities{})
 	var e *discovery.Error
-	if !errors.As(err, &e) || e.Code != discovery.CodeGrantsUnavailable || e.Status != 503 {
+	if !errors.As(err, &e) || e.Code != discovery.CodeGrantsUnavailable || e.Code.Status() != 503 {
 		t.Fatalf("Plan without grants = %v, want grants_unavailable 503", err)
 	}
 }

@@ -165,7 +165,7 @@ type rpcPage struct {
 	raw    []byte
 	tools  []json.RawMessage
 	cursor string
-	err    string
+	err    discovery.Code
 }
 
 func decodePage(t testing.TB, resp []byte) rpcPage {
@@ -183,7 +183,7 @@ func decodePage(t testing.TB, resp []byte) rpcPage {
 		t.Fatalf("response is not JSON: %v: %.200s", err, resp)
 	}
 	if env.Error != nil {
-		return rpcPage{raw: resp, err: env.Error.Message}
+		return rpcPage{raw: resp, err: discovery.Code(env.Error.Message)}
 	}
 	return rpcPage{raw: resp, tools: env.Result.Tools, cursor: env.Result.NextCursor}
 }
@@ -192,7 +192,7 @@ func decodePage(t testing.TB, resp []byte) rpcPage {
 // whole tools that must be exactly want[0], want[1], ... (the ranking's next tools),
 // then an optional cursor, the cache hints and the _meta. It returns how many tools the page holds and
 // its cursor, or the error code of an error response.
-func parseRPCPage(t testing.TB, resp []byte, id string, want [][]byte) (n int, cur, code string) {
+func parseRPCPage(t testing.TB, resp []byte, id string, want [][]byte) (n int, cur string, code discovery.Code) {
 	t.Helper()
 	if bytes.HasPrefix(resp, []byte(`{"jsonrpc":"2.0","id":`+id+`,"error":`)) {
 		return 0, "", decodePage(t, resp).err
@@ -279,8 +279,8 @@ func TestPagingProperties(t *testing.T) {
 			got, cur := 0, ""
 			walks++
 			for {
-				resp, handled := d.HandleJSONRPC(ctx, alice, discoverMsg(id, q, limit, cur))
-				if !handled {
+				resp, status := d.HandleJSONRPC(ctx, alice, discoverMsg(id, q, limit, cur))
+				if status == 0 {
 					t.Fatal("not handled")
 				}
 				pages++
@@ -699,7 +699,7 @@ func TestConcurrentUse(t *testing.T) {
 	src.Store(v1)
 	store := allGranted(t, v1)
 	d := newDiscoverer(src, store, nil)
-	allowed := map[string]bool{discovery.CodeInvalidCursor: true, discovery.CodeGrantsChanged: true, discovery.CodeToolNotGranted: true}
+	allowed := map[discovery.Code]bool{discovery.CodeInvalidCursor: true, discovery.CodeGrantsChanged: true, discovery.CodeToolNotGranted: true}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

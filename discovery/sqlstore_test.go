@@ -281,7 +281,7 @@ func sqReader(errorf func(format string, args ...any), d *discovery.Discoverer, 
 	ctx := context.Background()
 	rng := mrand.New(mrand.NewPCG(seed, 7))
 	// accept reports whether err is an answer the SPEC allows under concurrent writes.
-	accept := func(what string, err error, allowed ...string) bool {
+	accept := func(what string, err error, allowed ...discovery.Code) bool {
 		var e *discovery.Error
 		if errors.As(err, &e) {
 			switch {
@@ -362,7 +362,7 @@ func sqReader(errorf func(format string, args ...any), d *discovery.Discoverer, 
 			if err != nil {
 				// SPEC CURSOR-4: a change seen while the page was prepared answers 409;
 				// CURSOR-2: a cursor bound to other grants answers 400.
-				allowed := []string{discovery.CodeGrantsChanged}
+				allowed := []discovery.Code{discovery.CodeGrantsChanged}
 				if n > 1 {
 					allowed = append(allowed, discovery.CodeInvalidCursor)
 				}
@@ -563,7 +563,7 @@ func TestSQLStoreGrantChangeMidPage(t *testing.T) {
 				name   string
 				change func(s *sqlstore.Store) error
 				sync   bool
-				want   string // "" means the page is served
+				want   discovery.Code // "" means the page is served
 			}{
 				{"grant", func(s *sqlstore.Store) error { _, err := s.Put(ctx, aliceTool); return err }, false, discovery.CodeGrantsChanged},
 				{"revoke compat row", func(s *sqlstore.Store) error { return s.Delete(ctx, grants.AnyPrincipal, sqToolName(3)) }, false, discovery.CodeGrantsChanged},
@@ -607,7 +607,7 @@ func TestSQLStoreGrantChangeMidPage(t *testing.T) {
 	}
 }
 
-func sqWant(t *testing.T, what string, res *discovery.Result, err error, code string) {
+func sqWant(t *testing.T, what string, res *discovery.Result, err error, code discovery.Code) {
 	t.Helper()
 	if code == "" {
 		if err != nil {
@@ -623,7 +623,7 @@ func sqWant(t *testing.T, what string, res *discovery.Result, err error, code st
 	if res != nil {
 		t.Errorf("%s: a page came with %s", what, code)
 	}
-	if e.Status != map[string]int{discovery.CodeGrantsChanged: 409, discovery.CodeInvalidCursor: 400}[code] {
-		t.Errorf("%s: status %d", what, e.Status)
+	if e.Code.Status() != map[discovery.Code]int{discovery.CodeGrantsChanged: 409, discovery.CodeInvalidCursor: 400}[code] {
+		t.Errorf("%s: status %d", what, e.Code.Status())
 	}
 }

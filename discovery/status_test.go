@@ -3,7 +3,6 @@ package discovery_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"testing"
 
@@ -11,10 +10,10 @@ import (
 	"github.com/deferredtools/deferredtools/grants"
 )
 
-// SPEC ERR-1: ResponseStatus reads the status of HandleJSONRPC's own responses: 200 for
-// a page, even one whose tools or id hold "error" members or text, and each refusal's
-// status otherwise.
-func TestResponseStatus(t *testing.T) {
+// SPEC ERR-1: HandleJSONRPC reports the HTTP status of its response, so that no host
+// parses it: 200 for a page, even one whose tools or id hold "error" members or text,
+// and each refusal's status otherwise, the one its data.status carries.
+func TestHandleJSONRPCStatus(t *testing.T) {
 	ctx := context.Background()
 	tool := json.RawMessage(`{"name":"report_error","description":"report an error","inputSchema":{"type":"object","properties":{"error":{"type":"object","properties":{"status":{"type":"integer"}}}}}}`)
 	cat, err := discovery.NewCatalog([]json.RawMessage{tool}, nil)
@@ -37,27 +36,20 @@ func TestResponseStatus(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"\"status\":503}}}","method":"multillm.tools.discover","params":{"query":"x","cursor":"AAAA"}}`, http.StatusBadRequest},
 		{`{"jsonrpc":"2.0","id":null,"method":"multillm.tools.discover","params":{"query":"x"}}`, http.StatusBadRequest},
 	} {
-		resp, handled := d.HandleJSONRPC(ctx, p, []byte(tc.msg))
-		if !handled || resp == nil {
-			t.Fatalf("HandleJSONRPC(%s) handled=%v", tc.msg, handled)
+		resp, status := d.HandleJSONRPC(ctx, p, []byte(tc.msg))
+		if status != tc.want || resp == nil {
+			t.Errorf("HandleJSONRPC(%s) = %.80s, status %d, want %d", tc.msg, resp, status, tc.want)
 		}
-		if got := discovery.ResponseStatus(resp); got != tc.want {
-			t.Errorf("ResponseStatus(%s) = %d, want %d", resp, got, tc.want)
+		var r struct {
+			Error *struct {
+				Data struct{ Status int }
+			}
 		}
-	}
-	for _, tc := range []struct {
-		err  error
-		want int
-	}{
-		{discovery.ErrToolNotGranted, http.StatusForbidden},
-		{discovery.ErrGrantsChanged, http.StatusConflict},
-		{discovery.ErrSchemaTooLarge, http.StatusRequestEntityTooLarge},
-		{discovery.ErrGrantsUnavailable, http.StatusServiceUnavailable},
-		{errors.New("a host's own error"), http.StatusInternalServerError},
-	} {
-		resp := discovery.AppendJSONRPCError(nil, json.RawMessage(`"id"`), tc.err)
-		if got := discovery.ResponseStatus(resp); got != tc.want {
-			t.Errorf("ResponseStatus(%s) = %d, want %d", resp, got, tc.want)
+		if err := json.Unmarshal(resp, &r); err != nil {
+			t.Fatalf("HandleJSONRPC(%s): %v", tc.msg, err)
+		}
+		if r.Error != nil && r.Error.Data.Status != status {
+			t.Errorf("HandleJSONRPC(%s) reports status %d, its data.status is %d", tc.msg, status, r.Error.Data.Status)
 		}
 	}
 }

@@ -131,9 +131,9 @@ func TestGrantTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		d := newDiscoverer(cat, &frozenReader{}, nil)
 		start := time.Now()
-		resp, handled := d.HandleJSONRPC(context.Background(), alice, discoverMsg("1", "model", 5, ""))
-		if took := time.Since(start); !handled || took != discovery.DefaultGrantTimeout {
-			t.Errorf("HandleJSONRPC: handled %v after %v, want true after %v", handled, took, discovery.DefaultGrantTimeout)
+		resp, status := d.HandleJSONRPC(context.Background(), alice, discoverMsg("1", "model", 5, ""))
+		if took := time.Since(start); status != 503 || took != discovery.DefaultGrantTimeout {
+			t.Errorf("HandleJSONRPC: status %d after %v, want 503 after %v", status, took, discovery.DefaultGrantTimeout)
 		}
 		if got := decodePage(t, resp).err; got != discovery.CodeGrantsUnavailable {
 			t.Errorf("HandleJSONRPC answered %q, want %s: %s", got, discovery.CodeGrantsUnavailable, resp)

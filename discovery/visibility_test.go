@@ -95,7 +95,7 @@ func rawTools(defs []string) []json.RawMessage {
 func paths(t testing.TB, d *discovery.Discoverer, p grants.Principal, listed map[string]bool, name string) (list, disc, call bool) {
 	t.Helper()
 	err := d.AuthorizeCall(context.Background(), p, discovery.Call{Tool: name, Arguments: json.RawMessage(`{}`)})
-	call = !errors.Is(err, discovery.ErrToolNotGranted)
+	call = !errors.Is(err, discovery.CodeToolNotGranted)
 	return listed[name], discoverable(t, d, p, name, name), call
 }
 
@@ -186,7 +186,7 @@ func TestVisibilityWithheldCallRefusedBeforeArguments(t *testing.T) {
 		for _, a := range args {
 			err := d.AuthorizeCall(ctx, p, discovery.Call{Tool: name, Arguments: json.RawMessage(a)})
 			var e *discovery.Error
-			if !errors.As(err, &e) || e.Code != discovery.CodeToolNotGranted || e.Status != 403 || e.JSONRPCCode != discovery.JSONRPCServerError {
+			if !errors.As(err, &e) || e.Code != discovery.CodeToolNotGranted || e.Code.Status() != 403 || e.Code.JSONRPCCode() != -32000 {
 				t.Errorf("AuthorizeCall(%s, %s, %q) = %v, want tool_not_granted 403", name, why, a, err)
 			}
 		}

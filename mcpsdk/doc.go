@@ -110,7 +110,7 @@
 // authorisation challenges, so refusals of a call stay JSON-RPC errors).
 //
 // On the way out, every JSON-RPC error response that is not the adapter's (its
-// message one of the codes above or discovery's, with their data exactly) or the
+// message one of the discovery.Code values, with their data exactly) or the
 // host's CheckCall *jsonrpc.Error (remembered by content when the middleware passes
 // it, at most 1,024 distinct ones) is rewritten to the content-free error of its code:
 // -32700 parse_error, -32600 invalid_request, -32601 method_not_found, -32602

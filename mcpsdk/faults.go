@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strconv"
 	"sync"
 
@@ -13,55 +12,37 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 )
 
-// Codes of the content-free errors the adapter answers for messages it cannot pass to
-// the SDK, and writes in place of SDK errors that could quote what the client sent.
-const (
-	// CodeParseError answers a message that is not JSON text: a syntax error, a
-	// truncated message, invalid UTF-8 (JSON-RPC -32700, HTTP 400).
-	CodeParseError = "parse_error"
-	// CodeInvalidRequest answers JSON that is not a JSON-RPC message the SDK accepts
-	// (a batch, a wrong version, id or method, a repeated member name, nesting deeper
-	// than 1,000): JSON-RPC -32600, HTTP 400.
-	CodeInvalidRequest = "invalid_request"
-	// CodeMessageTooLarge answers a message over the size cap (stdio: the line cap;
-	// HTTP: Options.MaxRequestBodyBytes): JSON-RPC -32600, HTTP 413.
-	CodeMessageTooLarge = "message_too_large"
-	// CodeServerError replaces an SDK error whose code has no name of its own.
-	CodeServerError = "server_error"
-)
-
-var (
-	faultParse    = &discovery.Error{Code: CodeParseError, Status: http.StatusBadRequest, JSONRPCCode: -32700}
-	faultInvalid  = &discovery.Error{Code: CodeInvalidRequest, Status: http.StatusBadRequest, JSONRPCCode: -32600}
-	faultTooLarge = &discovery.Error{Code: CodeMessageTooLarge, Status: http.StatusRequestEntityTooLarge, JSONRPCCode: -32600}
-)
-
-// contentFree returns the adapter's error for a JSON-RPC code: its message is a fixed
-// word for the code, its data {"error": word, "status": S}.
-func contentFree(code int64) *discovery.Error {
+// contentFree returns the adapter's error in place of an SDK error of a JSON-RPC code:
+// its message is the fixed word for the code (discovery.CodeParseError,
+// CodeInvalidRequest, CodeMethodNotFound, CodeInvalidParams, CodeInternal), its data
+// {"error": word, "status": S}. A code with no name of its own is
+// discovery.CodeServerError, written with the SDK's JSON-RPC code.
+func contentFree(code int64) *jsonrpc.Error {
 	switch code {
 	case -32700:
-		return faultParse
+		return wireError(discovery.CodeParseError)
 	case -32600:
-		return faultInvalid
+		return wireError(discovery.CodeInvalidRequest)
 	case -32601:
-		return discovery.ErrMethodNotFound
+		return wireError(discovery.CodeMethodNotFound)
 	case -32602:
-		return discovery.ErrInvalidParams
+		return wireError(discovery.CodeInvalidParams)
 	case 0, -32603:
-		return &discovery.Error{Code: discovery.CodeInternal, Status: http.StatusInternalServerError, JSONRPCCode: -32603}
+		return wireError(discovery.CodeInternal)
 	}
-	return &discovery.Error{Code: CodeServerError, Status: http.StatusInternalServerError, JSONRPCCode: int(code)}
+	e := wireError(discovery.CodeServerError)
+	e.Code = code
+	return e
 }
 
 // ownCodes are the codes of every error the adapter and discovery write.
-var ownCodes = map[string]bool{
+var ownCodes = map[discovery.Code]bool{
 	discovery.CodeMethodNotFound: true, discovery.CodeInvalidParams: true, discovery.CodeInvalidCursor: true,
 	discovery.CodeInvalidArguments: true, discovery.CodeToolNotGranted: true, discovery.CodeContractChanged: true,
 	discovery.CodeGrantsChanged: true, discovery.CodeSchemaTooLarge: true, discovery.CodeValidationUnavailable: true,
 	discovery.CodeGrantsUnavailable: true, discovery.CodeCatalogUnavailable: true, discovery.CodeInternal: true,
-	CodeUnauthenticated: true, CodeCallRefused: true, CodeParseError: true, CodeInvalidRequest: true,
-	CodeMessageTooLarge: true, CodeServerError: true,
+	discovery.CodeUnauthenticated: true, discovery.CodeCallRefused: true, discovery.CodeParseError: true,
+	discovery.CodeInvalidRequest: true, discovery.CodeMessageTooLarge: true, discovery.CodeServerError: true,
 }
 
 // kept reports whether an outgoing JSON-RPC error may leave as it is: one the adapter
@@ -69,13 +50,13 @@ var ownCodes = map[string]bool{
 // "status": S}), or one the host's CheckCall returned as a *jsonrpc.Error. Every other error, the
 // SDK's above all (they quote methods, params and argument values), is replaced.
 func kept(code int64, message string, data []byte) bool {
-	if ownCodes[message] {
+	if ownCodes[discovery.Code(message)] {
 		var d struct {
 			Error  string `json:"error"`
 			Status int    `json:"status"`
 		}
 		if json.Unmarshal(data, &d) == nil && d.Error == message {
-			want := wireError(&discovery.Error{Code: message, Status: d.Status}).Data
+			want := wireErrorStatus(discovery.Code(message), d.Status).Data
 			if compactEqual(data, want) {
 				return true
 			}
@@ -101,7 +82,7 @@ func cleanError(err error) error {
 		if kept(je.Code, je.Message, je.Data) {
 			return err
 		}
-		return wireError(contentFree(je.Code))
+		return contentFree(je.Code)
 	}
 	var code int64
 	var je *jsonrpc.Error
@@ -111,7 +92,7 @@ func cleanError(err error) error {
 	if kept(code, err.Error(), nil) {
 		return err
 	}
-	return wireError(contentFree(code))
+	return contentFree(code)
 }
 
 // cleanResponse rewrites one encoded JSON-RPC response whose error is not kept; ok is
@@ -128,7 +109,25 @@ func cleanResponse(msg []byte) (out []byte, ok bool) {
 	if json.Unmarshal(msg, &r) != nil || r.Error == nil || kept(r.Error.Code, r.Error.Message, r.Error.Data) {
 		return nil, false
 	}
-	return discovery.AppendJSONRPCError(nil, r.ID, contentFree(r.Error.Code)), true
+	return appendResponse(nil, r.ID, contentFree(r.Error.Code)), true
+}
+
+// appendResponse appends the JSON-RPC error response with id (null when empty) and e,
+// in discovery.AppendJSONRPCError's form, which it is for e = wireError(code):
+// {"jsonrpc":"2.0","id":ID,"error":{"code":N,"message":"<code>","data":{...}}}.
+func appendResponse(dst, id []byte, e *jsonrpc.Error) []byte {
+	if len(id) == 0 {
+		id = []byte("null")
+	}
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, id...)
+	dst = append(dst, `,"error":{"code":`...)
+	dst = strconv.AppendInt(dst, e.Code, 10)
+	dst = append(dst, `,"message":`...)
+	dst = strconv.AppendQuote(dst, e.Message)
+	dst = append(dst, `,"data":`...)
+	dst = append(dst, e.Data...)
+	return append(dst, "}}"...)
 }
 
 // hostErrors remembers, by wire content, the *jsonrpc.Error values the hosts' CheckCall

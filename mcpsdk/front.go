@@ -2,6 +2,7 @@ package mcpsdk
 
 import (
 	"context"
+	"net/http"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,16 +17,9 @@ type action int
 
 const (
 	passOn   action = iota // hand the message to the SDK
-	answered               // the front wrote the answer (maybe none, for a notification)
+	answered               // the front refused a message the SDK cannot take
+	refused                // the front refused a tools/call: HTTP 200, like every tool error
 	discover               // a discover call: answer it with answerDiscover
-)
-
-// answerKind says which kind of answer the front wrote, for the HTTP status.
-type answerKind int
-
-const (
-	malformed   answerKind = iota // a message the SDK cannot take: the fault's status
-	callRefused                   // a tools/call refusal: HTTP 200, like every tool error
 )
 
 // screen decides one raw message (SPEC CALL-1, VIS-2, ERR-2). Malformed messages are
@@ -34,29 +28,29 @@ const (
 // the arguments are decoded, so a denied tool gets the same refusal whatever its
 // arguments (deep, long, mistyped, with duplicate keys, not UTF-8); the discover method
 // is left to answerDiscover; every other message, vetted, goes on to the SDK. The
-// answer is appended to dst.
-func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst []byte) (resp []byte, act action, kind answerKind, env envelope) {
+// answer is appended to dst; status is the HTTP status of an answered message.
+func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst []byte) (resp []byte, act action, status int, env envelope) {
 	env, fault := parseEnvelope(msg)
-	if fault != nil {
-		return discovery.AppendJSONRPCError(dst, env.id, fault), answered, malformed, env
-	}
-	if env.hasMethod && env.method == "tools/call" && env.id != nil {
-		if resp, refused := a.precall(ctx, extra, env, dst); refused {
-			return resp, answered, callRefused, env
+	if fault == "" && env.hasMethod && env.method == "tools/call" && env.id != nil {
+		if resp, ok := a.precall(ctx, extra, env, dst); ok {
+			return resp, refused, http.StatusOK, env
 		}
 	}
 	switch {
+	case fault != "":
 	case env.hasMethod && env.method == "logging/setLevel" && !validLevel(env.params):
 		// The SDK takes any string and logs it at Info: only MCP's levels pass.
-		return discovery.AppendJSONRPCError(dst, env.id, discovery.ErrInvalidParams), answered, malformed, env
+		fault = discovery.CodeInvalidParams
 	case !utf8.Valid(msg):
-		return discovery.AppendJSONRPCError(dst, env.id, faultParse), answered, malformed, env
+		fault = discovery.CodeParseError
 	case env.depth > maxDepth:
-		return discovery.AppendJSONRPCError(dst, env.id, faultInvalid), answered, malformed, env
+		fault = discovery.CodeInvalidRequest
 	case env.hasMethod && env.method == a.d.Method():
-		return dst, discover, malformed, env
+		return dst, discover, 0, env
+	default:
+		return dst, passOn, 0, env
 	}
-	return dst, passOn, malformed, env
+	return discovery.AppendJSONRPCError(dst, env.id, fault), answered, fault.Status(), env
 }
 
 // precall decides a tools/call on its tool name (SPEC CALL-1): a name that is not one
@@ -66,7 +60,7 @@ func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst 
 func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, env envelope, dst []byte) ([]byte, bool) {
 	name, ok := stringParam(env.params, "name")
 	if !ok {
-		return discovery.AppendJSONRPCError(dst, env.id, discovery.ErrInvalidParams), true
+		return discovery.AppendJSONRPCError(dst, env.id, discovery.CodeInvalidParams), true
 	}
 	if a.toolDef != nil && name == a.opts.DiscoveryTool {
 		return dst, false
@@ -83,20 +77,20 @@ func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, env enve
 
 // answerDiscover answers a discover message (a call or a notification) straight from
 // its bytes with Discoverer.AppendJSONRPC, whose page is sized for the real id (SPEC
-// PAGE-1). A notification gets no answer.
-func (a *Adapter) answerDiscover(ctx context.Context, extra *mcp.RequestExtra, env envelope, msg, dst []byte) []byte {
+// PAGE-1), and reports the HTTP status of the answer. A notification gets no answer.
+func (a *Adapter) answerDiscover(ctx context.Context, extra *mcp.RequestExtra, env envelope, msg, dst []byte) ([]byte, int) {
 	p, err := a.principal(ctx, extra)
 	if err != nil {
 		if env.id == nil {
-			return dst
+			return dst, http.StatusAccepted
 		}
-		return discovery.AppendJSONRPCError(dst, env.id, err)
+		return discovery.AppendJSONRPCError(dst, env.id, err), discovery.CodeUnauthenticated.Status()
 	}
-	resp, handled := a.d.AppendJSONRPC(ctx, dst, p, msg)
-	if !handled && env.id != nil {
-		return discovery.AppendJSONRPCError(dst, env.id, discovery.ErrMethodNotFound)
+	resp, status := a.d.AppendJSONRPC(ctx, dst, p, msg)
+	if status == 0 && env.id != nil {
+		return discovery.AppendJSONRPCError(dst, env.id, discovery.CodeMethodNotFound), discovery.CodeMethodNotFound.Status()
 	}
-	return resp
+	return resp, status
 }
 
 func validLevel(params []byte) bool {

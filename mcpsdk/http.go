@@ -62,22 +62,22 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		body, err := readBounded(r.Body, a.maxBody())
 		r.Body.Close()
 		if err != nil {
-			fault := faultInvalid
+			fault := discovery.CodeInvalidRequest
 			if errors.Is(err, errTooLarge) {
-				fault = faultTooLarge
+				fault = discovery.CodeMessageTooLarge
 			}
 			if rebound(r) {
 				forbidden(w)
 				return
 			}
-			writeJSON(w, fault.Status, discovery.AppendJSONRPCError(nil, nil, fault))
+			writeJSON(w, fault.Status(), discovery.AppendJSONRPCError(nil, nil, fault))
 			return
 		}
 		ctx := r.Context()
 		extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(ctx), Header: r.Header}
 		bp := responseBuffers.Get().(*[]byte)
 		defer responseBuffers.Put(bp)
-		resp, act, kind, env := a.screen(ctx, extra, body, (*bp)[:0])
+		resp, act, status, env := a.screen(ctx, extra, body, (*bp)[:0])
 		if act == passOn {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			fw.id = env.id
@@ -89,19 +89,14 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			forbidden(w)
 			return
 		}
-		status := http.StatusOK
-		switch {
-		case act == discover:
-			resp = a.answerDiscover(ctx, extra, env, body, resp)
-			status = discovery.ResponseStatus(resp)
-		case kind == malformed:
-			status = discovery.ResponseStatus(resp)
+		if act == discover {
+			resp, status = a.answerDiscover(ctx, extra, env, body, resp)
 		}
 		*bp = resp[:0] // Write does not keep resp: the buffer serves the next request
 		switch {
 		case len(resp) == 0:
 			w.WriteHeader(http.StatusAccepted)
-		case act == answered && kind == callRefused && !acceptsJSON(r):
+		case act == refused && !acceptsJSON(r):
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(http.StatusOK)
 			w.Write(sseEvent(resp))
@@ -328,15 +323,15 @@ func (f *filterWriter) finish() {
 		h := f.w.Header()
 		body := []byte(http.StatusText(f.status) + "\n")
 		if f.id != nil && (f.status == http.StatusBadRequest || f.status == http.StatusRequestEntityTooLarge) {
-			fault := faultInvalid
+			fault := wireError(discovery.CodeInvalidRequest)
 			switch {
 			case f.status == http.StatusRequestEntityTooLarge:
-				fault = faultTooLarge
+				fault = wireError(discovery.CodeMessageTooLarge)
 			case bytes.HasPrefix(f.pending, []byte("JSON RPC not handled")): // the SDK's unknown method
 				// 400, the status the SDK chose: MCP clients read 404 as a lost session.
-				fault = &discovery.Error{Code: discovery.CodeMethodNotFound, Status: http.StatusBadRequest, JSONRPCCode: discovery.JSONRPCMethodNotFound}
+				fault = wireErrorStatus(discovery.CodeMethodNotFound, http.StatusBadRequest)
 			}
-			body = discovery.AppendJSONRPCError(nil, f.id, fault)
+			body = appendResponse(nil, f.id, fault)
 			h.Set("Content-Type", "application/json")
 			h.Del("X-Content-Type-Options")
 		}

@@ -99,12 +99,12 @@ func (c *ioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, l.err
 		}
 		if l.tooLong {
-			c.out.writeLine(discovery.AppendJSONRPCError(nil, nil, faultTooLarge))
+			c.out.writeLine(discovery.AppendJSONRPCError(nil, nil, discovery.CodeMessageTooLarge))
 			continue
 		}
 		resp, act, _, env := c.a.screen(ctx, nil, l.b, nil)
 		switch act {
-		case answered:
+		case answered, refused:
 			if len(resp) > 0 {
 				c.out.writeLine(resp)
 			}
@@ -115,12 +115,12 @@ func (c *ioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		if c.beforeInitialize(env) {
 			// The SDK refuses it too, but logs the method name the client sent.
-			c.out.writeLine(discovery.AppendJSONRPCError(nil, env.id, contentFree(0)))
+			c.out.writeLine(discovery.AppendJSONRPCError(nil, env.id, discovery.CodeInternal))
 			continue
 		}
 		msg, err := jsonrpc.DecodeMessage(l.b)
 		if err != nil { // the front and the SDK disagree: refuse, never end the session
-			c.out.writeLine(discovery.AppendJSONRPCError(nil, env.id, faultInvalid))
+			c.out.writeLine(discovery.AppendJSONRPCError(nil, env.id, discovery.CodeInvalidRequest))
 			continue
 		}
 		return msg, nil
@@ -164,7 +164,7 @@ func sessionless(params []byte) bool {
 // maxInFlight at a time, then in line (backpressure).
 func (c *ioConn) discover(ctx context.Context, env envelope, msg []byte) {
 	answer := func() {
-		if resp := c.a.answerDiscover(ctx, nil, env, msg, nil); len(resp) > 0 {
+		if resp, _ := c.a.answerDiscover(ctx, nil, env, msg, nil); len(resp) > 0 {
 			c.out.writeLine(resp)
 		}
 	}

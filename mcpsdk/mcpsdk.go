@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -105,33 +104,20 @@ func (a *Adapter) Install(s *mcp.Server) {
 	s.AddReceivingMiddleware(a.Middleware())
 }
 
-// Error codes the adapter adds to discovery's (SPEC ERR-1 covers the others).
-const (
-	// CodeUnauthenticated answers a request whose PrincipalFunc failed: HTTP 401.
-	CodeUnauthenticated = "unauthenticated"
-	// CodeCallRefused answers a tools/call the host's CheckCall refused with an error
-	// that is neither a *discovery.Error nor a *jsonrpc.Error: HTTP 403.
-	CodeCallRefused = "tool_call_refused"
-)
-
-func errUnauthenticated() *discovery.Error {
-	return &discovery.Error{Code: CodeUnauthenticated, Status: http.StatusUnauthorized, JSONRPCCode: discovery.JSONRPCServerError}
-}
-
-func errCallRefused() *discovery.Error {
-	return &discovery.Error{Code: CodeCallRefused, Status: http.StatusForbidden, JSONRPCCode: discovery.JSONRPCServerError}
-}
-
 // rpcError maps err to the JSON-RPC error the SDK writes:
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}. A *jsonrpc.Error
 // (the host chose its wire form; remembered so that the outgoing filters keep it) and
-// a context error pass unchanged; anything else
-// that is not a *discovery.Error becomes unknown, so that no foreign text reaches the
-// wire (SPEC ERR-2).
-func rpcError(err error, unknown *discovery.Error) error {
+// a context error pass unchanged; anything else that is not a *discovery.Error or a
+// discovery.Code becomes unknown, so that no foreign text reaches the wire (SPEC
+// ERR-2).
+func rpcError(err error, unknown discovery.Code) error {
 	var de *discovery.Error
 	if errors.As(err, &de) {
-		return wireError(de)
+		return wireError(de.Code)
+	}
+	var code discovery.Code
+	if errors.As(err, &code) {
+		return wireError(code)
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {
@@ -144,21 +130,29 @@ func rpcError(err error, unknown *discovery.Error) error {
 	return wireError(unknown)
 }
 
-func wireError(e *discovery.Error) *jsonrpc.Error {
+// wireError returns the JSON-RPC error for code as the SDK writes it:
+// {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}, N and S the
+// code's own.
+func wireError(code discovery.Code) *jsonrpc.Error {
+	return wireErrorStatus(code, code.Status())
+}
+
+// wireErrorStatus is wireError with status S in its data.
+func wireErrorStatus(code discovery.Code, status int) *jsonrpc.Error {
 	data := make([]byte, 0, 64)
 	data = append(data, `{"error":`...)
-	data = strconv.AppendQuote(data, e.Code)
+	data = strconv.AppendQuote(data, string(code))
 	data = append(data, `,"status":`...)
-	data = strconv.AppendInt(data, int64(e.Status), 10)
+	data = strconv.AppendInt(data, int64(status), 10)
 	data = append(data, '}')
-	return &jsonrpc.Error{Code: int64(e.JSONRPCCode), Message: e.Code, Data: data}
+	return &jsonrpc.Error{Code: int64(code.JSONRPCCode()), Message: string(code), Data: data}
 }
 
 // principal runs the host's PrincipalFunc; a failure is unauthenticated.
 func (a *Adapter) principal(ctx context.Context, extra *mcp.RequestExtra) (grants.Principal, error) {
 	p, err := a.opts.Principal(ctx, extra)
 	if err != nil {
-		return grants.Principal{}, errUnauthenticated()
+		return grants.Principal{}, discovery.CodeUnauthenticated
 	}
 	return p, nil
 }

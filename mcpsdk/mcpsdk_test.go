@@ -269,7 +269,7 @@ func TestCallDenied(t *testing.T) {
 		if !errors.As(err, &je) {
 			t.Fatalf("CallTool(%s, %v) error = %v, want a JSON-RPC error", c.tool, c.args, err)
 		}
-		if je.Code != discovery.JSONRPCServerError || je.Message != "tool_not_granted" ||
+		if je.Code != -32000 || je.Message != "tool_not_granted" ||
 			string(je.Data) != `{"error":"tool_not_granted","status":403}` {
 			t.Errorf("CallTool(%s, %v) = code %d message %q data %s, want -32000 tool_not_granted {403}", c.tool, c.args, je.Code, je.Message, je.Data)
 		}
@@ -346,7 +346,7 @@ func TestCallHostCheck(t *testing.T) {
 	cs := f.connect(t)
 	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "weather_forecast", Arguments: map[string]any{"city": "Oslo"}})
 	var je *jsonrpc.Error
-	if !errors.As(err, &je) || je.Message != mcpsdk.CodeCallRefused || string(je.Data) != `{"error":"tool_call_refused","status":403}` {
+	if !errors.As(err, &je) || je.Message != string(discovery.CodeCallRefused) || string(je.Data) != `{"error":"tool_call_refused","status":403}` {
 		t.Errorf("host refusal = %v, want tool_call_refused 403", err)
 	}
 	if err != nil && strings.Contains(err.Error(), "internal detail") {
@@ -478,7 +478,7 @@ func TestPrincipalFailure(t *testing.T) {
 		id := fmt.Sprint(300 + i)
 		resp := rc.call(strings.Replace(req, "ID", id, 1), id)
 		e := decodeError(t, resp)
-		if e == nil || e.Data.Error != mcpsdk.CodeUnauthenticated || e.Data.Status != 401 || bytes.Contains(resp, []byte("secret")) {
+		if e == nil || e.Data.Error != string(discovery.CodeUnauthenticated) || e.Data.Status != 401 || bytes.Contains(resp, []byte("secret")) {
 			t.Errorf("%s with a failing principal: %s, want unauthenticated 401", req, resp)
 		}
 	}

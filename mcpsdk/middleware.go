@@ -34,7 +34,7 @@ func (a *Adapter) Middleware() mcp.Middleware {
 				if r, ok := req.(*mcp.CallToolRequest); ok {
 					return a.callTool(ctx, next, method, r)
 				}
-				return nil, wireError(discovery.ErrToolNotGranted) // unreachable with the SDK: fail closed
+				return nil, wireError(discovery.CodeToolNotGranted) // unreachable with the SDK: fail closed
 			}
 			return next(ctx, method, req)
 		}
@@ -51,11 +51,11 @@ const cacheScopePrivate = "private"
 func (a *Adapter) listTools(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
 	p, err := a.principal(ctx, req.GetExtra())
 	if err != nil {
-		return nil, rpcError(err, nil)
+		return nil, rpcError(err, discovery.CodeUnauthenticated)
 	}
 	list, err := a.d.ListTools(ctx, p)
 	if err != nil {
-		return nil, rpcError(err, discovery.ErrGrantsUnavailable)
+		return nil, rpcError(err, discovery.CodeGrantsUnavailable)
 	}
 	res, err := next(ctx, method, req)
 	if err != nil {
@@ -65,7 +65,7 @@ func (a *Adapter) listTools(ctx context.Context, next mcp.MethodHandler, method 
 	if !ok || lr == nil {
 		// Another middleware changed the result's type: it cannot be narrowed, so
 		// nothing is listed rather than everything.
-		return nil, wireError(discovery.ErrCatalogUnavailable)
+		return nil, wireError(discovery.CodeCatalogUnavailable)
 	}
 	authorized := make(map[string]json.RawMessage, len(list.Tools))
 	for _, t := range list.Tools {
@@ -205,11 +205,11 @@ func (c *nameCache) name(def json.RawMessage) string {
 func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method string, req *mcp.CallToolRequest) (mcp.Result, error) {
 	params := req.Params
 	if params == nil {
-		return nil, wireError(discovery.ErrToolNotGranted)
+		return nil, wireError(discovery.CodeToolNotGranted)
 	}
 	p, err := a.principal(ctx, req.Extra)
 	if err != nil {
-		return nil, rpcError(err, nil)
+		return nil, rpcError(err, discovery.CodeUnauthenticated)
 	}
 	if a.toolDef != nil && params.Name == a.opts.DiscoveryTool {
 		return a.discoveryTool(ctx, p, params.Arguments)
@@ -221,7 +221,7 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 		if errors.As(err, &de) && de.Code == discovery.CodeInvalidArguments {
 			return invalidArguments(de), nil
 		}
-		return nil, rpcError(err, errCallRefused())
+		return nil, rpcError(err, discovery.CodeCallRefused)
 	}
 	return next(ctx, method, req)
 }
@@ -245,10 +245,10 @@ func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, args js
 	res, err := a.d.DiscoverTool(ctx, p, args) // pages sized for this tool-result framing
 	if err != nil {
 		var de *discovery.Error
-		if errors.As(err, &de) && de.JSONRPCCode == discovery.JSONRPCInvalidParams {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: de.Code}}}, nil
+		if errors.As(err, &de) && de.Code.JSONRPCCode() == discovery.CodeInvalidParams.JSONRPCCode() {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(de.Code)}}}, nil
 		}
-		return nil, rpcError(err, discovery.ErrGrantsUnavailable)
+		return nil, rpcError(err, discovery.CodeGrantsUnavailable)
 	}
 	page := res.AppendJSON(nil)
 	return &mcp.CallToolResult{

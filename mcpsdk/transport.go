@@ -118,10 +118,13 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		switch act {
 		case passOn:
 			return msg, nil
-		case answered:
+		case answered, refused:
 			c.write(ctx, req.ID, resp)
 		case discover:
-			answer := func() { c.write(ctx, req.ID, c.a.answerDiscover(ctx, nil, env, raw, nil)) }
+			answer := func() {
+				resp, _ := c.a.answerDiscover(ctx, nil, env, raw, nil)
+				c.write(ctx, req.ID, resp)
+			}
 			select {
 			case c.sem <- struct{}{}:
 				go func() {
@@ -159,12 +162,12 @@ func responseMessage(resp []byte, id jsonrpc.ID) *jsonrpc.Response {
 	m, err := jsonrpc.DecodeMessage(resp)
 	r, ok := m.(*jsonrpc.Response)
 	if err != nil || !ok {
-		return &jsonrpc.Response{ID: id, Error: wireError(discovery.ErrCatalogUnavailable)}
+		return &jsonrpc.Response{ID: id, Error: wireError(discovery.CodeCatalogUnavailable)}
 	}
 	r.ID = id
 	var je *jsonrpc.Error
 	if r.Error != nil && !errors.As(r.Error, &je) {
-		r.Error = wireError(discovery.ErrCatalogUnavailable)
+		r.Error = wireError(discovery.CodeCatalogUnavailable)
 	}
 	return r
 }

@@ -257,18 +257,19 @@ type envelope struct {
 // parseEnvelope reads msg as one JSON-RPC 2.0 message the SDK's decoder will take: an
 // object with unique member names, "jsonrpc":"2.0", an id that is absent, null, a
 // string or an integer of at most 2^53, a string method, and for a response (no
-// method) a non-null id and an error member of the SDK's shape. The error it returns is
-// the content-free refusal to answer, and id is set when the message's id could be
-// read. UTF-8 and depth are left to the caller, which may decide on the envelope first.
-func parseEnvelope(msg []byte) (env envelope, err *discovery.Error) {
+// method) a non-null id and an error member of the SDK's shape. The fault it returns
+// ("" when none) is the code of the content-free refusal to answer, and id is set when
+// the message's id could be read. UTF-8 and depth are left to the caller, which may
+// decide on the envelope first.
+func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 	depth, ok := scanJSON(msg)
 	if !ok {
-		return env, faultParse
+		return env, discovery.CodeParseError
 	}
 	env.depth = depth
 	first := msg[skipSpace(msg, 0)]
 	if first != '{' {
-		return env, faultInvalid // a batch, or a scalar
+		return env, discovery.CodeInvalidRequest // a batch, or a scalar
 	}
 	var (
 		seen     map[string]bool
@@ -330,14 +331,14 @@ func parseEnvelope(msg []byte) (env envelope, err *discovery.Error) {
 	switch {
 	case dup:
 		env.id = nil // which id is meant cannot be told
-		return env, faultInvalid
+		return env, discovery.CodeInvalidRequest
 	case !idOK, version == nil || version[0] != '"' || decodeString(version) != "2.0", !methodOK:
-		return env, faultInvalid
+		return env, discovery.CodeInvalidRequest
 	case !env.hasMethod && (env.id == nil || hasErr && !errorOK):
 		env.id = nil // a response is answered with a null id: its id names the client's request
-		return env, faultInvalid
+		return env, discovery.CodeInvalidRequest
 	}
-	return env, nil
+	return env, ""
 }
 
 // validID reports whether raw is an id the SDK keeps exactly: a string, or an integer

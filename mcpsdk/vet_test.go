@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/deferredtools/deferredtools/discovery"
 )
 
 // refDepth is the nesting depth as the SDK's checkMaxDepth counts it: brackets outside
@@ -95,7 +97,7 @@ func TestScanJSONDeep(t *testing.T) {
 func TestParseEnvelope(t *testing.T) {
 	for _, c := range []struct {
 		msg    string
-		fault  string // "" for none
+		fault  discovery.Code // "" for none
 		id     string
 		method string
 	}{
@@ -103,25 +105,21 @@ func TestParseEnvelope(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"a\u0062","method":"p\u0069ng"}`, "", `"a\u0062"`, "ping"},
 		{`{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}`, "", ``, "notifications/initialized"},
 		{`{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`, "", `9007199254740992`, "ping"},
-		{`{"jsonrpc":"2.0","id":9007199254740993e3,"method":"ping"}`, CodeInvalidRequest, ``, ""},
-		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, CodeInvalidRequest, ``, ""},
-		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":9007199254740993e3,"method":"ping"}`, discovery.CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, discovery.CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, discovery.CodeInvalidRequest, ``, ""},
 		{`{"jsonrpc":"2.0","id":1,"result":{}}`, "", `1`, ""},
 		{`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m","data":[1]}}`, "", `1`, ""},
-		{`{"jsonrpc":"2.0","id":1,"error":{"code":1.5}}`, CodeInvalidRequest, ``, ""},
-		{`{"jsonrpc":"2.0","result":{}}`, CodeInvalidRequest, ``, ""},
-		{`{"jsonrpc":"2.0","id":1,"method":"a","\u006dethod":"b"}`, CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":1.5}}`, discovery.CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","result":{}}`, discovery.CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"a","\u006dethod":"b"}`, discovery.CodeInvalidRequest, ``, ""},
 		{`{"jsonrpc":"2.0","id":1,"Method":"a"}`, "", `1`, ""}, // no "method": a response, which the SDK drops
-		{`{"jsonrpc":"2.0","id":1,"method":"ping"`, CodeParseError, ``, ""},
-		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, CodeInvalidRequest, ``, ""},
-		{`{"jsonrpc":"2.00","id":1,"method":"ping"}`, CodeInvalidRequest, `1`, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"`, discovery.CodeParseError, ``, ""},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, discovery.CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.00","id":1,"method":"ping"}`, discovery.CodeInvalidRequest, `1`, ""},
 	} {
-		env, fault := parseEnvelope([]byte(c.msg))
-		got := ""
-		if fault != nil {
-			got = fault.Code
-		}
-		if got != c.fault || string(env.id) != c.id || (fault == nil && env.method != c.method) {
+		env, got := parseEnvelope([]byte(c.msg))
+		if got != c.fault || string(env.id) != c.id || (got == "" && env.method != c.method) {
 			t.Errorf("parseEnvelope(%s) = id %s method %q fault %q, want id %s method %q fault %q", c.msg, env.id, env.method, got, c.id, c.method, c.fault)
 		}
 	}
@@ -165,6 +163,8 @@ func TestCleanResponse(t *testing.T) {
 			`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`},
 		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: secret"}}`,
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse_error","data":{"error":"parse_error","status":400}}}`},
+		{`{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"Resource not found: secret"}}`, // the SDK's code kept
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"server_error","data":{"error":"server_error","status":500}}}`},
 	} {
 		out, changed := cleanResponse([]byte(c.in))
 		if c.out == "" {
@@ -175,6 +175,20 @@ func TestCleanResponse(t *testing.T) {
 		}
 		if !changed || !bytes.Equal(out, []byte(c.out)) {
 			t.Errorf("cleanResponse(%s) = %s, want %s", c.in, out, c.out)
+		}
+	}
+}
+
+// The adapter's own writer of JSON-RPC error responses writes, for every code, the
+// bytes discovery.AppendJSONRPCError writes: the wire form is one.
+func TestAppendResponseMatchesDiscovery(t *testing.T) {
+	for code := range ownCodes {
+		for _, id := range []string{`7`, `"a\"b"`, ``} {
+			got := appendResponse([]byte("x"), []byte(id), wireError(code))
+			want := discovery.AppendJSONRPCError([]byte("x"), json.RawMessage(id), code)
+			if !bytes.Equal(got, want) {
+				t.Errorf("appendResponse(%s, %s) =\n%s\nwant\n%s", id, string(code), got, want)
+			}
 		}
 	}
 }
@@ -195,7 +209,7 @@ func BenchmarkParseEnvelope(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				env, fault := parseEnvelope(c.msg)
-				if fault != nil {
+				if fault != "" {
 					b.Fatal(fault)
 				}
 				if name, ok := stringParam(env.params, "name"); !ok || name != "weather_get" {

@@ -185,7 +185,7 @@ func verdict(err error) string {
 	if !errors.As(err, &e) {
 		return "error: " + err.Error()
 	}
-	s := fmt.Sprintf("%s (%d)", e.Code, e.Status)
+	s := fmt.Sprintf("%s (%d)", string(e.Code), e.Code.Status())
 	switch {
 	case e.Keyword != "" && e.Path == "":
 		s += fmt.Sprintf(": %s at the top level", e.Keyword)
