@@ -163,7 +163,7 @@ func mcpPost(t *testing.T, addr, sid, msg string) *http.Response {
 // With -http, an abandoned MCP session is closed after -session-timeout: a session
 // used within the timeout answers, one left alone longer is gone (404).
 func TestHTTPSessionTimeout(t *testing.T) {
-	const timeout = 500 * time.Millisecond
+	const timeout = 2 * time.Second // wide: a loaded CI machine takes hundreds of ms per request under -race
 	addr := startHTTP(t, "-session-timeout", timeout.String())
 	open := func() string {
 		resp := mcpPost(t, addr, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
@@ -185,9 +185,9 @@ func TestHTTPSessionTimeout(t *testing.T) {
 		}
 	}
 	gone := open()
-	time.Sleep(3 * timeout) // a request before the timeout would renew the session
+	time.Sleep(5 * timeout / 2) // a request before the timeout would renew the session
 	if resp := mcpPost(t, addr, gone, list); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("an abandoned session answers status %d after %v, want 404 (closed)", resp.StatusCode, 3*timeout)
+		t.Errorf("an abandoned session answers status %d after %v, want 404 (closed)", resp.StatusCode, 5*timeout/2)
 	}
 }
 
