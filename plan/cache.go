@@ -62,30 +62,40 @@ func (c *cache) tools(pl *Planner, list *discovery.ListResult) []*toolData {
 		c.byTool = make(map[[32]byte]*toolData)
 	}
 	ts := make([]*toolData, len(list.Tools))
+	keys := make([][32]byte, len(list.Tools))
 	var add int64 // bytes of the toolData derived now
 	for i, def := range list.Tools {
-		key := schemaguard.Digest(def)
-		t, ok := c.byTool[key]
+		keys[i] = schemaguard.Digest(def)
+		t, ok := c.byTool[keys[i]]
 		if !ok {
 			t = pl.derive(def)
-			c.byTool[key] = t
-			add += toolEntryBytes + int64(len(t.name)+len(t.native)+len(t.line))
+			c.byTool[keys[i]] = t
+			add += t.bytes()
 		}
 		ts[i] = t
 	}
-	add += listEntryBytes + int64(len(list.ContractDigest)+8*len(ts))
+	add += listBytes(list.ContractDigest, ts)
 	if c.bytes+add > c.budget {
 		// Drop everything but what this list uses, and count that as the new content.
 		clear(c.byList)
 		clear(c.byTool)
-		add = listEntryBytes + int64(len(list.ContractDigest)+8*len(ts))
+		c.bytes, add = 0, listBytes(list.ContractDigest, ts)
 		for i, t := range ts {
-			c.byTool[schemaguard.Digest(list.Tools[i])] = t
-			add += toolEntryBytes + int64(len(t.name)+len(t.native)+len(t.line))
+			c.byTool[keys[i]] = t
+			add += t.bytes()
 		}
-		c.bytes = 0
 	}
 	c.byList[list.ContractDigest] = ts
 	c.bytes += add
 	return ts
+}
+
+// bytes is what t counts against the cache's bound.
+func (t *toolData) bytes() int64 {
+	return toolEntryBytes + int64(len(t.name)+len(t.native)+len(t.line))
+}
+
+// listBytes is what a byList entry counts against the cache's bound.
+func listBytes(key string, ts []*toolData) int64 {
+	return listEntryBytes + int64(len(key)+8*len(ts))
 }
