@@ -58,7 +58,8 @@ func TestPlanReadsMembersExactly(t *testing.T) {
 }
 
 // BenchmarkPlanFirst measures a Planner's first plan over 1,000 authorised tools, which
-// reads every definition once for the catalog version (native: every one deferred).
+// derives the data of every definition (its cache starts empty; native: every one
+// deferred).
 func BenchmarkPlanFirst(b *testing.B) {
 	tools := genTools(rand.New(rand.NewPCG(1, 2)), 1000)
 	f := newPlanFixture(b, tools, nil, discovery.Visibility{}, nil)
