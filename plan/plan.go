@@ -76,7 +76,7 @@ const (
 // MetaEagerKey is the member of a tool's _meta object by which the tool itself opts out
 // of deferral: "_meta": {"deferredtools/eager": true} keeps it eager, false asks for it
 // to be deferred, and any other value (or none) leaves the decision to the policy.
-const MetaEagerKey = tooldef.MetaEagerKey
+const MetaEagerKey = "deferredtools/eager"
 
 // Default thresholds of a Policy: a plan defers only when the principal's authorised
 // set holds at least DefaultMinTools tools or DefaultMinBytes canonical bytes (about
