@@ -235,7 +235,10 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 	n := len(list.Tools)
 	tp.FullBytes = arrayBytes(list.Tools)
 	total := tp.FullBytes - 2 - max(n-1, 0) // the canonical bytes, without brackets and commas
-	_, taken := list.Catalog.Tool(pl.toolName)
+	taken := true                           // no catalog to ask: the name may be taken, so defer nothing client-side
+	if list.Catalog != nil {
+		_, taken = list.Catalog.Tool(pl.toolName)
+	}
 	if !pl.d.Enabled() || !pl.met(n, total) || tp.Mode == ClientSide && taken {
 		tp.Tools, tp.ToolsBytes = list.Tools, tp.FullBytes // list.Tools is ours
 		return tp, nil
