@@ -235,7 +235,9 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 	n := len(list.Tools)
 	tp.FullBytes = arrayBytes(list.Tools)
 	total := tp.FullBytes - 2 - max(n-1, 0) // the canonical bytes, without brackets and commas
-	taken := true                           // no catalog to ask: the name may be taken, so defer nothing client-side
+	// Without a catalog to ask, the discovery tool's name may be taken: defer nothing
+	// client-side.
+	taken := true
 	if list.Catalog != nil {
 		_, taken = list.Catalog.Tool(pl.toolName)
 	}
