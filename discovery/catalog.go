@@ -63,7 +63,7 @@ type CatalogError struct {
 
 // CaseReason is the CatalogError Reason of a tool whose object, annotations or _meta
 // holds two member names that differ only by case.
-const CaseReason = tooldef.CaseReason
+const CaseReason = "member names differing only by case" // tooldef.CaseReason (FuzzReadTool checks)
 
 func (e *CatalogError) Error() string {
 	if e.Index < 0 {
