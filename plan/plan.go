@@ -259,7 +259,10 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 		}
 	}
 	var catalog strings.Builder
-	tp.Tools = make([]json.RawMessage, 0, n+1)
+	// The plan's tools overwrite list.Tools in place (list.Tools is ours, and a tool is
+	// read before its slot or an earlier one is written), so a plan allocates no second
+	// array of the principal's tools.
+	tp.Tools = list.Tools[:0]
 	tp.Deferred = make([]string, 0, n)
 	if tp.Mode == ClientSide {
 		size := len(pl.header)
@@ -270,7 +273,7 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 	}
 	for i, t := range tools {
 		if t.eager || keep != nil && keep[i] {
-			tp.Tools = append(tp.Tools, list.Tools[i])
+			tp.Tools = append(tp.Tools, list.Tools[i]) // its own slot or an earlier one
 			continue
 		}
 		tp.Deferred = append(tp.Deferred, t.name)
