@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/deferredtools/deferredtools/internal/tooldef"
 	"github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/schemaguard"
 	"github.com/deferredtools/deferredtools/validate"
@@ -62,7 +63,7 @@ type CatalogError struct {
 
 // CaseReason is the CatalogError Reason of a tool whose object, annotations or _meta
 // holds two member names that differ only by case.
-const CaseReason = "member names differing only by case"
+const CaseReason = "member names differing only by case" // tooldef.CaseReason (FuzzReadTool checks)
 
 func (e *CatalogError) Error() string {
 	if e.Index < 0 {
@@ -128,28 +129,28 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 			return nil, &CatalogError{Index: i, Reason: "malformed", cause: err}
 		}
 		// Read from the canonical form: a member name there is spelled one way only.
-		f, reason := readTool(canon)
+		f, reason := tooldef.Read(canon)
 		if reason != "" {
-			return nil, &CatalogError{Index: i, Reason: reason, Name: f.nameIfValid()}
+			return nil, &CatalogError{Index: i, Reason: reason, Name: nameIfValid(f.Name)}
 		}
-		if !validToolName(f.name) {
+		if !validToolName(f.Name) {
 			return nil, &CatalogError{Index: i, Reason: "name"}
 		}
-		if _, dup := titles[f.name]; dup {
-			return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: f.name}
+		if _, dup := titles[f.Name]; dup {
+			return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: f.Name}
 		}
-		schema := f.inputSchema
+		schema := f.InputSchema
 		if len(schema) == 0 || schema[0] != '{' {
-			return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: f.name}
+			return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: f.Name}
 		}
 		c.total.Bytes += m.Bytes
 		c.total.Nodes += m.Nodes
 		c.total.Depth = max(c.total.Depth, m.Depth)
-		t := tool{name: f.name, canonical: canon, digest: schemaguard.Digest(canon), readOnly: f.readOnly}
+		t := tool{name: f.Name, canonical: canon, digest: schemaguard.Digest(canon), readOnly: f.ReadOnly}
 		t.strEscapes, t.rawEscapes = escapes(canon)
-		title := cmp.Or(f.title, f.annTitle)
+		title := cmp.Or(f.Title, f.AnnTitle)
 		if o.Toolset != nil {
-			t.toolset = o.Toolset(f.name)
+			t.toolset = o.Toolset(f.Name)
 		}
 		t.validator, t.compErr = o.Compiler.Compile(schema)
 		if t.validator == nil && t.compErr == nil {
@@ -159,7 +160,7 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		if !o.IgnoreParamText {
 			params = rank.ParamText(schema)
 		}
-		titles[f.name] = [3]string{title, f.description, params}
+		titles[f.Name] = [3]string{title, f.Description, params}
 		c.tools = append(c.tools, t)
 	}
 	if err := o.Limits.Check(c.total); err != nil {
@@ -186,98 +187,10 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 	return c, nil
 }
 
-// toolFields are the members of a tool definition the library reads (readTool).
-type toolFields struct {
-	name, title, description string          // "" when absent or null
-	inputSchema              json.RawMessage // nil when absent
-	annTitle                 string          // annotations.title when a string
-	readOnly                 bool            // annotations.readOnlyHint is the literal true
-	eager                    json.RawMessage // _meta[MetaEagerKey], nil when absent
-}
-
-// readTool reads the members of def, a canonical tool definition, that the library
-// uses, each by its exact name: a member spelled in another case is another member,
-// never read. Annotations and _meta are hints: a value of the wrong type is read as
-// absent. reason is "" or why NewCatalog refuses def: "malformed" when def is no object
-// or its name, title or description is neither a string nor null, CaseReason when the
-// tool object, its annotations or its _meta hold two names differing only by case.
-//
-// In canonical form only quotes, backslashes and control characters are escaped, so a
-// raw member name equals one of the plain names read here exactly when its decoded name
-// does.
-func readTool(def []byte) (f toolFields, reason string) {
-	var annotations, meta []byte
-	keys := make([][]byte, 0, 8) // reused for annotations and _meta
-	malformed := false
-	str := func(val []byte, dst *string) {
-		if s, ok := stringValue(val); ok {
-			*dst = s
-		} else if string(val) != "null" {
-			malformed = true
-		}
-	}
-	if !members(def, func(key, val []byte) bool {
-		key = key[1 : len(key)-1]
-		keys = append(keys, key)
-		switch string(key) {
-		case "name":
-			str(val, &f.name)
-		case "title":
-			str(val, &f.title)
-		case "description":
-			str(val, &f.description)
-		case "inputSchema":
-			f.inputSchema = val
-		case "annotations":
-			annotations = val
-		case "_meta":
-			meta = val
-		}
-		return true
-	}) || malformed {
-		return f, "malformed"
-	}
-	if caseTwins(keys) {
-		return f, CaseReason
-	}
-	if len(annotations) > 0 && annotations[0] == '{' {
-		keys = keys[:0]
-		members(annotations, func(key, val []byte) bool {
-			key = key[1 : len(key)-1]
-			keys = append(keys, key)
-			switch string(key) {
-			case "title":
-				f.annTitle, _ = stringValue(val)
-			case "readOnlyHint":
-				f.readOnly = string(val) == "true"
-			}
-			return true
-		})
-		if caseTwins(keys) {
-			return f, CaseReason
-		}
-	}
-	if len(meta) > 0 && meta[0] == '{' {
-		keys = keys[:0]
-		members(meta, func(key, val []byte) bool {
-			key = key[1 : len(key)-1]
-			keys = append(keys, key)
-			if string(key) == MetaEagerKey {
-				f.eager = val
-			}
-			return true
-		})
-		if caseTwins(keys) {
-			return f, CaseReason
-		}
-	}
-	return f, ""
-}
-
-// nameIfValid returns the name read when it is a valid tool name, else "".
-func (f *toolFields) nameIfValid() string {
-	if validToolName(f.name) {
-		return f.name
+// nameIfValid returns name when it is a valid tool name, else "".
+func nameIfValid(name string) string {
+	if validToolName(name) {
+		return name
 	}
 	return ""
 }

@@ -1,7 +1,6 @@
 package discovery_test
 
 import (
-	"context"
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
@@ -22,20 +21,6 @@ func BenchmarkNewCatalog(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := discovery.NewCatalog(tools, opts); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkPlanFirst measures a Planner's first plan over 1,000 authorised tools, which
-// reads every definition once for the catalog version (native: every one deferred).
-func BenchmarkPlanFirst(b *testing.B) {
-	tools := genTools(rand.New(rand.NewPCG(1, 2)), 1000)
-	f := newPlanFixture(b, tools, nil, discovery.Visibility{}, nil)
-	m := discovery.ModelCapabilities{NativeToolSearch: true}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := discovery.NewPlanner(f.d, nil).Plan(context.Background(), f.p, m); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -159,36 +159,6 @@ func TestCatalogReadOnlyHintExact(t *testing.T) {
 	}
 }
 
-// The Planner reads _meta, description, title and annotations by their exact names: a
-// lone _Meta opt-out keeps no tool eager, and a lone Description, Title or annotations
-// Title never reaches the catalog segment (SPEC PLAN-3, CONTRACT-1).
-func TestPlanReadsMembersExactly(t *testing.T) {
-	tools := []json.RawMessage{
-		json.RawMessage(`{"name":"a_meta","description":"Exact.","inputSchema":{"type":"object"},"_Meta":{"deferredtools/eager":true}}`),
-		json.RawMessage(`{"name":"b_desc","Description":"Injected description.","inputSchema":{"type":"object"}}`),
-		json.RawMessage(`{"name":"c_title","Title":"Injected title.","inputSchema":{"type":"object"}}`),
-		json.RawMessage(`{"name":"d_ann","inputSchema":{"type":"object"},"annotations":{"Title":"Injected annotation."}}`),
-		json.RawMessage(`{"name":"e_eager","description":"Kept.","inputSchema":{"type":"object"},"_meta":{"deferredtools/eager":true}}`),
-		json.RawMessage(`{"name":"f_ann","inputSchema":{"type":"object"},"annotations":{"title":"Annotation title."}}`),
-	}
-	_, d, err := caseCatalog(t, tools, discovery.Visibility{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := discovery.NewPlanner(d, &discovery.DeferralPolicy{MinTools: 1}).Plan(context.Background(), alice, discovery.ModelCapabilities{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"a_meta", "b_desc", "c_title", "d_ann", "f_ann"}; !slices.Equal(plan.Deferred, want) {
-		t.Errorf("Plan deferred %v, want %v: only an exact _meta opts a tool out", plan.Deferred, want)
-	}
-	lines := strings.SplitAfter(plan.Catalog, "\n")
-	want := []string{"- a_meta: Exact.\n", "- b_desc\n", "- c_title\n", "- d_ann\n", "- f_ann: Annotation title.\n", ""}
-	if len(lines) < 1 || !slices.Equal(lines[1:], want) {
-		t.Errorf("Plan catalog lines = %q, want %q", lines[1:], want)
-	}
-}
-
 // With the default compiler, a schema holding "type" and "Type" cannot be served one
 // way and enforced another: the bounded validator reads keywords exactly and refuses
 // the unknown keyword "Type", so every call answers tool_validation_unavailable (SPEC
@@ -208,32 +178,6 @@ func TestCatalogSchemaKeywordCaseTwinFailsClosed(t *testing.T) {
 		for _, args := range []string{`{}`, `"x"`, `{"s":"abc"}`, `{"s":"abcdef"}`} {
 			err := d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "t", Arguments: json.RawMessage(args)})
 			wantCode(t, "call with schema "+schema+" and arguments "+args, err, discovery.CodeValidationUnavailable)
-		}
-	}
-}
-
-// A native plan never gives a tool a "defer_loading" twin: a tool holding a member that
-// differs from it only by case is sent as it is, not deferred (SPEC PLAN-1, CONTRACT-1).
-func TestPlanNoDeferLoadingTwin(t *testing.T) {
-	tools := []json.RawMessage{
-		json.RawMessage(`{"name":"a_plain","inputSchema":{"type":"object"}}`),
-		json.RawMessage(`{"name":"b_twin","inputSchema":{"type":"object"},"Defer_Loading":false}`),
-	}
-	_, d, err := caseCatalog(t, tools, discovery.Visibility{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := discovery.NewPlanner(d, &discovery.DeferralPolicy{MinTools: 1}).Plan(context.Background(), alice, discovery.ModelCapabilities{NativeToolSearch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(plan.Deferred, []string{"a_plain"}) {
-		t.Errorf("native Plan deferred %v, want [a_plain]", plan.Deferred)
-	}
-	want := []string{`{"defer_loading":true,"inputSchema":{"type":"object"},"name":"a_plain"}`, `{"Defer_Loading":false,"inputSchema":{"type":"object"},"name":"b_twin"}`}
-	for i, def := range plan.Tools {
-		if i >= len(want) || string(def) != want[i] {
-			t.Errorf("native Plan tool %d = %s, want %s", i, def, want[min(i, len(want)-1)])
 		}
 	}
 }

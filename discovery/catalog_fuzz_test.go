@@ -6,15 +6,15 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
+	"github.com/deferredtools/deferredtools/internal/tooldef"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
 // refTool is what a plain reader over map[string]json.RawMessage (exact names, as Go
-// maps match) finds in a tool definition: the reference readTool must agree with.
+// maps match) finds in a tool definition: the reference tooldef.Read must agree with.
 type refTool struct {
-	fields    toolFields
+	fields    tooldef.Fields
 	malformed bool // no object, or name, title or description neither string nor null
 	twins     bool // tool, annotations or _meta hold names differing only by case
 }
@@ -39,22 +39,22 @@ func refRead(def []byte) refTool {
 		}
 		return ""
 	}
-	r.fields.name = str(top["name"])
-	r.fields.title = str(top["title"])
-	r.fields.description = str(top["description"])
-	r.fields.inputSchema = top["inputSchema"]
+	r.fields.Name = str(top["name"])
+	r.fields.Title = str(top["title"])
+	r.fields.Description = str(top["description"])
+	r.fields.InputSchema = top["inputSchema"]
 	r.twins = refTwins(top)
 	var ann, meta map[string]json.RawMessage
 	if raw := top["annotations"]; len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &ann) == nil {
 		var title any
 		if json.Unmarshal(ann["title"], &title) == nil {
-			r.fields.annTitle, _ = title.(string)
+			r.fields.AnnTitle, _ = title.(string)
 		}
-		r.fields.readOnly = string(ann["readOnlyHint"]) == "true"
+		r.fields.ReadOnly = string(ann["readOnlyHint"]) == "true"
 		r.twins = r.twins || refTwins(ann)
 	}
 	if raw := top["_meta"]; len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &meta) == nil {
-		r.fields.eager = meta[MetaEagerKey]
+		r.fields.Eager = meta[tooldef.MetaEagerKey]
 		r.twins = r.twins || refTwins(meta)
 	}
 	return r
@@ -110,7 +110,7 @@ func FuzzReadTool(f *testing.F) {
 			return
 		}
 		ref := refRead(canon)
-		got, reason := readTool(canon)
+		got, reason := tooldef.Read(canon)
 		want := ""
 		switch {
 		case ref.malformed:
@@ -119,26 +119,26 @@ func FuzzReadTool(f *testing.F) {
 			want = CaseReason
 		}
 		if reason != want {
-			t.Fatalf("readTool(%s) reason %q, want %q", canon, reason, want)
+			t.Fatalf("tooldef.Read(%s) reason %q, want %q", canon, reason, want)
 		}
 		if want == "" && !sameFields(got, ref.fields) {
-			t.Fatalf("readTool(%s) = %+v, want the exactly named members %+v", canon, got, ref.fields)
+			t.Fatalf("tooldef.Read(%s) = %+v, want the exactly named members %+v", canon, got, ref.fields)
 		}
 		cat, err := NewCatalog([]json.RawMessage{json.RawMessage(raw)}, nil)
 		var ce *CatalogError
 		switch {
 		case want != "":
-		case !validToolName(ref.fields.name):
+		case !validToolName(ref.fields.Name):
 			want = "name"
-		case len(ref.fields.inputSchema) == 0 || ref.fields.inputSchema[0] != '{':
+		case len(ref.fields.InputSchema) == 0 || ref.fields.InputSchema[0] != '{':
 			want = "inputSchema"
 		}
 		if want != "" {
 			if !errors.As(err, &ce) || ce.Reason != want || ce.Index != 0 {
 				t.Fatalf("NewCatalog(%s) = %v, want tool 0 refused: %s", raw, err, want)
 			}
-			if ce.Name != "" && ce.Name != ref.fields.name {
-				t.Fatalf("NewCatalog(%s) names the tool %q, want its exact name %q", raw, ce.Name, ref.fields.name)
+			if ce.Name != "" && ce.Name != ref.fields.Name {
+				t.Fatalf("NewCatalog(%s) names the tool %q, want its exact name %q", raw, ce.Name, ref.fields.Name)
 			}
 			return
 		}
@@ -149,44 +149,14 @@ func FuzzReadTool(f *testing.F) {
 			t.Fatalf("NewCatalog(%s) = %v, want accepted", raw, err)
 		}
 		tl := cat.tools[0]
-		if tl.name != ref.fields.name || tl.readOnly != ref.fields.readOnly || !bytes.Equal(tl.canonical, canon) {
-			t.Fatalf("NewCatalog(%s) read name %q, readOnly %v; want %q, %v", raw, tl.name, tl.readOnly, ref.fields.name, ref.fields.readOnly)
+		if tl.name != ref.fields.Name || tl.readOnly != ref.fields.ReadOnly || !bytes.Equal(tl.canonical, canon) {
+			t.Fatalf("NewCatalog(%s) read name %q, readOnly %v; want %q, %v", raw, tl.name, tl.readOnly, ref.fields.Name, ref.fields.ReadOnly)
 		}
 	})
 }
 
-func sameFields(a, b toolFields) bool {
-	return a.name == b.name && a.title == b.title && a.description == b.description &&
-		bytes.Equal(a.inputSchema, b.inputSchema) && a.annTitle == b.annTitle &&
-		a.readOnly == b.readOnly && bytes.Equal(a.eager, b.eager)
-}
-
-// FuzzFoldName checks foldName keys two names alike exactly when bytes.EqualFold deems
-// them equal, so caseTwins answers the same for many members as for few.
-func FuzzFoldName(f *testing.F) {
-	f.Add("inputSchema", "inputschema")
-	f.Add("s", "\u017f")
-	f.Add("k", "\u212a")
-	f.Add("\u00df", "SS")
-	f.Add("\u03a3", "\u03c2")
-	f.Add("a\"", "A\"")
-	f.Add("\u0130", "i")
-	f.Fuzz(func(t *testing.T, a, b string) {
-		if !utf8.ValidString(a) || !utf8.ValidString(b) {
-			return // canonical names are UTF-8
-		}
-		if got, want := foldName([]byte(a)) == foldName([]byte(b)), bytes.EqualFold([]byte(a), []byte(b)); got != want {
-			t.Fatalf("foldName(%q) == foldName(%q) is %v, bytes.EqualFold %v", a, b, got, want)
-		}
-		keys := [][]byte{[]byte(a)}
-		for i := range 16 {
-			keys = append(keys, []byte{'\x01', byte(i)}) // fillers no letter folds to
-		}
-		if a != b && !strings.HasPrefix(a, "\x01") && !strings.HasPrefix(b, "\x01") {
-			keys = append(keys, []byte(b))
-			if got, want := caseTwins(keys), bytes.EqualFold([]byte(a), []byte(b)); got != want {
-				t.Fatalf("caseTwins of %q and %q among %d names = %v, want %v", a, b, len(keys), got, want)
-			}
-		}
-	})
+func sameFields(a, b tooldef.Fields) bool {
+	return a.Name == b.Name && a.Title == b.Title && a.Description == b.Description &&
+		bytes.Equal(a.InputSchema, b.InputSchema) && a.AnnTitle == b.AnnTitle &&
+		a.ReadOnly == b.ReadOnly && bytes.Equal(a.Eager, b.Eager)
 }

@@ -185,6 +185,9 @@ func (d *Discoverer) catalog(ctx context.Context) (*Catalog, error) {
 type ListResult struct {
 	Tools          []json.RawMessage
 	ContractDigest string
+	// Catalog is the catalog version Tools were read from, for questions about the
+	// whole catalog (a planner asks whether a tool name is taken).
+	Catalog *Catalog
 }
 
 // ListTools returns the principal's authorised tools, narrowed by Visibility. While the
@@ -195,7 +198,7 @@ func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (*ListRe
 		return nil, err
 	}
 	if !d.opts.Enabled {
-		r := &ListResult{Tools: make([]json.RawMessage, len(cat.tools)), ContractDigest: cat.contract}
+		r := &ListResult{Tools: make([]json.RawMessage, len(cat.tools)), ContractDigest: cat.contract, Catalog: cat}
 		for i := range cat.tools {
 			r.Tools[i] = cat.tools[i].canonical
 		}
@@ -205,7 +208,7 @@ func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (*ListRe
 	if err != nil {
 		return nil, err
 	}
-	r := &ListResult{Tools: make([]json.RawMessage, 0, set.count), ContractDigest: set.contract}
+	r := &ListResult{Tools: make([]json.RawMessage, 0, set.count), ContractDigest: set.contract, Catalog: cat}
 	for i := range cat.tools {
 		if set.bits.Has(i) {
 			r.Tools = append(r.Tools, cat.tools[i].canonical)

@@ -12,11 +12,10 @@
 //     its complete definition, a page of at most 64 KiB at a time;
 //   - ListTools for tools/list: every tool the principal may see, and its contract digest;
 //   - AuthorizeCall before executing a tools/call: the grant is reread, the arguments
-//     validated, the host's own check run;
-//   - a Planner's Plan, per model request, for harnesses that decide how tools reach the
-//     model: native tool search (every authorised tool, the deferred ones marked
-//     defer_loading) or client-side discovery (eager tools in full, a name-only catalog
-//     of the deferred ones, and the discovery tool of ToolDefinition).
+//     validated, the host's own check run.
+//
+// Harnesses that decide per model request how tools reach the model use package plan,
+// built on a Discoverer.
 //
 // # Decisions where the requirements are silent
 //
@@ -40,12 +39,6 @@
 // rebuild. The hints count against the 64 KiB page like every other member. The
 // discovery tool's page (DiscoverTool) carries no hints: it travels in a tools/call
 // result, which SEP-2549 does not cache, and a model reads it.
-//
-// Plans defer nothing while the switch is off, or below the DeferralPolicy thresholds;
-// a tool's _meta member MetaEagerKey ("deferredtools/eager") opts it in or out; if a
-// catalog tool already bears the discovery tool's name, client-side plans defer
-// nothing, since the model could not tell the two apart. Every plan that defers a tool
-// gives the model a way to find it (SPEC PLAN-2).
 //
 // Per catalog version the Discoverer precomputes canonical bytes, digests, sizes,
 // validators and the rank index; per grant rows and principal it caches the authorised

@@ -50,10 +50,6 @@ func TestGrantTimeout(t *testing.T) {
 		"AuthorizeCall": func(ctx context.Context, d *discovery.Discoverer) error {
 			return d.AuthorizeCall(ctx, alice, call)
 		},
-		"Plan": func(ctx context.Context, d *discovery.Discoverer) error {
-			_, err := discovery.NewPlanner(d, nil).Plan(ctx, alice, discovery.ModelCapabilities{})
-			return err
-		},
 	}
 	cases := []struct {
 		name     string

@@ -25,6 +25,7 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/examples/internal/demo"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/plan"
 )
 
 func main() {
@@ -60,7 +61,7 @@ func defaultCatalogs() string {
 // model is what the harness knows of the model serving one request.
 type model struct {
 	name string
-	caps discovery.ModelCapabilities
+	caps plan.ModelCapabilities
 }
 
 func run(w io.Writer, catalogsDir string) error {
@@ -78,21 +79,21 @@ func run(w io.Writer, catalogsDir string) error {
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
 	// Deferral from the default thresholds; the inference tools stay loaded, since
 	// nearly every conversation of this platform ends with a prediction.
-	pl := discovery.NewPlanner(d, &discovery.DeferralPolicy{
-		Servers: map[string]discovery.Loading{"inference_": discovery.LoadEager},
+	pl := plan.New(d, &plan.Policy{
+		Servers: map[string]plan.Loading{"inference_": plan.LoadEager},
 	})
 
 	fmt.Fprintf(w, "== One session of %s, two consecutive requests\n", demo.Alice.ID)
 	for i, m := range []model{
-		{"a model with native tool search", discovery.ModelCapabilities{NativeToolSearch: true}},
-		{"a model without it", discovery.ModelCapabilities{}},
+		{"a model with native tool search", plan.ModelCapabilities{NativeToolSearch: true}},
+		{"a model without it", plan.ModelCapabilities{}},
 	} {
-		plan, err := pl.Plan(ctx, demo.Alice, m.caps)
+		tp, err := pl.Plan(ctx, demo.Alice, m.caps)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\nrequest %d, %s: %s plan\n", i+1, m.name, plan.Mode)
-		printPlan(w, plan)
+		fmt.Fprintf(w, "\nrequest %d, %s: %s plan\n", i+1, m.name, tp.Mode)
+		printPlan(w, tp)
 	}
 
 	// The model without native search calls the discovery tool; the harness answers it
@@ -108,13 +109,13 @@ func run(w io.Writer, catalogsDir string) error {
 	}
 	fmt.Fprintf(w, "\nthe model calls %s {\"query\": %q, \"limit\": 2}: %s\n",
 		discovery.DefaultToolName, query, strings.Join(found, ", "))
-	plan, err := pl.Plan(ctx, demo.Alice, discovery.ModelCapabilities{}, found...)
+	tp, err := pl.Plan(ctx, demo.Alice, plan.ModelCapabilities{}, found...)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "request 3, the same model: %s plan, %d deferred, %d bytes (catalog %d); full %d\n",
-		plan.Mode, len(plan.Deferred), plan.Bytes(), plan.CatalogBytes, plan.FullBytes)
-	fmt.Fprintf(w, "  sent in full: %s\n", strings.Join(eagerNames(plan), ", "))
+		tp.Mode, len(tp.Deferred), tp.Bytes(), tp.CatalogBytes, tp.FullBytes)
+	fmt.Fprintf(w, "  sent in full: %s\n", strings.Join(eagerNames(tp), ", "))
 
 	if catalogsDir == "" {
 		return nil
@@ -142,25 +143,25 @@ func run(w io.Writer, catalogsDir string) error {
 }
 
 // printPlan prints what a plan sends and its size next to the full tool set.
-func printPlan(w io.Writer, plan *discovery.ToolPlan) {
-	eager := eagerBytes(plan)
-	switch plan.Mode {
-	case discovery.PlanNative:
+func printPlan(w io.Writer, tp *plan.ToolPlan) {
+	eager := eagerBytes(tp)
+	switch tp.Mode {
+	case plan.Native:
 		fmt.Fprintf(w, "  %d definitions sent, %d of them with defer_loading: %d bytes\n",
-			len(plan.Tools), len(plan.Deferred), plan.ToolsBytes)
+			len(tp.Tools), len(tp.Deferred), tp.ToolsBytes)
 		fmt.Fprintf(w, "  in the model's context up front: the %d eager tools, %d bytes; no catalog text\n",
-			len(plan.Tools)-len(plan.Deferred), eager)
-		fmt.Fprintf(w, "  every tool in full: %d bytes; up front saves %s\n", plan.FullBytes, saving(plan.FullBytes, eager))
+			len(tp.Tools)-len(tp.Deferred), eager)
+		fmt.Fprintf(w, "  every tool in full: %d bytes; up front saves %s\n", tp.FullBytes, saving(tp.FullBytes, eager))
 	default:
-		fmt.Fprintf(w, "  %d definitions sent (the eager tools and the discovery tool): %d bytes\n", len(plan.Tools), plan.ToolsBytes)
-		fmt.Fprintf(w, "  catalog segment, %d deferred tools: %d bytes\n", len(plan.Deferred), plan.CatalogBytes)
-		fmt.Fprintf(w, "  plan: %d bytes; every tool in full: %d bytes; saves %s\n", plan.Bytes(), plan.FullBytes, saving(plan.FullBytes, plan.Bytes()))
+		fmt.Fprintf(w, "  %d definitions sent (the eager tools and the discovery tool): %d bytes\n", len(tp.Tools), tp.ToolsBytes)
+		fmt.Fprintf(w, "  catalog segment, %d deferred tools: %d bytes\n", len(tp.Deferred), tp.CatalogBytes)
+		fmt.Fprintf(w, "  plan: %d bytes; every tool in full: %d bytes; saves %s\n", tp.Bytes(), tp.FullBytes, saving(tp.FullBytes, tp.Bytes()))
 		fmt.Fprintf(w, "  catalog segment:\n")
-		for line := range strings.Lines(plan.Catalog) {
+		for line := range strings.Lines(tp.Catalog) {
 			fmt.Fprintf(w, "    %s", line)
 		}
 	}
-	fmt.Fprintf(w, "  sent in full: %s\n", strings.Join(eagerNames(plan), ", "))
+	fmt.Fprintf(w, "  sent in full: %s\n", strings.Join(eagerNames(tp), ", "))
 }
 
 // toolName reads a tool definition's name.
@@ -173,10 +174,10 @@ func toolName(def json.RawMessage) string {
 }
 
 // eagerNames are the names of the tools a plan sends in full.
-func eagerNames(plan *discovery.ToolPlan) []string {
+func eagerNames(tp *plan.ToolPlan) []string {
 	var names []string
-	for _, def := range plan.Tools {
-		if name := toolName(def); !slices.Contains(plan.Deferred, name) {
+	for _, def := range tp.Tools {
+		if name := toolName(def); !slices.Contains(tp.Deferred, name) {
 			names = append(names, name)
 		}
 	}
@@ -184,10 +185,10 @@ func eagerNames(plan *discovery.ToolPlan) []string {
 }
 
 // eagerBytes is the size, as one JSON array, of the tools a plan sends in full.
-func eagerBytes(plan *discovery.ToolPlan) int {
+func eagerBytes(tp *plan.ToolPlan) int {
 	n, count := 2, 0
-	for _, def := range plan.Tools {
-		if slices.Contains(plan.Deferred, toolName(def)) {
+	for _, def := range tp.Tools {
+		if slices.Contains(tp.Deferred, toolName(def)) {
 			continue
 		}
 		if count > 0 {
@@ -240,13 +241,13 @@ func realCatalog(ctx context.Context, file string) (string, error) {
 		}
 	}
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
-	pl := discovery.NewPlanner(d, nil)
+	pl := plan.New(d, nil)
 	p := grants.Principal{ID: "harness"}
-	native, err := pl.Plan(ctx, p, discovery.ModelCapabilities{NativeToolSearch: true})
+	native, err := pl.Plan(ctx, p, plan.ModelCapabilities{NativeToolSearch: true})
 	if err != nil {
 		return "", err
 	}
-	client, err := pl.Plan(ctx, p, discovery.ModelCapabilities{})
+	client, err := pl.Plan(ctx, p, plan.ModelCapabilities{})
 	if err != nil {
 		return "", err
 	}

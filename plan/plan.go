@@ -1,17 +1,28 @@
-package discovery
+// Package plan makes per-request tool plans for LLM harnesses: provider-native deferral
+// or client-side discovery (SPEC PLAN-1..4).
+//
+// A harness builds one Planner over a discovery.Discoverer with New and, for each model
+// request, asks Plan what the request carries of the principal's tools. Plans defer
+// nothing while the switch is off, or below the Policy thresholds; a tool's _meta member
+// MetaEagerKey ("deferredtools/eager") opts it in or out; if a catalog tool already
+// bears the discovery tool's name, client-side plans defer nothing, since the model
+// could not tell the two apart. Every plan that defers a tool gives the model a way to
+// find it (SPEC PLAN-2).
+package plan
 
 import (
 	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
-	"github.com/deferredtools/deferredtools/rank"
+	"github.com/deferredtools/deferredtools/internal/tooldef"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
@@ -26,22 +37,23 @@ type ModelCapabilities struct {
 	NativeToolSearch bool
 }
 
-// A PlanMode is the mechanism a tool plan uses to reach deferred tools.
-type PlanMode uint8
+// A Mode is the mechanism a tool plan uses to reach deferred tools.
+type Mode uint8
 
 // The two plan modes.
 const (
-	// PlanClientSide sends the eager tools in full, a name-only catalog of the deferred
-	// ones and the discovery tool (ToolDefinition), which the host answers with Discover.
-	PlanClientSide PlanMode = iota
-	// PlanNative sends every authorised definition, the deferred ones marked
+	// ClientSide sends the eager tools in full, a name-only catalog of the deferred
+	// ones and the discovery tool (discovery.ToolDefinition), which the host answers
+	// with Discoverer.DiscoverTool.
+	ClientSide Mode = iota
+	// Native sends every authorised definition, the deferred ones marked
 	// "defer_loading": true, for the provider's own tool search.
-	PlanNative
+	Native
 )
 
 // String returns "client-side" or "native".
-func (m PlanMode) String() string {
-	if m == PlanNative {
+func (m Mode) String() string {
+	if m == Native {
 		return "native"
 	}
 	return "client-side"
@@ -51,7 +63,7 @@ func (m PlanMode) String() string {
 // the plan defers at all.
 type Loading uint8
 
-// The overrides a DeferralPolicy maps names to.
+// The overrides a Policy maps names to.
 const (
 	// LoadUnset has no opinion: the next, less specific rule decides.
 	LoadUnset Loading = iota
@@ -66,9 +78,9 @@ const (
 // to be deferred, and any other value (or none) leaves the decision to the policy.
 const MetaEagerKey = "deferredtools/eager"
 
-// Default thresholds of a DeferralPolicy: a plan defers only when the principal's
-// authorised set holds at least DefaultMinTools tools or DefaultMinBytes canonical
-// bytes (about 10,000 tokens at 4 bytes per token).
+// Default thresholds of a Policy: a plan defers only when the principal's authorised
+// set holds at least DefaultMinTools tools or DefaultMinBytes canonical bytes (about
+// 10,000 tokens at 4 bytes per token).
 const (
 	DefaultMinTools = 10
 	DefaultMinBytes = 40000
@@ -77,14 +89,14 @@ const (
 // DefaultLineBytes bounds the text after a tool's name in a catalog line.
 const DefaultLineBytes = 120
 
-// A DeferralPolicy decides which authorised tools a plan defers (SPEC PLAN-3). A nil
-// *DeferralPolicy means all defaults; NewPlanner copies it.
+// A Policy decides which authorised tools a plan defers (SPEC PLAN-3). A nil *Policy
+// means all defaults; New copies it.
 //
 // Nothing is deferred while the principal's authorised set is below both thresholds.
 // Past either of them, each tool is deferred or sent in full by the first rule that has
 // an opinion, most specific first: Tools[name], the tool's own _meta opt-out
 // (MetaEagerKey), Servers[longest prefix of name], then Default.
-type DeferralPolicy struct {
+type Policy struct {
 	// MinTools is the number of authorised tools from which a plan defers. Zero means
 	// DefaultMinTools; a negative value means the count never triggers deferral.
 	MinTools int
@@ -100,8 +112,9 @@ type DeferralPolicy struct {
 	Servers map[string]Loading
 	// Tools maps an exact tool name to its loading. Nil: no tool rule.
 	Tools map[string]Loading
-	// ToolName names the discovery tool of client-side plans. Empty: DefaultToolName.
-	// The host routes a call to it to Discover.
+	// ToolName names the discovery tool of client-side plans. Empty:
+	// discovery.DefaultToolName. The host routes a call to it to
+	// Discoverer.DiscoverTool.
 	ToolName string
 	// LineBytes bounds the text after a tool's name on its catalog line, in bytes,
 	// the "..." that marks a cut included. Zero means DefaultLineBytes; values below 3
@@ -110,9 +123,9 @@ type DeferralPolicy struct {
 }
 
 // A ToolPlan is what one model request carries of the principal's tools (SPEC PLAN-1).
-// Its byte slices are shared with the catalog version and must not be modified.
+// Its byte slices are shared with the catalog and the Planner and must not be modified.
 type ToolPlan struct {
-	Mode PlanMode
+	Mode Mode
 	// Tools are the definitions to send, as JSON objects in name order. Native: every
 	// authorised tool, the deferred ones with "defer_loading": true added. Client-side:
 	// the tools sent in full (eager by policy, or loaded by the session), then the
@@ -140,33 +153,24 @@ type ToolPlan struct {
 // Bytes reports what the plan adds to a request: its tools and its catalog segment.
 func (p *ToolPlan) Bytes() int { return p.ToolsBytes + p.CatalogBytes }
 
-// A Planner makes the tool plan of each model request from a Discoverer's catalog,
-// grants and visibility, and a DeferralPolicy. What the policy decides per tool, the
-// native definitions and the catalog lines are computed once per catalog version; a
-// plan only reads grants and walks the authorised set. It is safe for concurrent use.
+// A Planner makes the tool plan of each model request from a Discoverer's tools/list
+// (ListTools: the principal's authorised tools and their contract digest) and a Policy.
+// What the policy decides per tool, the native definitions and the catalog lines are
+// derived once per definition and cached by content (see cache); a plan lists the
+// principal's tools and walks them. It is safe for concurrent use.
 type Planner struct {
-	d        *Discoverer
-	policy   DeferralPolicy
+	d        *discovery.Discoverer
+	policy   Policy
 	toolName string
 	toolDef  json.RawMessage
 	header   string
-
-	mu       sync.Mutex
-	versions map[*Catalog]*planVersion
+	cache    cache
 }
 
-// planVersion is what a Planner derives from one catalog version.
-type planVersion struct {
-	eager  []bool            // the policy sends the tool in full, whatever the threshold
-	native []json.RawMessage // the definition with "defer_loading": true, when !eager
-	lines  []string          // the catalog line, when !eager
-	taken  bool              // a catalog tool bears the discovery tool's name
-}
-
-// NewPlanner returns a Planner over d's catalog, grants and visibility. policy is
-// copied; nil means defaults.
-func NewPlanner(d *Discoverer, policy *DeferralPolicy) *Planner {
-	pl := &Planner{d: d, versions: map[*Catalog]*planVersion{}}
+// New returns a Planner over d's catalog, grants and visibility. policy is copied; nil
+// means defaults.
+func New(d *discovery.Discoverer, policy *Policy) *Planner {
+	pl := &Planner{d: d}
 	if policy != nil {
 		pl.policy = *policy
 		pl.policy.Servers = cloneMap(policy.Servers)
@@ -185,10 +189,11 @@ func NewPlanner(d *Discoverer, policy *DeferralPolicy) *Planner {
 	if pl.policy.Default == LoadUnset {
 		pl.policy.Default = LoadDeferred
 	}
-	pl.toolName = cmp.Or(pl.policy.ToolName, DefaultToolName)
-	pl.toolDef = ToolDefinition(pl.toolName)
+	pl.toolName = cmp.Or(pl.policy.ToolName, discovery.DefaultToolName)
+	pl.toolDef = discovery.ToolDefinition(pl.toolName)
 	pl.header = "More tools are available than are loaded. Call " + pl.toolName +
 		" with a few words describing the task to get the full definitions of the matching tools:\n"
+	pl.cache.budget = cacheBytes
 	return pl
 }
 
@@ -215,98 +220,79 @@ func cloneMap(m map[string]Loading) map[string]Loading {
 // can call them. Names that are unknown or not authorised are ignored. A native plan
 // ignores loaded: the provider keeps what its own search loaded.
 //
-// Grants are reread, as for ListTools; errors are those of ListTools. While the switch
-// is off (SPEC FLAG-2) Plan reads no grant and defers nothing: every catalog tool is
-// sent in full.
+// Plan calls ListTools, so grants are reread and errors are those of ListTools. While
+// the switch is off (SPEC FLAG-2) Plan reads no grant and defers nothing: every catalog
+// tool is sent in full.
 func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabilities, loaded ...string) (*ToolPlan, error) {
-	d := pl.d
-	cat, err := d.catalog(ctx)
+	list, err := pl.d.ListTools(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	plan := &ToolPlan{Mode: PlanClientSide}
+	tp := &ToolPlan{Mode: ClientSide, ContractDigest: list.ContractDigest}
 	if m.NativeToolSearch {
-		plan.Mode = PlanNative
+		tp.Mode = Native
 	}
-	if !d.opts.Enabled {
-		plan.Tools = make([]json.RawMessage, len(cat.tools))
-		for i := range cat.tools {
-			plan.Tools[i] = cat.tools[i].canonical
-		}
-		plan.ContractDigest = cat.contract
-		plan.ToolsBytes = arrayBytes(plan.Tools)
-		plan.FullBytes = plan.ToolsBytes
-		return plan, nil
+	n := len(list.Tools)
+	tp.FullBytes = arrayBytes(list.Tools)
+	total := tp.FullBytes - 2 - max(n-1, 0) // the canonical bytes, without brackets and commas
+	// Without a catalog to ask, the discovery tool's name may be taken: defer nothing
+	// client-side.
+	taken := true
+	if list.Catalog != nil {
+		_, taken = list.Catalog.Tool(pl.toolName)
 	}
-	_, _, set, err := d.access(ctx, p, cat)
-	if err != nil {
-		return nil, err
+	if !pl.d.Enabled() || !pl.met(n, total) || tp.Mode == ClientSide && taken {
+		tp.Tools, tp.ToolsBytes = list.Tools, tp.FullBytes // list.Tools is ours
+		return tp, nil
 	}
-	v := pl.version(cat)
-	plan.ContractDigest = set.contract
 
-	full := 2 // the brackets of the array
-	for i := range cat.tools {
-		if set.bits.Has(i) {
-			full += len(cat.tools[i].canonical) + 1
-		}
-	}
-	if set.count > 0 {
-		full-- // n tools, n-1 commas
-	}
-	plan.FullBytes = full
-	total := full - 2 - max(set.count-1, 0)
-	deferring := pl.met(set.count, total) && (plan.Mode == PlanNative || !v.taken)
-
-	var keep rank.Set // loaded tools a client-side plan sends in full
-	if deferring && plan.Mode == PlanClientSide && len(loaded) > 0 {
-		keep = rank.NewSet(cat.Len())
+	tools := pl.cache.tools(pl, list)
+	var keep []bool // loaded tools a client-side plan sends in full
+	if tp.Mode == ClientSide && len(loaded) > 0 {
+		keep = make([]bool, n)
 		for _, name := range loaded {
-			if i, ok := cat.byName[name]; ok {
-				keep.Add(i)
+			if i, ok := slices.BinarySearchFunc(tools, name, func(t *toolData, name string) int {
+				return strings.Compare(t.name, name)
+			}); ok {
+				keep[i] = true
 			}
 		}
 	}
 	var catalog strings.Builder
-	plan.Tools = make([]json.RawMessage, 0, set.count+1)
-	if deferring {
-		plan.Deferred = make([]string, 0, set.count)
-		if plan.Mode == PlanClientSide {
-			size := len(pl.header)
-			for i := range cat.tools {
-				if set.bits.Has(i) {
-					size += len(v.lines[i])
-				}
-			}
-			catalog.Grow(size)
+	// The plan's tools overwrite list.Tools in place (list.Tools is ours, and a tool is
+	// read before its slot or an earlier one is written), so a plan allocates no second
+	// array of the principal's tools.
+	tp.Tools = list.Tools[:0]
+	tp.Deferred = make([]string, 0, n)
+	if tp.Mode == ClientSide {
+		size := len(pl.header)
+		for _, t := range tools {
+			size += len(t.line)
 		}
+		catalog.Grow(size)
 	}
-	for i := range cat.tools {
-		if !set.bits.Has(i) {
+	for i, t := range tools {
+		if t.eager || keep != nil && keep[i] {
+			tp.Tools = append(tp.Tools, list.Tools[i]) // its own slot or an earlier one
 			continue
 		}
-		t := &cat.tools[i]
-		if !deferring || v.eager[i] || keep != nil && keep.Has(i) {
-			plan.Tools = append(plan.Tools, t.canonical)
-			continue
-		}
-		plan.Deferred = append(plan.Deferred, t.name)
-		if plan.Mode == PlanNative {
-			plan.Tools = append(plan.Tools, v.native[i])
+		tp.Deferred = append(tp.Deferred, t.name)
+		if tp.Mode == Native {
+			tp.Tools = append(tp.Tools, t.native)
 			continue
 		}
 		if catalog.Len() == 0 {
 			catalog.WriteString(pl.header)
 		}
-		catalog.WriteString(v.lines[i])
+		catalog.WriteString(t.line)
 	}
-	if plan.Mode == PlanClientSide && len(plan.Deferred) > 0 {
-		plan.Tools = append(plan.Tools, pl.toolDef)
-		plan.Catalog = catalog.String()
+	if tp.Mode == ClientSide && len(tp.Deferred) > 0 {
+		tp.Tools = append(tp.Tools, pl.toolDef)
+		tp.Catalog = catalog.String()
 	}
-	plan.ToolsBytes = arrayBytes(plan.Tools)
-	plan.CatalogBytes = len(plan.Catalog)
-	return plan, nil
+	tp.ToolsBytes = arrayBytes(tp.Tools)
+	tp.CatalogBytes = len(tp.Catalog)
+	return tp, nil
 }
 
 // met reports whether an authorised set of n tools totalling size canonical bytes
@@ -328,43 +314,21 @@ func arrayBytes(tools []json.RawMessage) int {
 	return n
 }
 
-// version returns what the Planner derives from cat, computing it on first use.
-func (pl *Planner) version(cat *Catalog) *planVersion {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	if v, ok := pl.versions[cat]; ok {
-		return v
+// derive returns what the Planner's policy makes of def, one canonical definition.
+func (pl *Planner) derive(def []byte) *toolData {
+	f, reason := tooldef.Read(def) // exact member names, as NewCatalog reads them
+	t := &toolData{name: f.Name, eager: true}
+	if reason != "" || pl.loading(f.Name, f.Eager) == LoadEager {
+		return t // unreadable (never after NewCatalog) or eager: never deferred
 	}
-	v := &planVersion{
-		eager:  make([]bool, len(cat.tools)),
-		native: make([]json.RawMessage, len(cat.tools)),
-		lines:  make([]string, len(cat.tools)),
+	native, ok := withDeferLoading(def)
+	if !ok {
+		return t
 	}
-	_, v.taken = cat.byName[pl.toolName]
-	for i := range cat.tools {
-		t := &cat.tools[i]
-		f, reason := readTool(t.canonical) // the catalog's exact reader
-		if reason != "" {
-			v.eager[i] = true // unreadable here (never after NewCatalog): never deferred
-			continue
-		}
-		if pl.loading(t.name, f.eager) == LoadEager {
-			v.eager[i] = true
-			continue
-		}
-		native, ok := withDeferLoading(t.canonical)
-		if !ok {
-			v.eager[i] = true
-			continue
-		}
-		v.native[i] = native
-		v.lines[i] = catalogLine(t.name, f, pl.policy.LineBytes)
-	}
-	if len(pl.versions) >= 64 {
-		clear(pl.versions)
-	}
-	pl.versions[cat] = v
-	return v
+	t.eager = false
+	t.native = native
+	t.line = catalogLine(f.Name, f, pl.policy.LineBytes)
+	return t
 }
 
 // loading applies the policy's rules to one tool, most specific first.
@@ -395,7 +359,7 @@ func (pl *Planner) loading(name string, meta json.RawMessage) Loading {
 // from "defer_loading" only by case, which would become its twin.
 func withDeferLoading(canonical []byte) (json.RawMessage, bool) {
 	twin := false
-	members(canonical, func(key, _ []byte) bool {
+	tooldef.Members(canonical, func(key, _ []byte) bool {
 		key = key[1 : len(key)-1]
 		twin = string(key) != "defer_loading" && bytes.EqualFold(key, []byte("defer_loading"))
 		return !twin
@@ -417,16 +381,16 @@ func withDeferLoading(canonical []byte) (json.RawMessage, bool) {
 }
 
 // catalogLine returns "- name: text\n", where text is the first line of the tool's
-// description (else its title), white space collapsed, control characters dropped,
-// cut to at most limit bytes, on a word boundary when the text has one, with "..."
-// marking a cut.
-func catalogLine(name string, f toolFields, limit int) string {
-	text := firstLine(f.description)
+// description (else its title, else its annotations' title), white space collapsed,
+// control characters dropped, cut to at most limit bytes, on a word boundary when the
+// text has one, with "..." marking a cut.
+func catalogLine(name string, f tooldef.Fields, limit int) string {
+	text := firstLine(f.Description)
 	if text == "" {
-		text = firstLine(f.title)
+		text = firstLine(f.Title)
 	}
 	if text == "" {
-		text = firstLine(f.annTitle)
+		text = firstLine(f.AnnTitle)
 	}
 	if text == "" {
 		return "- " + name + "\n"

@@ -1,4 +1,4 @@
-package discovery_test
+package plan_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/plan"
 )
 
 // planTool is one generated tool of a test catalog.
@@ -39,7 +40,7 @@ func (t planTool) json() json.RawMessage {
 		m["title"] = t.Title
 	}
 	if t.Meta != "" {
-		m["_meta"] = map[string]any{discovery.MetaEagerKey: json.RawMessage(t.Meta), "other/key": 1}
+		m["_meta"] = map[string]any{plan.MetaEagerKey: json.RawMessage(t.Meta), "other/key": 1}
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -152,23 +153,23 @@ func genTools(r *rand.Rand, n int) []planTool {
 	return tools
 }
 
-func genLoading(r *rand.Rand) discovery.Loading {
-	return []discovery.Loading{discovery.LoadUnset, discovery.LoadEager, discovery.LoadDeferred}[r.IntN(3)]
+func genLoading(r *rand.Rand) plan.Loading {
+	return []plan.Loading{plan.LoadUnset, plan.LoadEager, plan.LoadDeferred}[r.IntN(3)]
 }
 
 // genPolicy returns a random policy over tools.
-func genPolicy(r *rand.Rand, tools []planTool) *discovery.DeferralPolicy {
+func genPolicy(r *rand.Rand, tools []planTool) *plan.Policy {
 	if r.IntN(6) == 0 {
 		return nil
 	}
-	pol := &discovery.DeferralPolicy{
+	pol := &plan.Policy{
 		MinTools:  []int{-1, 0, 1, 3, 8, 40}[r.IntN(6)],
 		MinBytes:  []int{-1, 0, 1, 600, 4000}[r.IntN(5)],
 		Default:   genLoading(r),
 		LineBytes: []int{0, 5, 40}[r.IntN(3)],
 	}
 	if r.IntN(2) == 0 {
-		pol.Servers = map[string]discovery.Loading{}
+		pol.Servers = map[string]plan.Loading{}
 		for _, p := range []string{"gh_", "gl_", "az_", "gh_actions_", "gh_a"} {
 			if r.IntN(2) == 0 {
 				pol.Servers[p] = genLoading(r)
@@ -176,7 +177,7 @@ func genPolicy(r *rand.Rand, tools []planTool) *discovery.DeferralPolicy {
 		}
 	}
 	if r.IntN(2) == 0 && len(tools) > 0 {
-		pol.Tools = map[string]discovery.Loading{}
+		pol.Tools = map[string]plan.Loading{}
 		for range 1 + r.IntN(4) {
 			pol.Tools[tools[r.IntN(len(tools))].Name] = genLoading(r)
 		}
@@ -189,12 +190,12 @@ func genPolicy(r *rand.Rand, tools []planTool) *discovery.DeferralPolicy {
 
 // wantLoading is the test's own reading of the policy rules (SPEC PLAN-3): tool rule,
 // then the tool's _meta, then the longest server prefix, then the default.
-func wantEager(pol *discovery.DeferralPolicy, tl planTool) bool {
+func wantEager(pol *plan.Policy, tl planTool) bool {
 	if pol == nil {
-		pol = &discovery.DeferralPolicy{}
+		pol = &plan.Policy{}
 	}
-	if l := pol.Tools[tl.Name]; l != discovery.LoadUnset {
-		return l == discovery.LoadEager
+	if l := pol.Tools[tl.Name]; l != plan.LoadUnset {
+		return l == plan.LoadEager
 	}
 	switch tl.Meta {
 	case "true":
@@ -202,21 +203,21 @@ func wantEager(pol *discovery.DeferralPolicy, tl planTool) bool {
 	case "false":
 		return false
 	}
-	best, bestLen := discovery.LoadUnset, -1
+	best, bestLen := plan.LoadUnset, -1
 	for p, l := range pol.Servers {
-		if l != discovery.LoadUnset && strings.HasPrefix(tl.Name, p) && len(p) > bestLen {
+		if l != plan.LoadUnset && strings.HasPrefix(tl.Name, p) && len(p) > bestLen {
 			best, bestLen = l, len(p)
 		}
 	}
-	if best != discovery.LoadUnset {
-		return best == discovery.LoadEager
+	if best != plan.LoadUnset {
+		return best == plan.LoadEager
 	}
-	return pol.Default == discovery.LoadEager
+	return pol.Default == plan.LoadEager
 }
 
 // wantThreshold reports whether an authorised set of n tools and size bytes defers.
-func wantThreshold(pol *discovery.DeferralPolicy, n, size int) bool {
-	minTools, minBytes := discovery.DefaultMinTools, discovery.DefaultMinBytes
+func wantThreshold(pol *plan.Policy, n, size int) bool {
+	minTools, minBytes := plan.DefaultMinTools, plan.DefaultMinBytes
 	if pol != nil && pol.MinTools != 0 {
 		minTools = pol.MinTools
 	}
@@ -274,7 +275,7 @@ func catalogNames(t testing.TB, catalog string) []string {
 
 // checkPlan asserts the invariants every plan keeps (SPEC PLAN-1, PLAN-2, PLAN-3) and
 // returns the names sent in full.
-func checkPlan(t *testing.T, f *planFixture, pol *discovery.DeferralPolicy, tools []planTool, plan *discovery.ToolPlan, native bool, loaded ...string) {
+func checkPlan(t *testing.T, f *planFixture, pol *plan.Policy, tools []planTool, tp *plan.ToolPlan, native bool, loaded ...string) {
 	t.Helper()
 	listed := f.listed(t)
 	toolName0 := discovery.DefaultToolName
@@ -283,12 +284,12 @@ func checkPlan(t *testing.T, f *planFixture, pol *discovery.DeferralPolicy, tool
 	}
 	_, taken := f.cat.Tool(toolName0)
 
-	wantMode := discovery.PlanClientSide
+	wantMode := plan.ClientSide
 	if native {
-		wantMode = discovery.PlanNative
+		wantMode = plan.Native
 	}
-	if plan.Mode != wantMode {
-		t.Fatalf("Mode = %v, want %v", plan.Mode, wantMode)
+	if tp.Mode != wantMode {
+		t.Fatalf("Mode = %v, want %v", tp.Mode, wantMode)
 	}
 
 	// The deferred set follows the policy (SPEC PLAN-3).
@@ -304,15 +305,15 @@ func checkPlan(t *testing.T, f *planFixture, pol *discovery.DeferralPolicy, tool
 		}
 	}
 	slices.Sort(wantDeferred)
-	if !slices.Equal(plan.Deferred, wantDeferred) {
-		t.Fatalf("Deferred = %q, want %q (policy %+v, %d tools, %d bytes)", plan.Deferred, wantDeferred, pol, len(listed), size)
+	if !slices.Equal(tp.Deferred, wantDeferred) {
+		t.Fatalf("Deferred = %q, want %q (policy %+v, %d tools, %d bytes)", tp.Deferred, wantDeferred, pol, len(listed), size)
 	}
 
 	// Every authorised tool appears exactly once (SPEC PLAN-1).
 	seen := map[string]int{}
 	hasDiscoveryTool := false
 	var names []string
-	for _, def := range plan.Tools {
+	for _, def := range tp.Tools {
 		name := toolName(t, def)
 		names = append(names, name)
 		if !native && name == toolName0 && bytes.Equal(def, discovery.ToolDefinition(toolName0)) {
@@ -324,7 +325,7 @@ func checkPlan(t *testing.T, f *planFixture, pol *discovery.DeferralPolicy, tool
 			t.Fatalf("plan sends %q, which is not authorised", name)
 		}
 		seen[name]++
-		deferred := slices.Contains(plan.Deferred, name)
+		deferred := slices.Contains(tp.Deferred, name)
 		switch {
 		case native && deferred:
 			var got, base map[string]any
@@ -349,11 +350,11 @@ func checkPlan(t *testing.T, f *planFixture, pol *discovery.DeferralPolicy, tool
 		t.Fatalf("plan tools not in name order: %q", names)
 	}
 	if !native {
-		for _, n := range catalogNames(t, plan.Catalog) {
+		for _, n := range catalogNames(t, tp.Catalog) {
 			seen[n]++
 		}
-		if got := catalogNames(t, plan.Catalog); !slices.Equal(got, plan.Deferred) {
-			t.Fatalf("catalog names = %q, want the deferred %q", got, plan.Deferred)
+		if got := catalogNames(t, tp.Catalog); !slices.Equal(got, tp.Deferred) {
+			t.Fatalf("catalog names = %q, want the deferred %q", got, tp.Deferred)
 		}
 	}
 	for name := range listed {
@@ -367,38 +368,38 @@ func checkPlan(t *testing.T, f *planFixture, pol *discovery.DeferralPolicy, tool
 
 	// No deferral without a discovery path (SPEC PLAN-2).
 	if native {
-		if plan.Catalog != "" || plan.CatalogBytes != 0 {
+		if tp.Catalog != "" || tp.CatalogBytes != 0 {
 			t.Fatalf("native plan has a catalog segment")
 		}
-	} else if len(plan.Deferred) > 0 {
+	} else if len(tp.Deferred) > 0 {
 		if !hasDiscoveryTool || taken {
-			t.Fatalf("client-side plan defers %d tools without the discovery tool", len(plan.Deferred))
+			t.Fatalf("client-side plan defers %d tools without the discovery tool", len(tp.Deferred))
 		}
-		if !strings.Contains(plan.Catalog, toolName0) {
+		if !strings.Contains(tp.Catalog, toolName0) {
 			t.Fatalf("catalog does not name the discovery tool %q", toolName0)
 		}
-		for _, name := range plan.Deferred {
+		for _, name := range tp.Deferred {
 			if !discoverable(t, f.d, f.p, strings.ReplaceAll(name, "_", " "), name) {
 				t.Fatalf("deferred %q is not discoverable by its name", name)
 			}
 		}
-	} else if hasDiscoveryTool || plan.Catalog != "" {
+	} else if hasDiscoveryTool || tp.Catalog != "" {
 		t.Fatalf("client-side plan that defers nothing carries the discovery tool or a catalog")
 	}
 
 	// Sizes are reported.
-	if got := len(joinArray(plan.Tools)); plan.ToolsBytes != got {
-		t.Fatalf("ToolsBytes = %d, want %d", plan.ToolsBytes, got)
+	if got := len(joinArray(tp.Tools)); tp.ToolsBytes != got {
+		t.Fatalf("ToolsBytes = %d, want %d", tp.ToolsBytes, got)
 	}
-	if plan.CatalogBytes != len(plan.Catalog) {
-		t.Fatalf("CatalogBytes = %d, want %d", plan.CatalogBytes, len(plan.Catalog))
+	if tp.CatalogBytes != len(tp.Catalog) {
+		t.Fatalf("CatalogBytes = %d, want %d", tp.CatalogBytes, len(tp.Catalog))
 	}
 	res, _ := f.d.ListTools(context.Background(), f.p)
-	if got := len(joinArray(res.Tools)); plan.FullBytes != got {
-		t.Fatalf("FullBytes = %d, want %d", plan.FullBytes, got)
+	if got := len(joinArray(res.Tools)); tp.FullBytes != got {
+		t.Fatalf("FullBytes = %d, want %d", tp.FullBytes, got)
 	}
-	if plan.ContractDigest != res.ContractDigest {
-		t.Fatalf("ContractDigest = %q, want tools/list's %q", plan.ContractDigest, res.ContractDigest)
+	if tp.ContractDigest != res.ContractDigest {
+		t.Fatalf("ContractDigest = %q, want tools/list's %q", tp.ContractDigest, res.ContractDigest)
 	}
 }
 
@@ -429,7 +430,7 @@ func TestPlanGeneratedInvariants(t *testing.T) {
 			}
 			f := newPlanFixture(t, tools, func(n string) bool { return !deny[n] }, vis, nil)
 			pol := genPolicy(r, tools)
-			pl := discovery.NewPlanner(f.d, pol)
+			pl := plan.New(f.d, pol)
 			var loaded []string // tools the session discovered, and names it may not see
 			if r.IntN(2) == 0 {
 				for _, tl := range tools {
@@ -440,16 +441,16 @@ func TestPlanGeneratedInvariants(t *testing.T) {
 				loaded = append(loaded, "no_such_tool")
 			}
 			for _, native := range []bool{r.IntN(2) == 0, true, false} {
-				plan, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: native}, loaded...)
+				tp, err := pl.Plan(ctx, f.p, plan.ModelCapabilities{NativeToolSearch: native}, loaded...)
 				if err != nil {
 					t.Fatalf("Plan: %v", err)
 				}
-				checkPlan(t, f, pol, tools, plan, native, loaded...)
-				again, err := discovery.NewPlanner(f.d, pol).Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: native}, loaded...)
+				checkPlan(t, f, pol, tools, tp, native, loaded...)
+				again, err := plan.New(f.d, pol).Plan(ctx, f.p, plan.ModelCapabilities{NativeToolSearch: native}, loaded...)
 				if err != nil {
 					t.Fatalf("Plan: %v", err)
 				}
-				if again.Catalog != plan.Catalog || !bytes.Equal(joinArray(again.Tools), joinArray(plan.Tools)) {
+				if again.Catalog != tp.Catalog || !bytes.Equal(joinArray(again.Tools), joinArray(tp.Tools)) {
 					t.Fatalf("two planners gave different plans for the same inputs")
 				}
 			}
@@ -483,38 +484,38 @@ func demoTools() []planTool {
 func TestPlanModelSwap(t *testing.T) {
 	ctx := context.Background()
 	f := newPlanFixture(t, demoTools(), nil, discovery.Visibility{}, nil)
-	pl := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 5})
+	pl := plan.New(f.d, &plan.Policy{MinTools: 5})
 	models := []bool{true, false, false, true, false, true, true}
 	var deferred []string
 	for i, native := range models {
-		plan, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: native})
+		tp, err := pl.Plan(ctx, f.p, plan.ModelCapabilities{NativeToolSearch: native})
 		if err != nil {
 			t.Fatalf("request %d: Plan: %v", i, err)
 		}
-		want := discovery.PlanClientSide
+		want := plan.ClientSide
 		if native {
-			want = discovery.PlanNative
+			want = plan.Native
 		}
-		if plan.Mode != want {
-			t.Fatalf("request %d: Mode = %v, want %v", i, plan.Mode, want)
+		if tp.Mode != want {
+			t.Fatalf("request %d: Mode = %v, want %v", i, tp.Mode, want)
 		}
-		if len(plan.Deferred) != 12 {
-			t.Fatalf("request %d: %d deferred, want 12", i, len(plan.Deferred))
+		if len(tp.Deferred) != 12 {
+			t.Fatalf("request %d: %d deferred, want 12", i, len(tp.Deferred))
 		}
-		if deferred != nil && !slices.Equal(plan.Deferred, deferred) {
+		if deferred != nil && !slices.Equal(tp.Deferred, deferred) {
 			t.Fatalf("request %d: the deferred set changed with the model", i)
 		}
-		deferred = plan.Deferred
+		deferred = tp.Deferred
 		if native {
-			if plan.Catalog != "" || len(plan.Tools) != 12 {
-				t.Fatalf("request %d: native plan has %d tools and a %d-byte catalog, want 12 and none", i, len(plan.Tools), len(plan.Catalog))
+			if tp.Catalog != "" || len(tp.Tools) != 12 {
+				t.Fatalf("request %d: native plan has %d tools and a %d-byte catalog, want 12 and none", i, len(tp.Tools), len(tp.Catalog))
 			}
 		} else {
-			if len(plan.Tools) != 1 || toolName(t, plan.Tools[0]) != discovery.DefaultToolName || plan.Catalog == "" {
+			if len(tp.Tools) != 1 || toolName(t, tp.Tools[0]) != discovery.DefaultToolName || tp.Catalog == "" {
 				t.Fatalf("request %d: client-side plan is not the discovery tool and a catalog", i)
 			}
 		}
-		checkPlan(t, f, &discovery.DeferralPolicy{MinTools: 5}, demoTools(), plan, native)
+		checkPlan(t, f, &plan.Policy{MinTools: 5}, demoTools(), tp, native)
 	}
 }
 
@@ -524,12 +525,12 @@ func TestPlanModelSwap(t *testing.T) {
 func TestPlanNativeHasNoSearchWording(t *testing.T) {
 	ctx := context.Background()
 	f := newPlanFixture(t, demoTools(), nil, discovery.Visibility{}, nil)
-	pl := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 1, ToolName: "find_more_tools"})
-	client, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{})
+	pl := plan.New(f.d, &plan.Policy{MinTools: 1, ToolName: "find_more_tools"})
+	client, err := pl.Plan(ctx, f.p, plan.ModelCapabilities{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	native, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: true})
+	native, err := pl.Plan(ctx, f.p, plan.ModelCapabilities{NativeToolSearch: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -573,8 +574,8 @@ func TestPlanCatalogSegment(t *testing.T) {
 		{Name: "f_eager", Description: "kept in full", Meta: "true"},
 	}
 	f := newPlanFixture(t, tools, nil, discovery.Visibility{}, nil)
-	pl := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 1, LineBytes: 20})
-	plan, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{})
+	pl := plan.New(f.d, &plan.Policy{MinTools: 1, LineBytes: 20})
+	tp, err := pl.Plan(ctx, f.p, plan.ModelCapabilities{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -584,19 +585,19 @@ func TestPlanCatalogSegment(t *testing.T) {
 		"- c_title: Only a title\n" +
 		"- d_bare\n" +
 		"- e_ctrl: bell here\n"
-	if plan.Catalog != want {
-		t.Fatalf("Catalog =\n%s\nwant\n%s", plan.Catalog, want)
+	if tp.Catalog != want {
+		t.Fatalf("Catalog =\n%s\nwant\n%s", tp.Catalog, want)
 	}
-	if plan.CatalogBytes != len(want) {
-		t.Errorf("CatalogBytes = %d, want %d", plan.CatalogBytes, len(want))
+	if tp.CatalogBytes != len(want) {
+		t.Errorf("CatalogBytes = %d, want %d", tp.CatalogBytes, len(want))
 	}
 	for range 3 {
-		again, err := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 1, LineBytes: 20}).Plan(ctx, f.p, discovery.ModelCapabilities{})
+		again, err := plan.New(f.d, &plan.Policy{MinTools: 1, LineBytes: 20}).Plan(ctx, f.p, plan.ModelCapabilities{})
 		if err != nil || again.Catalog != want {
 			t.Fatalf("a second planner gave another catalog (err %v)", err)
 		}
 	}
-	if got := []string{toolName(t, plan.Tools[0]), toolName(t, plan.Tools[1])}; !slices.Equal(got, []string{"f_eager", "search_tools"}) {
+	if got := []string{toolName(t, tp.Tools[0]), toolName(t, tp.Tools[1])}; !slices.Equal(got, []string{"f_eager", "search_tools"}) {
 		t.Errorf("client-side tools = %q, want the eager tool then the discovery tool", got)
 	}
 }
@@ -623,41 +624,41 @@ func TestPlanPolicy(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		policy *discovery.DeferralPolicy
+		policy *plan.Policy
 		want   []string // deferred
 	}{
 		{"defaults: 6 tools is below both thresholds", nil, nil},
-		{"count threshold not met", &discovery.DeferralPolicy{MinTools: 7, MinBytes: -1}, nil},
-		{"count threshold met", &discovery.DeferralPolicy{MinTools: 6, MinBytes: -1},
+		{"count threshold not met", &plan.Policy{MinTools: 7, MinBytes: -1}, nil},
+		{"count threshold met", &plan.Policy{MinTools: 6, MinBytes: -1},
 			[]string{"gh_issue_create", "gh_pr_merge", "gl_branch_list", "gl_mr_create", "gl_odd_meta"}},
-		{"byte threshold not met", &discovery.DeferralPolicy{MinTools: -1, MinBytes: size + 1}, nil},
-		{"byte threshold met", &discovery.DeferralPolicy{MinTools: -1, MinBytes: size},
+		{"byte threshold not met", &plan.Policy{MinTools: -1, MinBytes: size + 1}, nil},
+		{"byte threshold met", &plan.Policy{MinTools: -1, MinBytes: size},
 			[]string{"gh_issue_create", "gh_pr_merge", "gl_branch_list", "gl_mr_create", "gl_odd_meta"}},
-		{"both thresholds off", &discovery.DeferralPolicy{MinTools: -1, MinBytes: -1, Default: discovery.LoadDeferred}, nil},
-		{"default eager, a lazy server", &discovery.DeferralPolicy{MinTools: 1, Default: discovery.LoadEager,
-			Servers: map[string]discovery.Loading{"gl_": discovery.LoadDeferred}},
+		{"both thresholds off", &plan.Policy{MinTools: -1, MinBytes: -1, Default: plan.LoadDeferred}, nil},
+		{"default eager, a lazy server", &plan.Policy{MinTools: 1, Default: plan.LoadEager,
+			Servers: map[string]plan.Loading{"gl_": plan.LoadDeferred}},
 			[]string{"gh_pr_merge", "gl_branch_list", "gl_mr_create", "gl_odd_meta"}},
-		{"longest prefix wins", &discovery.DeferralPolicy{MinTools: 1,
-			Servers: map[string]discovery.Loading{"gh_": discovery.LoadEager, "gh_issue_": discovery.LoadDeferred}},
+		{"longest prefix wins", &plan.Policy{MinTools: 1,
+			Servers: map[string]plan.Loading{"gh_": plan.LoadEager, "gh_issue_": plan.LoadDeferred}},
 			[]string{"gh_issue_create", "gh_pr_merge", "gl_branch_list", "gl_mr_create", "gl_odd_meta"}},
-		{"_meta beats the server", &discovery.DeferralPolicy{MinTools: 1,
-			Servers: map[string]discovery.Loading{"gh_": discovery.LoadEager}},
+		{"_meta beats the server", &plan.Policy{MinTools: 1,
+			Servers: map[string]plan.Loading{"gh_": plan.LoadEager}},
 			[]string{"gh_pr_merge", "gl_branch_list", "gl_mr_create", "gl_odd_meta"}},
-		{"a tool rule beats _meta", &discovery.DeferralPolicy{MinTools: 1,
-			Tools: map[string]discovery.Loading{"gh_issue_read": discovery.LoadDeferred, "gl_mr_create": discovery.LoadEager, "gh_pr_merge": discovery.LoadUnset}},
+		{"a tool rule beats _meta", &plan.Policy{MinTools: 1,
+			Tools: map[string]plan.Loading{"gh_issue_read": plan.LoadDeferred, "gl_mr_create": plan.LoadEager, "gh_pr_merge": plan.LoadUnset}},
 			[]string{"gh_issue_create", "gh_issue_read", "gh_pr_merge", "gl_branch_list", "gl_odd_meta"}},
 	}
 	for _, tt := range tests {
 		for _, native := range []bool{false, true} {
-			plan, err := discovery.NewPlanner(f.d, tt.policy).Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: native})
+			tp, err := plan.New(f.d, tt.policy).Plan(ctx, f.p, plan.ModelCapabilities{NativeToolSearch: native})
 			if err != nil {
 				t.Fatalf("%s: Plan: %v", tt.name, err)
 			}
-			if !slices.Equal(plan.Deferred, tt.want) {
-				t.Errorf("%s (native %v): Deferred = %q, want %q", tt.name, native, plan.Deferred, tt.want)
+			if !slices.Equal(tp.Deferred, tt.want) {
+				t.Errorf("%s (native %v): Deferred = %q, want %q", tt.name, native, tp.Deferred, tt.want)
 			}
-			if len(tt.want) == 0 && plan.Bytes() != plan.FullBytes {
-				t.Errorf("%s (native %v): a plan deferring nothing is %d bytes, want the full %d", tt.name, native, plan.Bytes(), plan.FullBytes)
+			if len(tt.want) == 0 && tp.Bytes() != tp.FullBytes {
+				t.Errorf("%s (native %v): a plan deferring nothing is %d bytes, want the full %d", tt.name, native, tp.Bytes(), tp.FullBytes)
 			}
 		}
 	}
@@ -671,9 +672,9 @@ func TestPlanLoaded(t *testing.T) {
 	tools := demoTools()
 	denied := tools[3].Name
 	f := newPlanFixture(t, tools, func(n string) bool { return n != denied }, discovery.Visibility{}, nil)
-	pl := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 1})
+	pl := plan.New(f.d, &plan.Policy{MinTools: 1})
 	loaded := []string{tools[5].Name, tools[1].Name, denied, "no_such_tool"}
-	client, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{}, loaded...)
+	client, err := pl.Plan(ctx, f.p, plan.ModelCapabilities{}, loaded...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -687,8 +688,8 @@ func TestPlanLoaded(t *testing.T) {
 	if len(client.Deferred) != 9 || slices.Contains(client.Deferred, tools[1].Name) || strings.Contains(client.Catalog, tools[5].Name) || strings.Contains(client.Catalog, denied) {
 		t.Errorf("client-side plan still defers a loaded tool or lists a denied one: %q", client.Deferred)
 	}
-	checkPlan(t, f, &discovery.DeferralPolicy{MinTools: 1}, tools, client, false, loaded...)
-	native, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: true}, loaded...)
+	checkPlan(t, f, &plan.Policy{MinTools: 1}, tools, client, false, loaded...)
+	native, err := pl.Plan(ctx, f.p, plan.ModelCapabilities{NativeToolSearch: true}, loaded...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -703,15 +704,15 @@ func TestPlanDiscoveryToolNameTaken(t *testing.T) {
 	ctx := context.Background()
 	tools := append(demoTools(), planTool{Name: discovery.DefaultToolName, Description: "A host tool of that name."})
 	f := newPlanFixture(t, tools, nil, discovery.Visibility{}, nil)
-	pl := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 1})
-	client, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{})
+	pl := plan.New(f.d, &plan.Policy{MinTools: 1})
+	client, err := pl.Plan(ctx, f.p, plan.ModelCapabilities{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(client.Deferred) != 0 || client.Catalog != "" || len(client.Tools) != len(tools) {
 		t.Errorf("client-side plan deferred %d tools with the discovery tool's name taken", len(client.Deferred))
 	}
-	native, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: true})
+	native, err := pl.Plan(ctx, f.p, plan.ModelCapabilities{NativeToolSearch: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -737,7 +738,7 @@ func TestPlanConcurrentCatalogSwap(t *testing.T) {
 	var src discovery.SwappableCatalog
 	src.Store(f.cat)
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: &src, Grants: f.store})
-	pl := discovery.NewPlanner(d, &discovery.DeferralPolicy{MinTools: 8})
+	pl := plan.New(d, &plan.Policy{MinTools: 8})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -753,14 +754,14 @@ func TestPlanConcurrentCatalogSwap(t *testing.T) {
 	for w := range 4 {
 		go func() {
 			for i := range 100 {
-				plan, err := pl.Plan(ctx, f.p, discovery.ModelCapabilities{NativeToolSearch: (w+i)%2 == 0})
+				tp, err := pl.Plan(ctx, f.p, plan.ModelCapabilities{NativeToolSearch: (w+i)%2 == 0})
 				switch {
 				case err != nil:
 					errs <- err
 					return
-				case len(plan.Deferred) != 0 && len(plan.Deferred) != 12,
-					len(plan.Deferred) == 0 && len(plan.Tools) != 4:
-					errs <- fmt.Errorf("a plan mixed catalog versions: %d deferred, %d sent", len(plan.Deferred), len(plan.Tools))
+				case len(tp.Deferred) != 0 && len(tp.Deferred) != 12,
+					len(tp.Deferred) == 0 && len(tp.Tools) != 4:
+					errs <- fmt.Errorf("a plan mixed catalog versions: %d deferred, %d sent", len(tp.Deferred), len(tp.Tools))
 					return
 				}
 			}
@@ -795,14 +796,14 @@ func TestPlanSwitchOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := discovery.New(&discovery.Options{Catalog: cat, Grants: failReader{t}})
-	pl := discovery.NewPlanner(d, &discovery.DeferralPolicy{MinTools: 1})
+	pl := plan.New(d, &plan.Policy{MinTools: 1})
 	for _, native := range []bool{false, true} {
-		plan, err := pl.Plan(context.Background(), grants.Principal{ID: "x"}, discovery.ModelCapabilities{NativeToolSearch: native})
+		tp, err := pl.Plan(context.Background(), grants.Principal{ID: "x"}, plan.ModelCapabilities{NativeToolSearch: native})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(plan.Deferred) != 0 || plan.Catalog != "" || len(plan.Tools) != 12 || plan.ToolsBytes != plan.FullBytes {
-			t.Errorf("native %v: switch-off plan defers %d tools or drops some (%d sent)", native, len(plan.Deferred), len(plan.Tools))
+		if len(tp.Deferred) != 0 || tp.Catalog != "" || len(tp.Tools) != 12 || tp.ToolsBytes != tp.FullBytes {
+			t.Errorf("native %v: switch-off plan defers %d tools or drops some (%d sent)", native, len(tp.Deferred), len(tp.Tools))
 		}
 	}
 }
@@ -816,7 +817,7 @@ func TestPlanGrantsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat})
-	_, err = discovery.NewPlanner(d, nil).Plan(context.Background(), grants.Principal{ID: "x"}, discovery.ModelCapabilities{})
+	_, err = plan.New(d, nil).Plan(context.Background(), grants.Principal{ID: "x"}, plan.ModelCapabilities{})
 	var e *discovery.Error
 	if !errors.As(err, &e) || e.Code != discovery.CodeGrantsUnavailable || e.Code.Status() != 503 {
 		t.Fatalf("Plan without grants = %v, want grants_unavailable 503", err)
@@ -830,14 +831,14 @@ func BenchmarkPlan(b *testing.B) {
 		tools[i].Meta = ""
 	}
 	f := newPlanFixture(b, tools, nil, discovery.Visibility{}, nil)
-	pl := discovery.NewPlanner(f.d, nil)
+	pl := plan.New(f.d, nil)
 	for _, native := range []bool{true, false} {
 		name := "client-side"
 		if native {
 			name = "native"
 		}
 		b.Run(name, func(b *testing.B) {
-			m := discovery.ModelCapabilities{NativeToolSearch: native}
+			m := plan.ModelCapabilities{NativeToolSearch: native}
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := pl.Plan(context.Background(), f.p, m); err != nil {
@@ -862,14 +863,14 @@ func ExamplePlanner_Plan() {
 		store.Put(ctx, grants.Row{Principal: grants.AnyPrincipal, Tool: name, Effect: grants.Allow})
 	}
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
-	pl := discovery.NewPlanner(d, &discovery.DeferralPolicy{MinTools: 3})
+	pl := plan.New(d, &plan.Policy{MinTools: 3})
 	alice := grants.Principal{ID: "alice"}
 
-	plan, _ := pl.Plan(ctx, alice, discovery.ModelCapabilities{NativeToolSearch: false})
-	fmt.Println(plan.Mode, plan.Deferred)
-	fmt.Print(plan.Catalog)
-	plan, _ = pl.Plan(ctx, alice, discovery.ModelCapabilities{NativeToolSearch: true})
-	fmt.Println(plan.Mode, plan.Deferred, len(plan.Tools), plan.Catalog == "")
+	tp, _ := pl.Plan(ctx, alice, plan.ModelCapabilities{NativeToolSearch: false})
+	fmt.Println(tp.Mode, tp.Deferred)
+	fmt.Print(tp.Catalog)
+	tp, _ = pl.Plan(ctx, alice, plan.ModelCapabilities{NativeToolSearch: true})
+	fmt.Println(tp.Mode, tp.Deferred, len(tp.Tools), tp.Catalog == "")
 	// Output:
 	// client-side [deploy_model list_models rotate_key]
 	// More tools are available than are loaded. Call search_tools with a few words describing the task to get the full definitions of the matching tools:
@@ -894,13 +895,13 @@ func FuzzPlanCatalogLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, desc, title string) {
 		tools := []planTool{{Name: "a_tool", Description: desc, Title: title}, {Name: "b_tool", Description: "Plain."}}
 		f := newPlanFixture(t, tools, nil, discovery.Visibility{}, nil)
-		plan, err := discovery.NewPlanner(f.d, &discovery.DeferralPolicy{MinTools: 1, LineBytes: limit}).Plan(context.Background(), f.p, discovery.ModelCapabilities{})
+		tp, err := plan.New(f.d, &plan.Policy{MinTools: 1, LineBytes: limit}).Plan(context.Background(), f.p, plan.ModelCapabilities{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines := strings.SplitAfter(plan.Catalog, "\n")
+		lines := strings.SplitAfter(tp.Catalog, "\n")
 		if len(lines) != 4 || lines[3] != "" {
-			t.Fatalf("catalog has %d lines, want a header and 2 tools:\n%q", len(lines)-1, plan.Catalog)
+			t.Fatalf("catalog has %d lines, want a header and 2 tools:\n%q", len(lines)-1, tp.Catalog)
 		}
 		line := strings.TrimSuffix(lines[1], "\n")
 		if !utf8.ValidString(line) {

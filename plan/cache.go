@@ -1,0 +1,101 @@
+package plan
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/schemaguard"
+)
+
+// cacheBytes bounds what a Planner's cache holds. It fits the derived data of a
+// catalog of several megabytes, whose native definitions are about the size of its
+// canonical ones.
+const cacheBytes = 32 << 20
+
+// Approximate fixed costs of the cache's entries, for its byte count.
+const (
+	toolEntryBytes = 160 // toolData, its map slot and digest key
+	listEntryBytes = 96  // the map slot, key header and slice header
+)
+
+// toolData is what a Planner's policy makes of one canonical tool definition.
+type toolData struct {
+	name   string
+	eager  bool            // sent in full whatever the threshold
+	native json.RawMessage // the definition with "defer_loading": true, when !eager
+	line   string          // the client-side catalog line, when !eager
+}
+
+// cache holds what a Planner derives from canonical tool definitions, keyed by content
+// only, so it keeps no catalog, Discoverer or grant snapshot alive:
+//
+//   - byTool maps a tool's digest (SHA-256 of its canonical bytes) to its toolData,
+//     shared by every authorised set and catalog version holding those exact bytes;
+//   - byList maps a tools/list contract digest (SPEC CONTRACT-2, which digests the
+//     tools' digests in name order) to the toolData of each of its tools, in order, so
+//     a plan for a set seen before costs one lookup.
+//
+// Entries live until the bytes counted (the native definitions, lines, names and fixed
+// costs) would pass cacheBytes; then both maps are dropped at once and refill on use. A
+// list whose data alone passes the bound is still kept, alone, so the working set of one
+// catalog never thrashes. A policy is fixed per Planner, so the policy is no part of a
+// key. Safe for concurrent use; derivation runs under the lock, once per definition.
+type cache struct {
+	mu     sync.Mutex
+	budget int64
+	bytes  int64
+	byTool map[[32]byte]*toolData
+	byList map[string][]*toolData
+}
+
+// tools returns the toolData of each of list's tools, in list order, deriving (with
+// pl.derive) those of definitions not seen before.
+func (c *cache) tools(pl *Planner, list *discovery.ListResult) []*toolData {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ts, ok := c.byList[list.ContractDigest]; ok && len(ts) == len(list.Tools) {
+		return ts
+	}
+	if c.byList == nil {
+		c.byList = make(map[string][]*toolData)
+		c.byTool = make(map[[32]byte]*toolData)
+	}
+	ts := make([]*toolData, len(list.Tools))
+	keys := make([][32]byte, len(list.Tools))
+	var add int64 // bytes of the toolData derived now
+	for i, def := range list.Tools {
+		keys[i] = schemaguard.Digest(def)
+		t, ok := c.byTool[keys[i]]
+		if !ok {
+			t = pl.derive(def)
+			c.byTool[keys[i]] = t
+			add += t.bytes()
+		}
+		ts[i] = t
+	}
+	add += listBytes(list.ContractDigest, ts)
+	if c.bytes+add > c.budget {
+		// Drop everything but what this list uses, and count that as the new content.
+		clear(c.byList)
+		clear(c.byTool)
+		c.bytes, add = 0, listBytes(list.ContractDigest, ts)
+		for i, t := range ts {
+			c.byTool[keys[i]] = t
+			add += t.bytes()
+		}
+	}
+	c.byList[list.ContractDigest] = ts
+	c.bytes += add
+	return ts
+}
+
+// bytes is what t counts against the cache's bound.
+func (t *toolData) bytes() int64 {
+	return toolEntryBytes + int64(len(t.name)+len(t.native)+len(t.line))
+}
+
+// listBytes is what a byList entry counts against the cache's bound.
+func listBytes(key string, ts []*toolData) int64 {
+	return listEntryBytes + int64(len(key)+8*len(ts))
+}

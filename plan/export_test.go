@@ -1,0 +1,29 @@
+package plan
+
+import (
+	"testing"
+
+	"github.com/deferredtools/deferredtools/internal/tooldef"
+)
+
+// CacheStats reports what pl's cache holds: lists, derived tools and the bytes counted.
+func CacheStats(pl *Planner) (lists, tools int, bytes int64) {
+	c := &pl.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.byList), len(c.byTool), c.bytes
+}
+
+// SetCacheBudget sets the bound of pl's cache in bytes.
+func SetCacheBudget(pl *Planner, n int64) {
+	pl.cache.mu.Lock()
+	defer pl.cache.mu.Unlock()
+	pl.cache.budget = n
+}
+
+// The _meta key the Planner documents is the one the shared reader reads (SPEC PLAN-3).
+func TestMetaEagerKeyIsRead(t *testing.T) {
+	if MetaEagerKey != tooldef.MetaEagerKey {
+		t.Fatalf("MetaEagerKey = %q, but tooldef reads %q", MetaEagerKey, tooldef.MetaEagerKey)
+	}
+}
