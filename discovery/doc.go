@@ -12,7 +12,9 @@
 //     its complete definition, a page of at most 64 KiB at a time;
 //   - ListTools for tools/list: every tool the principal may see, and its contract digest;
 //   - AuthorizeCall before executing a tools/call: the grant is reread, the arguments
-//     validated, the host's own check run.
+//     validated, the host's own check run (a transport that reads the raw message can
+//     refuse earlier with AuthorizeTool, on the tool name alone, before it decodes the
+//     arguments).
 //
 // Harnesses that decide per model request how tools reach the model use package plan,
 // built on a Discoverer.
