@@ -132,10 +132,13 @@
 // outgoing rewrite apply. Over any wrapped transport, a connection wrapper hides the
 // inner connection's unexported SDK hooks (only batches depended on them).
 //
-// Known limits: on HTTP the SDK still logs, to the host's logger, the method name of a
-// call that opens a session without initialize, and the protocol version header of a
-// request it refuses for it; the adapter cannot tell those requests apart before the
-// SDK does. A tools/call refusal on HTTP is answered before the SDK checks the
+// An Mcp-Protocol-Version header naming a version the SDK does not speak
+// (mcp.SupportedProtocolVersions) is refused by Handler with a content-free 400
+// invalid_request before the SDK, which would log the header's text.
+//
+// Known limits: on HTTP the SDK may still log, to the host's logger, the method name of
+// a call that opens a session without initialize (a method the front let through is
+// one the SDK knows, never arbitrary text). A tools/call refusal on HTTP is answered before the SDK checks the
 // Mcp-Session-Id and protocol headers.
 //
 // The discover method's result carries "ttlMs":0 and "cacheScope":"private" (see the

@@ -604,3 +604,44 @@ func TestStdioBeforeInitialize(t *testing.T) {
 		t.Errorf("the server's log carries the canary:\n%s", logs.String())
 	}
 }
+
+// SPEC ERR-2: an Mcp-Protocol-Version header the SDK does not speak is refused by
+// Handler with a content-free 400 before the SDK, which logs the header's text when it
+// refuses one; supported versions still reach the SDK.
+func TestHTTPUnknownProtocolVersionHeader(t *testing.T) {
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	f := newFixture(t, fixtureOptions{enabled: true, principal2: mcpsdk.TokenInfoPrincipal, logger: logger})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.server }, &mcp.StreamableHTTPOptions{Logger: logger})
+	srv := httptest.NewServer(bearerAuth(f.a.Handler(h)))
+	t.Cleanup(srv.Close)
+	post := func(version string) (int, string) {
+		req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer tok-bob")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", version)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, version := range []string{"version-" + canary, "2099-01-01" + canary} {
+		status, body := post(version)
+		if status != http.StatusBadRequest || strings.Contains(body, canary) || !strings.Contains(body, `"invalid_request"`) {
+			t.Errorf("Mcp-Protocol-Version %q: status %d, body %s; want 400 invalid_request without the header's text", version, status, body)
+		}
+	}
+	if status, body := post("2025-06-18"); status != http.StatusOK {
+		t.Errorf("a supported version: status %d, body %.300s; want 200", status, body)
+	}
+	if strings.Contains(logs.String(), canary) {
+		t.Errorf("the server's log carries the canary:\n%.2000s", logs.String())
+	}
+}

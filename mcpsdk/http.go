@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +54,15 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !supportedVersion(v) {
+			// The SDK refuses it too, but logs the header's text first (ERR-2).
+			if rebound(r) {
+				forbidden(w)
+				return
+			}
+			writeJSON(w, http.StatusBadRequest, discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest))
+			return
+		}
 		fw := &filterWriter{w: w}
 		defer fw.finish()
 		if r.Method != http.MethodPost || r.Body == nil || !isJSON(r.Header.Get("Content-Type")) {
@@ -105,6 +115,14 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		}
 	})
 }
+
+// supportedVersion reports whether v is a protocol version the SDK speaks; Handler
+// refuses any other Mcp-Protocol-Version header itself, content-free.
+func supportedVersion(v string) bool {
+	return slices.Contains(sdkVersions, v)
+}
+
+var sdkVersions = mcp.SupportedProtocolVersions()
 
 // errTooLarge reports a body over the cap.
 var errTooLarge = errors.New("mcpsdk: request body too large")
