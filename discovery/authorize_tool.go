@@ -18,16 +18,25 @@ func (d *Discoverer) AuthorizeTool(ctx context.Context, p grants.Principal, tool
 	if !d.opts.Enabled {
 		return nil
 	}
+	_, _, _, err := d.grantedTool(ctx, p, tool)
+	return err
+}
+
+// grantedTool rereads p's grants and returns the catalog version, the tool's index in
+// it and p's authorised set, or tool_not_granted when the tool is unknown, withheld or
+// not granted: the decision both AuthorizeTool and AuthorizeCall start with.
+func (d *Discoverer) grantedTool(ctx context.Context, p grants.Principal, tool string) (*Catalog, int, *authSet, error) {
 	cat, err := d.catalog(ctx)
 	if err != nil {
-		return err
+		return nil, 0, nil, err
 	}
 	_, _, set, err := d.access(ctx, p, cat)
 	if err != nil {
-		return err
+		return nil, 0, nil, err
 	}
-	if i, ok := cat.byName[tool]; !ok || !set.bits.Has(i) {
-		return newError(CodeToolNotGranted, nil)
+	i, ok := cat.byName[tool]
+	if !ok || !set.bits.Has(i) {
+		return nil, 0, nil, newError(CodeToolNotGranted, nil)
 	}
-	return nil
+	return cat, i, set, nil
 }

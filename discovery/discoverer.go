@@ -236,17 +236,9 @@ func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Ca
 	if !d.opts.Enabled {
 		return nil
 	}
-	cat, err := d.catalog(ctx)
+	cat, i, set, err := d.grantedTool(ctx, p, c.Tool)
 	if err != nil {
 		return err
-	}
-	_, _, set, err := d.access(ctx, p, cat)
-	if err != nil {
-		return err
-	}
-	i, ok := cat.byName[c.Tool]
-	if !ok || !set.bits.Has(i) {
-		return newError(CodeToolNotGranted, nil)
 	}
 	if c.ContractPin != "" && c.ContractPin != set.contract {
 		return newError(CodeContractChanged, nil)
