@@ -168,15 +168,7 @@ func (c *ioConn) discover(ctx context.Context, env envelope, msg []byte) {
 			c.out.writeLine(resp)
 		}
 	}
-	select {
-	case c.sem <- struct{}{}:
-		go func() {
-			defer func() { <-c.sem }()
-			answer()
-		}()
-	default:
-		answer()
-	}
+	goBounded(c.sem, answer)
 }
 
 // Write writes msg as one line; a response's error that could quote the client is

@@ -125,15 +125,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				resp, _ := c.a.answerDiscover(ctx, nil, env, raw, nil)
 				c.write(ctx, req.ID, resp)
 			}
-			select {
-			case c.sem <- struct{}{}:
-				go func() {
-					defer func() { <-c.sem }()
-					answer()
-				}()
-			default:
-				answer()
-			}
+			goBounded(c.sem, answer)
 		}
 	}
 }
@@ -184,4 +176,19 @@ func encodeID(id jsonrpc.ID) []byte {
 		}
 	}
 	return []byte("null")
+}
+
+// goBounded runs f on its own goroutine while sem has room, and in the caller's
+// otherwise, so a connection answers at most cap(sem) discover requests at once and
+// reads nothing further while it is full (backpressure).
+func goBounded(sem chan struct{}, f func()) {
+	select {
+	case sem <- struct{}{}:
+		go func() {
+			defer func() { <-sem }()
+			f()
+		}()
+	default:
+		f()
+	}
 }
