@@ -70,7 +70,6 @@ type Adapter struct {
 	d       *discovery.Discoverer
 	opts    Options
 	toolDef json.RawMessage // the discovery tool's definition, or nil
-	names   nameCache
 }
 
 // New returns an Adapter for d, which must not be nil. opts is copied; nil means

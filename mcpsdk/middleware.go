@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -67,17 +66,23 @@ func (a *Adapter) listTools(ctx context.Context, next mcp.MethodHandler, method 
 		// nothing is listed rather than everything.
 		return nil, wireError(discovery.CodeCatalogUnavailable)
 	}
-	authorized := make(map[string]json.RawMessage, len(list.Tools))
+	// The authorised definitions are the catalog's own bytes: a tool of the SDK's list is
+	// served when its catalog definition is one of them.
+	authorized := make(map[*byte]struct{}, len(list.Tools))
 	for _, t := range list.Tools {
-		authorized[a.names.name(t)] = t
+		if len(t) > 0 {
+			authorized[&t[0]] = struct{}{}
+		}
 	}
 	out := &listResult{ListToolsResult: lr, tools: make([]json.RawMessage, 0, len(lr.Tools)+1)}
 	for _, t := range lr.Tools {
-		if t == nil {
+		if t == nil || t.Name == a.opts.DiscoveryTool {
 			continue
 		}
-		if def, ok := authorized[t.Name]; ok && t.Name != a.opts.DiscoveryTool {
-			out.tools = append(out.tools, def)
+		if def, ok := list.Catalog.Tool(t.Name); ok && len(def) > 0 {
+			if _, ok := authorized[&def[0]]; ok {
+				out.tools = append(out.tools, def)
+			}
 		}
 	}
 	if a.toolDef != nil && lr.NextCursor == "" {
@@ -164,40 +169,6 @@ func appendTools(dst []byte, tools []json.RawMessage) []byte {
 		dst = append(dst, t...)
 	}
 	return append(dst, ']')
-}
-
-// nameCache remembers the name of each canonical definition, keyed by the address of
-// its bytes (a catalog version's bytes never change), so tools/list parses each
-// definition once. A full cache is cleared, not evicted entry by entry.
-type nameCache struct {
-	mu sync.Mutex
-	m  map[*byte]string
-}
-
-const maxNames = 1 << 16
-
-func (c *nameCache) name(def json.RawMessage) string {
-	if len(def) == 0 {
-		return ""
-	}
-	key := &def[0]
-	c.mu.Lock()
-	n, ok := c.m[key]
-	c.mu.Unlock()
-	if ok {
-		return n
-	}
-	var f struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(def, &f) // canonical bytes from the catalog: always valid
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxNames {
-		c.m = make(map[*byte]string)
-	}
-	c.m[key] = f.Name
-	c.mu.Unlock()
-	return f.Name
 }
 
 // callTool gates one tools/call (SPEC CALL-1, CALL-2, CALL-6) or answers the discovery
