@@ -2,18 +2,18 @@
 // contract into the Discoverer: deferred tool discovery, narrowed tool lists and call
 // authorisation for an MCP server or gateway, with no transport of its own.
 //
-// A host compiles its tools once per catalog version with NewCatalog, builds a
-// Discoverer with New, and for each authenticated principal calls:
+// A host compiles its tools once per catalog version with [NewCatalog], builds a
+// [Discoverer] with [New], and for each authenticated principal calls:
 //
-//   - Discover (or DiscoverParams, or HandleJSONRPC for bytes in, bytes out with the
-//     HTTP status of the answer, and AppendJSONRPC for the same into a reused buffer,
-//     or DiscoverTool for a discovery tool's tools/call) for the
+//   - [Discoverer.Discover] (or [Discoverer.DiscoverParams], or [Discoverer.HandleJSONRPC] for bytes in, bytes out with the
+//     HTTP status of the answer, and [Discoverer.AppendJSONRPC] for the same into a reused buffer,
+//     or [Discoverer.DiscoverTool] for a discovery tool's tools/call) for the
 //     multillm.tools.discover method: the best-matching tools for a few words, each with
 //     its complete definition, a page of at most 64 KiB at a time;
-//   - ListTools for tools/list: every tool the principal may see, and its contract digest;
-//   - AuthorizeCall before executing a tools/call: the grant is reread, the arguments
+//   - [Discoverer.ListTools] for tools/list: every tool the principal may see, and its contract digest;
+//   - [Discoverer.AuthorizeCall] before executing a tools/call: the grant is reread, the arguments
 //     validated, the host's own check run (a transport that reads the raw message can
-//     refuse earlier with AuthorizeTool, on the tool name alone, before it decodes the
+//     refuse earlier with [Discoverer.AuthorizeTool], on the tool name alone, before it decodes the
 //     arguments).
 //
 // Harnesses that decide per model request how tools reach the model use package plan,
@@ -23,7 +23,7 @@
 //
 // Tools are served in their RFC 8785 canonical form, so tools/list and discover serve the
 // same bytes and the contract digest can be recomputed by any client. While the switch
-// (Options.Enabled, see SwitchFromEnv) is off, the Discoverer is transparent: Discover
+// ([Options].Enabled, see [SwitchFromEnv]) is off, the Discoverer is transparent: Discover
 // answers method_not_found, HandleJSONRPC leaves every message to the host, ListTools
 // serves the whole catalog and AuthorizeCall allows every call, all without reading a
 // grant. ListTools serves canonical forms even then; a host that must stay byte for byte
@@ -31,7 +31,7 @@
 // mcpsdk adapter does. A tool withheld by Visibility is refused with tool_not_granted, the same answer
 // as an unknown or denied tool, so a caller learns nothing from the difference. Absent
 // call arguments are validated as {}. Discover sizes its pages for a JSON-RPC id of up
-// to MaxIDBytes bytes; HandleJSONRPC counts the real id.
+// to [MaxIDBytes] bytes; HandleJSONRPC counts the real id.
 //
 // A discover result is {"tools":[...],"nextCursor"?:"...","ttlMs":0,
 // "cacheScope":"private","_meta":{"contract_digest":"..."}}: DISC-3's members and the
@@ -45,17 +45,17 @@
 // Per catalog version the Discoverer precomputes canonical bytes, digests, sizes,
 // validators and the rank index; per grant rows and principal it caches the authorised
 // set, its contract digest and the digest of the observed rows, within
-// Options.CacheBytes. A request allocates nothing that grows with the catalog.
+// [Options].CacheBytes. A request allocates nothing that grows with the catalog.
 //
 // # Errors
 //
-// Every refusal is an *Error carrying a Code, one of the Code constants: the word on
+// Every refusal is an [*Error] carrying a [Code], one of the Code constants: the word on
 // the wire, with its HTTP status (Code.Status) and JSON-RPC code (Code.JSONRPCCode),
 // the one table of every code the library writes, the mcpsdk adapter's included
 // (SPEC ERR-1). Test a refusal with errors.Is(err, CodeToolNotGranted); read its
 // Keyword and Path with errors.As. Its text is the fixed "discovery: " + code, never
 // arguments, schema text, storage text, the query or a cursor (SPEC ERR-2).
-// AppendJSONRPCError writes any error as a JSON-RPC error response, a foreign one as
-// internal_error. Catalog construction is refused apart, with a *CatalogError that
-// wraps ErrCatalog.
+// [AppendJSONRPCError] writes any error as a JSON-RPC error response, a foreign one as
+// internal_error. Catalog construction is refused apart, with a [*CatalogError] that
+// wraps [ErrCatalog].
 package discovery

@@ -1,4 +1,4 @@
-// Package mcpsdk wires a discovery.Discoverer into a server of the official MCP Go SDK
+// Package mcpsdk wires a [discovery.Discoverer] into a server of the official MCP Go SDK
 // (github.com/modelcontextprotocol/go-sdk/mcp): narrowed tools/list, gated tools/call,
 // the discover method on stdio and streamable HTTP, and an optional discovery tool.
 //
@@ -13,12 +13,12 @@
 //
 // For streamable HTTP, wrap the SDK's handler: a.Handler(mcp.NewStreamableHTTPHandler(...)),
 // behind the host's authentication (for example auth.RequireBearerToken, whose
-// auth.TokenInfo the default PrincipalFunc reads).
+// [auth.TokenInfo] the default [PrincipalFunc] reads).
 //
 // # Decisions where the requirements are silent
 //
-// While the switch is off (discovery.Options.Enabled false) every piece is the identity:
-// Install adds no middleware, Transport and Handler return what they were given, the
+// While the switch is off ([discovery.Options].Enabled false) every piece is the identity:
+// [Adapter.Install] adds no middleware, [Adapter.Transport] and [Adapter.Handler] return what they were given, the
 // discovery tool is neither listed nor answered, and the grant store is never read
 // (SPEC FLAG-2). The discover method then meets the SDK's own -32601.
 //
