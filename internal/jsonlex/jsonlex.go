@@ -90,26 +90,37 @@ func ScanString(b []byte, i int) (s String, f Fault) {
 			if f != None {
 				return s, f
 			}
-			s.Units++
-			if r >= 0x10000 {
-				s.Units++
-				s.Astral++
-			}
+			s.count(r >= 0x10000)
 			i = next
 		case c < 0x20:
 			return s, Control
 		default:
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
+			size := s.char(b, i)
+			if size == 0 {
 				return s, BadUTF8
-			}
-			s.Units++
-			if size == 4 {
-				s.Units++
-				s.Astral++
 			}
 			i += size
 		}
+	}
+}
+
+// char counts the multi-byte character at b[i] and returns its size, or 0 for bytes
+// that are not UTF-8.
+func (s *String) char(b []byte, i int) int {
+	r, size := utf8.DecodeRune(b[i:])
+	if r == utf8.RuneError && size == 1 {
+		return 0
+	}
+	s.count(size == 4)
+	return size
+}
+
+// count adds one character: one UTF-16 unit, or two for an astral one.
+func (s *String) count(astral bool) {
+	s.Units++
+	if astral {
+		s.Units++
+		s.Astral++
 	}
 }
 
@@ -139,14 +150,9 @@ func DecodeString(dst, b []byte, i int) ([]byte, String, Fault) {
 		if c < 0x20 {
 			return dst, s, Control
 		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
+		size := s.char(b, i)
+		if size == 0 {
 			return dst, s, BadUTF8
-		}
-		s.Units++
-		if size == 4 {
-			s.Units++
-			s.Astral++
 		}
 		i += size
 	}
@@ -172,24 +178,15 @@ func DecodeString(dst, b []byte, i int) ([]byte, String, Fault) {
 			if f != None {
 				return dst, s, f
 			}
-			s.Units++
-			if r >= 0x10000 {
-				s.Units++
-				s.Astral++
-			}
+			s.count(r >= 0x10000)
 			dst = utf8.AppendRune(dst, r)
 			i = next
 		case c < 0x20:
 			return dst, s, Control
 		default:
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
+			size := s.char(b, i)
+			if size == 0 {
 				return dst, s, BadUTF8
-			}
-			s.Units++
-			if size == 4 {
-				s.Units++
-				s.Astral++
 			}
 			dst = append(dst, b[i:i+size]...)
 			i += size
