@@ -1,0 +1,614 @@
+// Package catalogtest generates large, realistic, deterministic tool catalogs and
+// queries for the module's benchmarks and tests, from the real catalogs of
+// ../shared/data when present, else from a small built-in vocabulary.
+//
+// A generated tool is a real tool (the template, drawn uniformly from the source's
+// tools) rewritten: its name recombines name segments of the template's catalog at the
+// same position (verbs stay where that catalog puts them), its description and title
+// replace about a third of their content words by draws from the source's vocabulary,
+// weighted by their real frequency (a Zipf-like distribution), and now and then by a
+// generated rare term whose rank is itself drawn from a Zipf distribution, so the
+// vocabulary grows with the catalog as in real text. Words of the template's name that
+// changed are changed in its text too. About half of the parameters are renamed from
+// real parameter-name segments in the parameter's own style (snake, kebab, camel), their
+// subschemas rewritten the same way, required lists following; the others are kept byte
+// for byte, as common parameters (tenant, owner, repo) repeat in real catalogs. The
+// schema's shape, keywords and $defs stay the template's, so sizes and the share of
+// schemas the bounded validator can compile follow the real catalogs. Names and
+// descriptions are unique within a catalog.
+//
+// Source selection: Default loads the six real catalogs named by Catalogs from DataDir
+// (the module root's ../shared/data/catalogs) when they are all there; without them it
+// falls back to Builtin, two dozen tools written for this package, so the module tests
+// itself without the shared data. Figures quoted from benchmarks come from the real
+// source; Source.Real says which one a run used.
+package catalogtest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Catalogs are the real catalogs Load reads, by file name without ".json" (698 tools;
+// see ../shared/data/PROVENANCE.md). The "-default" and "-namespace" files are subsets
+// of these and are not read.
+var Catalogs = []string{"github", "gitlab", "azure", "playwright", "notion", "mcp-reference"}
+
+// Rates of the rewriting, per content word or parameter.
+const (
+	textRate   = 0.3  // a content word of a rewritten text is replaced
+	titleRate  = 0.2  // the same in a title
+	rareShare  = 0.15 // a replacement is a generated rare term rather than a real word
+	nameRate   = 0.5  // a name segment is redrawn
+	paramRate  = 0.5  // a parameter is renamed and its subschema rewritten
+	zipfS      = 1.05 // exponent of the Zipf distribution of rare-term ranks
+	zipfRanks  = 1 << 24
+	maxRetries = 24 // draws of a unique name or description before a rare term is forced in
+)
+
+// A Source is the material catalogs are generated from: template tools and the
+// vocabulary of their names, parameters and text. It is immutable and safe for
+// concurrent use.
+type Source struct {
+	real      bool
+	origin    string
+	templates []template
+	words     []string      // content-word occurrences of all text, lower case (frequency-weighted pool)
+	distinct  []string      // distinct content words, sorted
+	nameSegs  [][3][]string // per catalog: segment occurrences at the first, a middle, the last position
+	paramSegs []string      // parameter-name segment occurrences, lower case
+}
+
+// template is one tool of the source, parsed once.
+type template struct {
+	catalog     int
+	segs, seps  []string
+	title       any  // string or nil
+	hasTitle    bool // the template has a title member (null included)
+	description string
+	schema      any
+	params      map[string]bool // every property name in schema, lower case
+	rest        *obj            // other members of the tool, kept as they are
+}
+
+// Real reports whether s was loaded from the real catalogs (not Builtin).
+func (s *Source) Real() bool { return s.real }
+
+// String says where s came from, for benchmark logs.
+func (s *Source) String() string { return s.origin }
+
+// Templates returns the number of template tools in s.
+func (s *Source) Templates() int { return len(s.templates) }
+
+// ErrNoData reports that the real catalogs are not where DataDir looked.
+var ErrNoData = errors.New("catalogtest: real catalogs not found")
+
+// DataDir returns the folder of the real catalogs, ../shared/data/catalogs beside the
+// module root (the first folder above the working directory that holds go.mod), or ""
+// when it does not hold every file of Catalogs.
+func DataDir() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+	data := filepath.Join(dir, "..", "shared", "data", "catalogs")
+	for _, c := range Catalogs {
+		if _, err := os.Stat(filepath.Join(data, c+".json")); err != nil {
+			return ""
+		}
+	}
+	return data
+}
+
+// Default returns the real source when DataDir finds the catalogs, else Builtin.
+// An error means the catalogs are there but unreadable.
+func Default() (*Source, error) {
+	dir := DataDir()
+	if dir == "" {
+		return Builtin(), nil
+	}
+	return Load(dir)
+}
+
+// Load reads the catalogs of Catalogs from dir, each a JSON array of tool definitions.
+func Load(dir string) (*Source, error) {
+	cats := make([][]json.RawMessage, len(Catalogs))
+	for i, c := range Catalogs {
+		data, err := os.ReadFile(filepath.Join(dir, c+".json"))
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, ErrNoData
+			}
+			return nil, err
+		}
+		if err := json.Unmarshal(data, &cats[i]); err != nil {
+			return nil, fmt.Errorf("catalogtest: %s: %w", c, errJSON)
+		}
+	}
+	s, err := newSource(cats)
+	if err != nil {
+		return nil, err
+	}
+	s.real = true
+	s.origin = fmt.Sprintf("%d tools of the real catalogs in %s", len(s.templates), dir)
+	return s, nil
+}
+
+// Builtin returns the source written for this package (see builtinCatalogs): a small
+// vocabulary, for runs without the shared data.
+func Builtin() *Source {
+	cats := make([][]json.RawMessage, len(builtinCatalogs))
+	for i, c := range builtinCatalogs {
+		if err := json.Unmarshal([]byte(c), &cats[i]); err != nil {
+			panic("catalogtest: built-in catalog: " + err.Error())
+		}
+	}
+	s, err := newSource(cats)
+	if err != nil {
+		panic(err)
+	}
+	s.origin = fmt.Sprintf("%d tools of the built-in vocabulary (no real catalogs found)", len(s.templates))
+	return s
+}
+
+// newSource parses the template tools of each catalog and gathers their vocabulary.
+func newSource(cats [][]json.RawMessage) (*Source, error) {
+	s := &Source{nameSegs: make([][3][]string, len(cats))}
+	seen := map[string]bool{}
+	addText := func(t string) {
+		forWords(t, func(_ int, w string) {
+			w = strings.ToLower(w)
+			if contentWord(w) {
+				s.words = append(s.words, w)
+				if !seen[w] {
+					seen[w] = true
+					s.distinct = append(s.distinct, w)
+				}
+			}
+		})
+	}
+	for ci, tools := range cats {
+		for _, raw := range tools {
+			v, err := decode(raw)
+			if err != nil {
+				return nil, err
+			}
+			o, ok := v.(*obj)
+			if !ok {
+				return nil, errJSON
+			}
+			t := template{catalog: ci, params: map[string]bool{}, rest: &obj{}}
+			for i, k := range o.keys {
+				switch val := o.vals[i]; k {
+				case "name":
+					name, _ := val.(string)
+					t.segs, t.seps = splitName(name)
+				case "title":
+					t.title, t.hasTitle = val, true
+					if str, ok := val.(string); ok {
+						addText(str)
+					}
+				case "description":
+					t.description, _ = val.(string)
+					addText(t.description)
+				case "inputSchema":
+					t.schema = val
+				default:
+					t.rest.keys = append(t.rest.keys, k)
+					t.rest.vals = append(t.rest.vals, val)
+				}
+			}
+			if len(t.segs) == 0 || t.schema == nil {
+				return nil, errJSON
+			}
+			for i, seg := range t.segs {
+				s.nameSegs[ci][position(i, len(t.segs))] = append(s.nameSegs[ci][position(i, len(t.segs))], seg)
+			}
+			walkSchema(t.schema, func(prop string) {
+				t.params[strings.ToLower(prop)] = true
+				segs, _ := splitName(prop)
+				for _, seg := range segs {
+					s.paramSegs = append(s.paramSegs, strings.ToLower(strings.Trim(seg, "_-.")))
+				}
+			}, addText)
+			s.templates = append(s.templates, t)
+		}
+	}
+	if len(s.templates) == 0 || len(s.distinct) == 0 || len(s.paramSegs) == 0 {
+		return nil, errJSON
+	}
+	slices.Sort(s.distinct)
+	return s, nil
+}
+
+// position classes a name segment: 0 first, 1 middle, 2 last.
+func position(i, n int) int {
+	switch {
+	case i == 0:
+		return 0
+	case i == n-1:
+		return 2
+	}
+	return 1
+}
+
+// walkSchema calls prop with every property name and text with every description and
+// title string anywhere in v.
+func walkSchema(v any, prop func(string), text func(string)) {
+	switch x := v.(type) {
+	case *obj:
+		for i, k := range x.keys {
+			switch val := x.vals[i]; {
+			case k == "properties":
+				if p, ok := val.(*obj); ok {
+					for j, pk := range p.keys {
+						prop(pk)
+						walkSchema(p.vals[j], prop, text)
+					}
+					continue
+				}
+			case k == "description" || k == "title":
+				if str, ok := val.(string); ok {
+					text(str)
+					continue
+				}
+			}
+			walkSchema(x.vals[i], prop, text)
+		}
+	case []any:
+		for _, e := range x {
+			walkSchema(e, prop, text)
+		}
+	}
+}
+
+// A Catalog is a generated catalog: Tools[i] is the JSON text of the tool named Names[i].
+type Catalog struct {
+	Tools    []json.RawMessage
+	Names    []string
+	keywords [][]string // per tool: words a user looking for it might type
+	src      *Source
+}
+
+// Generate returns n distinct tools generated from s: no two, and none of them and a
+// template, share a name or a description. The same seed and n give the same bytes;
+// a larger n is not an extension of a smaller one.
+func (s *Source) Generate(seed uint64, n int) *Catalog {
+	g := &generator{
+		s:     s,
+		r:     rand.New(rand.NewPCG(seed, 0x7001ca7a)),
+		names: make(map[string]bool, n),
+		descs: make(map[uint64]bool, n),
+	}
+	g.zipf = rand.NewZipf(g.r, zipfS, 1, zipfRanks-1)
+	for _, t := range s.templates { // never a template's own name or description
+		g.names[joinName(t.segs, t.seps)] = true
+		g.descs[hash(t.description)] = true
+	}
+	c := &Catalog{Tools: make([]json.RawMessage, n), Names: make([]string, n), keywords: make([][]string, n), src: s}
+	for i := range n {
+		c.Tools[i], c.Names[i], c.keywords[i] = g.tool()
+	}
+	return c
+}
+
+// generator holds the state of one Generate call.
+type generator struct {
+	s     *Source
+	r     *rand.Rand
+	zipf  *rand.Zipf
+	names map[string]bool
+	descs map[uint64]bool
+
+	// per tool
+	nameMap map[string]string // lower-case name segment -> its replacement
+	renames map[string]string // property name -> new name ("" until decided; itself if kept)
+	newLow  map[string]bool   // lower-case new property names
+	tpl     *template
+}
+
+// word returns a replacement content word: a real word drawn by its frequency, or now
+// and then a rare term of Zipf-distributed rank.
+func (g *generator) word() string {
+	if g.r.Float64() < rareShare {
+		return g.s.rareWord(g.zipf.Uint64())
+	}
+	return g.s.words[g.r.IntN(len(g.s.words))]
+}
+
+// text rewrites t: words of the template's name that changed are changed, and each
+// other content word is replaced with probability rate.
+func (g *generator) text(t string, rate float64) string {
+	var b strings.Builder
+	b.Grow(len(t) + 16)
+	last := 0
+	forWords(t, func(start int, w string) {
+		low := strings.ToLower(w)
+		rep := ""
+		if m, ok := g.nameMap[low]; ok {
+			rep = m
+		} else if contentWord(low) && g.r.Float64() < rate {
+			rep = g.word()
+		}
+		if rep == "" {
+			return
+		}
+		b.WriteString(t[last:start])
+		b.WriteString(matchCase(rep, w))
+		last = start + len(w)
+	})
+	b.WriteString(t[last:])
+	return b.String()
+}
+
+// tool generates the next tool: its JSON text, name and keywords.
+func (g *generator) tool() (json.RawMessage, string, []string) {
+	g.tpl = &g.s.templates[g.r.IntN(len(g.s.templates))]
+	t := g.tpl
+	g.nameMap = map[string]string{}
+	name, segs := g.name()
+	desc := g.description()
+	g.renames = map[string]string{}
+	g.newLow = map[string]bool{}
+	schema := g.schema(t.schema)
+
+	out := &obj{}
+	out.keys = append(out.keys, "name")
+	out.vals = append(out.vals, name)
+	if str, ok := t.title.(string); ok {
+		out.keys = append(out.keys, "title")
+		out.vals = append(out.vals, g.text(str, titleRate))
+	} else if t.hasTitle {
+		out.keys = append(out.keys, "title")
+		out.vals = append(out.vals, nil)
+	}
+	out.keys = append(out.keys, "description", "inputSchema")
+	out.vals = append(out.vals, desc, schema)
+	out.keys = append(out.keys, t.rest.keys...)
+	out.vals = append(out.vals, t.rest.vals...)
+
+	kw := make([]string, 0, 12)
+	for _, seg := range segs {
+		seg = strings.ToLower(strings.Trim(seg, "_-."))
+		if len(seg) >= 3 && seg != "api" {
+			kw = append(kw, seg)
+		}
+	}
+	forWords(desc, func(_ int, w string) {
+		if w = strings.ToLower(w); contentWord(w) && len(kw) < 12 && !slices.Contains(kw, w) {
+			kw = append(kw, w)
+		}
+	})
+	return appendValue(nil, out), name, kw
+}
+
+// name draws a name unique in the catalog from the template's, redrawing segments from
+// its catalog's segments at the same position; after maxRetries/2 failed draws a rare
+// term is inserted, and past maxRetries a number.
+func (g *generator) name() (string, []string) {
+	t := g.tpl
+	pools := &g.s.nameSegs[t.catalog]
+	for attempt := 0; ; attempt++ {
+		clear(g.nameMap)
+		segs := slices.Clone(t.segs)
+		seps := slices.Clone(t.seps)
+		for i, old := range t.segs {
+			if g.r.Float64() >= nameRate {
+				continue
+			}
+			pool := pools[position(i, len(segs))]
+			if len(pool) == 0 {
+				pool = pools[0]
+			}
+			seg := pool[g.r.IntN(len(pool))]
+			if g.r.Float64() < rareShare {
+				seg = matchCase(g.s.rareWord(g.zipf.Uint64()), strings.Trim(old, "_-."))
+			}
+			segs[i] = seg
+			o, n := strings.ToLower(strings.Trim(old, "_-.")), strings.ToLower(strings.Trim(seg, "_-."))
+			if len(o) >= 3 && o != n && isWord(o) && isWord(n) {
+				g.nameMap[o] = n
+			}
+		}
+		if attempt >= maxRetries/2 {
+			at := 1 + g.r.IntN(len(segs))
+			sep := "_"
+			if len(seps) > 0 {
+				sep = seps[0]
+			}
+			segs = slices.Insert(segs, at, g.s.rareWord(g.zipf.Uint64()))
+			if at-1 < len(seps) {
+				seps = slices.Insert(seps, at-1, sep)
+			} else {
+				seps = append(seps, sep)
+			}
+		}
+		name := joinName(segs, seps)
+		if attempt >= maxRetries {
+			name += "_" + strconv.Itoa(len(g.names))
+		}
+		if len(name) <= 128 && !g.names[name] {
+			g.names[name] = true
+			return name, segs
+		}
+	}
+}
+
+// isWord reports whether w is letters only.
+func isWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if !isLetter(w[i]) {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// description rewrites the template's description until it differs from every other
+// description of the catalog, raising the rate on each retry.
+func (g *generator) description() string {
+	rate := textRate
+	for attempt := 0; ; attempt++ {
+		d := g.text(g.tpl.description, rate)
+		if attempt >= maxRetries/2 {
+			d += " " + matchCase(g.word(), "A") + " " + g.s.rareWord(g.zipf.Uint64()) + "."
+		}
+		if sum := hash(d); !g.descs[sum] {
+			g.descs[sum] = true
+			return d
+		}
+		rate = min(1, rate+0.1)
+	}
+}
+
+// hash returns the FNV-1a hash of s.
+func hash(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// schema rewrites a template schema: properties are renamed (or kept, subschema and
+// all) per g.renames, required lists follow, descriptions and titles are rewritten;
+// every other keyword and value is kept.
+func (g *generator) schema(v any) any {
+	switch x := v.(type) {
+	case *obj:
+		out := &obj{keys: make([]string, 0, len(x.keys)), vals: make([]any, 0, len(x.vals))}
+		for i, k := range x.keys {
+			val := x.vals[i]
+			switch k {
+			case "properties":
+				if p, ok := val.(*obj); ok {
+					np := &obj{keys: make([]string, len(p.keys)), vals: make([]any, len(p.vals))}
+					for j, pk := range p.keys {
+						nk := g.rename(pk)
+						np.keys[j] = nk
+						if nk == pk {
+							np.vals[j] = p.vals[j] // kept byte for byte, as shared parameters are
+						} else {
+							np.vals[j] = g.schema(p.vals[j])
+						}
+					}
+					val = np
+				}
+			case "required":
+				if a, ok := val.([]any); ok {
+					na := make([]any, len(a))
+					for j, e := range a {
+						if str, ok := e.(string); ok {
+							na[j] = g.rename(str)
+						} else {
+							na[j] = e
+						}
+					}
+					val = na
+				}
+			case "description", "title":
+				if str, ok := val.(string); ok {
+					val = g.text(str, textRate)
+				} else {
+					val = g.schema(val)
+				}
+			case "enum", "const", "default", "examples", "$schema", "$ref", "pattern", "format", "type":
+				// values, not schemas: kept
+			default:
+				val = g.schema(val)
+			}
+			out.keys = append(out.keys, k)
+			out.vals = append(out.vals, val)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = g.schema(e)
+		}
+		return out
+	}
+	return v
+}
+
+// rename returns the new name of property p, deciding it on first sight: kept with
+// probability 1-paramRate, else segments drawn from the real parameter-name segments
+// in p's style, never equal (ignoring case) to a name of the template or another new one.
+func (g *generator) rename(p string) string {
+	if n, ok := g.renames[p]; ok {
+		return n
+	}
+	n := p
+	if g.r.Float64() < paramRate {
+		segs, seps := splitName(p)
+		camel := len(segs) > 1 && slices.Contains(seps, "")
+		for range 8 {
+			ns := make([]string, len(segs))
+			for i, old := range segs {
+				w := g.s.paramSegs[g.r.IntN(len(g.s.paramSegs))]
+				if g.r.Float64() < rareShare {
+					w = g.s.rareWord(g.zipf.Uint64())
+				}
+				if w == "" {
+					w = "value"
+				}
+				if camel && i > 0 || !camel {
+					w = matchCase(w, strings.Trim(old, "_-.$"))
+				}
+				ns[i] = w
+			}
+			cand := joinName(ns, seps)
+			low := strings.ToLower(cand)
+			if !g.tpl.params[low] && !g.newLow[low] {
+				g.newLow[low] = true
+				n = cand
+				break
+			}
+		}
+	}
+	g.renames[p] = n
+	return n
+}
+
+// Queries returns n queries for c: each is one to three words a user looking for one
+// of its tools (drawn uniformly) might type, from that tool's name and description,
+// and now and then a word of the source's vocabulary that may match nothing.
+func (c *Catalog) Queries(seed uint64, n int) []string {
+	r := rand.New(rand.NewPCG(seed, 0x9e5175))
+	qs := make([]string, n)
+	for i := range qs {
+		kw := c.keywords[r.IntN(len(c.keywords))]
+		k := 1 + r.IntN(3)
+		words := make([]string, 0, k)
+		for try := 0; len(words) < k && try < 4*k; try++ {
+			w := kw[r.IntN(len(kw))]
+			if r.IntN(8) == 0 {
+				w = c.src.words[r.IntN(len(c.src.words))]
+			}
+			if !slices.Contains(words, w) {
+				words = append(words, w)
+			}
+		}
+		if len(words) == 0 {
+			words = append(words, c.src.words[r.IntN(len(c.src.words))])
+		}
+		qs[i] = strings.Join(words, " ")
+	}
+	return qs
+}
