@@ -45,11 +45,11 @@ var scaleLimits = &discovery.CatalogOptions{Limits: schemaguard.Limits{MaxBytes:
 // scalePrincipal is the caller of every Scale benchmark.
 var scalePrincipal = grants.Principal{ID: "alice", Scopes: []string{"tools:read"}}
 
-// A scaleFixture is one generated catalog, compiled, with its queries.
+// A scaleFixture is one generated catalog with its queries, and once needed compiled.
 type scaleFixture struct {
 	tools   []json.RawMessage
-	bytes   int64 // total JSON bytes of tools
-	cat     *discovery.Catalog
+	bytes   int64              // total JSON bytes of tools
+	cat     *discovery.Catalog // nil until scaleCatalog
 	queries []string
 }
 
@@ -66,8 +66,8 @@ func scaleSkip(b *testing.B, n int) {
 	}
 }
 
-// scaleCatalog generates (once per size) n tools, compiles them and draws 256 queries.
-func scaleCatalog(b *testing.B, n int) *scaleFixture {
+// scaleGenerate generates (once per size) n tools and draws 256 queries.
+func scaleGenerate(b *testing.B, n int) *scaleFixture {
 	b.Helper()
 	scaleMu.Lock()
 	defer scaleMu.Unlock()
@@ -84,10 +84,24 @@ func scaleCatalog(b *testing.B, n int) *scaleFixture {
 	for _, t := range f.tools {
 		f.bytes += int64(len(t))
 	}
-	if f.cat, err = discovery.NewCatalog(f.tools, scaleLimits); err != nil {
-		b.Fatal(err)
-	}
 	scaleFixtures[n] = f
+	return f
+}
+
+// scaleCatalog is scaleGenerate with the tools compiled (once per size), so that only
+// the benchmarks that need a built catalog hold one.
+func scaleCatalog(b *testing.B, n int) *scaleFixture {
+	b.Helper()
+	f := scaleGenerate(b, n)
+	scaleMu.Lock()
+	defer scaleMu.Unlock()
+	if f.cat == nil {
+		cat, err := discovery.NewCatalog(f.tools, scaleLimits)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.cat = cat
+	}
 	return f
 }
 
@@ -98,7 +112,7 @@ func BenchmarkScaleNewCatalog(b *testing.B) {
 	for _, n := range scaleSizes {
 		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
 			scaleSkip(b, n)
-			f := scaleCatalog(b, n)
+			f := scaleGenerate(b, n)
 			b.SetBytes(f.bytes)
 			b.ReportAllocs()
 			for b.Loop() {

@@ -311,3 +311,22 @@ func TestQueriesUseTheCatalogVocabulary(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultWithoutData checks Default falls back to the built-in source where no
+// ../shared/data is found beside a module root.
+func TestDefaultWithoutData(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if dir := catalogtest.DataDir(); dir != "" {
+		t.Skipf("a module root with ../shared/data lies above %s", dir)
+	}
+	s, err := catalogtest.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Real() || s.Templates() != catalogtest.Builtin().Templates() {
+		t.Errorf("Default() without data = %s, want the built-in source", s)
+	}
+	if _, err := catalogtest.Load(t.TempDir()); !errors.Is(err, catalogtest.ErrNoData) {
+		t.Errorf("Load(empty dir) = %v, want ErrNoData", err)
+	}
+}
