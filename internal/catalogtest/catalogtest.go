@@ -1,27 +1,6 @@
-// Package catalogtest generates large, realistic, deterministic tool catalogs and
-// queries for the module's benchmarks and tests, from the real catalogs of
-// ../shared/data when present, else from a small built-in vocabulary.
-//
-// A generated tool is a real tool (the template, drawn uniformly from the source's
-// tools) rewritten: its name recombines name segments of the template's catalog at the
-// same position (verbs stay where that catalog puts them), its description and title
-// replace about a third of their content words by draws from the source's vocabulary,
-// weighted by their real frequency (a Zipf-like distribution), and now and then by a
-// generated rare term whose rank is itself drawn from a Zipf distribution, so the
-// vocabulary grows with the catalog as in real text. Words of the template's name that
-// changed are changed in its text too. About half of the parameters are renamed from
-// real parameter-name segments in the parameter's own style (snake, kebab, camel), their
-// subschemas rewritten the same way, required lists following; the others are kept byte
-// for byte, as common parameters (tenant, owner, repo) repeat in real catalogs. The
-// schema's shape, keywords and $defs stay the template's, so sizes and the share of
-// schemas the bounded validator can compile follow the real catalogs. Names and
-// descriptions are unique within a catalog.
-//
-// Source selection: Default loads the six real catalogs named by Catalogs from DataDir
-// (the module root's ../shared/data/catalogs) when they are all there; without them it
-// falls back to Builtin, two dozen tools written for this package, so the module tests
-// itself without the shared data. Figures quoted from benchmarks come from the real
-// source; Source.Real says which one a run used.
+// Package catalogtest generates large, realistic tool catalogs and queries,
+// deterministically from a seed, by recombining the real catalogs of ../shared/data, or
+// a small built-in vocabulary written for it when that data is absent.
 package catalogtest
 
 import (
@@ -118,8 +97,9 @@ func DataDir() string {
 	return data
 }
 
-// Default returns the real source when DataDir finds the catalogs, else Builtin.
-// An error means the catalogs are there but unreadable.
+// Default returns the real source (Load of DataDir) when DataDir finds the catalogs,
+// else Builtin, so the module tests itself without the shared data; Source.Real says
+// which. An error means the catalogs are there but unreadable.
 func Default() (*Source, error) {
 	dir := DataDir()
 	if dir == "" {
@@ -291,6 +271,19 @@ type Catalog struct {
 // Generate returns n distinct tools generated from s: no two, and none of them and a
 // template, share a name or a description. The same seed and n give the same bytes;
 // a larger n is not an extension of a smaller one.
+//
+// Each tool is a template (drawn uniformly from s) rewritten: its name recombines name
+// segments of the template's catalog at the same position (verbs stay where that
+// catalog puts them); its description and title replace a fifth to a third of their
+// content words by words of s drawn by their frequency (a Zipf-like distribution),
+// 15% of those by generated rare terms of Zipf-distributed rank, so the vocabulary
+// grows with n as in real text; words of the name that changed change in the text too.
+// About half the parameters are renamed from parameter-name segments of s in the
+// parameter's own style (snake, kebab, camel), their subschemas rewritten the same
+// way, required lists following; the others are kept byte for byte, as common
+// parameters (tenant, owner, repo) repeat in real catalogs. The schema's shape,
+// keywords and $defs stay the template's, so sizes and the share of schemas the
+// bounded validator compiles follow the source.
 func (s *Source) Generate(seed uint64, n int) *Catalog {
 	g := &generator{
 		s:     s,
