@@ -30,7 +30,7 @@ const (
 	paramRate  = 0.5  // a parameter is renamed and its subschema rewritten
 	zipfS      = 1.05 // exponent of the Zipf distribution of rare-term ranks
 	zipfRanks  = 1 << 24
-	maxRetries = 24 // draws of a unique name or description before a rare term is forced in
+	maxRetries = 24 // draws of a unique name or description: past half, a rare term is added; past all, a number (names)
 )
 
 // A Source is the material catalogs are generated from: template tools and the
