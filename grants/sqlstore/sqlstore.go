@@ -18,6 +18,17 @@
 //   - A read is one statement: the principal's rows, the "*" rows and the control
 //     revision, joined, bounded by LIMIT 4097. One statement sees one snapshot on both
 //     databases, so the revision is the one the rows were read at (SPEC CURSOR-5).
+//   - Cached reads: a Store keeps the Snapshot of each principal's last successful
+//     full read, bounded by Options.CacheBytes (DefaultCacheBytes, 32 MiB; least
+//     recently used out first). A read of a principal it holds first reads the control
+//     revision alone (one row by primary key): equal to the Snapshot's revision, it
+//     answers the Snapshot; anything else (higher, lower, the row missing, an error)
+//     goes on as a full read under the rules below. The triggers of migrations 0019
+//     and 0020 bump the control revision in the transaction of every write to
+//     tool_grants, plain SQL included, so an unchanged revision means unchanged rows:
+//     a read that starts after a write commits sees it. Setting control_revisions by
+//     hand to a value a Store has cached, or editing rows with the triggers dropped,
+//     defeats this: restart the processes after such surgery.
 //   - Stale: each Store remembers the highest control revision it has confirmed (read
 //     or written). A read that started after that and answers a lower revision is
 //     stale (a lagging replica, a database restored from a backup) and fails with
@@ -27,13 +38,14 @@
 //     empty principal or tool, an effect other than allow/deny, a revision below 1, a
 //     scopes text outside the encoding above; SQLite refuses a repeated scope with a
 //     trigger), so plain SQL cannot store a row that fails reads closed.
-//   - Triggers (0019) count every write, plain SQL included (SPEC GRANT-4): each row
-//     inserted, updated or deleted increments the control revision once, and an
-//     inserted or updated row takes the new value as its revision. An UPDATE that only
-//     sets a row's revision to the current control revision is not counted again: that
-//     is how an upsert's DO UPDATE after a counted insert looks. A plain SQL upsert
-//     whose DO UPDATE does not set revision = excluded.revision is counted twice on
-//     PostgreSQL (insert and update triggers both fire): still a strict increase.
+//   - Triggers (0019, replaced by 0020) count every write, plain SQL included (SPEC
+//     GRANT-4): each row inserted, updated or deleted increments the control revision
+//     exactly once, and an inserted or updated row takes the new value as its
+//     revision. An upsert counts once whether it inserts or updates, however its DO
+//     UPDATE is written; ON CONFLICT DO NOTHING that conflicts counts nothing; TRUNCATE
+//     (PostgreSQL) counts once. On SQLite one UPDATE goes uncounted: one that changes
+//     nothing but the revision, to the current control revision (how the triggers
+//     stamp a row); no read decides differently after it.
 //   - A write is one transaction that reads the control revision first (locking its
 //     row on PostgreSQL, which serialises writers), then changes the row, which the
 //     triggers count. A write that no trigger counted (a database without 0019) is
@@ -57,10 +69,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -131,15 +143,13 @@ func fail(ctx context.Context, op string, cause error) error {
 // busyTimeout is how long a SQLite write waits for the database lock.
 var busyTimeout = 5 * time.Second // a var: tests lower it to force lock contention past it
 
-// snapshotCacheMax bounds the Snapshots a Store keeps for reuse.
-const snapshotCacheMax = 1024
-
 // Store is a grants.Store over a SQL database. It is safe for concurrent use, by many
 // Stores and processes on the same database too.
 //
-// ReadGrants reads the database every time (SPEC GRANT-6); when the rows and revision
-// it reads equal those of the previous read for the same principal, it answers the
-// previous *Snapshot, so consumers may key caches by the Snapshot pointer.
+// ReadGrants answers a principal's Snapshot from memory when one single-row read of the
+// control revision finds the revision its cached Snapshot was read at, and otherwise
+// reads the rows (see the package doc). It answers the same *Snapshot while the rows
+// and revision stay the same, so consumers may key caches by the Snapshot pointer.
 type Store struct {
 	db      *sql.DB
 	dialect Dialect
@@ -147,19 +157,44 @@ type Store struct {
 
 	highest atomic.Int64 // the highest control revision confirmed
 
-	mu    sync.Mutex
-	cache map[string]*grants.Snapshot // principal → its last Snapshot
+	cache   *snapshotCache
+	counted atomic.Int32 // countedYes once 0020 is found recorded, countedNo once not
 }
+
+// The states of Store.counted: whether the database counts every write exactly once.
+const (
+	countedUnknown = iota
+	countedYes
+	countedNo
+)
 
 var (
 	_ grants.Store  = (*Store)(nil)
 	_ grants.Lister = (*Store)(nil)
 )
 
-// New returns a Store over db, whose tables Migrate created. A nil db or an unknown
-// dialect gives a Store whose every method fails with grants.ErrUnavailable.
+// Options configure a Store. A nil *Options means all defaults.
+type Options struct {
+	// CacheBytes bounds, in bytes as the Store estimates them, the Snapshots it keeps
+	// for reuse, least recently used out first. Zero means DefaultCacheBytes; negative
+	// keeps none, so every ReadGrants reads the rows.
+	CacheBytes int64
+}
+
+// New returns a Store over db, whose tables Migrate created, with default Options. A nil
+// db or an unknown dialect gives a Store whose every method fails with
+// grants.ErrUnavailable.
 func New(db *sql.DB, dialect Dialect) *Store {
-	return &Store{db: db, dialect: dialect, q: queriesFor(dialect), cache: make(map[string]*grants.Snapshot)}
+	return NewWithOptions(db, dialect, nil)
+}
+
+// NewWithOptions is New with opts; nil means defaults.
+func NewWithOptions(db *sql.DB, dialect Dialect, opts *Options) *Store {
+	max := int64(DefaultCacheBytes)
+	if opts != nil && opts.CacheBytes != 0 {
+		max = opts.CacheBytes
+	}
+	return &Store{db: db, dialect: dialect, q: queriesFor(dialect), cache: newSnapshotCache(max)}
 }
 
 // queries are a dialect's statements.
@@ -237,11 +272,30 @@ func (s *Store) raise(rev int64) {
 // the same snapshot. More than grants.MaxRows rows answer grants.ErrTooManyRows, a
 // malformed row a *grants.MalformedError, a stale revision ErrStale, and any storage
 // failure (a missing table too) an error matching grants.ErrUnavailable.
+//
+// When the Store holds a Snapshot of principalID, it first reads the control revision
+// alone: the same revision as the Snapshot's answers the Snapshot (every write bumps the
+// control revision in its own transaction, so no row changed since); any other, or
+// none, falls through to the full read and its rules. Only successful full reads are
+// cached.
 func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Snapshot, error) {
 	if s.db == nil || s.q == nil {
 		return nil, errSetup
 	}
 	floor := s.highest.Load()
+	if cached := s.cache.get(principalID); cached != nil && s.counted.Load() == countedYes {
+		var control int64
+		switch err := s.db.QueryRowContext(ctx, s.q.control).Scan(&control); {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil, errNoControl
+		case err != nil:
+			return nil, fail(ctx, "read", err)
+		case control < floor:
+			return nil, ErrStale
+		case control == cached.Revision:
+			return cached, nil
+		}
+	}
 	snap, err := s.read(ctx, principalID)
 	if err != nil {
 		return nil, err
@@ -250,7 +304,35 @@ func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Sna
 		return nil, ErrStale
 	}
 	s.raise(snap.Revision)
-	return s.reuse(principalID, snap), nil
+	s.countsWrites(ctx)
+	return s.cache.put(principalID, snap), nil
+}
+
+// countsWrites finds out, after a successful full read, whether the database records
+// migration 0020, whose triggers
+// count every write exactly once: only then may a Store answer from its cache without
+// reading the rows (it still answers an equal cached Snapshot's pointer). It asks
+// once per Store; a database migrated while the Store runs is cached from the next
+// Store on. A failed look-up leaves the answer unknown, to ask again after the next
+// full read.
+func (s *Store) countsWrites(ctx context.Context) {
+	if s.counted.Load() != countedUnknown {
+		return
+	}
+	if s.cache.max <= 0 {
+		s.counted.Store(countedNo)
+		return
+	}
+	var n int
+	q := fmt.Sprintf("SELECT count(*) FROM sqlstore_migrations WHERE version = %d", versionCounted)
+	if err := s.db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		return
+	}
+	if n == 1 {
+		s.counted.Store(countedYes)
+	} else {
+		s.counted.Store(countedNo)
+	}
 }
 
 func (s *Store) read(ctx context.Context, principalID string) (*grants.Snapshot, error) {
@@ -336,21 +418,6 @@ func decodeRow(principalID string, principal, tool, scopes, effect sql.NullStrin
 		return grants.Row{}, err
 	}
 	return r, nil
-}
-
-// reuse answers the previous Snapshot for principal when snap equals it, else records
-// and answers snap.
-func (s *Store) reuse(principal string, snap *grants.Snapshot) *grants.Snapshot {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if prev, ok := s.cache[principal]; ok && sameSnapshot(prev, snap) {
-		return prev
-	}
-	if len(s.cache) >= snapshotCacheMax {
-		clear(s.cache)
-	}
-	s.cache[principal] = snap
-	return snap
 }
 
 func sameSnapshot(a, b *grants.Snapshot) bool {
