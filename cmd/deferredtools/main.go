@@ -2,7 +2,7 @@
 // migrations and lists, changes and explains grant rows in SQLite or PostgreSQL.
 //
 //	deferredtools migrate -db DB
-//	deferredtools grants list  -db DB [-principal P] [-tool T] [-json]
+//	deferredtools grants list  -db DB [-principal P] [-tool T] [-json] [-page N]
 //	deferredtools grants allow -db DB -principal P -tool T [-scopes a,b]
 //	deferredtools grants deny  -db DB -principal P -tool T
 //	deferredtools grants revoke -db DB -principal P -tool T
@@ -15,6 +15,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -36,7 +37,7 @@ import (
 
 const usage = `usage:
   deferredtools migrate -db DB
-  deferredtools grants list   -db DB [-principal P] [-tool T] [-json]
+  deferredtools grants list   -db DB [-principal P] [-tool T] [-json] [-page N]
   deferredtools grants allow  -db DB -principal P -tool T [-scopes a,b]
   deferredtools grants deny   -db DB -principal P -tool T
   deferredtools grants revoke -db DB -principal P -tool T
@@ -241,31 +242,77 @@ func rowText(r grants.Row) string {
 	return fmt.Sprintf("%s\t%s\t%s\t%s\t%d", r.Principal, r.Tool, r.Effect, scopes, r.Revision)
 }
 
+// errChanged refuses a listing whose pages were read at different control revisions.
+var errChanged = errors.New("deferredtools: grants changed while listing; list again")
+
+// list prints the matching rows, read -page rows at a time (sqlstore.ListPage) so that a
+// listing of any size holds one page in memory. Every page must be read at the first
+// page's control revision, else the listing is refused (exit 1) after the rows printed.
 func list(args []string, stdout, stderr io.Writer) error {
 	f := newFlags("grants list", stderr, "principal", "tool", "json")
+	page := f.Int("page", 1000, "rows per read, 1 to 10000")
 	if err := f.parse(args); err != nil {
 		return err
 	}
+	if *page < 1 || *page > sqlstore.MaxListRows {
+		return usageErr("-page must be 1 to 10000")
+	}
 	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
-		l, err := s.ListGrants(ctx, f.principal, f.tool)
-		if err != nil {
-			return err
+		w := bufio.NewWriter(stdout)
+		defer w.Flush()
+		var (
+			after    sqlstore.PageKey
+			revision int64
+			n        int
+		)
+		for first := true; ; first = false {
+			l, more, err := s.ListPage(ctx, f.principal, f.tool, after, *page)
+			if err != nil {
+				if !first && f.json {
+					w.WriteString("\n")
+				}
+				return err
+			}
+			if first {
+				revision = l.Revision
+				if f.json {
+					fmt.Fprintf(w, "{\n  \"revision\": %d,\n  \"rows\": [", revision)
+				} else {
+					fmt.Fprintln(w, "revision", revision)
+				}
+			} else if l.Revision != revision {
+				if f.json {
+					w.WriteString("\n")
+				}
+				return errChanged
+			}
+			for _, r := range l.Rows {
+				if f.json {
+					b, err := json.Marshal(jsonRow{r.Principal, r.Tool, append([]string{}, r.Scopes...), string(r.Effect), r.Revision})
+					if err != nil {
+						return err
+					}
+					if n > 0 {
+						w.WriteString(",")
+					}
+					w.WriteString("\n    ")
+					w.Write(b)
+				} else {
+					fmt.Fprintln(w, rowText(r))
+				}
+				n++
+			}
+			if !more {
+				break
+			}
+			last := l.Rows[len(l.Rows)-1]
+			after = sqlstore.PageKey{Principal: last.Principal, Tool: last.Tool}
 		}
 		if f.json {
-			out := struct {
-				Revision int64     `json:"revision"`
-				Rows     []jsonRow `json:"rows"`
-			}{Revision: l.Revision, Rows: []jsonRow{}}
-			for _, r := range l.Rows {
-				out.Rows = append(out.Rows, jsonRow{r.Principal, r.Tool, append([]string{}, r.Scopes...), string(r.Effect), r.Revision})
+			if n > 0 {
+				w.WriteString("\n  ")
 			}
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
-		}
-		fmt.Fprintln(stdout, "revision", l.Revision)
-		for _, r := range l.Rows {
-			fmt.Fprintln(stdout, rowText(r))
+			w.WriteString("]\n}\n")
 		}
 		return nil
 	})

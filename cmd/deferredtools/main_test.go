@@ -131,6 +131,17 @@ func TestCommand(t *testing.T) {
 			if out := ok(t, "grants", "list", "-db", db); out != "revision 5\n*\tt\tallow\t-\t4\n*\tu\tallow\t-\t5\nalice\tt\tallow\ta,b\t2\nalice\tu\tdeny\t-\t3\n" {
 				t.Errorf("GRANT-1: list printed %q", out)
 			}
+			// A listing read one row per page is the same listing.
+			full := ok(t, "grants", "list", "-db", db)
+			if out := ok(t, "grants", "list", "-db", db, "-page", "1"); out != full {
+				t.Errorf("list -page 1 printed %q, want %q", out, full)
+			}
+			if a, b := ok(t, "grants", "list", "-db", db, "-json"), ok(t, "grants", "list", "-db", db, "-json", "-page", "3"); a != b || !json.Valid([]byte(a)) {
+				t.Errorf("list -json -page 3 printed %q, want %q (valid JSON)", b, a)
+			}
+			if out := ok(t, "grants", "list", "-db", db, "-principal", "nobody", "-json"); out != "{\n  \"revision\": 5,\n  \"rows\": []\n}\n" {
+				t.Errorf("list -json of no rows printed %q", out)
+			}
 			if out := ok(t, "grants", "list", "-db", db, "-principal", "alice", "-tool", "u"); out != "revision 5\nalice\tu\tdeny\t-\t3\n" {
 				t.Errorf("list -principal alice -tool u printed %q", out)
 			}
@@ -250,6 +261,8 @@ func TestUsage(t *testing.T) {
 		{"grants", "revoke", "-db", db, "-principal", "p"},
 		{"grants", "check", "-db", db, "-tool", "t"},
 		{"grants", "list", "-principal", "p"},
+		{"grants", "list", "-db", db, "-page", "0"},
+		{"grants", "list", "-db", db, "-page", "10001"},
 	} {
 		r := cli(t, args...)
 		if r.code != 2 || !strings.Contains(r.stderr, "usage:") || r.stdout != "" {

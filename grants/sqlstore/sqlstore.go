@@ -203,8 +203,8 @@ type queries struct {
 }
 
 var (
-	sqliteQueries   = newQueries(func(i int) string { return fmt.Sprintf("?%d", i) }, "")
-	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) }, " FOR UPDATE")
+	sqliteQueries   = newQueries(func(i int) string { return fmt.Sprintf("?%d", i) }, "", "")
+	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) }, " FOR UPDATE", ` COLLATE "C"`)
 )
 
 func queriesFor(d Dialect) *queries {
@@ -217,7 +217,7 @@ func queriesFor(d Dialect) *queries {
 	return nil
 }
 
-func newQueries(arg func(int) string, forUpdate string) *queries {
+func newQueries(arg func(int) string, forUpdate, byteOrder string) *queries {
 	return &queries{
 		// The LEFT JOIN yields one row of NULL grant columns when there is no grant,
 		// so the revision is always read, and no row at all when the control row is
@@ -238,10 +238,17 @@ ON CONFLICT (principal_id, tool_name) DO UPDATE
 SET scopes = excluded.scopes, effect = excluded.effect, revision = excluded.revision`,
 			arg(1), arg(2), arg(3), arg(4), arg(5)),
 		remove: fmt.Sprintf(`DELETE FROM tool_grants WHERE principal_id = %s AND tool_name = %s`, arg(1), arg(2)),
+		// list pages through rows in byte order of (principal, tool): keyset paging
+		// after (arg 3, arg 4), limited in a subquery so the control revision is read
+		// even when no row matches.
 		list: fmt.Sprintf(`SELECT c.revision, g.principal_id, g.tool_name, g.scopes, g.effect, g.revision
 FROM control_revisions c
-LEFT JOIN tool_grants g ON (%[1]s = '' OR g.principal_id = %[1]s) AND (%[2]s = '' OR g.tool_name = %[2]s)
-WHERE c.name = 'model_grants'`, arg(1), arg(2)),
+LEFT JOIN (SELECT * FROM tool_grants
+    WHERE (%[1]s = '' OR principal_id = %[1]s) AND (%[2]s = '' OR tool_name = %[2]s)
+        AND (principal_id%[6]s > %[3]s OR (principal_id = %[3]s AND tool_name%[6]s > %[4]s))
+    ORDER BY principal_id%[6]s, tool_name%[6]s
+    LIMIT %[5]s) g ON 1 = 1
+WHERE c.name = 'model_grants'`, arg(1), arg(2), arg(3), arg(4), arg(5), byteOrder),
 	}
 }
 
@@ -427,20 +434,54 @@ func sameSnapshot(a, b *grants.Snapshot) bool {
 	})
 }
 
+// MaxListRows is the most rows one ListGrants answers; more answer ErrListTooLong.
+// ListPage reads any number of rows a page at a time.
+const MaxListRows = 10000
+
+// ErrListTooLong reports a ListGrants matching more than MaxListRows rows. It matches
+// grants.ErrTooManyRows.
+var ErrListTooLong = fmt.Errorf("sqlstore: more rows than one listing holds; list by pages: %w", grants.ErrTooManyRows)
+
+// A PageKey is a row's key in Listing order: ListPage answers the rows after it. The
+// zero PageKey starts at the first row.
+type PageKey struct {
+	Principal, Tool string
+}
+
 // ListGrants returns the rows matching principal and tool ("" matches any), sorted by
-// principal then tool, with the control revision of the same snapshot. It reads every
-// matching row (no MaxRows bound: it is for operators, not requests). A malformed row
-// answers its *grants.MalformedError, storage failures grants.ErrUnavailable.
+// principal then tool (byte order), with the control revision of the same snapshot.
+// More than MaxListRows matching rows answer ErrListTooLong. A malformed row answers
+// its *grants.MalformedError, storage failures grants.ErrUnavailable.
 func (s *Store) ListGrants(ctx context.Context, principal, tool string) (*grants.Listing, error) {
-	if s.db == nil || s.q == nil {
-		return nil, errSetup
-	}
-	rows, err := s.db.QueryContext(ctx, s.q.list, principal, tool)
+	l, more, err := s.ListPage(ctx, principal, tool, PageKey{}, MaxListRows)
 	if err != nil {
-		return nil, fail(ctx, "read", err)
+		return nil, err
+	}
+	if more {
+		return nil, ErrListTooLong
+	}
+	return l, nil
+}
+
+// ListPage returns up to limit rows (1 to MaxListRows; others mean MaxListRows) matching
+// principal and tool ("" matches any) whose key sorts after after, in ListGrants order,
+// with the control revision of the same snapshot; more reports rows beyond the page.
+// The next page starts after the last row's key. Each page is one consistent read:
+// pages read at different control revisions may together miss or repeat a change.
+// Errors are those of ListGrants.
+func (s *Store) ListPage(ctx context.Context, principal, tool string, after PageKey, limit int) (l *grants.Listing, more bool, err error) {
+	if s.db == nil || s.q == nil {
+		return nil, false, errSetup
+	}
+	if limit < 1 || limit > MaxListRows {
+		limit = MaxListRows
+	}
+	rows, err := s.db.QueryContext(ctx, s.q.list, principal, tool, after.Principal, after.Tool, limit+1)
+	if err != nil {
+		return nil, false, fail(ctx, "read", err)
 	}
 	defer rows.Close()
-	l := &grants.Listing{}
+	l = &grants.Listing{}
 	found := false
 	var (
 		control, rev         sql.NullInt64
@@ -448,29 +489,33 @@ func (s *Store) ListGrants(ctx context.Context, principal, tool string) (*grants
 	)
 	for rows.Next() {
 		if err := rows.Scan(&control, &p, &t, &scopes, &effect, &rev); err != nil {
-			return nil, fail(ctx, "read", err)
+			return nil, false, fail(ctx, "read", err)
 		}
 		if !control.Valid || control.Int64 < 1 || (found && control.Int64 != l.Revision) {
-			return nil, errNoControl
+			return nil, false, errNoControl
 		}
 		found = true
 		l.Revision = control.Int64
 		if !p.Valid && !t.Valid && !scopes.Valid && !effect.Valid && !rev.Valid {
 			continue
 		}
+		if len(l.Rows) == limit {
+			more = true
+			continue
+		}
 		r, err := decodeRow(p.String, p, t, scopes, effect, rev)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		l.Rows = append(l.Rows, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fail(ctx, "read", err)
+		return nil, false, fail(ctx, "read", err)
 	}
 	if !found {
-		return nil, errNoControl
+		return nil, false, errNoControl
 	}
 	grants.SortRows(l.Rows)
 	s.raise(l.Revision)
-	return l, nil
+	return l, more, nil
 }
