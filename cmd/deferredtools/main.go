@@ -1,5 +1,6 @@
-// Command deferredtools operates the grant store of a deferredtools host: it applies the
-// migrations and lists, changes and explains grant rows in SQLite or PostgreSQL.
+// Command deferredtools operates a deferredtools host: it applies the grant store's
+// migrations and lists, changes and explains grant rows in SQLite or PostgreSQL, checks
+// a tool catalog as discovery will serve it, and measures ranking on labelled queries.
 //
 //	deferredtools migrate -db DB
 //	deferredtools grants list  -db DB [-principal P] [-tool T] [-json] [-page N]
@@ -7,6 +8,8 @@
 //	deferredtools grants deny  -db DB -principal P -tool T
 //	deferredtools grants revoke -db DB -principal P -tool T
 //	deferredtools grants check -db DB -principal P [-scopes a,b] [-tool T]
+//	deferredtools catalog check FILE [-json]
+//	deferredtools rank eval -catalog FILE -queries FILE [-json] [-params=false]
 //
 // DB is sqlite:PATH or a postgres:// (postgresql://) connection string. Every change
 // goes through sqlstore, one transaction each, and prints the new control revision. The
@@ -42,6 +45,8 @@ const usage = `usage:
   deferredtools grants deny   -db DB -principal P -tool T
   deferredtools grants revoke -db DB -principal P -tool T
   deferredtools grants check  -db DB -principal P [-scopes a,b] [-tool T]
+  deferredtools catalog check FILE [-json]
+  deferredtools rank eval -catalog FILE -queries FILE [-json] [-params=false]
 DB is sqlite:PATH or postgres://...`
 
 func main() {
@@ -77,8 +82,13 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errUsage
 	}
-	if args[0] == "migrate" {
+	switch {
+	case args[0] == "migrate":
 		return migrate(args[1:], stdout, stderr)
+	case args[0] == "catalog" && len(args) > 1 && args[1] == "check":
+		return catalogCheck(args[2:], stdout, stderr)
+	case args[0] == "rank" && len(args) > 1 && args[1] == "eval":
+		return rankEval(args[2:], stdout, stderr)
 	}
 	if args[0] != "grants" || len(args) < 2 {
 		return usageErr("unknown command")
