@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/discovery"
@@ -62,17 +63,33 @@ func BenchmarkReadGrants(b *testing.B) {
 }
 
 // BenchmarkPut measures one grant change: a transaction incrementing the control
-// revision and upserting the row.
+// revision and upserting the row, replacing an existing row or inserting a new one,
+// under the triggers of 0019 and of 0020 (the current schema) side by side.
 func BenchmarkPut(b *testing.B) {
 	for _, be := range backends() {
 		b.Run(be.dialect.String(), func(b *testing.B) {
-			s, _ := newStore(b, be)
-			ctx := context.Background()
-			r := grants.Row{Principal: "alice", Tool: "t", Scopes: []string{"a"}, Effect: grants.Allow}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := s.Put(ctx, r); err != nil {
-					b.Fatal(err)
+			for _, schema := range []int{versionRules, versionCounted} {
+				for _, op := range []string{"replace", "insert"} {
+					b.Run(fmt.Sprintf("schema=%04d/%s", schema, op), func(b *testing.B) {
+						db := be.open(b)
+						if err := migrate(context.Background(), db, be.dialect, nil, schema); err != nil {
+							b.Fatal(err)
+						}
+						s := New(db, be.dialect)
+						ctx := context.Background()
+						r := grants.Row{Principal: "alice", Tool: "t", Scopes: []string{"a"}, Effect: grants.Allow}
+						i := 0
+						b.ReportAllocs()
+						for b.Loop() {
+							if op == "insert" {
+								i++
+								r.Tool = "t" + strconv.Itoa(i)
+							}
+							if _, err := s.Put(ctx, r); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
 				}
 			}
 		})
