@@ -110,7 +110,8 @@ func TestSQLiteFailureMidRead(t *testing.T) {
 		t.Errorf("ReadGrants once the fault is gone: %v", err)
 	}
 
-	// A caching Store whose control revision read fails answers no cached Snapshot.
+	// SPEC GRANT-6: a caching Store whose control revision read fails answers no cached
+	// Snapshot: the cache is never a fallback.
 	cs := New(db, SQLite)
 	if _, err := cs.ReadGrants(ctx, "alice"); err != nil {
 		t.Fatal(err)

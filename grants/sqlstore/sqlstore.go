@@ -22,13 +22,16 @@
 //     full read, bounded by Options.CacheBytes (DefaultCacheBytes, 32 MiB; least
 //     recently used out first). A read of a principal it holds first reads the control
 //     revision alone (one row by primary key): equal to the Snapshot's revision, it
-//     answers the Snapshot; anything else (higher, lower, the row missing, an error)
-//     goes on as a full read under the rules below. The triggers of migrations 0019
-//     and 0020 bump the control revision in the transaction of every write to
-//     tool_grants, plain SQL included, so an unchanged revision means unchanged rows:
-//     a read that starts after a write commits sees it. Setting control_revisions by
-//     hand to a value a Store has cached, or editing rows with the triggers dropped,
-//     defeats this: restart the processes after such surgery.
+//     answers the Snapshot; higher, or lower but not stale, it reads the rows in full;
+//     stale, missing or unreadable, it fails closed as a full read would. The cache is
+//     never a fallback (SPEC GRANT-6): every read confirms the revision with the
+//     database. It is used only over a database recording migration 0020, whose
+//     triggers bump the control revision exactly once in the transaction of every
+//     write to tool_grants, plain SQL included, so an unchanged revision means
+//     unchanged rows and a read that starts after a write commits sees it. Setting
+//     control_revisions by hand back to a value a Store has cached, or editing rows
+//     with the triggers dropped, defeats this: restart the processes after such
+//     surgery.
 //   - Stale: each Store remembers the highest control revision it has confirmed (read
 //     or written). A read that started after that and answers a lower revision is
 //     stale (a lagging replica, a database restored from a backup) and fails with
@@ -46,11 +49,13 @@
 //     (PostgreSQL) counts once. On SQLite one UPDATE goes uncounted: one that changes
 //     nothing but the revision, to the current control revision (how the triggers
 //     stamp a row); no read decides differently after it.
-//   - A write is one transaction that reads the control revision first (locking its
-//     row on PostgreSQL, which serialises writers), then changes the row, which the
-//     triggers count. A write that no trigger counted (a database without 0019) is
-//     rolled back and fails closed. Every Put counts as a change, even one that stores
-//     the same content; a Delete of a missing row changes nothing.
+//   - A write is one transaction. On SQLite it reads the control revision first, then
+//     changes the row, which the triggers count. On PostgreSQL a Put is one upsert
+//     whose BEFORE trigger locks the control row (writers queue there), counts the
+//     change and stamps the row, answering the revision with RETURNING; a Delete locks
+//     the control row first. A write that no trigger counted (a database without 0019)
+//     is rolled back and fails closed. Every Put counts as a change, even one that
+//     stores the same content; a Delete of a missing row changes nothing.
 //   - SQLite writes run on one connection as BEGIN IMMEDIATE with a busy timeout of 5 s
 //     (or the context's deadline, when sooner); a write that still meets a busy
 //     database is rolled back and retried until the context's deadline (30 s without
