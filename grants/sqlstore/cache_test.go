@@ -273,3 +273,41 @@ func TestSnapshotCacheBound(t *testing.T) {
 		t.Error("a cache bounded at -1 bytes kept a Snapshot")
 	}
 }
+
+// SPEC GRANT-5, GRANT-6: a full read that fails is not cached, and the Snapshot cached
+// before it is never answered instead: while the principal has too many rows, every
+// read fails closed; once they are gone, reads answer the rows again.
+func TestFailedReadsAnswerNoCachedSnapshot(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends() {
+		t.Run(b.dialect.String(), func(t *testing.T) {
+			s, db := newStore(t, b)
+			if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.ReadGrants(ctx, "alice"); err != nil {
+				t.Fatal(err)
+			}
+			gen := "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 4096) SELECT 'alice', 'bulk' || x, 'allow' FROM n"
+			if b.dialect == Postgres {
+				gen = "SELECT 'alice', 'bulk' || x, 'allow' FROM generate_series(1, 4096) x"
+			}
+			if _, err := db.Exec("INSERT INTO tool_grants (principal_id, tool_name, effect) " + gen); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 2 {
+				snap, err := s.ReadGrants(ctx, "alice")
+				checkClosed(t, fmt.Sprintf("GRANT-5: read %d over 4,097 rows", i+1), err, grants.ErrTooManyRows)
+				if snap != nil {
+					t.Errorf("GRANT-6: read %d over 4,097 rows answered a Snapshot of %d rows", i+1, len(snap.Rows))
+				}
+			}
+			if _, err := db.Exec("DELETE FROM tool_grants WHERE tool_name <> 't'"); err != nil {
+				t.Fatal(err)
+			}
+			if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 1 || snap.Revision != control(t, db) {
+				t.Errorf("read once the rows are gone = (%v, %v), want 1 row at revision %d", snap, err, control(t, db))
+			}
+		})
+	}
+}
