@@ -153,8 +153,9 @@ var busyTimeout = 5 * time.Second // a var: tests lower it to force lock content
 //
 // ReadGrants answers a principal's Snapshot from memory when one single-row read of the
 // control revision finds the revision its cached Snapshot was read at, and otherwise
-// reads the rows (see the package doc). It answers the same *Snapshot while the rows
-// and revision stay the same, so consumers may key caches by the Snapshot pointer.
+// reads the rows (see the package doc). Unless Options.CacheBytes is negative, it
+// answers the same *Snapshot while the rows and revision stay the same, so consumers
+// may key caches by the Snapshot pointer.
 type Store struct {
 	db      *sql.DB
 	dialect Dialect
@@ -182,7 +183,7 @@ var (
 type Options struct {
 	// CacheBytes bounds, in bytes as the Store estimates them, the Snapshots it keeps
 	// for reuse, least recently used out first. Zero means DefaultCacheBytes; negative
-	// keeps none, so every ReadGrants reads the rows.
+	// keeps none, so every ReadGrants reads the rows and answers a new Snapshot.
 	CacheBytes int64
 }
 
