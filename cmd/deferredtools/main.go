@@ -1,20 +1,27 @@
-// Command deferredtools operates the grant store of a deferredtools host: it applies the
-// migrations and lists, changes and explains grant rows in SQLite or PostgreSQL.
+// Command deferredtools operates a deferredtools host: it applies the grant store's
+// migrations and lists, changes and explains grant rows in SQLite or PostgreSQL, checks
+// a tool catalog as discovery will serve it, and measures ranking on labelled queries.
 //
 //	deferredtools migrate -db DB
-//	deferredtools grants list  -db DB [-principal P] [-tool T] [-json]
+//	deferredtools grants list  -db DB [-principal P] [-tool T] [-json] [-page N]
 //	deferredtools grants allow -db DB -principal P -tool T [-scopes a,b]
 //	deferredtools grants deny  -db DB -principal P -tool T
 //	deferredtools grants revoke -db DB -principal P -tool T
 //	deferredtools grants check -db DB -principal P [-scopes a,b] [-tool T]
+//	deferredtools catalog check FILE [-json]
+//	deferredtools rank eval -catalog FILE -queries FILE [-json] [-params=false]
 //
 // DB is sqlite:PATH or a postgres:// (postgresql://) connection string. Every change
-// goes through sqlstore, one transaction each, and prints the new control revision. The
-// exit status is 0 on success, 1 when the operation is refused (a one-line reason on
-// stderr) and 2 on a usage error.
+// goes through sqlstore, one transaction each, and prints the new control revision.
+// grants list reads -page rows at a time. catalog check reads a JSON array of tool
+// definitions (or a tools/list result) and reports each tool as a Discoverer over it
+// would treat it; it exits 1, after the report, when any tool's calls would all answer
+// tool_validation_unavailable (503). The exit status is 0 on success, 1 when the
+// operation is refused (a one-line reason on stderr) and 2 on a usage error.
 package main
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -36,11 +43,13 @@ import (
 
 const usage = `usage:
   deferredtools migrate -db DB
-  deferredtools grants list   -db DB [-principal P] [-tool T] [-json]
+  deferredtools grants list   -db DB [-principal P] [-tool T] [-json] [-page N]
   deferredtools grants allow  -db DB -principal P -tool T [-scopes a,b]
   deferredtools grants deny   -db DB -principal P -tool T
   deferredtools grants revoke -db DB -principal P -tool T
   deferredtools grants check  -db DB -principal P [-scopes a,b] [-tool T]
+  deferredtools catalog check FILE [-json]
+  deferredtools rank eval -catalog FILE -queries FILE [-json] [-params=false]
 DB is sqlite:PATH or postgres://...`
 
 func main() {
@@ -76,8 +85,13 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errUsage
 	}
-	if args[0] == "migrate" {
+	switch {
+	case args[0] == "migrate":
 		return migrate(args[1:], stdout, stderr)
+	case args[0] == "catalog" && len(args) > 1 && args[1] == "check":
+		return catalogCheck(args[2:], stdout, stderr)
+	case args[0] == "rank" && len(args) > 1 && args[1] == "eval":
+		return rankEval(args[2:], stdout, stderr)
 	}
 	if args[0] != "grants" || len(args) < 2 {
 		return usageErr("unknown command")
@@ -241,31 +255,77 @@ func rowText(r grants.Row) string {
 	return fmt.Sprintf("%s\t%s\t%s\t%s\t%d", r.Principal, r.Tool, r.Effect, scopes, r.Revision)
 }
 
+// errChanged refuses a listing whose pages were read at different control revisions.
+var errChanged = errors.New("deferredtools: grants changed while listing; list again")
+
+// list prints the matching rows, read -page rows at a time (sqlstore.ListPage) so that a
+// listing of any size holds one page in memory. Every page must be read at the first
+// page's control revision, else the listing is refused (exit 1) after the rows printed.
 func list(args []string, stdout, stderr io.Writer) error {
 	f := newFlags("grants list", stderr, "principal", "tool", "json")
+	page := f.Int("page", 1000, "rows per read, 1 to 10000")
 	if err := f.parse(args); err != nil {
 		return err
 	}
+	if *page < 1 || *page > sqlstore.MaxListRows {
+		return usageErr("-page must be 1 to 10000")
+	}
 	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
-		l, err := s.ListGrants(ctx, f.principal, f.tool)
-		if err != nil {
-			return err
+		w := bufio.NewWriter(stdout)
+		defer w.Flush()
+		var (
+			after    sqlstore.PageKey
+			revision int64
+			n        int
+		)
+		for first := true; ; first = false {
+			l, more, err := s.ListPage(ctx, f.principal, f.tool, after, *page)
+			if err != nil {
+				if !first && f.json {
+					w.WriteString("\n")
+				}
+				return err
+			}
+			if first {
+				revision = l.Revision
+				if f.json {
+					fmt.Fprintf(w, "{\n  \"revision\": %d,\n  \"rows\": [", revision)
+				} else {
+					fmt.Fprintln(w, "revision", revision)
+				}
+			} else if l.Revision != revision {
+				if f.json {
+					w.WriteString("\n")
+				}
+				return errChanged
+			}
+			for _, r := range l.Rows {
+				if f.json {
+					b, err := json.Marshal(jsonRow{r.Principal, r.Tool, append([]string{}, r.Scopes...), string(r.Effect), r.Revision})
+					if err != nil {
+						return err
+					}
+					if n > 0 {
+						w.WriteString(",")
+					}
+					w.WriteString("\n    ")
+					w.Write(b)
+				} else {
+					fmt.Fprintln(w, rowText(r))
+				}
+				n++
+			}
+			if !more {
+				break
+			}
+			last := l.Rows[len(l.Rows)-1]
+			after = sqlstore.PageKey{Principal: last.Principal, Tool: last.Tool}
 		}
 		if f.json {
-			out := struct {
-				Revision int64     `json:"revision"`
-				Rows     []jsonRow `json:"rows"`
-			}{Revision: l.Revision, Rows: []jsonRow{}}
-			for _, r := range l.Rows {
-				out.Rows = append(out.Rows, jsonRow{r.Principal, r.Tool, append([]string{}, r.Scopes...), string(r.Effect), r.Revision})
+			if n > 0 {
+				w.WriteString("\n  ")
 			}
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
-		}
-		fmt.Fprintln(stdout, "revision", l.Revision)
-		for _, r := range l.Rows {
-			fmt.Fprintln(stdout, rowText(r))
+			w.WriteString("]\n}\n")
 		}
 		return nil
 	})

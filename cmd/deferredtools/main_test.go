@@ -108,10 +108,10 @@ func TestCommand(t *testing.T) {
 			refused(t, "storage unavailable", "grants", "revoke", "-db", db, "-principal", "alice", "-tool", "t")
 
 			out := ok(t, "migrate", "-db", db)
-			if !strings.Contains(out, "applied 0018_tool_grants\napplied 0019_grant_rules\n") {
-				t.Errorf("GRANT-3: first migrate printed %q, want both migrations applied", out)
+			if !strings.Contains(out, "applied 0018_tool_grants\napplied 0019_grant_rules\napplied 0020_revision_once\n") {
+				t.Errorf("GRANT-3: first migrate printed %q, want every migration applied", out)
 			}
-			if out := ok(t, "migrate", "-db", db); out != "schema at 0019_grant_rules\n" {
+			if out := ok(t, "migrate", "-db", db); out != "schema at 0020_revision_once\n" {
 				t.Errorf("GRANT-3: second migrate printed %q, want nothing applied", out)
 			}
 
@@ -130,6 +130,17 @@ func TestCommand(t *testing.T) {
 
 			if out := ok(t, "grants", "list", "-db", db); out != "revision 5\n*\tt\tallow\t-\t4\n*\tu\tallow\t-\t5\nalice\tt\tallow\ta,b\t2\nalice\tu\tdeny\t-\t3\n" {
 				t.Errorf("GRANT-1: list printed %q", out)
+			}
+			// A listing read one row per page is the same listing.
+			full := ok(t, "grants", "list", "-db", db)
+			if out := ok(t, "grants", "list", "-db", db, "-page", "1"); out != full {
+				t.Errorf("list -page 1 printed %q, want %q", out, full)
+			}
+			if a, b := ok(t, "grants", "list", "-db", db, "-json"), ok(t, "grants", "list", "-db", db, "-json", "-page", "3"); a != b || !json.Valid([]byte(a)) {
+				t.Errorf("list -json -page 3 printed %q, want %q (valid JSON)", b, a)
+			}
+			if out := ok(t, "grants", "list", "-db", db, "-principal", "nobody", "-json"); out != "{\n  \"revision\": 5,\n  \"rows\": []\n}\n" {
+				t.Errorf("list -json of no rows printed %q", out)
 			}
 			if out := ok(t, "grants", "list", "-db", db, "-principal", "alice", "-tool", "u"); out != "revision 5\nalice\tu\tdeny\t-\t3\n" {
 				t.Errorf("list -principal alice -tool u printed %q", out)
@@ -239,6 +250,16 @@ func TestUsage(t *testing.T) {
 		{"grants"},
 		{"grants", "frob", "-db", db},
 		{"catalog", "check"},
+		{"catalog", "check", "a.json", "b.json"},
+		{"catalog", "check", "a.json", "-bogus"},
+		{"catalog", "frob"},
+		{"catalog"},
+		{"rank"},
+		{"rank", "frob"},
+		{"rank", "eval"},
+		{"rank", "eval", "-catalog", "a.json"},
+		{"rank", "eval", "-queries", "q.json"},
+		{"rank", "eval", "-catalog", "a.json", "-queries", "q.json", "extra"},
 		{"migrate"},
 		{"migrate", "-db", "mysql://x"},
 		{"migrate", "-db", "sqlite:"},
@@ -250,6 +271,8 @@ func TestUsage(t *testing.T) {
 		{"grants", "revoke", "-db", db, "-principal", "p"},
 		{"grants", "check", "-db", db, "-tool", "t"},
 		{"grants", "list", "-principal", "p"},
+		{"grants", "list", "-db", db, "-page", "0"},
+		{"grants", "list", "-db", db, "-page", "10001"},
 	} {
 		r := cli(t, args...)
 		if r.code != 2 || !strings.Contains(r.stderr, "usage:") || r.stdout != "" {
@@ -258,5 +281,46 @@ func TestUsage(t *testing.T) {
 	}
 	if _, err := os.Stat(strings.TrimPrefix(db, "sqlite:")); err == nil {
 		t.Error("a usage error created the database file")
+	}
+}
+
+// A listing read in pages refuses (exit 1, one line) when grants change between its
+// pages: each page is one consistent read, and pages of different control revisions
+// together could miss or repeat a change. Writers here change grants without pause
+// while list reads 500 pages of one row.
+func TestListChangedBetweenPages(t *testing.T) {
+	for _, tg := range targets() {
+		t.Run(tg.name, func(t *testing.T) {
+			db, raw := tg.db(t)
+			ok(t, "migrate", "-db", db)
+			ins := "INSERT INTO tool_grants (principal_id, tool_name, effect) SELECT 'bulk', 'tool' || x, 'allow' FROM "
+			if tg.name == "sqlite" {
+				ins += "(WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 500) SELECT x FROM n)"
+			} else {
+				ins += "generate_series(1, 500) x"
+			}
+			if _, err := raw.Exec(ins); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			stopped := make(chan struct{})
+			go func() {
+				defer close(stopped)
+				for {
+					select {
+					case <-done:
+						return
+					default:
+					}
+					raw.Exec("UPDATE tool_grants SET effect = CASE effect WHEN 'allow' THEN 'deny' ELSE 'allow' END WHERE principal_id = 'bulk' AND tool_name = 'tool1'")
+				}
+			}()
+			r := cli(t, "grants", "list", "-db", db, "-page", "1")
+			close(done)
+			<-stopped
+			if r.code != 1 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "grants changed while listing") {
+				t.Errorf("grants list during writes = exit %d, stderr %q; want exit 1 and one line saying grants changed", r.code, r.stderr)
+			}
+		})
 	}
 }

@@ -2,9 +2,12 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 )
 
@@ -60,18 +63,93 @@ func BenchmarkReadGrants(b *testing.B) {
 }
 
 // BenchmarkPut measures one grant change: a transaction incrementing the control
-// revision and upserting the row.
+// revision and upserting the row, replacing an existing row or inserting a new one,
+// under the triggers of 0019 and of 0020 (the current schema) side by side.
 func BenchmarkPut(b *testing.B) {
 	for _, be := range backends() {
 		b.Run(be.dialect.String(), func(b *testing.B) {
-			s, _ := newStore(b, be)
-			ctx := context.Background()
-			r := grants.Row{Principal: "alice", Tool: "t", Scopes: []string{"a"}, Effect: grants.Allow}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := s.Put(ctx, r); err != nil {
-					b.Fatal(err)
+			for _, schema := range []int{versionRules, versionCounted} {
+				for _, op := range []string{"replace", "insert"} {
+					b.Run(fmt.Sprintf("schema=%04d/%s", schema, op), func(b *testing.B) {
+						db := be.open(b)
+						if err := migrate(context.Background(), db, be.dialect, nil, schema); err != nil {
+							b.Fatal(err)
+						}
+						s := New(db, be.dialect)
+						ctx := context.Background()
+						r := grants.Row{Principal: "alice", Tool: "t", Scopes: []string{"a"}, Effect: grants.Allow}
+						i := 0
+						b.ReportAllocs()
+						for b.Loop() {
+							if op == "insert" {
+								i++
+								r.Tool = "t" + strconv.Itoa(i)
+							}
+							if _, err := s.Put(ctx, r); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
 				}
+			}
+		})
+	}
+}
+
+// benchCatalog is 256 tools named like the first rows seed writes, so alice is granted
+// them, all matching the query "stock".
+func benchCatalog(b *testing.B) *discovery.Catalog {
+	b.Helper()
+	tools := make([]json.RawMessage, 256)
+	for i := range tools {
+		raw, err := json.Marshal(map[string]any{
+			"name":        fmt.Sprintf("service%02d.operation_%04d", i%40, i),
+			"description": fmt.Sprintf("Counts the stock of warehouse %d.", i),
+			"inputSchema": map[string]any{"type": "object"},
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tools[i] = raw
+	}
+	cat, err := discovery.NewCatalog(tools, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cat
+}
+
+// BenchmarkDiscover measures a discover request end to end (discovery.Discoverer over a
+// Store) with grants.MaxRows applicable rows that do not change, reading the rows every
+// time (read=full: the Store as it was before the cache, answering the previous
+// Snapshot's pointer when the rows read equal it) or answering them from the cache after
+// reading the control revision (read=cached).
+func BenchmarkDiscover(b *testing.B) {
+	for _, be := range backends() {
+		b.Run(be.dialect.String(), func(b *testing.B) {
+			for _, mode := range []struct {
+				name    string
+				counted int32
+			}{{"full", countedNo}, {"cached", countedYes}} {
+				b.Run("read="+mode.name, func(b *testing.B) {
+					s, _ := newStore(b, be)
+					seed(b, s, grants.MaxRows)
+					s.counted.Store(mode.counted)
+					d := discovery.New(&discovery.Options{Enabled: true, Catalog: benchCatalog(b), Grants: s})
+					ctx := context.Background()
+					alice := grants.Principal{ID: "alice", Scopes: []string{"tools:read", "svc:call"}}
+					req := discovery.Request{Query: "stock", Limit: 10}
+					res, err := d.Discover(ctx, alice, req)
+					if err != nil || len(res.Tools) != 10 {
+						b.Fatalf("Discover = (%v, %v), want 10 tools", res, err)
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						if _, err := d.Discover(ctx, alice, req); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
 			}
 		})
 	}

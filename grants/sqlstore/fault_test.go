@@ -82,7 +82,8 @@ func TestSQLiteFailureMidRead(t *testing.T) {
 	if err := Migrate(ctx, db, SQLite, nil); err != nil {
 		t.Fatal(err)
 	}
-	s := New(db, SQLite)
+	// The full read is under test: a Store that caches nothing reads the rows every time.
+	s := NewWithOptions(db, SQLite, &Options{CacheBytes: -1})
 	for i := range 100 {
 		p := "alice"
 		if i%2 == 0 {
@@ -108,4 +109,19 @@ func TestSQLiteFailureMidRead(t *testing.T) {
 	if _, err := s.ReadGrants(ctx, "alice"); err != nil {
 		t.Errorf("ReadGrants once the fault is gone: %v", err)
 	}
+
+	// SPEC GRANT-6: a caching Store whose control revision read fails answers no cached
+	// Snapshot: the cache is never a fallback.
+	cs := New(db, SQLite)
+	if _, err := cs.ReadGrants(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	c.armed.Store(true)
+	c.failAfter.Store(0)
+	snap, err := cs.ReadGrants(ctx, "alice")
+	checkClosed(t, "cached read whose control revision read fails", err, grants.ErrUnavailable)
+	if snap != nil {
+		t.Error("a cached read whose control revision read failed answered a Snapshot")
+	}
+	c.armed.Store(false)
 }

@@ -27,6 +27,9 @@ const migrationLock = 0x6772616e74733138
 const (
 	versionTables = 18 // 0018_tool_grants: the tables and the compatibility rows
 	versionRules  = 19 // 0019_grant_rules: CHECK constraints and revision triggers
+	// 0020_revision_once: triggers counting each change exactly once, which the
+	// Store's cache relies on
+	versionCounted = 20
 )
 
 // ErrMigrationChanged reports that a migration recorded as applied differs (by checksum)
@@ -140,6 +143,10 @@ func splitStatements(src string) []string {
 //   - 0019_grant_rules adds CHECK constraints enforcing the row model and triggers that
 //     increment the revisions on every write, plain SQL included (GRANT-4). It is
 //     refused with a *BadRowsError, changing nothing, while rows break the model.
+//   - 0020_revision_once replaces those triggers with ones that count each change
+//     exactly once whatever SQL writes it (an upsert, ON CONFLICT DO NOTHING, an UPDATE
+//     that sets the revision, TRUNCATE on PostgreSQL). A Store answers from its cache
+//     only over a database that records 0020.
 //
 // Every run also restores the control row at revision 1 if it was deleted. A recorded
 // migration whose checksum differs from the embedded one answers ErrMigrationChanged.

@@ -18,6 +18,20 @@
 //   - A read is one statement: the principal's rows, the "*" rows and the control
 //     revision, joined, bounded by LIMIT 4097. One statement sees one snapshot on both
 //     databases, so the revision is the one the rows were read at (SPEC CURSOR-5).
+//   - Cached reads: a Store keeps the Snapshot of each principal's last successful
+//     full read, bounded by Options.CacheBytes (DefaultCacheBytes, 32 MiB; least
+//     recently used out first). A read of a principal it holds first reads the control
+//     revision alone (one row by primary key): equal to the Snapshot's revision, it
+//     answers the Snapshot; higher, or lower but not stale, it reads the rows in full;
+//     stale, missing or unreadable, it fails closed as a full read would. The cache is
+//     never a fallback (SPEC GRANT-6): every read confirms the revision with the
+//     database. It is used only over a database recording migration 0020, whose
+//     triggers bump the control revision exactly once in the transaction of every
+//     write to tool_grants, plain SQL included, so an unchanged revision means
+//     unchanged rows and a read that starts after a write commits sees it. Setting
+//     control_revisions by hand back to a value a Store has cached, or editing rows
+//     with the triggers dropped, defeats this: restart the processes after such
+//     surgery.
 //   - Stale: each Store remembers the highest control revision it has confirmed (read
 //     or written). A read that started after that and answers a lower revision is
 //     stale (a lagging replica, a database restored from a backup) and fails with
@@ -27,18 +41,21 @@
 //     empty principal or tool, an effect other than allow/deny, a revision below 1, a
 //     scopes text outside the encoding above; SQLite refuses a repeated scope with a
 //     trigger), so plain SQL cannot store a row that fails reads closed.
-//   - Triggers (0019) count every write, plain SQL included (SPEC GRANT-4): each row
-//     inserted, updated or deleted increments the control revision once, and an
-//     inserted or updated row takes the new value as its revision. An UPDATE that only
-//     sets a row's revision to the current control revision is not counted again: that
-//     is how an upsert's DO UPDATE after a counted insert looks. A plain SQL upsert
-//     whose DO UPDATE does not set revision = excluded.revision is counted twice on
-//     PostgreSQL (insert and update triggers both fire): still a strict increase.
-//   - A write is one transaction that reads the control revision first (locking its
-//     row on PostgreSQL, which serialises writers), then changes the row, which the
-//     triggers count. A write that no trigger counted (a database without 0019) is
-//     rolled back and fails closed. Every Put counts as a change, even one that stores
-//     the same content; a Delete of a missing row changes nothing.
+//   - Triggers (0019, replaced by 0020) count every write, plain SQL included (SPEC
+//     GRANT-4): each row inserted, updated or deleted increments the control revision
+//     exactly once, and an inserted or updated row takes the new value as its
+//     revision. An upsert counts once whether it inserts or updates, however its DO
+//     UPDATE is written; ON CONFLICT DO NOTHING that conflicts counts nothing; TRUNCATE
+//     (PostgreSQL) counts once. On SQLite one UPDATE goes uncounted: one that changes
+//     nothing but the revision, to the current control revision (how the triggers
+//     stamp a row); no read decides differently after it.
+//   - A write is one transaction. On SQLite it reads the control revision first, then
+//     changes the row, which the triggers count. On PostgreSQL a Put is one upsert
+//     whose BEFORE trigger locks the control row (writers queue there), counts the
+//     change and stamps the row, answering the revision with RETURNING; a Delete locks
+//     the control row first. A write that no trigger counted (a database without 0019)
+//     is rolled back and fails closed. Every Put counts as a change, even one that
+//     stores the same content; a Delete of a missing row changes nothing.
 //   - SQLite writes run on one connection as BEGIN IMMEDIATE with a busy timeout of 5 s
 //     (or the context's deadline, when sooner); a write that still meets a busy
 //     database is rolled back and retried until the context's deadline (30 s without
@@ -57,10 +74,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -131,15 +148,14 @@ func fail(ctx context.Context, op string, cause error) error {
 // busyTimeout is how long a SQLite write waits for the database lock.
 var busyTimeout = 5 * time.Second // a var: tests lower it to force lock contention past it
 
-// snapshotCacheMax bounds the Snapshots a Store keeps for reuse.
-const snapshotCacheMax = 1024
-
 // Store is a grants.Store over a SQL database. It is safe for concurrent use, by many
 // Stores and processes on the same database too.
 //
-// ReadGrants reads the database every time (SPEC GRANT-6); when the rows and revision
-// it reads equal those of the previous read for the same principal, it answers the
-// previous *Snapshot, so consumers may key caches by the Snapshot pointer.
+// ReadGrants answers a principal's Snapshot from memory when one single-row read of the
+// control revision finds the revision its cached Snapshot was read at, and otherwise
+// reads the rows (see the package doc). Unless Options.CacheBytes is negative, it
+// answers the same *Snapshot while the rows and revision stay the same, so consumers
+// may key caches by the Snapshot pointer.
 type Store struct {
 	db      *sql.DB
 	dialect Dialect
@@ -147,19 +163,44 @@ type Store struct {
 
 	highest atomic.Int64 // the highest control revision confirmed
 
-	mu    sync.Mutex
-	cache map[string]*grants.Snapshot // principal → its last Snapshot
+	cache   *snapshotCache
+	counted atomic.Int32 // countedYes once 0020 is found recorded, countedNo once not
 }
+
+// The states of Store.counted: whether the database counts every write exactly once.
+const (
+	countedUnknown = iota
+	countedYes
+	countedNo
+)
 
 var (
 	_ grants.Store  = (*Store)(nil)
 	_ grants.Lister = (*Store)(nil)
 )
 
-// New returns a Store over db, whose tables Migrate created. A nil db or an unknown
-// dialect gives a Store whose every method fails with grants.ErrUnavailable.
+// Options configure a Store. A nil *Options means all defaults.
+type Options struct {
+	// CacheBytes bounds, in bytes as the Store estimates them, the Snapshots it keeps
+	// for reuse, least recently used out first. Zero means DefaultCacheBytes; negative
+	// keeps none, so every ReadGrants reads the rows and answers a new Snapshot.
+	CacheBytes int64
+}
+
+// New returns a Store over db, whose tables Migrate created, with default Options. A nil
+// db or an unknown dialect gives a Store whose every method fails with
+// grants.ErrUnavailable.
 func New(db *sql.DB, dialect Dialect) *Store {
-	return &Store{db: db, dialect: dialect, q: queriesFor(dialect), cache: make(map[string]*grants.Snapshot)}
+	return NewWithOptions(db, dialect, nil)
+}
+
+// NewWithOptions is New with opts; nil means defaults.
+func NewWithOptions(db *sql.DB, dialect Dialect, opts *Options) *Store {
+	max := int64(DefaultCacheBytes)
+	if opts != nil && opts.CacheBytes != 0 {
+		max = opts.CacheBytes
+	}
+	return &Store{db: db, dialect: dialect, q: queriesFor(dialect), cache: newSnapshotCache(max)}
 }
 
 // queries are a dialect's statements.
@@ -168,8 +209,8 @@ type queries struct {
 }
 
 var (
-	sqliteQueries   = newQueries(func(i int) string { return fmt.Sprintf("?%d", i) }, "")
-	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) }, " FOR UPDATE")
+	sqliteQueries   = newQueries(func(i int) string { return fmt.Sprintf("?%d", i) }, "", "")
+	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) }, " FOR UPDATE", ` COLLATE "C"`)
 )
 
 func queriesFor(d Dialect) *queries {
@@ -182,7 +223,7 @@ func queriesFor(d Dialect) *queries {
 	return nil
 }
 
-func newQueries(arg func(int) string, forUpdate string) *queries {
+func newQueries(arg func(int) string, forUpdate, byteOrder string) *queries {
 	return &queries{
 		// The LEFT JOIN yields one row of NULL grant columns when there is no grant,
 		// so the revision is always read, and no row at all when the control row is
@@ -203,10 +244,17 @@ ON CONFLICT (principal_id, tool_name) DO UPDATE
 SET scopes = excluded.scopes, effect = excluded.effect, revision = excluded.revision`,
 			arg(1), arg(2), arg(3), arg(4), arg(5)),
 		remove: fmt.Sprintf(`DELETE FROM tool_grants WHERE principal_id = %s AND tool_name = %s`, arg(1), arg(2)),
+		// list pages through rows in byte order of (principal, tool): keyset paging
+		// after (arg 3, arg 4), limited in a subquery so the control revision is read
+		// even when no row matches.
 		list: fmt.Sprintf(`SELECT c.revision, g.principal_id, g.tool_name, g.scopes, g.effect, g.revision
 FROM control_revisions c
-LEFT JOIN tool_grants g ON (%[1]s = '' OR g.principal_id = %[1]s) AND (%[2]s = '' OR g.tool_name = %[2]s)
-WHERE c.name = 'model_grants'`, arg(1), arg(2)),
+LEFT JOIN (SELECT * FROM tool_grants
+    WHERE (%[1]s = '' OR principal_id = %[1]s) AND (%[2]s = '' OR tool_name = %[2]s)
+        AND (principal_id%[6]s > %[3]s OR (principal_id = %[3]s AND tool_name%[6]s > %[4]s))
+    ORDER BY principal_id%[6]s, tool_name%[6]s
+    LIMIT %[5]s) g ON 1 = 1
+WHERE c.name = 'model_grants'`, arg(1), arg(2), arg(3), arg(4), arg(5), byteOrder),
 	}
 }
 
@@ -237,11 +285,30 @@ func (s *Store) raise(rev int64) {
 // the same snapshot. More than grants.MaxRows rows answer grants.ErrTooManyRows, a
 // malformed row a *grants.MalformedError, a stale revision ErrStale, and any storage
 // failure (a missing table too) an error matching grants.ErrUnavailable.
+//
+// When the Store holds a Snapshot of principalID, it first reads the control revision
+// alone: the same revision as the Snapshot's answers the Snapshot (every write bumps the
+// control revision in its own transaction, so no row changed since); any other, or
+// none, falls through to the full read and its rules. Only successful full reads are
+// cached.
 func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Snapshot, error) {
 	if s.db == nil || s.q == nil {
 		return nil, errSetup
 	}
 	floor := s.highest.Load()
+	if cached := s.cache.get(principalID); cached != nil && s.counted.Load() == countedYes {
+		var control int64
+		switch err := s.db.QueryRowContext(ctx, s.q.control).Scan(&control); {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil, errNoControl
+		case err != nil:
+			return nil, fail(ctx, "read", err)
+		case control < floor:
+			return nil, ErrStale
+		case control == cached.Revision:
+			return cached, nil
+		}
+	}
 	snap, err := s.read(ctx, principalID)
 	if err != nil {
 		return nil, err
@@ -250,7 +317,35 @@ func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Sna
 		return nil, ErrStale
 	}
 	s.raise(snap.Revision)
-	return s.reuse(principalID, snap), nil
+	s.countsWrites(ctx)
+	return s.cache.put(principalID, snap), nil
+}
+
+// countsWrites finds out, after a successful full read, whether the database records
+// migration 0020, whose triggers
+// count every write exactly once: only then may a Store answer from its cache without
+// reading the rows (it still answers an equal cached Snapshot's pointer). It asks
+// once per Store; a database migrated while the Store runs is cached from the next
+// Store on. A failed look-up leaves the answer unknown, to ask again after the next
+// full read.
+func (s *Store) countsWrites(ctx context.Context) {
+	if s.counted.Load() != countedUnknown {
+		return
+	}
+	if s.cache.max <= 0 {
+		s.counted.Store(countedNo)
+		return
+	}
+	var n int
+	q := fmt.Sprintf("SELECT count(*) FROM sqlstore_migrations WHERE version = %d", versionCounted)
+	if err := s.db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		return
+	}
+	if n == 1 {
+		s.counted.Store(countedYes)
+	} else {
+		s.counted.Store(countedNo)
+	}
 }
 
 func (s *Store) read(ctx context.Context, principalID string) (*grants.Snapshot, error) {
@@ -338,21 +433,6 @@ func decodeRow(principalID string, principal, tool, scopes, effect sql.NullStrin
 	return r, nil
 }
 
-// reuse answers the previous Snapshot for principal when snap equals it, else records
-// and answers snap.
-func (s *Store) reuse(principal string, snap *grants.Snapshot) *grants.Snapshot {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if prev, ok := s.cache[principal]; ok && sameSnapshot(prev, snap) {
-		return prev
-	}
-	if len(s.cache) >= snapshotCacheMax {
-		clear(s.cache)
-	}
-	s.cache[principal] = snap
-	return snap
-}
-
 func sameSnapshot(a, b *grants.Snapshot) bool {
 	return a.Revision == b.Revision && slices.EqualFunc(a.Rows, b.Rows, func(x, y grants.Row) bool {
 		return x.Principal == y.Principal && x.Tool == y.Tool && x.Effect == y.Effect &&
@@ -360,20 +440,54 @@ func sameSnapshot(a, b *grants.Snapshot) bool {
 	})
 }
 
+// MaxListRows is the most rows one ListGrants answers; more answer ErrListTooLong.
+// ListPage reads any number of rows a page at a time.
+const MaxListRows = 10000
+
+// ErrListTooLong reports a ListGrants matching more than MaxListRows rows. It matches
+// grants.ErrTooManyRows.
+var ErrListTooLong = fmt.Errorf("sqlstore: more rows than one listing holds; list by pages: %w", grants.ErrTooManyRows)
+
+// A PageKey is a row's key in Listing order: ListPage answers the rows after it. The
+// zero PageKey starts at the first row.
+type PageKey struct {
+	Principal, Tool string
+}
+
 // ListGrants returns the rows matching principal and tool ("" matches any), sorted by
-// principal then tool, with the control revision of the same snapshot. It reads every
-// matching row (no MaxRows bound: it is for operators, not requests). A malformed row
-// answers its *grants.MalformedError, storage failures grants.ErrUnavailable.
+// principal then tool (byte order), with the control revision of the same snapshot.
+// More than MaxListRows matching rows answer ErrListTooLong. A malformed row answers
+// its *grants.MalformedError, storage failures grants.ErrUnavailable.
 func (s *Store) ListGrants(ctx context.Context, principal, tool string) (*grants.Listing, error) {
-	if s.db == nil || s.q == nil {
-		return nil, errSetup
-	}
-	rows, err := s.db.QueryContext(ctx, s.q.list, principal, tool)
+	l, more, err := s.ListPage(ctx, principal, tool, PageKey{}, MaxListRows)
 	if err != nil {
-		return nil, fail(ctx, "read", err)
+		return nil, err
+	}
+	if more {
+		return nil, ErrListTooLong
+	}
+	return l, nil
+}
+
+// ListPage returns up to limit rows (1 to MaxListRows; others mean MaxListRows) matching
+// principal and tool ("" matches any) whose key sorts after after, in ListGrants order,
+// with the control revision of the same snapshot; more reports rows beyond the page.
+// The next page starts after the last row's key. Each page is one consistent read:
+// pages read at different control revisions may together miss or repeat a change.
+// Errors are those of ListGrants.
+func (s *Store) ListPage(ctx context.Context, principal, tool string, after PageKey, limit int) (l *grants.Listing, more bool, err error) {
+	if s.db == nil || s.q == nil {
+		return nil, false, errSetup
+	}
+	if limit < 1 || limit > MaxListRows {
+		limit = MaxListRows
+	}
+	rows, err := s.db.QueryContext(ctx, s.q.list, principal, tool, after.Principal, after.Tool, limit+1)
+	if err != nil {
+		return nil, false, fail(ctx, "read", err)
 	}
 	defer rows.Close()
-	l := &grants.Listing{}
+	l = &grants.Listing{}
 	found := false
 	var (
 		control, rev         sql.NullInt64
@@ -381,29 +495,33 @@ func (s *Store) ListGrants(ctx context.Context, principal, tool string) (*grants
 	)
 	for rows.Next() {
 		if err := rows.Scan(&control, &p, &t, &scopes, &effect, &rev); err != nil {
-			return nil, fail(ctx, "read", err)
+			return nil, false, fail(ctx, "read", err)
 		}
 		if !control.Valid || control.Int64 < 1 || (found && control.Int64 != l.Revision) {
-			return nil, errNoControl
+			return nil, false, errNoControl
 		}
 		found = true
 		l.Revision = control.Int64
 		if !p.Valid && !t.Valid && !scopes.Valid && !effect.Valid && !rev.Valid {
 			continue
 		}
+		if len(l.Rows) == limit {
+			more = true
+			continue
+		}
 		r, err := decodeRow(p.String, p, t, scopes, effect, rev)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		l.Rows = append(l.Rows, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fail(ctx, "read", err)
+		return nil, false, fail(ctx, "read", err)
 	}
 	if !found {
-		return nil, errNoControl
+		return nil, false, errNoControl
 	}
 	grants.SortRows(l.Rows)
 	s.raise(l.Revision)
-	return l, nil
+	return l, more, nil
 }

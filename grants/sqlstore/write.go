@@ -25,6 +25,14 @@ func (s *Store) Put(ctx context.Context, r grants.Row) (grants.Row, error) {
 	}
 	r.Scopes = slices.Clone(r.Scopes)
 	scopes := encodeScopes(r.Scopes)
+	if s.dialect == Postgres {
+		rev, err := s.putPostgres(ctx, r, scopes)
+		if err != nil {
+			return grants.Row{}, err
+		}
+		r.Revision = rev
+		return r, nil
+	}
 	rev, err := s.write(ctx, func(tx execer, rev int64) (bool, error) {
 		_, err := tx.ExecContext(ctx, s.q.upsert, r.Principal, r.Tool, scopes, string(r.Effect), rev)
 		return true, err
@@ -34,6 +42,40 @@ func (s *Store) Put(ctx context.Context, r grants.Row) (grants.Row, error) {
 	}
 	r.Revision = rev
 	return r, nil
+}
+
+// putPostgres is Put on PostgreSQL in one statement: the BEFORE trigger of migration
+// 0020 locks the control row (writers queue there), counts the change and stamps the
+// row, and RETURNING answers the stamped revision. The statement offers revision 1,
+// which no counted change can take (the control revision starts at 1), so a 1 back
+// means no trigger ran: the transaction is rolled back (errSchema).
+func (s *Store) putPostgres(ctx context.Context, r grants.Row, scopes string) (int64, error) {
+	if s.db == nil || s.q == nil {
+		return 0, errSetup
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, fail(ctx, "write", err)
+	}
+	var rev int64
+	err := inTx(ctx, s.db, s.dialect, func(tx execer) (bool, error) {
+		if err := tx.QueryRowContext(ctx, s.q.upsert+" RETURNING revision", r.Principal, r.Tool, scopes, string(r.Effect), 1).Scan(&rev); err != nil {
+			return false, err
+		}
+		if rev < 2 {
+			return false, errSchema
+		}
+		return true, nil
+	})
+	switch {
+	case err == nil:
+		s.raise(rev)
+		return rev, nil
+	case errors.Is(err, errSchema):
+		return 0, err
+	case strings.Contains(err.Error(), "control revision missing"): // the trigger's exception
+		return 0, errNoControl
+	}
+	return 0, fail(ctx, "write", err)
 }
 
 // Delete removes the row keyed by (principal, tool) in one transaction with the

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"unicode/utf8"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/rank/rankeval"
+	"github.com/deferredtools/deferredtools/schemaguard"
+	"github.com/deferredtools/deferredtools/validate"
+)
+
+// Refusals of catalog check and rank eval: fixed one-line texts, never file content.
+var (
+	errCatalogRead   = errors.New("deferredtools: cannot read the catalog file")
+	errCatalogFormat = errors.New("deferredtools: the catalog file is not a JSON array of tools nor an object with a \"tools\" array")
+	errQueriesRead   = errors.New("deferredtools: cannot read the queries file")
+	errEvalFormat    = errors.New("deferredtools: the catalog or queries file is not the JSON rank eval reads")
+	errUnenforceable = errors.New("deferredtools: a tool's input schema is not enforced: every call to it answers tool_validation_unavailable (503)")
+	errCheckFailed   = errors.New("deferredtools: the discovery check answered an unexpected error")
+)
+
+// toolReport is one tool as catalog check reports it.
+type toolReport struct {
+	Name string `json:"name"`
+	// Enforced reports whether the bounded validator enforces the tool's input schema;
+	// when not, every call answers tool_validation_unavailable (503) and StoppedBy names
+	// the keyword that stopped it ("limit" for a CALL-5 bound, "" when the schema is
+	// malformed or holds a member that is no keyword).
+	Enforced  bool   `json:"enforced"`
+	StoppedBy string `json:"stoppedBy,omitempty"`
+	// Bytes is the length of the tool's canonical form (RFC 8785).
+	Bytes int `json:"canonicalBytes"`
+	// FitsPage reports whether a discover page holding the tool alone fits the response
+	// bound (SPEC PAGE-1); when not, discovery answers tool_schema_too_large (413) when
+	// the tool comes next. Null when no query found the tool to try.
+	FitsPage *bool `json:"fitsPage"`
+	// Digest is "sha256:" and the hex SHA-256 of the canonical form (SPEC CONTRACT-2).
+	Digest string `json:"digest"`
+}
+
+// catalogCheck reports, for every tool of FILE in name order, what a Discoverer over it
+// would do: whether calls are validated, the canonical size, whether it fits a discover
+// page alone, and the digest. Each answer comes from the library itself: a Catalog
+// built by discovery.NewCatalog, a Discoverer over it granting each tool to a principal
+// of its own, AuthorizeCall for validation and Discover for the page; the compiler only
+// names the keyword. Exit 1 when NewCatalog refuses the file or any tool is not
+// enforced (after the report).
+func catalogCheck(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("catalog check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	// The file may come before or after the flags.
+	var file string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		file, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if file == "" && fs.NArg() == 1 {
+		file = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		return usageErr("unexpected argument")
+	}
+	if file == "" {
+		return usageErr("catalog check needs FILE")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return errCatalogRead
+	}
+	tools, err := catalogTools(data)
+	if err != nil {
+		return err
+	}
+	cat, err := discovery.NewCatalog(tools, nil)
+	if err != nil {
+		return err // a *discovery.CatalogError: position and rule, never content
+	}
+	reports, err := checkTools(cat)
+	if err != nil {
+		return err
+	}
+	unenforced := 0
+	for _, r := range reports {
+		if !r.Enforced {
+			unenforced++
+		}
+	}
+	if *asJSON {
+		out := struct {
+			Tools      []toolReport `json:"tools"`
+			Bytes      int          `json:"catalogBytes"`
+			Unenforced int          `json:"unenforced"`
+		}{reports, cat.Size().Bytes, unenforced}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(stdout, "tool\tvalidation\tbytes\tpage\tdigest")
+		for _, r := range reports {
+			v := "enforced"
+			if !r.Enforced {
+				v = "503: " + stoppedText(r.StoppedBy)
+			}
+			page := "fits"
+			switch {
+			case r.FitsPage == nil:
+				page = "unknown"
+			case !*r.FitsPage:
+				page = "413: too large"
+			}
+			fmt.Fprintf(stdout, "%s\t%s\t%d\t%s\t%s\n", r.Name, v, r.Bytes, page, r.Digest)
+		}
+		fmt.Fprintf(stdout, "%d tools, %d canonical bytes, %d not enforced\n", len(reports), cat.Size().Bytes, unenforced)
+	}
+	if unenforced > 0 {
+		return errUnenforceable
+	}
+	return nil
+}
+
+func stoppedText(keyword string) string {
+	if keyword == "" {
+		return "malformed schema or unknown keyword"
+	}
+	return "stopped by " + keyword
+}
+
+// catalogTools reads a JSON array of tool definitions, or an object whose "tools"
+// member is one (a tools/list result).
+func catalogTools(data []byte) ([]json.RawMessage, error) {
+	data = bytes.TrimSpace(data)
+	var tools []json.RawMessage
+	if len(data) > 0 && data[0] == '{' {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(data, &obj) != nil || obj["tools"] == nil {
+			return nil, errCatalogFormat
+		}
+		data = obj["tools"]
+	}
+	if json.Unmarshal(data, &tools) != nil || tools == nil {
+		return nil, errCatalogFormat
+	}
+	return tools, nil
+}
+
+// checkPrincipal is the principal granted only tool in checkTools' Discoverer.
+func checkPrincipal(tool string) grants.Principal { return grants.Principal{ID: "check:" + tool} }
+
+// checkTools builds each tool's report over cat.
+func checkTools(cat *discovery.Catalog) ([]toolReport, error) {
+	ctx := context.Background()
+	store := grants.NewMemory()
+	for _, name := range cat.Names() {
+		if _, err := store.Put(ctx, grants.Row{Principal: checkPrincipal(name).ID, Tool: name, Effect: grants.Allow}); err != nil {
+			return nil, err
+		}
+	}
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
+	compiler := validate.NewCompiler(nil)
+	var reports []toolReport
+	for _, name := range cat.Names() {
+		canon, _ := cat.Tool(name)
+		digest := schemaguard.Digest(canon)
+		r := toolReport{Name: name, Bytes: len(canon), Digest: "sha256:" + hex.EncodeToString(digest[:])}
+		var fields struct {
+			Title       string          `json:"title"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		json.Unmarshal(canon, &fields) // canonical and checked by NewCatalog: exact names
+
+		err := d.AuthorizeCall(ctx, checkPrincipal(name), discovery.Call{Tool: name, Arguments: json.RawMessage("{}")})
+		switch {
+		case errors.Is(err, discovery.CodeValidationUnavailable):
+			_, cerr := compiler.Compile(fields.InputSchema)
+			var ue *validate.UnsupportedError
+			switch {
+			case errors.As(cerr, &ue):
+				r.StoppedBy = ue.Keyword
+			case errors.Is(cerr, validate.ErrLimit):
+				r.StoppedBy = "limit"
+			}
+		case err == nil, errors.Is(err, discovery.CodeInvalidArguments):
+			r.Enforced = true // validated: {} passed or was refused by the schema
+		default:
+			return nil, errCheckFailed
+		}
+
+		for _, q := range []string{name, fields.Title, fields.Description} {
+			q = queryText(q)
+			if q == "" {
+				continue
+			}
+			res, err := d.Discover(ctx, checkPrincipal(name), discovery.Request{Query: q, Limit: 1})
+			if errors.Is(err, discovery.CodeSchemaTooLarge) {
+				r.FitsPage = new(bool)
+				break
+			}
+			if err == nil && len(res.Tools) == 1 {
+				fits := true
+				r.FitsPage = &fits
+				break
+			}
+			if err != nil && !errors.Is(err, discovery.CodeInvalidParams) {
+				return nil, errCheckFailed
+			}
+		}
+		reports = append(reports, r)
+	}
+	return reports, nil
+}
+
+// queryText turns text into a discover query: control characters become spaces, and it
+// is cut to MaxQueryLength code points.
+func queryText(s string) string {
+	var b []rune
+	for _, c := range s {
+		if len(b) == discovery.MaxQueryLength {
+			break
+		}
+		if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == utf8.RuneError {
+			c = ' '
+		}
+		b = append(b, c)
+	}
+	return string(bytes.TrimSpace([]byte(string(b))))
+}
+
+// rankEval runs rank/rankeval over a catalog and a labelled query set: Recall@1, @5,
+// @10, MRR@10 and nDCG@10, as go run ./rank/cmd/rankeval prints them.
+func rankEval(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("rank eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	catalog := fs.String("catalog", "", "JSON array of tools {name, title?, description, inputSchema?, ...}")
+	queries := fs.String("queries", "", `JSON array of {"query": ..., "relevant": [tool names]}`)
+	asJSON := fs.Bool("json", false, "print JSON")
+	params := fs.Bool("params", true, "rank the text of each tool's parameters too, as discovery does by default")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument")
+	}
+	if *catalog == "" || *queries == "" {
+		return usageErr("-catalog and -queries are required")
+	}
+	docs, err := rankeval.LoadCatalog(*catalog)
+	switch {
+	case errors.Is(err, rankeval.ErrFormat):
+		return errEvalFormat
+	case err != nil:
+		return errCatalogRead
+	}
+	if !*params {
+		for i := range docs {
+			docs[i].Params = ""
+		}
+	}
+	qs, err := rankeval.LoadQueries(*queries)
+	switch {
+	case errors.Is(err, rankeval.ErrFormat):
+		return errEvalFormat
+	case err != nil:
+		return errQueriesRead
+	}
+	rep := rankeval.Evaluate(docs, qs, rankeval.Ours(docs))
+	if *asJSON {
+		if rep.Skipped == nil {
+			rep.Skipped = []rankeval.Skip{}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(stdout, "%d tools, %d queries\n", len(docs), len(qs))
+	_, err = fmt.Fprint(stdout, rep)
+	return err
+}
