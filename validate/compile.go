@@ -69,6 +69,7 @@ type schema struct {
 	kinds uint8
 
 	enum  []int32 // tokens of the owning program's schema tape
+	enumH []hpair // large enums: (hash, token) of each value, sorted by hash (see indexEnum)
 	anyOf []*schema
 	oneOf []*schema
 }
@@ -269,6 +270,7 @@ func (s *schema) compileEnum(t *tape, val int32) error {
 	for e := val + 1; e < vt.next; e = t.toks[e].next {
 		s.enum = append(s.enum, e)
 	}
+	s.enumH = indexEnum(t, s.enum)
 	return nil
 }
 
