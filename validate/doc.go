@@ -8,7 +8,8 @@
 // [ErrInvalid] (usually a [*ValidationError]) or [ErrLimit]. The Discoverer maps
 // ErrInvalid to HTTP 400 and ErrUnsupported and ErrLimit to 503
 // tool_validation_unavailable. [NewFull] is the opt-in full draft 2020-12 validator
-// (SPEC CALL-7) behind the same interfaces.
+// (SPEC CALL-7) behind the same interfaces, with exact number equality and a work
+// budget of its own: it estimates the library's work before running it.
 //
 // # Keywords
 //
