@@ -11,7 +11,7 @@ import (
 const (
 	dfaMaxProg  = 4096    // program instructions
 	dfaMaxCells = 1 << 15 // states × classes (uint16 entries: 64 KiB)
-	dfaMaxWork  = 1 << 20 // instructions visited while building, about a millisecond
+	dfaMaxWork  = 1 << 17 // instructions visited and set entries built: a few milliseconds at most
 )
 
 // State flags of a dfa.
@@ -83,6 +83,10 @@ type dfaBuilder struct {
 	gen     uint32
 	work    int
 	restart []uint32 // the closure of the start at positions after the first
+	runeSet []int32  // per instruction: its distinct code point set (see dfa.classes), -1 for none, -2 for any
+	member  []bool   // distinct set j, class c: member[j*n+c]
+	stack   []uint32
+	key     []byte
 }
 
 // buildDFA answers the automaton of prog, or nil when prog has a construct the
@@ -92,7 +96,6 @@ func buildDFA(prog *syntax.Prog) *dfa {
 	if len(prog.Inst) > dfaMaxProg {
 		return nil
 	}
-	var points []rune
 	for _, in := range prog.Inst {
 		switch in.Op {
 		case syntax.InstEmptyWidth:
@@ -103,58 +106,52 @@ func buildDFA(prog *syntax.Prog) *dfa {
 			if syntax.Flags(in.Arg)&syntax.FoldCase != 0 {
 				return nil
 			}
-			if len(in.Rune) == 1 {
-				points = append(points, in.Rune[0], in.Rune[0]+1)
-			}
-			for k := 0; k+1 < len(in.Rune); k += 2 {
-				points = append(points, in.Rune[k], in.Rune[k+1]+1)
-			}
-		case syntax.InstRune1:
-			points = append(points, in.Rune[0], in.Rune[0]+1)
-		case syntax.InstRuneAnyNotNL:
-			points = append(points, '\n', '\n'+1)
 		}
 	}
 	d := &dfa{}
-	if !d.classes(prog, points) {
+	b := &dfaBuilder{prog: prog, mark: make([]uint32, len(prog.Inst))}
+	if !d.classes(b) {
 		return nil
 	}
-	b := &dfaBuilder{prog: prog, mark: make([]uint32, len(prog.Inst))}
 	b.restart = b.closure(nil, []uint32{uint32(prog.Start)}, false)
 	start := b.closure(nil, []uint32{uint32(prog.Start)}, true)
 	// The start state is never shared with a later one: only there is the text's
 	// beginning true, which the end-of-text check of an empty string needs.
 	sets := [][]uint32{start}
 	index := map[string]int{}
-	reps := d.representatives()
 	for s := 0; s < len(sets); s++ {
 		if (len(sets)+1)*d.n > dfaMaxCells || b.work > dfaMaxWork {
 			return nil
 		}
 		set := sets[s]
 		d.flags = append(d.flags, b.flags(set, s == 0))
-		for _, r := range reps {
-			var outs []uint32
+		var outs, next []uint32
+		for c := 0; c < d.n; c++ {
+			outs = outs[:0]
 			b.work += len(set)
 			for _, pc := range set {
-				in := &prog.Inst[pc]
-				switch in.Op {
-				case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
-					if in.MatchRune(r) {
-						outs = append(outs, in.Out)
-					}
+				switch j := b.runeSet[pc]; {
+				case j == -2 || j >= 0 && b.member[int(j)*d.n+c]:
+					outs = append(outs, prog.Inst[pc].Out)
 				}
 			}
-			next := b.closure(slices.Clone(b.restart), outs, false)
-			key := setKey(next)
-			t, ok := index[key]
+			next = b.closure(append(next[:0], b.restart...), outs, false)
+			b.work += len(next)
+			if b.work > dfaMaxWork {
+				return nil
+			}
+			b.key = b.key[:0]
+			for _, pc := range next {
+				b.key = append(b.key, byte(pc), byte(pc>>8), byte(pc>>16), byte(pc>>24))
+			}
+			t, ok := index[string(b.key)]
 			if !ok {
 				t = len(sets)
 				if t > 0xFFFF {
 					return nil
 				}
-				index[key] = t
-				sets = append(sets, next)
+				index[string(b.key)] = t
+				sets = append(sets, slices.Clone(next))
 			}
 			d.next = append(d.next, uint16(t))
 		}
@@ -164,39 +161,75 @@ func buildDFA(prog *syntax.Prog) *dfa {
 
 // classes groups code points into the classes d reads: intervals between the
 // boundary points that every rune instruction of prog treats alike (\p{L} has
-// hundreds of ranges but two classes). It answers false past the cell bound.
-func (d *dfa) classes(prog *syntax.Prog, points []rune) bool {
-	points = append(points, 0, utf8.RuneSelf, utf8.MaxRune+1)
-	slices.Sort(points)
-	points = slices.Compact(points)
+// hundreds of ranges but two classes). It fills b.runeSet and b.member and answers
+// false past the construction bounds.
+func (d *dfa) classes(b *dfaBuilder) bool {
+	// One instruction per distinct set of code points: [a-z]{100} has 100 rune
+	// instructions but one set.
 	var runes []*syntax.Inst
-	for k := range prog.Inst {
-		switch prog.Inst[k].Op {
+	seen := map[string]int32{}
+	b.runeSet = make([]int32, len(b.prog.Inst))
+	for k := range b.prog.Inst {
+		in := &b.prog.Inst[k]
+		b.runeSet[k] = -1
+		switch in.Op {
+		case syntax.InstRuneAny:
+			b.runeSet[k] = -2
 		case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAnyNotNL:
-			runes = append(runes, &prog.Inst[k])
+			key := string(rune(in.Op)) + string(in.Rune)
+			j, ok := seen[key]
+			if !ok {
+				j = int32(len(runes))
+				seen[key] = j
+				runes = append(runes, in)
+			}
+			b.runeSet[k] = j
 		}
 	}
-	ids := map[string]uint16{}
-	sig := make([]byte, (len(runes)+7)/8)
-	intervals := make([]uint16, len(points)-1)
-	for k := 0; k+1 < len(points); k++ {
-		clear(sig)
-		for j, in := range runes {
-			if in.MatchRune(points[k]) {
-				sig[j/8] |= 1 << (j % 8)
+	points := []rune{0, utf8.RuneSelf, utf8.MaxRune + 1}
+	for _, in := range runes {
+		switch {
+		case in.Op == syntax.InstRuneAnyNotNL:
+			points = append(points, '\n', '\n'+1)
+		case len(in.Rune) == 1:
+			points = append(points, in.Rune[0], in.Rune[0]+1)
+		default:
+			for k := 0; k+1 < len(in.Rune); k += 2 {
+				points = append(points, in.Rune[k], in.Rune[k+1]+1)
 			}
 		}
-		id, ok := ids[string(sig)]
+	}
+	slices.Sort(points)
+	points = slices.Compact(points)
+	if len(runes)*len(points) > dfaMaxWork {
+		return false
+	}
+	ids := map[string]uint16{}
+	var sigs [][]bool
+	sig := make([]bool, len(runes))
+	intervals := make([]uint16, len(points)-1)
+	for k := 0; k+1 < len(points); k++ {
+		for j, in := range runes {
+			sig[j] = in.MatchRune(points[k])
+		}
+		id, ok := ids[boolKey(sig)]
 		if !ok {
 			if len(ids) >= dfaMaxCells/2 {
 				return false
 			}
 			id = uint16(len(ids))
-			ids[string(sig)] = id
+			ids[boolKey(sig)] = id
+			sigs = append(sigs, slices.Clone(sig))
 		}
 		intervals[k] = id
 	}
 	d.n = len(ids)
+	b.member = make([]bool, len(runes)*d.n)
+	for c, sg := range sigs {
+		for j, in := range sg {
+			b.member[j*d.n+c] = in
+		}
+	}
 	for k := 0; k+1 < len(points); k++ {
 		lo, hi := points[k], points[k+1]
 		if lo < utf8.RuneSelf {
@@ -214,21 +247,14 @@ func (d *dfa) classes(prog *syntax.Prog, points []rune) bool {
 	return true
 }
 
-// representatives answers one code point of each class, indexed by class.
-func (d *dfa) representatives() []rune {
-	reps := make([]rune, d.n)
-	seen := make([]bool, d.n)
-	for r := rune(0); r < utf8.RuneSelf; r++ {
-		if c := d.ascii[r]; !seen[c] {
-			seen[c], reps[c] = true, r
+func boolKey(sig []bool) string {
+	b := make([]byte, len(sig))
+	for i, v := range sig {
+		if v {
+			b[i] = 1
 		}
 	}
-	for k, c := range d.cls {
-		if !seen[c] {
-			seen[c], reps[c] = true, d.lo[k]
-		}
-	}
-	return reps
+	return string(b)
 }
 
 // closure adds to set the instructions reachable from pcs without reading input,
@@ -240,7 +266,8 @@ func (b *dfaBuilder) closure(set []uint32, pcs []uint32, atStart bool) []uint32 
 	for _, pc := range set {
 		b.mark[pc] = b.gen
 	}
-	stack := slices.Clone(pcs)
+	stack := append(b.stack[:0], pcs...)
+	defer func() { b.stack = stack[:0] }()
 	for len(stack) > 0 {
 		pc := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -318,13 +345,4 @@ func (b *dfaBuilder) flags(set []uint32, start bool) uint8 {
 		f |= dfaAcceptEnd
 	}
 	return f
-}
-
-// setKey is the map key of a sorted instruction set.
-func setKey(set []uint32) string {
-	b := make([]byte, 0, 4*len(set))
-	for _, pc := range set {
-		b = append(b, byte(pc), byte(pc>>8), byte(pc>>16), byte(pc>>24))
-	}
-	return string(b)
 }

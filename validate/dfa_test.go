@@ -74,8 +74,27 @@ func TestDFABounds(t *testing.T) {
 	}
 }
 
-// FuzzPatternDFA checks the automaton against Go's regexp on every pattern it is
-// built for.
+// TestPatternMatchersAgree: whichever matcher runs a pattern (a literal search, the
+// sequence matcher, the automaton or Go's regexp), it answers as Go's regexp.
+//
+// SPEC CALL-3
+func TestPatternMatchersAgree(t *testing.T) {
+	for _, p := range append([]string{"abc", "a", "é😀", "aaaa", "^abc$", "^abc", "abc$", "\\d", "\\."}, dfaPatterns...) {
+		cp, ok := compilePattern(p)
+		if !ok {
+			t.Errorf("compilePattern(%q) failed", p)
+			continue
+		}
+		for _, s := range append([]string{"abc\n", "xabcx", "aaa", "aaaaa", "xé😀", "3", "."}, dfaInputs...) {
+			if got, want := cp.match([]byte(s)), cp.re.MatchString(s); got != want {
+				t.Errorf("pattern %q on %q: match %v, regexp %v", p, s, got, want)
+			}
+		}
+	}
+}
+
+// FuzzPatternDFA checks the matcher each pattern runs on (literal search, sequence
+// matcher, automaton) against Go's regexp.
 func FuzzPatternDFA(f *testing.F) {
 	for _, p := range dfaPatterns {
 		for _, s := range dfaInputs[:12] {
@@ -87,10 +106,10 @@ func FuzzPatternDFA(f *testing.F) {
 			return
 		}
 		cp, ok := compilePattern(pattern)
-		if !ok || cp.dfa == nil {
+		if !ok {
 			return
 		}
-		if got, want := cp.dfa.match([]byte(s)), cp.re.MatchString(s); got != want {
+		if got, want := cp.match([]byte(s)), cp.re.MatchString(s); got != want {
 			t.Errorf("pattern %q on %q: automaton %v, regexp %v", pattern, s, got, want)
 		}
 	})

@@ -86,10 +86,11 @@
 //     numbers; uniqueItems finds duplicates through a hash table, one step per node
 //     hashed and per probe, so 8,000 distinct items cost about 8,000 steps;
 //   - numeric bounds and "integer": one per 64 bytes of the number;
-//   - pattern: by the engine that runs it. A pattern of the simple anchored shape the
-//     sequence matcher decides, or whose deterministic automaton fits the
-//     construction bounds (4,096 program instructions, 32,768 table cells, about a
-//     millisecond of construction at compile time), runs in one table lookup per code
+//   - pattern: by the engine that runs it. A plain literal (searched with
+//     bytes.Contains), a pattern of the simple anchored shape the sequence matcher
+//     decides, or one whose deterministic automaton fits the
+//     construction bounds (4,096 program instructions, 32,768 table cells, 131,072
+//     units of construction work, a few milliseconds at compile time), runs in one table lookup per code
 //     point whatever the pattern: one step plus one per 16 bytes. Any other pattern
 //     (word boundaries \b \B, which the automaton does not model, or an automaton too
 //     large, as for (a|b)*a(a|b){20}) runs on Go's regexp, whose simulation does

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bytes"
 	"regexp"
 	"regexp/syntax"
 	"strconv"
@@ -20,15 +21,19 @@ const ecmaDot = `[^\n\r\x{2028}\x{2029}]`
 
 // compiledPattern is a pattern ready to run, with its cost per input byte.
 type compiledPattern struct {
-	re   *regexp.Regexp
-	seq  *seqMatcher // a faster exact matcher for simple anchored patterns, or nil
-	dfa  *dfa        // a deterministic automaton when one of bounded size exists, or nil
-	size int         // instructions of the compiled program
+	re    *regexp.Regexp
+	lit   []byte      // the pattern's text when it is a plain literal (isLit)
+	isLit bool        // searched with bytes.Contains
+	seq   *seqMatcher // a faster exact matcher for simple anchored patterns, or nil
+	dfa   *dfa        // a deterministic automaton when one of bounded size exists, or nil
+	size  int         // instructions of the compiled program
 }
 
 // match reports whether s matches the pattern.
 func (p *compiledPattern) match(s []byte) bool {
 	switch {
+	case p.isLit:
+		return bytes.Contains(s, p.lit)
 	case p.seq != nil:
 		return p.seq.match(s)
 	case p.dfa != nil:
@@ -53,11 +58,11 @@ func (p *compiledPattern) cost(n int) int {
 	return (n + 1) * p.size
 }
 
-// linear reports whether the pattern runs on a matcher of this package whose work
-// per input byte is a small constant whatever the pattern (the sequence matcher or
-// the automaton), rather than on Go's regexp, whose work per byte can grow with the
+// linear reports whether the pattern runs on a matcher whose work per input byte is a
+// small constant whatever the pattern (a literal search, the sequence matcher or the
+// automaton), rather than on Go's regexp, whose work per byte can grow with the
 // program's size.
-func (p *compiledPattern) linear() bool { return p.seq != nil || p.dfa != nil }
+func (p *compiledPattern) linear() bool { return p.isLit || p.seq != nil || p.dfa != nil }
 
 // compilePattern translates an ECMA-262 pattern (the JSON Schema dialect, Unicode mode)
 // into RE2 syntax with the same meaning, or answers ok == false when it uses a construct
@@ -80,8 +85,16 @@ func compilePattern(p string) (compiledPattern, bool) {
 	if err != nil {
 		return compiledPattern{}, false
 	}
-	cp := compiledPattern{re: re, seq: buildSeq(tr), size: len(prog.Inst)}
-	if cp.seq == nil {
+	cp := compiledPattern{re: re, size: len(prog.Inst)}
+	switch {
+	case sre.Op == syntax.OpLiteral && sre.Flags&syntax.FoldCase == 0:
+		cp.lit, cp.isLit = []byte(string(sre.Rune)), true
+		return cp, true
+	case sre.Op == syntax.OpEmptyMatch:
+		cp.isLit = true // the empty pattern: found in every string
+		return cp, true
+	}
+	if cp.seq = buildSeq(tr); cp.seq == nil {
 		cp.dfa = buildDFA(prog)
 	}
 	return cp, true

@@ -40,6 +40,7 @@ var realisticPatterns = []struct {
 	{`^\+?[0-9 ()-]{7,20}$`, func(r *rand.Rand, _ int) string { return fmt.Sprintf("+1 (555) %07d", r.IntN(1e7)) }},
 	// 512 code units: a long literal and a long alternation, the size SPEC CALL-5 allows.
 	{"^" + strings.Repeat("abcdefgh", 63) + "xyz$", func(r *rand.Rand, _ int) string { return strings.Repeat("abcdefgh", 63) + "xyz" }},
+	{strings.Repeat("a", 512), func(r *rand.Rand, n int) string { return strings.Repeat("a", max(n, 512)) }},
 	{"^(?:" + strings.TrimSuffix(strings.Repeat("alpha|bravo|charlie|delta|echo|foxtrot|golf|hotel|", 10), "|") + ")+$", func(r *rand.Rand, n int) string {
 		w := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"}
 		var b strings.Builder
