@@ -324,3 +324,45 @@ func TestStepBudgetAdversarial(t *testing.T) {
 		})
 	}
 }
+
+// TestEnumIndex: an enum of 16 values or more is looked up by hash and answers as
+// the scan of a shorter one does: JSON equality, numbers by value, objects whatever
+// their member order, no coercion.
+//
+// SPEC CALL-3
+// SPEC CALL-8
+func TestEnumIndex(t *testing.T) {
+	values := []string{`1`, `"one"`, `null`, `true`, `{"a":1,"b":[2,"x"]}`, `[1,2]`, `0`, `2.5`,
+		`123456789012345678901234567890`, `"é"`, `[]`, `{}`, `"1"`, `1e400`, `[[1]]`, `{"k":null}`}
+	tests := []struct {
+		args string
+		in   bool
+	}{
+		{`1.0`, true}, {`1e0`, true}, {`10e-1`, true}, {`"one"`, true}, {`null`, true}, {`true`, true},
+		{`{"b":[2.0,"x"],"a":1}`, true}, {`[1,2]`, true}, {`-0`, true}, {`0.0e5`, true}, {`25e-1`, true},
+		{`1.23456789012345678901234567890e29`, true}, {`"\u00e9"`, true}, {`[]`, true}, {`{}`, true},
+		{`"1"`, true}, {`10e399`, true}, {`[[1.0]]`, true}, {`{"k":null}`, true},
+		{`2`, false}, {`"two"`, false}, {`false`, false}, {`{"a":1,"b":[2,"y"]}`, false}, {`[2,1]`, false},
+		{`123456789012345678901234567891`, false}, {`"e"`, false}, {`[null]`, false}, {`{"k":0}`, false},
+		{`1e401`, false}, {`[1]`, false}, {`{"a":1}`, false},
+	}
+	for _, n := range []int{15, 16} {
+		schema := `{"enum":[` + strings.Join(values[:n], ",") + `]}`
+		v := mustCompile(t, NewCompiler(nil), schema)
+		if got := v.(*program).root.enumH != nil; got != (n >= enumIndexMin) {
+			t.Fatalf("%d values: indexed %v", n, got)
+		}
+		for _, tt := range tests {
+			if n == 15 && tt.args == `{"k":null}` {
+				continue // the 16th value
+			}
+			want := "invalid:enum"
+			if tt.in {
+				want = "ok"
+			}
+			if got := verdict(v.Validate([]byte(tt.args))); got != want {
+				t.Errorf("%d values: Validate(%s) = %s, want %s", n, tt.args, got, want)
+			}
+		}
+	}
+}
