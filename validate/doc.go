@@ -66,12 +66,12 @@
 //
 // # Work steps
 //
-// Validation then spends work steps, at most MaxSteps (65,536). A step is about the time
-// of the costliest single unit of work the validator does, measured at up to about 40 ns
-// on the 2-core development machine under load, so a budget spent to the last step
-// still ends well inside SPEC PERF-4's 5 ms. Every charge is made before the work it
-// pays for, and past the budget Validate stops and answers ErrLimit with no verdict.
-// Charges:
+// Validation then spends work steps, at most MaxSteps (65,536). A step is at most about
+// 75 ns of process CPU time, measured on the 2-core development machine under heavy
+// load (cpu-ns/op over steps in BenchmarkStepCorpus and BenchmarkAdversarial: 50 to
+// 75 ns), so a budget spent to the last step ends within SPEC PERF-4's 5 ms. Every
+// charge is made before the work it pays for, and past the budget Validate stops and
+// answers ErrLimit with no verdict. Charges:
 //
 //   - one per schema applied to a value, one per object member and array element;
 //   - while scanning, one per eight key comparisons of the duplicate-key check (an
@@ -88,9 +88,9 @@
 //   - numeric bounds and "integer": one per 64 bytes of the number;
 //   - pattern: by the engine that runs it. A plain literal (searched with
 //     bytes.Contains), a pattern of the simple anchored shape the sequence matcher
-//     decides, or one whose deterministic automaton fits the
-//     construction bounds (4,096 program instructions, 32,768 table cells, 131,072
-//     units of construction work, a few milliseconds at compile time), runs in one table lookup per code
+//     decides, or one whose deterministic automaton fits the construction bounds
+//     (4,096 program instructions, 32,768 table cells, 131,072 units of construction
+//     work: a few milliseconds at compile time) runs in one table lookup per code
 //     point whatever the pattern: one step plus one per 16 bytes. Any other pattern
 //     (word boundaries \b \B, which the automaton does not model, or an automaton too
 //     large, as for (a|b)*a(a|b){20}) runs on Go's regexp, whose simulation does
