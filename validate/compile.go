@@ -69,9 +69,10 @@ type schema struct {
 	kinds uint8
 
 	enum  []int32 // tokens of the owning program's schema tape
-	enumH []hpair // large enums: (hash, token) of each value, sorted by hash (see indexEnum)
 	anyOf []*schema
 	oneOf []*schema
+
+	enumH []hpair // large enums: (hash, token) of each value, sorted by hash (see indexEnum)
 }
 
 // lookup answers the entries index of the member name, or -1.
