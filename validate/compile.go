@@ -71,6 +71,8 @@ type schema struct {
 	enum  []int32 // tokens of the owning program's schema tape
 	anyOf []*schema
 	oneOf []*schema
+
+	enumH []hpair // large enums: (hash, token) of each value, sorted by hash (see indexEnum)
 }
 
 // lookup answers the entries index of the member name, or -1.
@@ -269,6 +271,7 @@ func (s *schema) compileEnum(t *tape, val int32) error {
 	for e := val + 1; e < vt.next; e = t.toks[e].next {
 		s.enum = append(s.enum, e)
 	}
+	s.enumH = indexEnum(t, s.enum)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"hash/maphash"
 	"slices"
 	"strconv"
@@ -286,9 +287,22 @@ func (st *state) checkItemCount(s *schema, n int32) status {
 
 // checkEnum checks that the value at token i equals one of the enum values of s.
 func (st *state) checkEnum(s *schema, i int32) status {
+	if s.enumH != nil {
+		return st.checkEnumIndexed(s, i)
+	}
+	// Most enum values differ from the value at a glance (another kind, a string or
+	// array of another length): those comparisons cost a step per eight, charged up
+	// front; the others are charged by equal.
+	if !st.spend(1 + len(s.enum)/8) {
+		return over
+	}
 	found := false
+	tk, sch := &st.t.toks[i], st.p.schema
 	for _, e := range s.enum {
-		if found = st.equal(&st.t, i, st.p.schema, e); found || st.steps > st.max {
+		if !sameShape(tk, &sch.toks[e]) {
+			continue
+		}
+		if found = st.equal(&st.t, i, sch, e); found || st.steps > st.max {
 			break
 		}
 	}
@@ -299,6 +313,59 @@ func (st *state) checkEnum(s *schema, i int32) status {
 		return pass
 	}
 	return st.reject("enum")
+}
+
+// enumIndexMin is the enum size from which an enum is looked up by hash.
+const enumIndexMin = 16
+
+// indexEnum answers the (hash, token) pairs of the enum values at tokens of t, sorted
+// by hash, or nil for an enum short enough to scan.
+func indexEnum(t *tape, enum []int32) []hpair {
+	if len(enum) < enumIndexMin {
+		return nil
+	}
+	idx := make([]hpair, len(enum))
+	for k, e := range enum {
+		idx[k] = hpair{h: hashValue(t, e), i: e}
+	}
+	slices.SortFunc(idx, func(a, b hpair) int { return cmp.Compare(a.h, b.h) })
+	return idx
+}
+
+// checkEnumIndexed checks value i against a large enum through its hash index: it
+// hashes the value (charged as one comparison), then compares it with the values of
+// equal hash only.
+func (st *state) checkEnumIndexed(s *schema, i int32) status {
+	t := &st.t
+	if !st.spend(hashCost(t, i)) {
+		return over
+	}
+	h := hashValue(t, i)
+	idx := s.enumH
+	k, _ := slices.BinarySearchFunc(idx, h, func(p hpair, h uint64) int { return cmp.Compare(p.h, h) })
+	for ; k < len(idx) && idx[k].h == h; k++ {
+		if st.equal(t, i, st.p.schema, idx[k].i) {
+			return pass
+		}
+		if st.steps > st.max {
+			return over
+		}
+	}
+	return st.reject("enum")
+}
+
+// hashCost answers the steps of hashing value i, as equal would charge comparing it:
+// one per node and one per 64 bytes of each string and number.
+func hashCost(t *tape, i int32) int {
+	n := 0
+	for k := i; k < t.toks[i].next; k++ {
+		tk := &t.toks[k]
+		n++
+		if tk.kind == kString || tk.kind == kNumber {
+			n += int(tk.end-tk.off) / 64
+		}
+	}
+	return n
 }
 
 // checkString checks string i against minLength, maxLength and pattern.
@@ -313,7 +380,7 @@ func (st *state) checkString(s *schema, i int32) status {
 	}
 	if s.pattern != nil {
 		str := st.t.str(i)
-		if !st.spend((len(str) + 1) * s.pattern.size) {
+		if !st.spend(s.pattern.cost(len(str))) {
 			return over
 		}
 		if !s.pattern.match(str) {
@@ -444,6 +511,20 @@ func (st *state) unique(i int32) status {
 		}
 	}
 	return pass
+}
+
+// sameShape reports whether two values may be equal at a glance: same kind, and for
+// strings the same length, for arrays and objects the same count. equal decides.
+func sameShape(a, b *token) bool {
+	switch {
+	case a.kind != b.kind:
+		return false
+	case a.kind == kString:
+		return a.n == b.n && a.end-a.off == b.end-b.off
+	case a.kind == kArray || a.kind == kObject:
+		return a.n == b.n
+	}
+	return true
 }
 
 // equal reports whether value i of ta and value j of tb are equal JSON values: numbers

@@ -562,7 +562,7 @@ func TestCustomLimits(t *testing.T) {
 		{Limits{MaxStringUnits: 4}, `{}`, `12345`, "limit"}, // digits count too
 		{Limits{MaxSteps: 3}, `{"items":{"type":"integer"}}`, `[1,2]`, "ok"},
 		{Limits{MaxSteps: 3}, `{"items":{"type":"integer"}}`, `[1,2,3]`, "limit"},
-		{Limits{MaxSteps: 100}, `{"pattern":"^a+$"}`, `"` + strings.Repeat("a", 200) + `"`, "limit"},
+		{Limits{MaxSteps: 100}, `{"pattern":"^a+$"}`, `"` + strings.Repeat("a", 2000) + `"`, "limit"}, // 1 + 2000/16 steps
 		{Limits{}, `{}`, strings.Repeat("[", 32) + strings.Repeat("]", 32), "ok"},
 		{Limits{}, `{}`, strings.Repeat("[", 33) + strings.Repeat("]", 33), "limit"},
 	}
