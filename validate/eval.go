@@ -167,7 +167,7 @@ func (st *state) check(s *schema, i int32) status {
 			return r
 		}
 	}
-	if s.enum != nil {
+	if s.enum != 0 {
 		if r := st.checkEnum(s, i); r != pass {
 			return r
 		}
@@ -205,17 +205,20 @@ func (st *state) check(s *schema, i int32) status {
 			}
 		}
 	case kObject:
-		if len(s.entries) > 0 || s.additional != nil {
-			if r := st.object(s, i); r != pass {
+		if s.obj != nil {
+			if r := st.object(s.obj, i); r != pass {
 				return r
 			}
 		}
 	}
-	if s.anyOf != nil {
+	if s.x == nil {
+		return pass
+	}
+	if s.x.anyOf != nil {
 		// The branches run quietly: only anyOf's own failure is recorded.
 		st.quiet++
 		r := fail
-		for _, sub := range s.anyOf {
+		for _, sub := range s.x.anyOf {
 			if r = st.check(sub, i); r != fail {
 				break
 			}
@@ -228,11 +231,11 @@ func (st *state) check(s *schema, i int32) status {
 			return over
 		}
 	}
-	if s.oneOf != nil {
+	if s.x.oneOf != nil {
 		// Quietly, as for anyOf; a second passing branch ends the loop.
 		st.quiet++
 		r, n := pass, 0
-		for _, sub := range s.oneOf {
+		for _, sub := range s.x.oneOf {
 			if r = st.check(sub, i); r == pass {
 				n++
 			}
@@ -275,20 +278,23 @@ func (st *state) checkInteger(s *schema, i int32) status {
 
 // checkItemCount checks the n items of an array against minItems and maxItems.
 func (st *state) checkItemCount(s *schema, n int32) status {
-	if s.minItems >= 0 && int64(n) < s.minItems {
+	x := s.x
+	if x.minItems >= 0 && int64(n) < x.minItems {
 		return st.reject("minItems")
 	}
-	if s.maxItems >= 0 && int64(n) > s.maxItems {
+	if x.maxItems >= 0 && int64(n) > x.maxItems {
 		return st.reject("maxItems")
 	}
 	return pass
 }
 
-// checkEnum checks that the value at token i equals one of the enum values of s.
+// checkEnum checks that the value at token i equals one of the enum values of s, the
+// items of array s.enum of the program's enum tape.
 func (st *state) checkEnum(s *schema, i int32) status {
 	found := false
-	for _, e := range s.enum {
-		if found = st.equal(&st.t, i, st.p.schema, e); found || st.steps > st.max {
+	enums := st.p.enums
+	for e, end := s.enum+1, enums.toks[s.enum].next; e < end; e = enums.toks[e].next {
+		if found = st.equal(&st.t, i, enums, e); found || st.steps > st.max {
 			break
 		}
 	}
@@ -305,18 +311,19 @@ func (st *state) checkEnum(s *schema, i int32) status {
 func (st *state) checkString(s *schema, i int32) status {
 	// n is the string's length in code points, counted by the scan.
 	n := int64(st.t.toks[i].n)
-	if s.minLen >= 0 && n < s.minLen {
+	x := s.x
+	if x.minLen >= 0 && n < x.minLen {
 		return st.reject("minLength")
 	}
-	if s.maxLen >= 0 && n > s.maxLen {
+	if x.maxLen >= 0 && n > x.maxLen {
 		return st.reject("maxLength")
 	}
-	if s.pattern != nil {
+	if x.pattern != nil {
 		str := st.t.str(i)
-		if !st.spend((len(str) + 1) * s.pattern.size) {
+		if !st.spend((len(str) + 1) * x.pattern.size) {
 			return over
 		}
-		if !s.pattern.match(str) {
+		if !x.pattern.match(str) {
 			return st.reject("pattern")
 		}
 	}
@@ -326,12 +333,13 @@ func (st *state) checkString(s *schema, i int32) status {
 // checkBounds checks number i against the numeric bounds of s, in schema order.
 func (st *state) checkBounds(s *schema, i int32) status {
 	lit := st.t.lit(i)
-	if !st.spend(len(s.bounds) * (len(lit)/64 + 1)) {
+	bounds := s.x.bounds
+	if !st.spend(len(bounds) * (len(lit)/64 + 1)) {
 		return over
 	}
 	d := parseDecimal(lit)
-	for k := range s.bounds {
-		b := &s.bounds[k]
+	for k := range bounds {
+		b := &bounds[k]
 		if !b.ok(cmpDecimal(&d, &b.num)) {
 			return st.reject(b.keyword)
 		}
@@ -341,7 +349,7 @@ func (st *state) checkBounds(s *schema, i int32) status {
 
 // object checks the members of object i against s's properties, additionalProperties
 // and required.
-func (st *state) object(s *schema, i int32) status {
+func (st *state) object(s *objectKeywords, i int32) status {
 	t := &st.t
 	tk := t.toks[i]
 	base := len(st.bits)
@@ -358,8 +366,8 @@ func (st *state) object(s *schema, i int32) status {
 		e := s.lookup(t.str(key))
 		if e >= 0 {
 			st.bits[base+int(e/64)] |= 1 << (e % 64)
-			if ent := &s.entries[e]; ent.inProps {
-				st.path = append(st.path, seg{name: ent.name, idx: segName})
+			if ent := &s.entries[e]; ent.sub != nil {
+				st.path = append(st.path, seg{name: s.names[ent.off:ent.end], idx: segName})
 				r := st.check(ent.sub, val)
 				st.path = st.path[:len(st.path)-1]
 				if r != pass {
@@ -387,7 +395,7 @@ func (st *state) object(s *schema, i int32) status {
 	}
 	for _, e := range s.required {
 		if st.bits[base+int(e/64)]&(1<<(e%64)) == 0 {
-			st.path = append(st.path, seg{name: s.entries[e].name, idx: segName})
+			st.path = append(st.path, seg{name: s.name(e), idx: segName})
 			r := st.reject("required")
 			st.path = st.path[:len(st.path)-1]
 			return r
