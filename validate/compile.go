@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -61,14 +62,14 @@ type schema struct {
 
 // objectKeywords are the properties, required and additionalProperties of a schema.
 type objectKeywords struct {
-	entries    []entry // sorted by name when there are more than sortedEntries
+	entries    []entry // sorted by name length, then name, when more than sortedEntries
 	names      string  // the entries' names, end to end
 	required   []int32 // entries indexes, in the order of the required keyword
 	additional *schema // nil when absent
 }
 
 // sortedEntries is the most entries lookup scans in order; more are sorted by name
-// and searched by bisection.
+// length and name, and searched by bisection.
 const sortedEntries = 8
 
 // entry is a property name the schema declares in properties or required: names[off:end].
@@ -97,10 +98,13 @@ func (o *objectKeywords) name(e int32) string {
 func (o *objectKeywords) lookup(name []byte) int32 {
 	es := o.entries
 	if len(es) > sortedEntries {
+		// Bisection in (length, bytes) order: most steps compare lengths only.
+		n := uint32(len(name))
 		lo, hi := 0, len(es)
 		for lo < hi {
 			m := int(uint(lo+hi) >> 1)
-			if o.names[es[m].off:es[m].end] < string(name) {
+			e := &es[m]
+			if l := e.end - e.off; l < n || l == n && o.names[e.off:e.end] < string(name) {
 				lo = m + 1
 			} else {
 				hi = m
@@ -582,7 +586,9 @@ func (s *schema) resolveObject(t *tape, d *draft) error {
 		order[k] = int32(k)
 	}
 	if len(order) > sortedEntries {
-		slices.SortFunc(order, func(a, b int32) int { return strings.Compare(d.names[a], d.names[b]) })
+		slices.SortFunc(order, func(a, b int32) int {
+			return cmp.Or(cmp.Compare(len(d.names[a]), len(d.names[b])), strings.Compare(d.names[a], d.names[b]))
+		})
 	}
 	where := make([]int32, len(order)) // where[draft index]: the entry index
 	size := 0
