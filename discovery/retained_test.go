@@ -151,3 +151,35 @@ func realTools() ([]json.RawMessage, error) {
 	}
 	return out, nil
 }
+
+// TestRetainedValidators checks the heap the compiled validators of a catalog retain:
+// at most the tools' raw JSON on 2,000 generated tools (0.68 measured, 0.45 at 10,000
+// where more subschemas are shared; 5.1 before compiled programs stopped keeping the
+// schema text and its token tape).
+func TestRetainedValidators(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the heap")
+	}
+	tools := genCatalog(rand.New(rand.NewPCG(14, 2000)), 2000)
+	raw := 0
+	for _, tool := range tools {
+		raw += len(tool)
+	}
+	heap := map[string]int64{}
+	for name, c := range map[string]validate.Compiler{"bounded": validate.NewCompiler(nil), "none": noValidator{}} {
+		opts := &discovery.CatalogOptions{Compiler: c, Limits: schemaguard.Limits{MaxBytes: 1 << 40, MaxNodes: 1 << 40}}
+		heap[name] = retainedHeap(func() any {
+			cat, err := discovery.NewCatalog(tools, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return cat
+		})
+	}
+	runtime.KeepAlive(tools)
+	share := float64(heap["bounded"]-heap["none"]) / float64(raw)
+	t.Logf("catalog %d B/tool, validators %d B/tool (%.2fx raw JSON)", heap["bounded"]/2000, (heap["bounded"]-heap["none"])/2000, share)
+	if share > 1 {
+		t.Errorf("validators retain %.2fx the raw JSON, want at most 1", share)
+	}
+}

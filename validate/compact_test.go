@@ -78,10 +78,11 @@ func TestSharedSubschemas(t *testing.T) {
 	}
 }
 
-// TestProgramKeepsNoSchemaText overwrites the schema text after Compile: names,
-// patterns, bounds and enum values were copied, so every verdict stays.
+// TestProgramKeepsNoSchemaText overwrites the schema text after Compile, and compiles
+// another schema whose escaped strings reuse the pooled tape: names, patterns, bounds
+// and enum values were copied, so every verdict stays.
 func TestProgramKeepsNoSchemaText(t *testing.T) {
-	schema := `{"properties":{"name":{"pattern":"^[a-z]+$","enum":["abc","d\u00e9f",{"k":[1,2.50]}]},"n":{"maximum":12.5}},"required":["name"]}`
+	schema := `{"properties":{"name":{"pattern":"^[a-z]+$","enum":["abc","d\u00e9f",{"k":[1,2.50]}]},"n":{"maximum":12.5},"\u00e9":{"type":"null"}},"required":["name"]}`
 	cases := map[string]string{
 		`{"name":"abc","n":12.5}`:        "ok",
 		`{"name":"déf"}`:                 "invalid:pattern",
@@ -90,6 +91,7 @@ func TestProgramKeepsNoSchemaText(t *testing.T) {
 		`{"name":"abc","n":12.6}`:        "invalid:maximum",
 		`{"n":1}`:                        "invalid:required",
 		`{"name":{"k":[1,2.5,3]},"n":1}`: "invalid:enum",
+		`{"name":"abc","é":1}`:           "invalid:type",
 	}
 	buf := []byte(schema)
 	v, err := NewCompiler(nil).Compile(buf)
@@ -99,6 +101,7 @@ func TestProgramKeepsNoSchemaText(t *testing.T) {
 	for k := range buf {
 		buf[k] = 'z'
 	}
+	mustCompile(t, NewCompiler(nil), `{"properties":{"\u0078\u0078\u0078\u0078\u0078\u0078\u0078\u0078\u0078":{"enum":["\u0079\u0079\u0079\u0079\u0079\u0079"]}}}`)
 	for args, want := range cases {
 		if got := verdict(v.Validate([]byte(args))); got != want {
 			t.Errorf("Validate(%s) = %s, want %s", args, got, want)
