@@ -1,11 +1,16 @@
 package validate
 
 import (
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkValidate measures decode+validate of a 10-property argument object from its
@@ -120,4 +125,162 @@ func fullHeavyCases() []struct{ name, schema, args string } {
 		// 2^14 applications of one pattern to one short string through $ref.
 		{"fanout", fanout, `"aaaa"`},
 	}
+}
+
+// genVocabulary is the word list of genSchema.
+var genVocabulary = strings.Fields(`model dataset deployment endpoint registry search list get
+	create update delete upload download version tag metric evaluation benchmark training job
+	run artifact checkpoint billing invoice usage cost budget quota project team member role
+	secret token webhook log alert schedule pipeline feature store vector index embedding
+	prompt template batch inference latency replica region cluster node storage bucket file`)
+
+// genSchema returns a varied inputSchema of about size bytes, shaped like the generated
+// tools of the discovery tests: an object of integer (bounded), enum, array, boolean and
+// string properties, each with its own description, some required.
+func genSchema(r *rand.Rand, size int) []byte {
+	w := func() string { return genVocabulary[r.IntN(len(genVocabulary))] }
+	props := map[string]any{}
+	var required []any
+	for k, total := 0, 120; total < size; k++ {
+		name := fmt.Sprintf("%s_%d", w(), k)
+		desc := make([]string, 3+r.IntN(25))
+		for j := range desc {
+			desc[j] = w()
+		}
+		var p map[string]any
+		switch r.IntN(5) {
+		case 0:
+			p = map[string]any{"type": "integer", "minimum": 0, "maximum": 1 + r.IntN(10000)}
+		case 1:
+			p = map[string]any{"type": "string", "enum": []any{w(), w() + "_x", w() + "_y"}}
+		case 2:
+			p = map[string]any{"type": "array", "items": map[string]any{"type": "string", "maxLength": 64}, "maxItems": 50}
+		case 3:
+			p = map[string]any{"type": "boolean", "default": false}
+		default:
+			p = map[string]any{"type": "string", "minLength": 1, "maxLength": 256}
+		}
+		p["description"] = strings.Join(desc, " ")
+		props[name] = p
+		if r.IntN(3) == 0 {
+			required = append(required, name)
+		}
+		total += len(name) + len(p["description"].(string)) + 70
+	}
+	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// retainedHeap answers the heap bytes that build's result keeps alive: HeapAlloc after
+// a full collection with the result alive, less HeapAlloc after one before building.
+func retainedHeap(build func() any) int64 {
+	var before, after runtime.MemStats
+	// Collect until the heap stops shrinking: pools and cleanups free in later cycles.
+	for k, last := 0, uint64(0); k < 8; k++ {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+		runtime.ReadMemStats(&before)
+		if k > 1 && before.HeapAlloc >= last {
+			break
+		}
+		last = before.HeapAlloc
+	}
+	v := build()
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if f := os.Getenv("RETAINED_HEAPPROFILE"); f != "" {
+		// The heap profile while v is alive (with -memprofilerate=1): where its bytes are.
+		if w, err := os.Create(f); err == nil {
+			pprof.Lookup("heap").WriteTo(w, 0)
+			w.Close()
+		}
+	}
+	runtime.KeepAlive(v)
+	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
+}
+
+// BenchmarkRetained reports the heap that compiled validators retain per schema
+// (B/schema) and as a multiple of the schemas' JSON text (x-schema): 10,000 generated
+// varied schemas of 1-7 KB, and every inputSchema of the real catalogs when present.
+// Run it with -benchtime=1x: each iteration compiles the whole set once.
+func BenchmarkRetained(b *testing.B) {
+	r := rand.New(rand.NewPCG(14, 10000))
+	gen := make([][]byte, 10000)
+	for i := range gen {
+		gen[i] = genSchema(r, 1000+r.IntN(6000))
+	}
+	sets := []struct {
+		name    string
+		schemas [][]byte
+	}{{"gen", gen}}
+	if _, err := os.Stat(sharedData); err == nil {
+		var real [][]byte
+		for _, tools := range loadCatalogs(b) {
+			for _, t := range tools {
+				real = append(real, t.InputSchema)
+			}
+		}
+		sets = append(sets, struct {
+			name    string
+			schemas [][]byte
+		}{"real", real})
+	}
+	for _, set := range sets {
+		b.Run(fmt.Sprintf("%s/schemas=%d", set.name, len(set.schemas)), func(b *testing.B) {
+			size := 0
+			for _, s := range set.schemas {
+				size += len(s)
+			}
+			c := NewCompiler(&Options{Annotations: AnnotationKeywords})
+			var heap int64
+			n := 0
+			for b.Loop() {
+				heap = retainedHeap(func() any {
+					vs := make([]Validator, 0, len(set.schemas))
+					for _, s := range set.schemas {
+						if v, err := c.Compile(s); err == nil {
+							vs = append(vs, v)
+						}
+					}
+					n = len(vs)
+					return vs
+				})
+			}
+			runtime.KeepAlive(set.schemas)
+			b.ReportMetric(float64(heap)/float64(len(set.schemas)), "B/schema")
+			b.ReportMetric(float64(heap)/float64(size), "x-schema")
+			b.ReportMetric(float64(n), "compiled")
+		})
+	}
+}
+
+// BenchmarkCompile measures compiling generated varied schemas of 1-7 KB, the
+// once-per-catalog-version cost of each tool's validator.
+func BenchmarkCompile(b *testing.B) {
+	r := rand.New(rand.NewPCG(14, 200))
+	gen := make([][]byte, 200)
+	size := 0
+	for i := range gen {
+		gen[i] = genSchema(r, 1000+r.IntN(6000))
+		size += len(gen[i])
+	}
+	c := NewCompiler(nil)
+	b.ReportAllocs()
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for _, s := range gen {
+			if _, err := c.Compile(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(gen)), "ns/schema")
 }

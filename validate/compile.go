@@ -1,8 +1,11 @@
 package validate
 
 import (
+	"cmp"
 	"math"
 	"slices"
+	"strings"
+	"sync"
 )
 
 // Type bits of the "type" keyword.
@@ -24,6 +27,7 @@ var typeNames = map[string]uint8{
 // bound is one of minimum, maximum, exclusiveMinimum, exclusiveMaximum.
 type bound struct {
 	keyword string
+	lit     []byte // the bound's literal, copied from the schema text; num reads it
 	num     decimal
 	// ok reports whether cmpDecimal(instance, num) satisfies the bound.
 	ok func(c int) bool
@@ -36,67 +40,97 @@ var boundOK = map[string]func(int) bool{
 	"exclusiveMaximum": func(c int) bool { return c < 0 },
 }
 
-// entry is a property name the schema declares in properties or required.
-type entry struct {
-	name    string
-	sub     *schema // nil when the name appears only in required
-	inProps bool
-}
-
-// schema is one compiled subschema.
+// schema is one compiled subschema. It is immutable once compiled, and identical
+// subschemas without enum are one shared node, in a program and across programs
+// (see intern). Keywords a schema rarely has live behind the obj and x pointers, so
+// that the common leaf (a type and a bound or two) is small.
 type schema struct {
 	never bool  // the false schema
 	types uint8 // 0 when there is no type keyword
-
-	entries    []entry
-	index      map[string]int32 // name → entries index, for many entries
-	required   []int32          // entries indexes
-	additional *schema          // nil when absent
-
-	minLen, maxLen int64 // -1 when absent
-	pattern        *compiledPattern
-
-	bounds []bound
-
-	items              *schema
-	minItems, maxItems int64 // -1 when absent
-	unique             bool
-
 	// kinds holds the type bits of the kinds that keywords of s constrain besides
 	// type and enum: tString for minLength, maxLength or pattern, tNumber for
 	// bounds, tArray for minItems or maxItems. Validation looks no further for
 	// values of other kinds.
-	kinds uint8
+	kinds  uint8
+	unique bool
+	enum   int32 // the enum array's token in the program's enum tape; 0 when absent
 
-	enum  []int32 // tokens of the owning program's schema tape
-	anyOf []*schema
-	oneOf []*schema
+	obj   *objectKeywords // nil without properties, required or additionalProperties
+	items *schema         // nil when absent
+	x     *moreKeywords   // nil without string, number or item-count keywords, anyOf and oneOf
+}
 
-	enumH []hpair // large enums: (hash, token) of each value, sorted by hash (see indexEnum)
+// objectKeywords are the properties, required and additionalProperties of a schema.
+type objectKeywords struct {
+	entries    []entry // sorted by name length, then name, when more than sortedEntries
+	names      string  // the entries' names, end to end
+	required   []int32 // entries indexes, in the order of the required keyword
+	additional *schema // nil when absent
+}
+
+// sortedEntries is the most entries lookup scans in order; more are sorted by name
+// length and name, and searched by bisection.
+const sortedEntries = 8
+
+// entry is a property name the schema declares in properties or required: names[off:end].
+type entry struct {
+	off, end uint32
+	sub      *schema // nil when the name appears only in required
+}
+
+// moreKeywords are the keywords of a schema other than type, enum, the object
+// keywords and items.
+type moreKeywords struct {
+	minLen, maxLen     int64 // -1 when absent
+	pattern            *compiledPattern
+	bounds             []bound
+	minItems, maxItems int64 // -1 when absent
+	anyOf, oneOf       []*schema
+	enumH              []hpair // large enums: (hash, token) of each value, sorted by hash (see indexEnum)
+}
+
+// name answers the name of entry e.
+func (o *objectKeywords) name(e int32) string {
+	en := &o.entries[e]
+	return o.names[en.off:en.end]
 }
 
 // lookup answers the entries index of the member name, or -1.
-func (s *schema) lookup(name []byte) int32 {
-	if s.index != nil {
-		if i, ok := s.index[string(name)]; ok {
-			return i
+func (o *objectKeywords) lookup(name []byte) int32 {
+	es := o.entries
+	if len(es) > sortedEntries {
+		// Bisection in (length, bytes) order: most steps compare lengths only.
+		n := uint32(len(name))
+		lo, hi := 0, len(es)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			e := &es[m]
+			if l := e.end - e.off; l < n || l == n && o.names[e.off:e.end] < string(name) {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo < len(es) && o.names[es[lo].off:es[lo].end] == string(name) {
+			return int32(lo)
 		}
 		return -1
 	}
-	for i := range s.entries {
-		if s.entries[i].name == string(name) {
+	for i := range es {
+		if o.names[es[i].off:es[i].end] == string(name) {
 			return int32(i)
 		}
 	}
 	return -1
 }
 
-// program is a compiled Validator.
+// program is a compiled Validator. It keeps the compiled schema tree and, of the
+// schema text, only its enum values: descriptions and other annotations are dropped.
 type program struct {
-	root   *schema
-	schema *tape // the schema's own tape, for enum values
-	nodes  int   // schema nodes, charged against MaxNodes
-	lim    Limits
+	root  *schema
+	enums *tape   // the enum values of every enum keyword; nil when there is none
+	nodes int     // schema nodes, charged against MaxNodes
+	lim   *Limits // the compiler's
 }
 
 type compiler struct {
@@ -152,41 +186,82 @@ func (l Limits) tape() tapeLimits {
 	return tapeLimits{depth: l.MaxDepth, nodes: l.MaxNodes, units: l.MaxStringUnits, bytes: l.maxBytes()}
 }
 
-// Compile compiles schema, the JSON text of one input schema.
+// compileTapes pools the tapes Compile parses schema text into; a program keeps none.
+var compileTapes = sync.Pool{New: func() any { return new(tape) }}
+
+// build is the state of one Compile: the enum values copied so far and, per
+// subschema being compiled, the properties and required names read so far.
+type build struct {
+	*compiler
+	enums tape // token 0 is a placeholder, so that enum 0 means none
+}
+
+// draft is a subschema's object keywords while compile reads them.
+type draft struct {
+	names    []string
+	subs     []*schema
+	required []int32 // tokens of the schema tape
+}
+
+// Compile compiles schema, the JSON text of one input schema. The program keeps no
+// reference to schemaText.
 func (c *compiler) Compile(schemaText []byte) (Validator, error) {
-	t := &tape{}
+	t := compileTapes.Get().(*tape)
+	defer func() {
+		t.src = nil
+		if cap(t.toks) > 1<<15 || cap(t.arena) > 4<<20 {
+			*t = tape{}
+		}
+		compileTapes.Put(t)
+	}()
 	steps := 0
-	if err := t.parse(slices.Clone(schemaText), c.opts.Limits.tape(), &steps); err != nil {
+	if err := t.parse(schemaText, c.opts.Limits.tape(), &steps); err != nil {
 		if isLimit(err) {
 			return nil, err
 		}
 		return nil, &UnsupportedError{}
 	}
-	p := &program{schema: t, nodes: t.nodes, lim: c.opts.Limits}
-	root, err := c.compile(t, 0)
+	b := &build{compiler: c}
+	root, err := b.compile(t, 0)
 	if err != nil {
 		return nil, err
 	}
-	p.root = root
+	p := &program{root: root, nodes: t.nodes, lim: &c.opts.Limits}
+	if len(b.enums.toks) > 0 {
+		p.enums = &tape{src: slices.Clone(b.enums.src), toks: slices.Clone(b.enums.toks)}
+	}
 	return p, nil
 }
 
 // compile compiles the subschema at token i: true, false or an object whose keywords
 // it reads in document order, one keyword family at a time, so the first keyword in
-// error decides the UnsupportedError.
-func (c *compiler) compile(t *tape, i int32) (*schema, error) {
+// error decides the UnsupportedError. A subschema without enum (its own or its
+// subschemas') is interned: the node answered may be one compiled before.
+func (b *build) compile(t *tape, i int32) (*schema, error) {
+	enums := len(b.enums.toks)
+	s, err := b.compileNode(t, i)
+	if err != nil {
+		return nil, err
+	}
+	if len(b.enums.toks) == enums {
+		s = intern(s)
+	}
+	return s, nil
+}
+
+func (b *build) compileNode(t *tape, i int32) (*schema, error) {
 	tk := t.toks[i]
 	switch tk.kind {
 	case kTrue:
-		return newSchema(), nil
+		return &schema{}, nil
 	case kFalse:
 		return &schema{never: true}, nil
 	case kObject:
 	default:
 		return nil, &UnsupportedError{}
 	}
-	s := newSchema()
-	var required []int32
+	s := &schema{}
+	var d draft
 	for j, m := i+1, int32(0); m < tk.n; m++ {
 		key, val := j, j+1
 		j = t.toks[val].next
@@ -196,34 +271,45 @@ func (c *compiler) compile(t *tape, i int32) (*schema, error) {
 		case "type":
 			err = s.compileType(t, val)
 		case "enum":
-			err = s.compileEnum(t, val)
+			err = b.compileEnum(s, t, val)
 		case "properties", "additionalProperties", "required":
-			err = c.compileObject(s, t, kw, val, &required)
+			err = b.compileObject(s, &d, t, kw, val)
 		case "minLength", "maxLength", "pattern":
-			err = c.compileString(s, t, kw, val)
+			err = b.compileString(s, t, kw, val)
 		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 			err = s.compileBound(t, kw, val)
 		case "items", "minItems", "maxItems", "uniqueItems":
-			err = c.compileArray(s, t, kw, val)
+			err = b.compileArray(s, t, kw, val)
 		case "anyOf", "oneOf":
-			err = c.compileCombinator(s, t, kw, val)
+			err = b.compileCombinator(s, t, kw, val)
 		default:
-			err = c.compileAnnotation(t, kw, val)
+			err = b.compileAnnotation(t, kw, val)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	if err := s.resolveRequired(t, required); err != nil {
+	if err := s.resolveObject(t, &d); err != nil {
 		return nil, err
 	}
 	s.finish()
 	return s, nil
 }
 
-// newSchema returns the schema that accepts everything: no keyword, no bound.
-func newSchema() *schema {
-	return &schema{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}
+// more answers s.x, allocating it (every bound absent) on first use.
+func (s *schema) more() *moreKeywords {
+	if s.x == nil {
+		s.x = &moreKeywords{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}
+	}
+	return s.x
+}
+
+// object answers s.obj, allocating it on first use.
+func (s *schema) object() *objectKeywords {
+	if s.obj == nil {
+		s.obj = &objectKeywords{}
+	}
+	return s.obj
 }
 
 // malformed answers the UnsupportedError of keyword kw with a value of the wrong shape.
@@ -260,25 +346,51 @@ func (s *schema) compileType(t *tape, val int32) error {
 	return nil
 }
 
-// compileEnum reads the "enum" keyword at token val: the tokens of its values, compared
-// against the instance at validation time.
-func (s *schema) compileEnum(t *tape, val int32) error {
+// compileEnum reads the "enum" keyword at token val: its array is copied, tokens and
+// the text of its strings and numbers, into the enum tape, and compared against the
+// instance at validation time.
+func (b *build) compileEnum(s *schema, t *tape, val int32) error {
 	vt := t.toks[val]
 	if vt.kind != kArray {
 		return malformed("enum")
 	}
-	s.enum = []int32{}
-	for e := val + 1; e < vt.next; e = t.toks[e].next {
-		s.enum = append(s.enum, e)
+	e := &b.enums
+	if len(e.toks) == 0 {
+		e.toks = append(e.toks, token{kind: kNull, next: 1})
 	}
-	s.enumH = indexEnum(t, s.enum)
+	base := int32(len(e.toks))
+	for k := val; k < vt.next; k++ {
+		tk := t.toks[k]
+		tk.next += base - val
+		var text []byte
+		switch tk.kind {
+		case kString:
+			text = t.str(k)
+		case kNumber:
+			text = t.lit(k)
+		}
+		if text != nil {
+			tk.esc, tk.off = false, int32(len(e.src))
+			e.src = append(e.src, text...)
+			tk.end = int32(len(e.src))
+		}
+		e.toks = append(e.toks, tk)
+	}
+	s.enum = base
+	var vals []int32
+	for k, n := base+1, e.toks[base].next; k < n; k = e.toks[k].next {
+		vals = append(vals, k)
+	}
+	if idx := indexEnum(e, vals); idx != nil {
+		s.more().enumH = idx
+	}
 	return nil
 }
 
 // compileObject reads the object keywords properties, additionalProperties and
-// required; it appends the tokens of required names to *required, which
-// resolveRequired matches to entries once every properties keyword is read.
-func (c *compiler) compileObject(s *schema, t *tape, kw string, val int32, required *[]int32) error {
+// required into s and d; resolveObject matches required names to properties once
+// every keyword is read.
+func (b *build) compileObject(s *schema, d *draft, t *tape, kw string, val int32) error {
 	vt := t.toks[val]
 	switch kw {
 	case "properties":
@@ -286,16 +398,12 @@ func (c *compiler) compileObject(s *schema, t *tape, kw string, val int32, requi
 			return malformed(kw)
 		}
 		for pj, pm := val+1, int32(0); pm < vt.n; pm++ {
-			sub, err := c.compile(t, pj+1)
+			sub, err := b.compile(t, pj+1)
 			if err != nil {
 				return err
 			}
-			name := string(t.str(pj))
-			if e := findEntry(s.entries, name); e >= 0 {
-				s.entries[e].sub, s.entries[e].inProps = sub, true
-			} else {
-				s.entries = append(s.entries, entry{name: name, sub: sub, inProps: true})
-			}
+			// The tape refuses duplicate keys: each name comes once.
+			d.names, d.subs = append(d.names, string(t.str(pj))), append(d.subs, sub)
 			pj = t.toks[pj+1].next
 		}
 	case "required":
@@ -306,25 +414,25 @@ func (c *compiler) compileObject(s *schema, t *tape, kw string, val int32, requi
 			if t.toks[e].kind != kString {
 				return malformed(kw)
 			}
-			*required = append(*required, e)
+			d.required = append(d.required, e)
 		}
 	default: // additionalProperties
-		sub, err := c.compileSub(t, kw, val)
+		sub, err := b.compileSub(t, kw, val)
 		if err != nil {
 			return err
 		}
-		s.additional = sub
+		s.object().additional = sub
 	}
 	return nil
 }
 
 // compileSub compiles the subschema value of keyword kw (items, additionalProperties),
 // which must be an object or a boolean.
-func (c *compiler) compileSub(t *tape, kw string, val int32) (*schema, error) {
+func (b *build) compileSub(t *tape, kw string, val int32) (*schema, error) {
 	if k := t.toks[val].kind; k != kObject && k != kTrue && k != kFalse {
 		return nil, malformed(kw)
 	}
-	return c.compile(t, val)
+	return b.compile(t, val)
 }
 
 // compileCount reads the value of a count keyword (minLength, maxLength, minItems,
@@ -342,16 +450,16 @@ func compileCount(t *tape, kw string, val int32) (int64, error) {
 
 // compileString reads the string keywords minLength, maxLength and pattern; a pattern
 // longer than Limits.MaxPattern is a limit error, not an unsupported one.
-func (c *compiler) compileString(s *schema, t *tape, kw string, val int32) error {
+func (b *build) compileString(s *schema, t *tape, kw string, val int32) error {
 	if kw != "pattern" {
 		n, err := compileCount(t, kw, val)
 		if err != nil {
 			return err
 		}
 		if kw == "minLength" {
-			s.minLen = n
+			s.more().minLen = n
 		} else {
-			s.maxLen = n
+			s.more().maxLen = n
 		}
 		return nil
 	}
@@ -359,14 +467,14 @@ func (c *compiler) compileString(s *schema, t *tape, kw string, val int32) error
 		return malformed(kw)
 	}
 	src := t.str(val)
-	if patternUnits(src) > c.opts.Limits.MaxPattern {
+	if patternUnits(src) > b.opts.Limits.MaxPattern {
 		return errPattern
 	}
-	cp, ok := compilePattern(string(src))
+	cp, ok := internPattern(string(src))
 	if !ok {
 		return malformed(kw)
 	}
-	s.pattern = &cp
+	s.more().pattern = cp
 	return nil
 }
 
@@ -376,15 +484,17 @@ func (s *schema) compileBound(t *tape, kw string, val int32) error {
 	if t.toks[val].kind != kNumber {
 		return malformed(kw)
 	}
-	s.bounds = append(s.bounds, bound{keyword: knownKeyword(kw), num: parseDecimal(t.lit(val)), ok: boundOK[kw]})
+	lit := slices.Clone(t.lit(val))
+	x := s.more()
+	x.bounds = append(x.bounds, bound{keyword: knownKeyword(kw), lit: lit, num: parseDecimal(lit), ok: boundOK[kw]})
 	return nil
 }
 
 // compileArray reads the array keywords items, minItems, maxItems and uniqueItems.
-func (c *compiler) compileArray(s *schema, t *tape, kw string, val int32) error {
+func (b *build) compileArray(s *schema, t *tape, kw string, val int32) error {
 	switch kw {
 	case "items":
-		sub, err := c.compileSub(t, kw, val)
+		sub, err := b.compileSub(t, kw, val)
 		if err != nil {
 			return err
 		}
@@ -403,32 +513,32 @@ func (c *compiler) compileArray(s *schema, t *tape, kw string, val int32) error 
 			return err
 		}
 		if kw == "minItems" {
-			s.minItems = n
+			s.more().minItems = n
 		} else {
-			s.maxItems = n
+			s.more().maxItems = n
 		}
 	}
 	return nil
 }
 
 // compileCombinator reads anyOf or oneOf: a non-empty array of subschemas.
-func (c *compiler) compileCombinator(s *schema, t *tape, kw string, val int32) error {
+func (b *build) compileCombinator(s *schema, t *tape, kw string, val int32) error {
 	vt := t.toks[val]
 	if vt.kind != kArray || vt.n == 0 {
 		return malformed(kw)
 	}
-	var subs []*schema
+	subs := make([]*schema, 0, vt.n)
 	for e := val + 1; e < vt.next; e = t.toks[e].next {
-		sub, err := c.compile(t, e)
+		sub, err := b.compile(t, e)
 		if err != nil {
 			return err
 		}
 		subs = append(subs, sub)
 	}
 	if kw == "anyOf" {
-		s.anyOf = subs
+		s.more().anyOf = subs
 	} else {
-		s.oneOf = subs
+		s.more().oneOf = subs
 	}
 	return nil
 }
@@ -447,55 +557,88 @@ func (c *compiler) compileAnnotation(t *tape, kw string, val int32) error {
 	return nil
 }
 
-// resolveRequired records the required names (tokens of the schema tape) as entries
-// of s, adding entries for names properties does not declare; a name listed twice is
-// unsupported.
-func (s *schema) resolveRequired(t *tape, required []int32) error {
-	seen := map[string]bool{}
-	for _, e := range required {
-		name := string(t.str(e))
-		if seen[name] {
-			return &UnsupportedError{Keyword: "required"}
+// resolveObject records the properties and the required names (tokens of the schema
+// tape) of d as entries of s, adding entries for names properties does not declare;
+// a name listed twice in required is unsupported. The names are stored end to end,
+// and sorted by name when there are many.
+func (s *schema) resolveObject(t *tape, d *draft) error {
+	nprops := len(d.names)
+	var required []int32
+	if len(d.required) > 0 {
+		index := make(map[string]int, len(d.names)+len(d.required))
+		for k, n := range d.names {
+			index[n] = k
 		}
-		seen[name] = true
-		x := findEntry(s.entries, name)
-		if x < 0 {
-			x = len(s.entries)
-			s.entries = append(s.entries, entry{name: name})
+		seen := make(map[string]bool, len(d.required))
+		for _, e := range d.required {
+			name := string(t.str(e))
+			if seen[name] {
+				return &UnsupportedError{Keyword: "required"}
+			}
+			seen[name] = true
+			x, ok := index[name]
+			if !ok {
+				x = len(d.names)
+				index[name] = x
+				d.names = append(d.names, name)
+			}
+			required = append(required, int32(x))
 		}
-		s.required = append(s.required, int32(x))
+	}
+	if len(d.names) == 0 {
+		return nil
+	}
+	o := s.object()
+	order := make([]int32, len(d.names)) // order[k]: the draft index of entry k
+	for k := range order {
+		order[k] = int32(k)
+	}
+	if len(order) > sortedEntries {
+		slices.SortFunc(order, func(a, b int32) int {
+			return cmp.Or(cmp.Compare(len(d.names[a]), len(d.names[b])), strings.Compare(d.names[a], d.names[b]))
+		})
+	}
+	where := make([]int32, len(order)) // where[draft index]: the entry index
+	size := 0
+	for _, n := range d.names {
+		size += len(n)
+	}
+	names := make([]byte, 0, size)
+	o.entries = make([]entry, len(order))
+	for k, di := range order {
+		where[di] = int32(k)
+		off := len(names)
+		names = append(names, d.names[di]...)
+		o.entries[k] = entry{off: uint32(off), end: uint32(len(names))}
+		if int(di) < nprops {
+			o.entries[k].sub = d.subs[di]
+		}
+	}
+	o.names = string(names)
+	if len(required) > 0 {
+		o.required = make([]int32, len(required))
+		for k, di := range required {
+			o.required[k] = where[di]
+		}
 	}
 	return nil
 }
 
-// finish derives what validation reads from the keywords: kinds, and for a schema of
-// many entries a name → entry map for lookup.
+// finish derives kinds, what validation reads to skip the keywords of other kinds.
 func (s *schema) finish() {
-	if s.minLen >= 0 || s.maxLen >= 0 || s.pattern != nil {
+	x := s.x
+	if x == nil {
+		return
+	}
+	if x.minLen >= 0 || x.maxLen >= 0 || x.pattern != nil {
 		s.kinds |= tString
 	}
-	if len(s.bounds) > 0 {
+	if len(x.bounds) > 0 {
 		s.kinds |= tNumber
 	}
-	if s.minItems >= 0 || s.maxItems >= 0 {
+	if x.minItems >= 0 || x.maxItems >= 0 {
 		s.kinds |= tArray
 	}
-	if len(s.entries) > 8 {
-		s.index = make(map[string]int32, len(s.entries))
-		for k, e := range s.entries {
-			s.index[e.name] = int32(k)
-		}
-	}
-}
-
-// findEntry answers the index of the entry called name in es, or -1.
-func findEntry(es []entry, name string) int {
-	for k := range es {
-		if es[k].name == name {
-			return k
-		}
-	}
-	return -1
 }
 
 var errPattern = &limitError{what: "pattern length"}

@@ -120,6 +120,12 @@
 // (BenchmarkWorstCase) in about 2 ms of CPU; bench/validate/README.md has the
 // comparison and the commands.
 //
+// A compiled program keeps none of the schema text: enum values are copied into a small
+// token tape, property names into one string, and identical subschemas without enum
+// are one node shared by every program in the process (held by weak pointers, so
+// nothing outlives its programs). 10,000 generated schemas of 1-7 KB retain about
+// 2 KB each, half their JSON text (BenchmarkRetained).
+//
 // Every error text is fixed or names a JSON Schema keyword and a path made of declared
 // property names and array indexes only: no argument value, undeclared key or schema
 // text ever appears in an error (SPEC ERR-2).

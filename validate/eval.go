@@ -168,7 +168,7 @@ func (st *state) check(s *schema, i int32) status {
 			return r
 		}
 	}
-	if s.enum != nil {
+	if s.enum != 0 {
 		if r := st.checkEnum(s, i); r != pass {
 			return r
 		}
@@ -206,17 +206,20 @@ func (st *state) check(s *schema, i int32) status {
 			}
 		}
 	case kObject:
-		if len(s.entries) > 0 || s.additional != nil {
-			if r := st.object(s, i); r != pass {
+		if s.obj != nil {
+			if r := st.object(s.obj, i); r != pass {
 				return r
 			}
 		}
 	}
-	if s.anyOf != nil {
+	if s.x == nil {
+		return pass
+	}
+	if s.x.anyOf != nil {
 		// The branches run quietly: only anyOf's own failure is recorded.
 		st.quiet++
 		r := fail
-		for _, sub := range s.anyOf {
+		for _, sub := range s.x.anyOf {
 			if r = st.check(sub, i); r != fail {
 				break
 			}
@@ -229,11 +232,11 @@ func (st *state) check(s *schema, i int32) status {
 			return over
 		}
 	}
-	if s.oneOf != nil {
+	if s.x.oneOf != nil {
 		// Quietly, as for anyOf; a second passing branch ends the loop.
 		st.quiet++
 		r, n := pass, 0
-		for _, sub := range s.oneOf {
+		for _, sub := range s.x.oneOf {
 			if r = st.check(sub, i); r == pass {
 				n++
 			}
@@ -276,33 +279,35 @@ func (st *state) checkInteger(s *schema, i int32) status {
 
 // checkItemCount checks the n items of an array against minItems and maxItems.
 func (st *state) checkItemCount(s *schema, n int32) status {
-	if s.minItems >= 0 && int64(n) < s.minItems {
+	x := s.x
+	if x.minItems >= 0 && int64(n) < x.minItems {
 		return st.reject("minItems")
 	}
-	if s.maxItems >= 0 && int64(n) > s.maxItems {
+	if x.maxItems >= 0 && int64(n) > x.maxItems {
 		return st.reject("maxItems")
 	}
 	return pass
 }
 
-// checkEnum checks that the value at token i equals one of the enum values of s.
+// checkEnum checks that the value at token i equals one of the enum values of s, the
+// items of array s.enum of the program's enum tape.
 func (st *state) checkEnum(s *schema, i int32) status {
-	if s.enumH != nil {
+	if s.x != nil && s.x.enumH != nil {
 		return st.checkEnumIndexed(s, i)
 	}
 	// Most enum values differ from the value at a glance (another kind, a string or
 	// array of another length): those comparisons cost a step per eight, charged up
 	// front; the others are charged by equal.
-	if !st.spend(1 + len(s.enum)/8) {
+	if !st.spend(1 + int(st.p.enums.toks[s.enum].n)/8) {
 		return over
 	}
 	found := false
-	tk, sch := &st.t.toks[i], st.p.schema
-	for _, e := range s.enum {
-		if !sameShape(tk, &sch.toks[e]) {
+	tk, enums := &st.t.toks[i], st.p.enums
+	for e, end := s.enum+1, enums.toks[s.enum].next; e < end; e = enums.toks[e].next {
+		if !sameShape(tk, &enums.toks[e]) {
 			continue
 		}
-		if found = st.equal(&st.t, i, sch, e); found || st.steps > st.max {
+		if found = st.equal(&st.t, i, enums, e); found || st.steps > st.max {
 			break
 		}
 	}
@@ -341,10 +346,10 @@ func (st *state) checkEnumIndexed(s *schema, i int32) status {
 		return over
 	}
 	h := hashValue(t, i)
-	idx := s.enumH
+	idx := s.x.enumH
 	k, _ := slices.BinarySearchFunc(idx, h, func(p hpair, h uint64) int { return cmp.Compare(p.h, h) })
 	for ; k < len(idx) && idx[k].h == h; k++ {
-		if st.equal(t, i, st.p.schema, idx[k].i) {
+		if st.equal(t, i, st.p.enums, idx[k].i) {
 			return pass
 		}
 		if st.steps > st.max {
@@ -372,18 +377,19 @@ func hashCost(t *tape, i int32) int {
 func (st *state) checkString(s *schema, i int32) status {
 	// n is the string's length in code points, counted by the scan.
 	n := int64(st.t.toks[i].n)
-	if s.minLen >= 0 && n < s.minLen {
+	x := s.x
+	if x.minLen >= 0 && n < x.minLen {
 		return st.reject("minLength")
 	}
-	if s.maxLen >= 0 && n > s.maxLen {
+	if x.maxLen >= 0 && n > x.maxLen {
 		return st.reject("maxLength")
 	}
-	if s.pattern != nil {
+	if x.pattern != nil {
 		str := st.t.str(i)
-		if !st.spend(s.pattern.cost(len(str))) {
+		if !st.spend(x.pattern.cost(len(str))) {
 			return over
 		}
-		if !s.pattern.match(str) {
+		if !x.pattern.match(str) {
 			return st.reject("pattern")
 		}
 	}
@@ -393,12 +399,13 @@ func (st *state) checkString(s *schema, i int32) status {
 // checkBounds checks number i against the numeric bounds of s, in schema order.
 func (st *state) checkBounds(s *schema, i int32) status {
 	lit := st.t.lit(i)
-	if !st.spend(len(s.bounds) * (len(lit)/64 + 1)) {
+	bounds := s.x.bounds
+	if !st.spend(len(bounds) * (len(lit)/64 + 1)) {
 		return over
 	}
 	d := parseDecimal(lit)
-	for k := range s.bounds {
-		b := &s.bounds[k]
+	for k := range bounds {
+		b := &bounds[k]
 		if !b.ok(cmpDecimal(&d, &b.num)) {
 			return st.reject(b.keyword)
 		}
@@ -408,7 +415,7 @@ func (st *state) checkBounds(s *schema, i int32) status {
 
 // object checks the members of object i against s's properties, additionalProperties
 // and required.
-func (st *state) object(s *schema, i int32) status {
+func (st *state) object(s *objectKeywords, i int32) status {
 	t := &st.t
 	tk := t.toks[i]
 	base := len(st.bits)
@@ -425,8 +432,8 @@ func (st *state) object(s *schema, i int32) status {
 		e := s.lookup(t.str(key))
 		if e >= 0 {
 			st.bits[base+int(e/64)] |= 1 << (e % 64)
-			if ent := &s.entries[e]; ent.inProps {
-				st.path = append(st.path, seg{name: ent.name, idx: segName})
+			if ent := &s.entries[e]; ent.sub != nil {
+				st.path = append(st.path, seg{name: s.names[ent.off:ent.end], idx: segName})
 				r := st.check(ent.sub, val)
 				st.path = st.path[:len(st.path)-1]
 				if r != pass {
@@ -454,7 +461,7 @@ func (st *state) object(s *schema, i int32) status {
 	}
 	for _, e := range s.required {
 		if st.bits[base+int(e/64)]&(1<<(e%64)) == 0 {
-			st.path = append(st.path, seg{name: s.entries[e].name, idx: segName})
+			st.path = append(st.path, seg{name: s.name(e), idx: segName})
 			r := st.reject("required")
 			st.path = st.path[:len(st.path)-1]
 			return r
