@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
 
 // ioTransport replaces an *mcp.StdioTransport or *mcp.IOTransport: the same
@@ -278,7 +279,7 @@ chunks:
 	return b[:n], false, nil
 }
 
-func skipSpaceBytes(b []byte) []byte { return b[skipSpace(b, 0):] }
+func skipSpaceBytes(b []byte) []byte { return b[jsonlex.SkipSpace(b, 0):] }
 
 // stdio is the reader and writer of an mcp.StdioTransport.
 func stdio() (io.ReadCloser, io.WriteCloser) { return os.Stdin, nopWriteCloser{os.Stdout} }
