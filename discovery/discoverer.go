@@ -239,24 +239,7 @@ func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Ca
 	if err != nil {
 		return err
 	}
-	if c.ContractPin != "" && c.ContractPin != set.contract {
-		return newError(CodeContractChanged, nil)
-	}
-	t := &cat.tools[i]
-	if t.validator == nil {
-		return newError(CodeValidationUnavailable, t.compErr)
-	}
-	args := c.Arguments
-	if len(args) == 0 {
-		args = emptyObject
-	}
-	if err := t.validator.Validate(args); err != nil {
-		return validationError(err)
-	}
-	if d.opts.CheckCall != nil {
-		return d.opts.CheckCall(ctx, p, c.Tool, args)
-	}
-	return nil
+	return d.grantedCall(ctx, p, c, cat, i, set)
 }
 
 var emptyObject = json.RawMessage("{}")

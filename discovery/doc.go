@@ -14,7 +14,8 @@
 //   - [Discoverer.AuthorizeCall] before executing a tools/call: the grant is reread, the arguments
 //     validated, the host's own check run (a transport that reads the raw message can
 //     refuse earlier with [Discoverer.AuthorizeTool], on the tool name alone, before it decodes the
-//     arguments).
+//     arguments, and [Discoverer.AuthorizeToolThen] finishes that decision from the same
+//     grant read).
 //
 // Harnesses that decide per model request how tools reach the model use package plan,
 // built on a Discoverer.

@@ -83,13 +83,15 @@
 //     invalid_request: MCP dropped them in 2025-06-18, and the SDK's batch path ends
 //     the session on any bad element.
 //  3. tools/call is decided on params.name, read exactly (one member named "name", a
-//     string; otherwise invalid_params), with Discoverer.AuthorizeTool, which rereads
+//     string; otherwise invalid_params), with Discoverer.AuthorizeToolThen, which rereads
 //     grants and applies Visibility: a tool the principal may not call is refused
 //     (tool_not_granted, or unauthenticated, or the 503 of failing storage) whatever
 //     its arguments, before anything decodes them: deep, long, mistyped, with
 //     duplicate keys or invalid UTF-8, a denied call gets the same answer as with {}.
-//     A granted call goes on; the middleware then decides it in full with
-//     AuthorizeCall (arguments, contract pin, CheckCall).
+//     A granted call goes on; the middleware then decides it in full (arguments,
+//     contract pin, CheckCall) from the same grant read, so each call reads grants
+//     once. A call that reaches the middleware without the front's decision (a server
+//     without the adapter's transport) is decided by AuthorizeCall, which reads them.
 //  4. What the SDK would choke on: invalid UTF-8 (parse_error) and nesting deeper than
 //     the SDK decoder's 1,000 (invalid_request). logging/setLevel must name one of
 //     MCP's eight levels (invalid_params): the SDK takes any string and logs it.

@@ -32,9 +32,11 @@ const (
 func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst []byte) (resp []byte, act action, status int, env envelope) {
 	env, fault := parseEnvelope(msg)
 	if fault == "" && env.hasMethod && env.method == "tools/call" && env.id != nil {
-		if err := a.precall(ctx, extra, env.params); err != nil {
+		call, err := a.precall(ctx, extra, env.params)
+		if err != nil {
 			return discovery.AppendJSONRPCError(dst, env.id, err), refused, http.StatusOK, env
 		}
+		env.call = call
 	}
 	switch {
 	case fault != "":
@@ -55,22 +57,22 @@ func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst 
 
 // precall decides a tools/call on its tool name (SPEC CALL-1): a name that is not one
 // string is invalid params, an unauthenticated caller is refused, and a tool the
-// principal may not call is tool_not_granted, whatever the arguments. Nil means the
+// principal may not call is tool_not_granted, whatever the arguments. Otherwise the
 // call goes on to the SDK, whose middleware decides it in full (arguments, pin,
-// CheckCall).
-func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, params []byte) error {
+// CheckCall) with call, the rest of this decision (nil for the discovery tool).
+func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, params []byte) (call callFunc, err error) {
 	name, ok := stringParam(params, "name")
 	if !ok {
-		return discovery.CodeInvalidParams
+		return nil, discovery.CodeInvalidParams
 	}
 	if a.toolDef != nil && name == a.opts.DiscoveryTool {
-		return nil
+		return nil, nil
 	}
 	p, err := a.principal(ctx, extra)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return a.d.AuthorizeTool(ctx, p, name)
+	return a.d.AuthorizeToolThen(ctx, p, name)
 }
 
 // answerDiscover answers a discover message (a call or a notification) straight from

@@ -58,7 +58,8 @@ type ioConn struct {
 	closeOnce sync.Once
 	closeErr  error
 	sem       chan struct{}
-	initSent  bool // an initialize request went to the SDK (Read's goroutine only)
+	initSent  bool     // an initialize request went to the SDK (Read's goroutine only)
+	calls     inflight // the front's decisions on the calls passed on
 }
 
 // line is one newline-delimited message, or the end of input.
@@ -124,6 +125,9 @@ func (c *ioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.out.writeLine(discovery.AppendJSONRPCError(nil, env.id, discovery.CodeInvalidRequest))
 			continue
 		}
+		if req, ok := msg.(*jsonrpc.Request); ok {
+			c.calls.attach(&c.a.pending, req, env.call)
+		}
 		return msg, nil
 	}
 }
@@ -175,6 +179,7 @@ func (c *ioConn) discover(ctx context.Context, env envelope, msg []byte) {
 // Write writes msg as one line; a response's error that could quote the client is
 // replaced by its content-free form first (SPEC ERR-2).
 func (c *ioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.calls.done(&c.a.pending, msg)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -192,6 +197,7 @@ func (c *ioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (c *ioConn) Close() error {
 	c.closeOnce.Do(func() {
+		c.calls.close(&c.a.pending)
 		close(c.closed)
 		c.closeErr = errors.Join(c.rc.Close(), c.out.close())
 	})

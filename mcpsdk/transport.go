@@ -82,8 +82,9 @@ func (t *versionedTransport) SupportsProtocolVersion(v string) bool {
 // bytes the SDK decodes itself, and cleans the errors it writes.
 type conn struct {
 	mcp.Connection
-	a   *Adapter
-	sem chan struct{}
+	a     *Adapter
+	sem   chan struct{}
+	calls inflight // the front's decisions on the calls passed on
 }
 
 // Read returns the next message the front passes on; discover requests and refused
@@ -104,10 +105,12 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			if !req.ID.IsValid() {
 				return msg, nil
 			}
-			if err := c.a.precall(ctx, nil, req.Params); err != nil {
+			call, err := c.a.precall(ctx, nil, req.Params)
+			if err != nil {
 				c.writeError(ctx, req.ID, err)
 				continue
 			}
+			c.calls.attach(&c.a.pending, req, call)
 			return msg, nil
 		}
 		if fault, ok := paramsFault(req.Params); !ok {
@@ -167,12 +170,19 @@ func (c *conn) writeError(ctx context.Context, id jsonrpc.ID, err error) {
 
 // Write cleans a response's error (SPEC ERR-2) and writes the message.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.calls.done(&c.a.pending, msg)
 	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
 		clean := *r
 		clean.Error = cleanError(r.Error)
 		msg = &clean
 	}
 	return c.Connection.Write(ctx, msg)
+}
+
+// Close drops the front's decisions no call took and closes the connection.
+func (c *conn) Close() error {
+	c.calls.close(&c.a.pending)
+	return c.Connection.Close()
 }
 
 // codeOf is the Code discovery.AppendJSONRPCError writes for err: an *Error's, a

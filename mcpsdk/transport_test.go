@@ -35,8 +35,8 @@ func (c *msgConn) Read(context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *msgConn) Write(_ context.Context, m jsonrpc.Message) error { c.t.out <- m; return nil }
-func (c *msgConn) Close() error                                      { return nil }
-func (c *msgConn) SessionID() string                                 { return "" }
+func (c *msgConn) Close() error                                     { return nil }
+func (c *msgConn) SessionID() string                                { return "" }
 
 // SPEC PAGE-1: on a transport whose messages the SDK decodes (not stdio, not HTTP), the
 // front answers discover from the decoded request with the page sized for the real id:

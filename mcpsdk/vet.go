@@ -41,6 +41,7 @@ type envelope struct {
 	hasMethod bool
 	params    []byte // the raw params; nil when absent
 	depth     int
+	call      callFunc // a granted tools/call: the rest of the front's decision
 }
 
 // parseEnvelope reads msg as one JSON-RPC 2.0 message the SDK's decoder will take: an
