@@ -35,10 +35,12 @@ func TestParseEnvelope(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, discovery.CodeInvalidRequest, ``, ""},
 		{`{"jsonrpc":"2.00","id":1,"method":"ping"}`, discovery.CodeInvalidRequest, `1`, ""},
 	} {
-		env, got := parseEnvelope([]byte(c.msg))
-		if got != c.fault || string(env.id) != c.id || (got == "" && env.method != c.method) {
-			t.Errorf("parseEnvelope(%s) = id %s method %q fault %q, want id %s method %q fault %q", c.msg, env.id, env.method, got, c.id, c.method, c.fault)
-		}
+		t.Run(c.msg, func(t *testing.T) {
+			env, got := parseEnvelope([]byte(c.msg))
+			if got != c.fault || string(env.id) != c.id || (got == "" && env.method != c.method) {
+				t.Errorf("parseEnvelope(%s) = id %s method %q fault %q, want id %s method %q fault %q", c.msg, env.id, env.method, got, c.id, c.method, c.fault)
+			}
+		})
 	}
 }
 
@@ -57,10 +59,12 @@ func TestStringParam(t *testing.T) {
 		{`["name"]`, "", false},
 		{`{"name":"\u00e9\ud83d\ude00"}`, "é😀", true},
 	} {
-		got, ok := stringParam([]byte(c.params), "name")
-		if got != c.want || ok != c.ok {
-			t.Errorf("stringParam(%s) = %q, %v, want %q, %v", c.params, got, ok, c.want, c.ok)
-		}
+		t.Run(c.params, func(t *testing.T) {
+			got, ok := stringParam([]byte(c.params), "name")
+			if got != c.want || ok != c.ok {
+				t.Errorf("stringParam(%s) = %q, %v, want %q, %v", c.params, got, ok, c.want, c.ok)
+			}
+		})
 	}
 }
 
@@ -83,16 +87,18 @@ func TestCleanResponse(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"Resource not found: secret"}}`, // the SDK's code kept
 			`{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"server_error","data":{"error":"server_error","status":500}}}`},
 	} {
-		out, changed := cleanResponse([]byte(c.in))
-		if c.out == "" {
-			if changed {
-				t.Errorf("cleanResponse(%s) = %s, want it unchanged", c.in, out)
+		t.Run(c.in, func(t *testing.T) {
+			out, changed := cleanResponse([]byte(c.in))
+			if c.out == "" {
+				if changed {
+					t.Errorf("cleanResponse(%s) = %s, want it unchanged", c.in, out)
+				}
+				return
 			}
-			continue
-		}
-		if !changed || !bytes.Equal(out, []byte(c.out)) {
-			t.Errorf("cleanResponse(%s) = %s, want %s", c.in, out, c.out)
-		}
+			if !changed || !bytes.Equal(out, []byte(c.out)) {
+				t.Errorf("cleanResponse(%s) = %s, want %s", c.in, out, c.out)
+			}
+		})
 	}
 }
 
