@@ -51,7 +51,8 @@
 // real id) nor the raw params (for the strict DISC-1 checks), so the method is
 // answered below the SDK, by Transport and by Handler, straight from the message's
 // bytes through Discoverer.AppendJSONRPC, which sizes each page for the request's real
-// id (SPEC PAGE-1). On HTTP, a discover refusal answers the error's HTTP status with
+// id (SPEC PAGE-1); on transports whose bytes the SDK decodes, from the decoded request
+// through Discoverer.DiscoverFramed, given the length of the id as the SDK writes it. On HTTP, a discover refusal answers the error's HTTP status with
 // the JSON-RPC error as an application/json body; a discover notification answers 202
 // with no body. The discover method needs no MCP session state, on any transport: it
 // is answered even before initialize, and on HTTP without an Mcp-Session-Id; the

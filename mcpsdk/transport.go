@@ -33,7 +33,8 @@ const maxInFlight = 16
 // MaxLineLength (mcp.DefaultMaxLineLength, 16 MiB, when zero or negative; skipped to
 // its newline without being kept) is answered with one content-free JSON-RPC error and
 // the session goes on. Other transports (in-memory, custom) get the message-level part
-// of the front: the SDK decodes their bytes itself.
+// of the front: the SDK decodes their bytes itself, and a discover request is answered
+// from the decoded request with Discoverer.DiscoverFramed, nothing encoded again.
 //
 // For streamable HTTP use Handler, because the SDK makes those connections itself.
 func (a *Adapter) Transport(t mcp.Transport) mcp.Transport {
