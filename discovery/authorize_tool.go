@@ -2,6 +2,8 @@ package discovery
 
 import (
 	"context"
+	"slices"
+	"sync/atomic"
 
 	"github.com/deferredtools/deferredtools/grants"
 )
@@ -22,6 +24,31 @@ func (d *Discoverer) AuthorizeTool(ctx context.Context, p grants.Principal, tool
 	return err
 }
 
+// AuthorizeToolThen is AuthorizeTool that, when the tool is granted, also returns the
+// rest of the decision: call decides the tools/call as AuthorizeCall does (contract
+// pin, arguments, CheckCall) from the grants this decision read, so a transport that
+// decides the name before it decodes the arguments reads grants once per call (SPEC
+// CALL-1). call serves the one call it was made for: used again, or for another
+// principal or tool, it is AuthorizeCall itself and rereads grants. While the switch
+// is off call is AuthorizeCall, which allows every call. call is safe for concurrent
+// use.
+func (d *Discoverer) AuthorizeToolThen(ctx context.Context, p grants.Principal, tool string) (call func(ctx context.Context, p grants.Principal, c Call) error, err error) {
+	if !d.opts.Enabled {
+		return d.AuthorizeCall, nil
+	}
+	cat, i, set, err := d.grantedTool(ctx, p, tool)
+	if err != nil {
+		return nil, err
+	}
+	var used atomic.Bool
+	return func(ctx context.Context, q grants.Principal, c Call) error {
+		if c.Tool != tool || q.ID != p.ID || !slices.Equal(q.Scopes, p.Scopes) || used.Swap(true) {
+			return d.AuthorizeCall(ctx, q, c)
+		}
+		return d.grantedCall(ctx, q, c, cat, i, set)
+	}, nil
+}
+
 // grantedTool rereads p's grants and returns the catalog version, the tool's index in
 // it and p's authorised set, or tool_not_granted when the tool is unknown, withheld or
 // not granted: the decision both AuthorizeTool and AuthorizeCall start with.
@@ -39,4 +66,28 @@ func (d *Discoverer) grantedTool(ctx context.Context, p grants.Principal, tool s
 		return nil, 0, nil, newError(CodeToolNotGranted, nil)
 	}
 	return cat, i, set, nil
+}
+
+// grantedCall decides a call whose tool grantedTool granted as cat's tool i with p's
+// authorised set: the contract pin, the arguments against the tool's input schema
+// (SPEC CALL-2), then the host's CheckCall (CALL-6).
+func (d *Discoverer) grantedCall(ctx context.Context, p grants.Principal, c Call, cat *Catalog, i int, set *authSet) error {
+	if c.ContractPin != "" && c.ContractPin != set.contract {
+		return newError(CodeContractChanged, nil)
+	}
+	t := &cat.tools[i]
+	if t.validator == nil {
+		return newError(CodeValidationUnavailable, t.compErr)
+	}
+	args := c.Arguments
+	if len(args) == 0 {
+		args = emptyObject
+	}
+	if err := t.validator.Validate(args); err != nil {
+		return validationError(err)
+	}
+	if d.opts.CheckCall != nil {
+		return d.opts.CheckCall(ctx, p, c.Tool, args)
+	}
+	return nil
 }

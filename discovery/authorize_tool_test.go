@@ -89,3 +89,90 @@ func (r *countReads) ReadGrants(ctx context.Context, id string) (*grants.Snapsho
 	r.n++
 	return r.Reader.ReadGrants(ctx, id)
 }
+
+// SPEC CALL-1, CALL-2, CALL-6, GRANT-6: AuthorizeToolThen reads grants once and its call
+// decides the rest exactly as AuthorizeCall does (arguments, contract pin, CheckCall)
+// without reading them again; a second use, or a use for another principal or tool,
+// is AuthorizeCall itself and rereads; a refused name returns no call; switched off,
+// nothing is read and every call is allowed.
+func TestAuthorizeToolThen(t *testing.T) {
+	ctx := t.Context()
+	cat, _ := countingCatalog(t, sampleTools()...)
+	store := newStore(t, allow("alice", "model_search"), allow("alice", "model_get"))
+	counted := &countReads{Reader: store}
+	checked := 0
+	d := newDiscoverer(cat, counted, func(o *discovery.Options) {
+		o.CheckCall = func(context.Context, grants.Principal, string, json.RawMessage) error { checked++; return nil }
+	})
+	list, err := d.ListTools(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{"text":"hello"}`)}
+	for _, tc := range []struct {
+		name string
+		c    discovery.Call
+		want discovery.Code // "" for allowed
+	}{
+		{"granted", good, ""},
+		{"pin kept", discovery.Call{Tool: "model_search", Arguments: good.Arguments, ContractPin: list.ContractDigest}, ""},
+		{"pin changed", discovery.Call{Tool: "model_search", Arguments: good.Arguments, ContractPin: "sha256:x"}, discovery.CodeContractChanged},
+		{"invalid arguments", discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{"count":0}`)}, discovery.CodeInvalidArguments},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, checks := counted.n, checked
+			call, err := d.AuthorizeToolThen(ctx, alice, tc.c.Tool)
+			if err != nil {
+				t.Fatalf("AuthorizeToolThen = %v, want nil", err)
+			}
+			err = call(ctx, alice, tc.c)
+			if counted.n != before+1 {
+				t.Errorf("AuthorizeToolThen and its call read grants %d times, want once", counted.n-before)
+			}
+			want := d.AuthorizeCall(ctx, alice, tc.c)
+			if tc.want == "" {
+				if err != nil || want != nil || checked != checks+2 {
+					t.Errorf("call = %v, AuthorizeCall = %v, CheckCall ran %d times; want nil, nil, 2", err, want, checked-checks)
+				}
+				return
+			}
+			wantCode(t, "call", err, tc.want)
+			wantCode(t, "AuthorizeCall", want, tc.want)
+		})
+	}
+
+	// A second use, or a use for another tool or principal, rereads grants.
+	call, err := d.AuthorizeToolThen(ctx, alice, "model_search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := call(ctx, alice, good); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Put(ctx, deny("alice", "model_search")); err != nil {
+		t.Fatal(err)
+	}
+	before := counted.n
+	wantCode(t, "second use after revocation", call(ctx, alice, good), discovery.CodeToolNotGranted)
+	if counted.n != before+1 {
+		t.Errorf("a second use read grants %d times, want once", counted.n-before)
+	}
+	call, _ = d.AuthorizeToolThen(ctx, alice, "model_get")
+	before = counted.n
+	wantCode(t, "use for another tool", call(ctx, alice, good), discovery.CodeToolNotGranted)
+	call, _ = d.AuthorizeToolThen(ctx, alice, "model_get")
+	wantCode(t, "use for another principal", call(ctx, grants.Principal{ID: "mallory"}, discovery.Call{Tool: "model_get", Arguments: good.Arguments}), discovery.CodeToolNotGranted)
+	if counted.n != before+3 {
+		t.Errorf("two decisions and two foreign uses read grants %d times, want 3", counted.n-before)
+	}
+
+	if call, err := d.AuthorizeToolThen(ctx, alice, "model_search"); call != nil || err == nil {
+		t.Errorf("AuthorizeToolThen(revoked tool) = call %v, %v; want no call and tool_not_granted", call != nil, err)
+	}
+	off := newDiscoverer(cat, counted, func(o *discovery.Options) { o.Enabled = false })
+	before = counted.n
+	call, err = off.AuthorizeToolThen(ctx, alice, "no_such_tool")
+	if err != nil || call(ctx, alice, discovery.Call{Tool: "no_such_tool"}) != nil || counted.n != before {
+		t.Errorf("switched off: AuthorizeToolThen = %v, its call refused or grants read; want every call allowed, no read", err)
+	}
+}

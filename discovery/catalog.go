@@ -53,17 +53,13 @@ var ErrCatalog = errors.New("discovery: catalog refused")
 type CatalogError struct {
 	Index int // position of the offending tool, or -1 for the whole catalog
 	// Reason is the rule broken: "malformed", "name", "duplicate name", "inputSchema",
-	// "member names differing only by case" (CaseReason), or "limit: " and the limit.
+	// "member names differing only by case", or "limit: " and the limit.
 	Reason string
 	// Name is the tool's exact "name" member when it was read and is a valid tool name
 	// (a host may print it to say which tool), else "". Error does not include it.
 	Name  string
 	cause error
 }
-
-// CaseReason is the CatalogError Reason of a tool whose object, annotations or _meta
-// holds two member names that differ only by case.
-const CaseReason = "member names differing only by case" // tooldef.CaseReason (FuzzReadTool checks)
 
 func (e *CatalogError) Error() string {
 	if e.Index < 0 {

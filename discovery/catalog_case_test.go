@@ -12,6 +12,9 @@ import (
 	"github.com/deferredtools/deferredtools/grants"
 )
 
+// caseReason is the CatalogError.Reason of member names differing only by case.
+const caseReason = "member names differing only by case"
+
 // caseCatalog builds a Discoverer over tools with every tool granted to alice.
 func caseCatalog(t *testing.T, tools []json.RawMessage, vis discovery.Visibility) (*discovery.Catalog, *discovery.Discoverer, error) {
 	t.Helper()
@@ -35,8 +38,8 @@ func wantCaseRefusal(t *testing.T, err error, index int, content ...string) {
 	if !errors.As(err, &ce) || !errors.Is(err, discovery.ErrCatalog) {
 		t.Fatalf("NewCatalog = %v, want a *CatalogError wrapping ErrCatalog", err)
 	}
-	if ce.Index != index || ce.Reason != discovery.CaseReason {
-		t.Fatalf("NewCatalog = tool %d %q, want tool %d %q", ce.Index, ce.Reason, index, discovery.CaseReason)
+	if ce.Index != index || ce.Reason != caseReason {
+		t.Fatalf("NewCatalog = tool %d %q, want tool %d %q", ce.Index, ce.Reason, index, caseReason)
 	}
 	for _, c := range content {
 		if strings.Contains(err.Error(), c) {
@@ -104,8 +107,8 @@ func TestCatalogCaseTwins(t *testing.T) {
 			continue
 		}
 		var ce *discovery.CatalogError
-		if !errors.As(err, &ce) || ce.Index != 0 || ce.Reason != discovery.CaseReason {
-			t.Errorf("NewCatalog(%s) = %v, want tool 0 refused: %s", tc.tool, err, discovery.CaseReason)
+		if !errors.As(err, &ce) || ce.Index != 0 || ce.Reason != caseReason {
+			t.Errorf("NewCatalog(%s) = %v, want tool 0 refused: %s", tc.tool, err, caseReason)
 		}
 	}
 }

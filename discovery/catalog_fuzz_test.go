@@ -116,7 +116,7 @@ func FuzzReadTool(f *testing.F) {
 		case ref.malformed:
 			want = "malformed"
 		case ref.twins:
-			want = CaseReason
+			want = "member names differing only by case" // the Reason CatalogError documents
 		}
 		if reason != want {
 			t.Fatalf("tooldef.Read(%s) reason %q, want %q", canon, reason, want)

@@ -135,7 +135,7 @@ func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, par
 // DiscoverTool is DiscoverParams for the discovery tool (see ToolDefinition): the page
 // is sized for a tools/call result that carries it twice, as structuredContent and,
 // escaped, as one text block, inside a JSON-RPC response whose id encodes in at most
-// MaxIDBytes bytes and whose other framing takes at most ToolResultReserve bytes. So
+// MaxIDBytes bytes and whose other framing takes at most 256 bytes. So
 // framed, the response is at most MaxResponseBytes (SPEC PAGE-1). The page carries no
 // cache hints: SEP-2549 gives none to tools/call results, and a model reads the page.
 func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args json.RawMessage) (*Result, error) {
@@ -149,10 +149,10 @@ func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args 
 	return d.discover(ctx, p, req, frame{idLen: MaxIDBytes, toolResult: true})
 }
 
-// ToolResultReserve is what DiscoverTool leaves for a tools/call result's own members
+// toolResultReserve is what DiscoverTool leaves for a tools/call result's own members
 // around the page's two copies: {"content":[{"type":"text","text":...}],
 // "structuredContent":...} and any further fields a host's encoder adds.
-const ToolResultReserve = 256
+const toolResultReserve = 256
 
 // A frame is how a page travels on the wire, for exact page sizing.
 type frame struct {
@@ -168,7 +168,7 @@ func (f frame) fixed(contract string) int {
 	if !f.toolResult {
 		return n + page + len(resCache)
 	}
-	return n + ToolResultReserve + 2*page + skeletonEscapes // tool pages carry no hints
+	return n + toolResultReserve + 2*page + skeletonEscapes // tool pages carry no hints
 }
 
 // tool is the cost of one tool on the page.

@@ -48,26 +48,25 @@ type Options struct {
 	// no host check.
 	CheckCall func(ctx context.Context, p grants.Principal, tool string, args json.RawMessage) error
 	// CacheBytes bounds, in bytes, what the Discoverer caches of each principal's
-	// authorised set and of each grant snapshot's digest (see setCache). Zero means
-	// DefaultCacheBytes; negative caches nothing, so every request resolves its grants.
+	// authorised set and of each grant snapshot's digest (see setCache). Zero means 16
+	// MiB; negative caches nothing, so every request resolves its grants.
 	CacheBytes int64
 	// GrantTimeout bounds a grant read whose context has no deadline: the read gets one
 	// GrantTimeout away, so a frozen store answers grants_unavailable (503) instead of
 	// hanging (SPEC ERR-5). A context that has a deadline keeps it. The request stops
 	// waiting at the deadline even when the Reader does not return then (see
-	// Discoverer.read). Zero means DefaultGrantTimeout; negative adds no deadline and
+	// Discoverer.read). Zero means 2 seconds; negative adds no deadline and
 	// calls the Reader directly, so a read lasts as long as the Reader takes. Reads
 	// from a *grants.Memory are called directly, without a deadline: it answers from
 	// memory and never waits on I/O.
 	GrantTimeout time.Duration
 }
 
-// DefaultCacheBytes is the cache bound of a Discoverer whose Options.CacheBytes is zero.
-const DefaultCacheBytes = 16 << 20
-
-// DefaultGrantTimeout is the grant read bound of a Discoverer whose Options.GrantTimeout
-// is zero.
-const DefaultGrantTimeout = 2 * time.Second
+// Defaults of Options.CacheBytes and Options.GrantTimeout, as their docs say.
+const (
+	defaultCacheBytes   = 16 << 20
+	defaultGrantTimeout = 2 * time.Second
+)
 
 // Visibility is the deployment's narrowing of the catalog (SPEC VIS-1). The zero value
 // withholds nothing.
@@ -111,9 +110,9 @@ func New(opts *Options) *Discoverer {
 		d.opts.Visibility.Exclude = slices.Clone(opts.Visibility.Exclude)
 		d.opts.Visibility.Toolsets = slices.Clone(opts.Visibility.Toolsets)
 	}
-	d.cache.init(cmp.Or(d.opts.CacheBytes, DefaultCacheBytes))
+	d.cache.init(cmp.Or(d.opts.CacheBytes, defaultCacheBytes))
 	if _, inMemory := d.opts.Grants.(*grants.Memory); !inMemory {
-		d.timeout = max(cmp.Or(d.opts.GrantTimeout, DefaultGrantTimeout), 0)
+		d.timeout = max(cmp.Or(d.opts.GrantTimeout, defaultGrantTimeout), 0)
 	}
 	d.method = cmp.Or(d.opts.Method, DefaultMethod)
 	d.signer = d.opts.Signer
@@ -240,24 +239,7 @@ func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Ca
 	if err != nil {
 		return err
 	}
-	if c.ContractPin != "" && c.ContractPin != set.contract {
-		return newError(CodeContractChanged, nil)
-	}
-	t := &cat.tools[i]
-	if t.validator == nil {
-		return newError(CodeValidationUnavailable, t.compErr)
-	}
-	args := c.Arguments
-	if len(args) == 0 {
-		args = emptyObject
-	}
-	if err := t.validator.Validate(args); err != nil {
-		return validationError(err)
-	}
-	if d.opts.CheckCall != nil {
-		return d.opts.CheckCall(ctx, p, c.Tool, args)
-	}
-	return nil
+	return d.grantedCall(ctx, p, c, cat, i, set)
 }
 
 var emptyObject = json.RawMessage("{}")

@@ -7,14 +7,16 @@
 //
 //   - [Discoverer.Discover] (or [Discoverer.DiscoverParams], or [Discoverer.HandleJSONRPC] for bytes in, bytes out with the
 //     HTTP status of the answer, and [Discoverer.AppendJSONRPC] for the same into a reused buffer,
-//     or [Discoverer.DiscoverTool] for a discovery tool's tools/call) for the
+//     or [Discoverer.DiscoverFramed] for a request the host decoded itself, the page sized for
+//     its id, or [Discoverer.DiscoverTool] for a discovery tool's tools/call) for the
 //     multillm.tools.discover method: the best-matching tools for a few words, each with
 //     its complete definition, a page of at most 64 KiB at a time;
 //   - [Discoverer.ListTools] for tools/list: every tool the principal may see, and its contract digest;
 //   - [Discoverer.AuthorizeCall] before executing a tools/call: the grant is reread, the arguments
 //     validated, the host's own check run (a transport that reads the raw message can
 //     refuse earlier with [Discoverer.AuthorizeTool], on the tool name alone, before it decodes the
-//     arguments).
+//     arguments, and [Discoverer.AuthorizeToolThen] finishes that decision from the same
+//     grant read).
 //
 // Harnesses that decide per model request how tools reach the model use package plan,
 // built on a Discoverer.
@@ -31,7 +33,8 @@
 // mcpsdk adapter does. A tool withheld by Visibility is refused with tool_not_granted, the same answer
 // as an unknown or denied tool, so a caller learns nothing from the difference. Absent
 // call arguments are validated as {}. Discover sizes its pages for a JSON-RPC id of up
-// to [MaxIDBytes] bytes; HandleJSONRPC counts the real id.
+// to [MaxIDBytes] bytes; HandleJSONRPC counts the real id, and DiscoverFramed the id
+// length it is given.
 //
 // A discover result is {"tools":[...],"nextCursor"?:"...","ttlMs":0,
 // "cacheScope":"private","_meta":{"contract_digest":"..."}}: DISC-3's members and the

@@ -69,6 +69,25 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 	return append(dst, envClose...), http.StatusOK
 }
 
+// DiscoverFramed is DiscoverParams for a host that decoded the JSON-RPC request itself
+// and frames the page in the response: idLen is the length of the request's id as the
+// response writes it, and the page is sized as AppendJSONRPC sizes it for that id, so
+// the response is at most MaxResponseBytes (SPEC PAGE-1). An id too long for any
+// response under MaxResponseBytes answers invalid_request.
+func (d *Discoverer) DiscoverFramed(ctx context.Context, p grants.Principal, params json.RawMessage, idLen int) (*Result, error) {
+	if !d.opts.Enabled {
+		return nil, newError(CodeMethodNotFound, nil)
+	}
+	if idLen < 0 || idLen > MaxResponseBytes-maxErrorEnvelope {
+		return nil, newError(CodeInvalidRequest, nil)
+	}
+	req, err := parseParams(params)
+	if err != nil {
+		return nil, err
+	}
+	return d.discover(ctx, p, req, frame{idLen: idLen})
+}
+
 // envelope is the members of a JSON-RPC message the Discoverer reads.
 type envelope struct {
 	JSONRPC string

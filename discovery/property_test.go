@@ -827,6 +827,7 @@ func htmlTool(r *rand.Rand, i, size int) json.RawMessage {
 // block) by encoding/json with HTML escaping on and a MaxIDBytes id, is at most 65,536
 // bytes; walking its cursors yields the ranking once, in order.
 func TestDiscoverToolFrame(t *testing.T) {
+	const toolResultReserve = 256 // the framing besides the id DiscoverTool documents
 	ctx := t.Context()
 	type content struct {
 		Type string `json:"type"`
@@ -880,7 +881,7 @@ func TestDiscoverToolFrame(t *testing.T) {
 				}
 				pages++
 				maxSeen = max(maxSeen, len(framed))
-				if len(framed) > discovery.MaxResponseBytes-discovery.ToolResultReserve+len(`{"content":[{"type":"text","text":""}],"structuredContent":}`) {
+				if len(framed) > discovery.MaxResponseBytes-toolResultReserve+len(`{"content":[{"type":"text","text":""}],"structuredContent":}`) {
 					t.Fatalf("seed %d %q: the discovery tool's response is %d bytes", seed, q, len(framed))
 				}
 				got = append(got, toolNames(t, res.Tools)...)

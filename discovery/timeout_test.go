@@ -31,6 +31,9 @@ func (r *frozenReader) ReadGrants(ctx context.Context, _ string) (*grants.Snapsh
 	return nil, fmt.Errorf("%w: %w", grants.ErrUnavailable, ctx.Err())
 }
 
+// defaultGrantTimeout is the GrantTimeout that Options documents for zero.
+const defaultGrantTimeout = 2 * time.Second
+
 // SPEC GRANT-5, ERR-5, FLAG-3: a grant store that never answers makes every request answer
 // grants_unavailable (503) after Options.GrantTimeout, 2 s by default, when the
 // caller's context has no deadline; a caller's own deadline is kept; a negative
@@ -59,7 +62,7 @@ func TestGrantTimeout(t *testing.T) {
 		want     time.Duration
 		deadln   bool // the reader sees a deadline
 	}{
-		{name: "default", want: discovery.DefaultGrantTimeout, deadln: true},
+		{name: "default", want: defaultGrantTimeout, deadln: true},
 		{name: "set", timeout: 300 * time.Millisecond, want: 300 * time.Millisecond, deadln: true},
 		{name: "caller's shorter deadline kept", timeout: time.Second, deadline: 100 * time.Millisecond, want: 100 * time.Millisecond, deadln: true},
 		{name: "caller's longer deadline kept", deadline: 10 * time.Second, want: 10 * time.Second, deadln: true},
@@ -115,8 +118,8 @@ func TestGrantTimeout(t *testing.T) {
 		start := time.Now()
 		_, err := d.Discover(context.Background(), alice, discovery.Request{Query: "model"})
 		wantCode(t, "frozen, revision sync", err, discovery.CodeGrantsUnavailable)
-		if took := time.Since(start); took != discovery.DefaultGrantTimeout {
-			t.Errorf("frozen, revision sync: answered after %v, want %v", took, discovery.DefaultGrantTimeout)
+		if took := time.Since(start); took != defaultGrantTimeout {
+			t.Errorf("frozen, revision sync: answered after %v, want %v", took, defaultGrantTimeout)
 		}
 		frozen.Store(false)
 		if _, err := d.Discover(context.Background(), alice, discovery.Request{Query: "model"}); err != nil {
@@ -128,8 +131,8 @@ func TestGrantTimeout(t *testing.T) {
 		d := newDiscoverer(cat, &frozenReader{}, nil)
 		start := time.Now()
 		resp, status := d.HandleJSONRPC(context.Background(), alice, discoverMsg("1", "model", 5, ""))
-		if took := time.Since(start); status != 503 || took != discovery.DefaultGrantTimeout {
-			t.Errorf("HandleJSONRPC: status %d after %v, want 503 after %v", status, took, discovery.DefaultGrantTimeout)
+		if took := time.Since(start); status != 503 || took != defaultGrantTimeout {
+			t.Errorf("HandleJSONRPC: status %d after %v, want 503 after %v", status, took, defaultGrantTimeout)
 		}
 		if got := decodePage(t, resp).err; got != discovery.CodeGrantsUnavailable {
 			t.Errorf("HandleJSONRPC answered %q, want %s: %s", got, discovery.CodeGrantsUnavailable, resp)
@@ -211,7 +214,7 @@ func TestGrantTimeoutDeafReader(t *testing.T) {
 			_, err := d.ListTools(context.Background(), alice)
 			took := time.Since(start)
 			wantCode(t, fmt.Sprintf("read %d", i), err, discovery.CodeGrantsUnavailable)
-			want := discovery.DefaultGrantTimeout
+			want := defaultGrantTimeout
 			if i >= n {
 				want = 0
 			}

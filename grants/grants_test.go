@@ -38,17 +38,19 @@ func TestCheckRow(t *testing.T) {
 		{grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow}, "revision"},
 		{grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow, Revision: -3}, "revision"},
 	} {
-		err := grants.CheckRow(tc.row)
-		if tc.reason == "" {
-			if err != nil {
-				t.Errorf("CheckRow(%+v) = %v, want nil", tc.row, err)
+		t.Run(tc.row.Principal+"/"+tc.row.Tool+"/"+tc.reason, func(t *testing.T) {
+			err := grants.CheckRow(tc.row)
+			if tc.reason == "" {
+				if err != nil {
+					t.Errorf("CheckRow(%+v) = %v, want nil", tc.row, err)
+				}
+				return
 			}
-			continue
-		}
-		var me *grants.MalformedError
-		if !errors.As(err, &me) || me.Reason != tc.reason || !errors.Is(err, grants.ErrMalformed) {
-			t.Errorf("CheckRow(%+v) = %v, want a *MalformedError with reason %q", tc.row, err, tc.reason)
-		}
+			var me *grants.MalformedError
+			if !errors.As(err, &me) || me.Reason != tc.reason || !errors.Is(err, grants.ErrMalformed) {
+				t.Errorf("CheckRow(%+v) = %v, want a *MalformedError with reason %q", tc.row, err, tc.reason)
+			}
+		})
 	}
 }
 
@@ -102,20 +104,22 @@ func TestResolveDecision(t *testing.T) {
 			[]string{"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := grants.Resolve(&grants.Snapshot{Revision: 1, Rows: tc.rows}, grants.Principal{ID: "alice", Scopes: tc.scopes})
-			if err != nil {
-				t.Fatalf("Resolve error: %v", err)
-			}
-			if got := d.Allows("t"); got != tc.want {
-				t.Errorf("Allows(t) = %v, want %v", got, tc.want)
-			}
-			if d.Allows("never-a-row") {
-				t.Error("Allows(never-a-row) = true: a tool without a row was granted")
-			}
-			granted := slices.Collect(d.Granted())
-			if got := slices.Contains(granted, "t"); got != tc.want {
-				t.Errorf("Granted() = %q, contains t = %v, want %v", granted, got, tc.want)
-			}
+			t.Run(tc.name, func(t *testing.T) {
+				d, err := grants.Resolve(&grants.Snapshot{Revision: 1, Rows: tc.rows}, grants.Principal{ID: "alice", Scopes: tc.scopes})
+				if err != nil {
+					t.Fatalf("Resolve error: %v", err)
+				}
+				if got := d.Allows("t"); got != tc.want {
+					t.Errorf("Allows(t) = %v, want %v", got, tc.want)
+				}
+				if d.Allows("never-a-row") {
+					t.Error("Allows(never-a-row) = true: a tool without a row was granted")
+				}
+				granted := slices.Collect(d.Granted())
+				if got := slices.Contains(granted, "t"); got != tc.want {
+					t.Errorf("Granted() = %q, contains t = %v, want %v", granted, got, tc.want)
+				}
+			})
 		})
 	}
 }
@@ -223,10 +227,12 @@ func TestResolveFailsClosed(t *testing.T) {
 		// A malformed row fails the whole read, even when it comes after good rows.
 		{"bad row after good ones", &grants.Snapshot{Revision: 1, Rows: []grants.Row{row("alice", "ok", grants.Allow), row("*", "t", "")}}, grants.ErrMalformed},
 	} {
-		d, err := grants.Resolve(tc.snap, p)
-		if d != nil || !errors.Is(err, tc.want) {
-			t.Errorf("%s: Resolve = (%v, %v), want no Decision and %v", tc.name, d, err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := grants.Resolve(tc.snap, p)
+			if d != nil || !errors.Is(err, tc.want) {
+				t.Errorf("%s: Resolve = (%v, %v), want no Decision and %v", tc.name, d, err, tc.want)
+			}
+		})
 	}
 	if d, err := grants.Resolve(&grants.Snapshot{Revision: 1, Rows: tooMany[:grants.MaxRows]}, p); err != nil || !d.Allows("t0") {
 		t.Errorf("Resolve of exactly MaxRows rows = (%v, %v), want a Decision", d, err)

@@ -25,14 +25,16 @@ func TestDeciding(t *testing.T) {
 		{"alice", "none", ""},
 		{"*", "both", "*/1"},
 	} {
-		r, ok := grants.Deciding(snap, tc.principal, tc.tool)
-		got := ""
-		if ok {
-			got = r.Principal + "/" + string(rune('0'+r.Revision))
-		}
-		if got != tc.want {
-			t.Errorf("Deciding(%q, %q) = %q, want %q", tc.principal, tc.tool, got, tc.want)
-		}
+		t.Run(tc.principal+"/"+tc.tool, func(t *testing.T) {
+			r, ok := grants.Deciding(snap, tc.principal, tc.tool)
+			got := ""
+			if ok {
+				got = r.Principal + "/" + string(rune('0'+r.Revision))
+			}
+			if got != tc.want {
+				t.Errorf("Deciding(%q, %q) = %q, want %q", tc.principal, tc.tool, got, tc.want)
+			}
+		})
 	}
 	if _, ok := grants.Deciding(nil, "alice", "both"); ok {
 		t.Error("Deciding(nil) found a row")

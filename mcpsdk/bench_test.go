@@ -78,3 +78,22 @@ func BenchmarkMiddlewareOnly(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDiscoverInMemory measures one discover request from the go-sdk client over
+// the in-memory transport wrapped by the adapter, whose front answers it from the
+// request the SDK decoded.
+func BenchmarkDiscoverInMemory(b *testing.B) {
+	ctx := context.Background()
+	f := newFixture(b, fixtureOptions{enabled: true, principal: alice})
+	cs := f.connect(b)
+	p := &discoverParams{Query: "weather", Limit: 2}
+	if res, err := discover(ctx, cs, p); err != nil || len(res.Tools) == 0 {
+		b.Fatalf("discover: %v %v", res, err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := discover(ctx, cs, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -51,7 +51,8 @@
 // real id) nor the raw params (for the strict DISC-1 checks), so the method is
 // answered below the SDK, by Transport and by Handler, straight from the message's
 // bytes through Discoverer.AppendJSONRPC, which sizes each page for the request's real
-// id (SPEC PAGE-1). On HTTP, a discover refusal answers the error's HTTP status with
+// id (SPEC PAGE-1); on transports whose bytes the SDK decodes, from the decoded request
+// through Discoverer.DiscoverFramed, given the length of the id as the SDK writes it. On HTTP, a discover refusal answers the error's HTTP status with
 // the JSON-RPC error as an application/json body; a discover notification answers 202
 // with no body. The discover method needs no MCP session state, on any transport: it
 // is answered even before initialize, and on HTTP without an Mcp-Session-Id; the
@@ -83,13 +84,15 @@
 //     invalid_request: MCP dropped them in 2025-06-18, and the SDK's batch path ends
 //     the session on any bad element.
 //  3. tools/call is decided on params.name, read exactly (one member named "name", a
-//     string; otherwise invalid_params), with Discoverer.AuthorizeTool, which rereads
+//     string; otherwise invalid_params), with Discoverer.AuthorizeToolThen, which rereads
 //     grants and applies Visibility: a tool the principal may not call is refused
 //     (tool_not_granted, or unauthenticated, or the 503 of failing storage) whatever
 //     its arguments, before anything decodes them: deep, long, mistyped, with
 //     duplicate keys or invalid UTF-8, a denied call gets the same answer as with {}.
-//     A granted call goes on; the middleware then decides it in full with
-//     AuthorizeCall (arguments, contract pin, CheckCall).
+//     A granted call goes on; the middleware then decides it in full (arguments,
+//     contract pin, CheckCall) from the same grant read, so each call reads grants
+//     once. A call that reaches the middleware without the front's decision (a server
+//     without the adapter's transport) is decided by AuthorizeCall, which reads them.
 //  4. What the SDK would choke on: invalid UTF-8 (parse_error) and nesting deeper than
 //     the SDK decoder's 1,000 (invalid_request). logging/setLevel must name one of
 //     MCP's eight levels (invalid_params): the SDK takes any string and logs it.

@@ -512,10 +512,12 @@ func TestHTTPAnswerForms(t *testing.T) {
 			`{"jsonrpc":"2.0","id":10,"error":{"code":-32600,"message":"invalid_request","data":{"error":"invalid_request","status":400}}}`},
 		{"SDK: notification of an unknown method", "POST", "application/json, text/event-stream", "", `{"jsonrpc":"2.0","method":"` + canary + `"}`, 400, "text/plain; charset=utf-8", "Bad Request\n"},
 	} {
-		status, ctype, body := do(c.method, c.accept, c.host, c.body)
-		if status != c.status || ctype != c.ctype || body != c.want {
-			t.Errorf("%s: %d %q %q, want %d %q %q", c.name, status, ctype, body, c.status, c.ctype, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			status, ctype, body := do(c.method, c.accept, c.host, c.body)
+			if status != c.status || ctype != c.ctype || body != c.want {
+				t.Errorf("%s: %d %q %q, want %d %q %q", c.name, status, ctype, body, c.status, c.ctype, c.want)
+			}
+		})
 	}
 }
 
@@ -585,10 +587,12 @@ func TestStdioBeforeInitialize(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"` + canary + `","params":{}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"x":"` + canary + `"}}`,
 	} {
-		resp := exchange(line)
-		if e := decodeError(t, resp); e == nil || e.Message != "internal_error" || bytes.Contains(resp, []byte(canary)) {
-			t.Errorf("%s before initialize: %s, want a content-free error", line, resp)
-		}
+		t.Run(fmt.Sprintf("%.30s", line), func(t *testing.T) {
+			resp := exchange(line)
+			if e := decodeError(t, resp); e == nil || e.Message != "internal_error" || bytes.Contains(resp, []byte(canary)) {
+				t.Errorf("%s before initialize: %s, want a content-free error", line, resp)
+			}
+		})
 	}
 	if resp := exchange(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); !bytes.Contains(resp, []byte(`"result":{}`)) {
 		t.Errorf("ping before initialize: %s", resp)
@@ -633,10 +637,12 @@ func TestHTTPUnknownProtocolVersionHeader(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 	for _, version := range []string{"version-" + canary, "2099-01-01" + canary} {
-		status, body := post(version)
-		if status != http.StatusBadRequest || strings.Contains(body, canary) || !strings.Contains(body, `"invalid_request"`) {
-			t.Errorf("Mcp-Protocol-Version %q: status %d, body %s; want 400 invalid_request without the header's text", version, status, body)
-		}
+		t.Run(version, func(t *testing.T) {
+			status, body := post(version)
+			if status != http.StatusBadRequest || strings.Contains(body, canary) || !strings.Contains(body, `"invalid_request"`) {
+				t.Errorf("Mcp-Protocol-Version %q: status %d, body %s; want 400 invalid_request without the header's text", version, status, body)
+			}
+		})
 	}
 	if status, body := post("2025-06-18"); status != http.StatusOK {
 		t.Errorf("a supported version: status %d, body %.300s; want 200", status, body)

@@ -32,9 +32,11 @@ const (
 func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst []byte) (resp []byte, act action, status int, env envelope) {
 	env, fault := parseEnvelope(msg)
 	if fault == "" && env.hasMethod && env.method == "tools/call" && env.id != nil {
-		if resp, ok := a.precall(ctx, extra, env, dst); ok {
-			return resp, refused, http.StatusOK, env
+		call, err := a.precall(ctx, extra, env.params)
+		if err != nil {
+			return discovery.AppendJSONRPCError(dst, env.id, err), refused, http.StatusOK, env
 		}
+		env.call = call
 	}
 	switch {
 	case fault != "":
@@ -55,24 +57,22 @@ func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst 
 
 // precall decides a tools/call on its tool name (SPEC CALL-1): a name that is not one
 // string is invalid params, an unauthenticated caller is refused, and a tool the
-// principal may not call is tool_not_granted, whatever the arguments. A granted call
-// goes on to the SDK, whose middleware decides it in full (arguments, pin, CheckCall).
-func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, env envelope, dst []byte) ([]byte, bool) {
-	name, ok := stringParam(env.params, "name")
+// principal may not call is tool_not_granted, whatever the arguments. Otherwise the
+// call goes on to the SDK, whose middleware decides it in full (arguments, pin,
+// CheckCall) with call, the rest of this decision (nil for the discovery tool).
+func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, params []byte) (call callFunc, err error) {
+	name, ok := stringParam(params, "name")
 	if !ok {
-		return discovery.AppendJSONRPCError(dst, env.id, discovery.CodeInvalidParams), true
+		return nil, discovery.CodeInvalidParams
 	}
 	if a.toolDef != nil && name == a.opts.DiscoveryTool {
-		return dst, false
+		return nil, nil
 	}
 	p, err := a.principal(ctx, extra)
-	if err == nil {
-		err = a.d.AuthorizeTool(ctx, p, name)
-	}
 	if err != nil {
-		return discovery.AppendJSONRPCError(dst, env.id, err), true
+		return nil, err
 	}
-	return dst, false
+	return a.d.AuthorizeToolThen(ctx, p, name)
 }
 
 // answerDiscover answers a discover message (a call or a notification) straight from

@@ -89,6 +89,9 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		defer responseBuffers.Put(bp)
 		resp, act, status, env := a.screen(ctx, extra, body, (*bp)[:0])
 		if act == passOn {
+			if env.call != nil {
+				defer a.pending.attachHeader(r.Header, env.call)()
+			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			fw.id = env.id
 			next.ServeHTTP(fw, r)

@@ -148,10 +148,12 @@ func TestHTTPDiscoverStatus(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":5,"method":"multillm.tools.discover","params":{"query":"weather"}}`, "wrong", 401, ``},
 		{`{"jsonrpc":"2.0","id":6,"method":"multillm.tools.discover","params":{"query":"weather"}}`, "tok-alice rebound", 403, `Host`},
 	} {
-		status, body := post(srv.URL, c.token, c.body)
-		if status != c.status || !strings.Contains(body, c.want) {
-			t.Errorf("POST %s (token %q) = %d %.200s, want %d with %s", c.body, c.token, status, body, c.status, c.want)
-		}
+		t.Run(c.token+" "+c.body, func(t *testing.T) {
+			status, body := post(srv.URL, c.token, c.body)
+			if status != c.status || !strings.Contains(body, c.want) {
+				t.Errorf("POST %s (token %q) = %d %.200s, want %d with %s", c.body, c.token, status, body, c.status, c.want)
+			}
+		})
 	}
 	_, off := httpServer(t, false)
 	status, body := post(off.URL, "tok-alice", `{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"weather"}}`)

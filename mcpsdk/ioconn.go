@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
 
 // ioTransport replaces an *mcp.StdioTransport or *mcp.IOTransport: the same
@@ -57,7 +58,8 @@ type ioConn struct {
 	closeOnce sync.Once
 	closeErr  error
 	sem       chan struct{}
-	initSent  bool // an initialize request went to the SDK (Read's goroutine only)
+	initSent  bool     // an initialize request went to the SDK (Read's goroutine only)
+	calls     inflight // the front's decisions on the calls passed on
 }
 
 // line is one newline-delimited message, or the end of input.
@@ -123,6 +125,9 @@ func (c *ioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.out.writeLine(discovery.AppendJSONRPCError(nil, env.id, discovery.CodeInvalidRequest))
 			continue
 		}
+		if req, ok := msg.(*jsonrpc.Request); ok {
+			c.calls.attach(&c.a.pending, req, env.call)
+		}
 		return msg, nil
 	}
 }
@@ -174,6 +179,7 @@ func (c *ioConn) discover(ctx context.Context, env envelope, msg []byte) {
 // Write writes msg as one line; a response's error that could quote the client is
 // replaced by its content-free form first (SPEC ERR-2).
 func (c *ioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.calls.done(&c.a.pending, msg)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -191,6 +197,7 @@ func (c *ioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (c *ioConn) Close() error {
 	c.closeOnce.Do(func() {
+		c.calls.close(&c.a.pending)
 		close(c.closed)
 		c.closeErr = errors.Join(c.rc.Close(), c.out.close())
 	})
@@ -278,7 +285,7 @@ chunks:
 	return b[:n], false, nil
 }
 
-func skipSpaceBytes(b []byte) []byte { return b[skipSpace(b, 0):] }
+func skipSpaceBytes(b []byte) []byte { return b[jsonlex.SkipSpace(b, 0):] }
 
 // stdio is the reader and writer of an mcp.StdioTransport.
 func stdio() (io.ReadCloser, io.WriteCloser) { return os.Stdin, nopWriteCloser{os.Stdout} }

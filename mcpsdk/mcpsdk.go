@@ -15,8 +15,8 @@ import (
 )
 
 // A PrincipalFunc returns the authenticated caller of one request. extra is the SDK's
-// request extra (auth.TokenInfo and HTTP header on streamable HTTP); it is nil on
-// stdio and in-memory transports. An error refuses the request with unauthenticated
+// request extra (auth.TokenInfo and HTTP header on streamable HTTP); on stdio and
+// in-memory transports it is nil or carries neither. An error refuses the request with unauthenticated
 // (HTTP 401); its text never reaches the wire. It must be safe for concurrent use.
 type PrincipalFunc func(ctx context.Context, extra *mcp.RequestExtra) (grants.Principal, error)
 
@@ -70,6 +70,7 @@ type Adapter struct {
 	d       *discovery.Discoverer
 	opts    Options
 	toolDef json.RawMessage // the discovery tool's definition, or nil
+	pending pendingCalls    // the front's grant decisions on their way to the middleware
 }
 
 // New returns an Adapter for d, which must not be nil. opts is copied; nil means

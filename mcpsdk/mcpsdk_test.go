@@ -157,12 +157,14 @@ func TestDiscoverInvalidParams(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: true, principal: alice})
 	rc := f.rawConnect(t)
 	for i, params := range []string{`{"query":"x","extra":1}`, `{"query":"x","limit":17}`, `{"query":""}`, `{"limit":3}`} {
-		id := fmt.Sprint(10 + i)
-		resp := rc.call(`{"jsonrpc":"2.0","id":`+id+`,"method":"multillm.tools.discover","params":`+params+`}`, id)
-		e := decodeError(t, resp)
-		if e == nil || e.Code != -32602 || e.Data.Error != "invalid_params" || e.Data.Status != 400 {
-			t.Errorf("params %s: response %s, want -32602 invalid_params 400", params, resp)
-		}
+		t.Run(params, func(t *testing.T) {
+			id := fmt.Sprint(10 + i)
+			resp := rc.call(`{"jsonrpc":"2.0","id":`+id+`,"method":"multillm.tools.discover","params":`+params+`}`, id)
+			e := decodeError(t, resp)
+			if e == nil || e.Code != -32602 || e.Data.Error != "invalid_params" || e.Data.Status != 400 {
+				t.Errorf("params %s: response %s, want -32602 invalid_params 400", params, resp)
+			}
+		})
 	}
 	// An unknown cursor is invalid_cursor (SPEC CURSOR-2).
 	resp := rc.call(`{"jsonrpc":"2.0","id":20,"method":"multillm.tools.discover","params":{"query":"weather","cursor":"AAAA"}}`, "20")
@@ -185,37 +187,39 @@ func TestDiscoverResponseBound(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: true, principal: alice, tools: tools})
 	rc := f.rawConnect(t)
 	for _, id := range []string{`7`, `"` + strings.Repeat("i", 200) + `"`, `"<&>` + strings.Repeat("é", 40) + `"`} {
-		cursor, walked := "", 0
-		for page := 0; ; page++ {
-			params := `{"query":"weather data","limit":16`
-			if cursor != "" {
-				params += `,"cursor":"` + cursor + `"`
+		t.Run(fmt.Sprintf("%.20s", id), func(t *testing.T) {
+			cursor, walked := "", 0
+			for page := 0; ; page++ {
+				params := `{"query":"weather data","limit":16`
+				if cursor != "" {
+					params += `,"cursor":"` + cursor + `"`
+				}
+				resp := rc.call(`{"jsonrpc":"2.0","id":`+id+`,"method":"multillm.tools.discover","params":`+params+`}}`, normalizeID(id))
+				if len(resp) > discovery.MaxResponseBytes {
+					t.Fatalf("id %.20s page %d: %d bytes, more than %d", id, page, len(resp), discovery.MaxResponseBytes)
+				}
+				var r struct {
+					Result struct {
+						Tools      []json.RawMessage `json:"tools"`
+						NextCursor string            `json:"nextCursor"`
+					} `json:"result"`
+				}
+				if err := json.Unmarshal(resp, &r); err != nil || r.Result.Tools == nil {
+					t.Fatalf("id %.20s page %d: %.300s", id, page, resp)
+				}
+				walked += len(r.Result.Tools)
+				if r.Result.NextCursor == "" {
+					break
+				}
+				if len(r.Result.Tools) == 16 {
+					t.Fatalf("page %d is not byte-bounded", page)
+				}
+				cursor = r.Result.NextCursor
 			}
-			resp := rc.call(`{"jsonrpc":"2.0","id":`+id+`,"method":"multillm.tools.discover","params":`+params+`}}`, normalizeID(id))
-			if len(resp) > discovery.MaxResponseBytes {
-				t.Fatalf("id %.20s page %d: %d bytes, more than %d", id, page, len(resp), discovery.MaxResponseBytes)
+			if walked != 6 {
+				t.Errorf("id %.20s: walked %d tools, want 6", id, walked)
 			}
-			var r struct {
-				Result struct {
-					Tools      []json.RawMessage `json:"tools"`
-					NextCursor string            `json:"nextCursor"`
-				} `json:"result"`
-			}
-			if err := json.Unmarshal(resp, &r); err != nil || r.Result.Tools == nil {
-				t.Fatalf("id %.20s page %d: %.300s", id, page, resp)
-			}
-			walked += len(r.Result.Tools)
-			if r.Result.NextCursor == "" {
-				break
-			}
-			if len(r.Result.Tools) == 16 {
-				t.Fatalf("page %d is not byte-bounded", page)
-			}
-			cursor = r.Result.NextCursor
-		}
-		if walked != 6 {
-			t.Errorf("id %.20s: walked %d tools, want 6", id, walked)
-		}
+		})
 	}
 }
 
@@ -264,15 +268,17 @@ func TestCallDenied(t *testing.T) {
 		{"secrets_read", map[string]any{"key": "k"}},            // no row at all
 		{"no_such_tool", map[string]any{}},                      // unknown
 	} {
-		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
-		var je *jsonrpc.Error
-		if !errors.As(err, &je) {
-			t.Fatalf("CallTool(%s, %v) error = %v, want a JSON-RPC error", c.tool, c.args, err)
-		}
-		if je.Code != -32000 || je.Message != "tool_not_granted" ||
-			string(je.Data) != `{"error":"tool_not_granted","status":403}` {
-			t.Errorf("CallTool(%s, %v) = code %d message %q data %s, want -32000 tool_not_granted {403}", c.tool, c.args, je.Code, je.Message, je.Data)
-		}
+		t.Run(c.tool, func(t *testing.T) {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) {
+				t.Fatalf("CallTool(%s, %v) error = %v, want a JSON-RPC error", c.tool, c.args, err)
+			}
+			if je.Code != -32000 || je.Message != "tool_not_granted" ||
+				string(je.Data) != `{"error":"tool_not_granted","status":403}` {
+				t.Errorf("CallTool(%s, %v) = code %d message %q data %s, want -32000 tool_not_granted {403}", c.tool, c.args, je.Code, je.Message, je.Data)
+			}
+		})
 	}
 	for _, name := range []string{"deploy_model", "secrets_read"} {
 		if n := f.calls(name); n != 0 {
@@ -298,30 +304,32 @@ func TestCallInvalidArguments(t *testing.T) {
 		{"deploy_model", map[string]any{"model": secret}, "pattern"},
 		{"weather_get", map[string]any{}, "required"},
 	} {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
-		if err != nil {
-			t.Fatalf("CallTool(%s): %v, want a tool result", c.tool, err)
-		}
-		if !res.IsError || len(res.Content) != 1 {
-			t.Fatalf("CallTool(%s, %v) = %+v, want isError with one text", c.tool, c.args, res)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		// The keyword and location are the Discoverer's verdict; the adapter must carry both.
-		args, _ := json.Marshal(c.args)
-		var de *discovery.Error
-		if err := f.d.AuthorizeCall(ctx, alice, discovery.Call{Tool: c.tool, Arguments: args}); !errors.As(err, &de) || de.Code != discovery.CodeInvalidArguments {
-			t.Fatalf("AuthorizeCall(%s, %s) = %v, want invalid_arguments", c.tool, args, err)
-		}
-		want := fmt.Sprintf("invalid arguments: keyword %q failed at schema location %q", de.Keyword, de.Path)
-		if text != want {
-			t.Errorf("CallTool(%s, %s) text %q, want %q", c.tool, args, text, want)
-		}
-		if c.keyword != "additionalProperties" && de.Keyword != c.keyword { // see the report: validate names the false subschema
-			t.Errorf("CallTool(%s, %s) keyword %q, want %q", c.tool, args, de.Keyword, c.keyword)
-		}
-		if strings.Contains(text, secret) || strings.Contains(text, `"x"`) {
-			t.Errorf("CallTool(%s) text %q contains an argument value", c.tool, text)
-		}
+		t.Run(c.tool+"/"+c.keyword, func(t *testing.T) {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+			if err != nil {
+				t.Fatalf("CallTool(%s): %v, want a tool result", c.tool, err)
+			}
+			if !res.IsError || len(res.Content) != 1 {
+				t.Fatalf("CallTool(%s, %v) = %+v, want isError with one text", c.tool, c.args, res)
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
+			// The keyword and location are the Discoverer's verdict; the adapter must carry both.
+			args, _ := json.Marshal(c.args)
+			var de *discovery.Error
+			if err := f.d.AuthorizeCall(ctx, alice, discovery.Call{Tool: c.tool, Arguments: args}); !errors.As(err, &de) || de.Code != discovery.CodeInvalidArguments {
+				t.Fatalf("AuthorizeCall(%s, %s) = %v, want invalid_arguments", c.tool, args, err)
+			}
+			want := fmt.Sprintf("invalid arguments: keyword %q failed at schema location %q", de.Keyword, de.Path)
+			if text != want {
+				t.Errorf("CallTool(%s, %s) text %q, want %q", c.tool, args, text, want)
+			}
+			if c.keyword != "additionalProperties" && de.Keyword != c.keyword { // see the report: validate names the false subschema
+				t.Errorf("CallTool(%s, %s) keyword %q, want %q", c.tool, args, de.Keyword, c.keyword)
+			}
+			if strings.Contains(text, secret) || strings.Contains(text, `"x"`) {
+				t.Errorf("CallTool(%s) text %q contains an argument value", c.tool, text)
+			}
+		})
 	}
 	if n := f.calls("weather_get") + f.calls("deploy_model"); n != 0 {
 		t.Errorf("handlers ran %d times on invalid arguments", n)
@@ -441,12 +449,14 @@ func TestSwitchOff(t *testing.T) {
 		`{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"k"}}}`,
 		`{"jsonrpc":"2.0","id":ID,"method":"multillm.tools.discover","params":{"query":"weather"}}`,
 	} {
-		id := fmt.Sprint(100 + i)
-		line := strings.Replace(req, "ID", id, 1)
-		g, w := got.call(line, id), want.call(line, id)
-		if !bytes.Equal(g, w) {
-			t.Errorf("switch off, %s:\n got %s\nwant %s (the bare go-sdk server)", line, g, w)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			id := fmt.Sprint(100 + i)
+			line := strings.Replace(req, "ID", id, 1)
+			g, w := got.call(line, id), want.call(line, id)
+			if !bytes.Equal(g, w) {
+				t.Errorf("switch off, %s:\n got %s\nwant %s (the bare go-sdk server)", line, g, w)
+			}
+		})
 	}
 	disc := got.call(`{"jsonrpc":"2.0","id":200,"method":"multillm.tools.discover","params":{"query":"weather"}}`, "200")
 	unknown := got.call(`{"jsonrpc":"2.0","id":200,"method":"no.such.method","params":{"query":"weather"}}`, "200")
@@ -475,12 +485,14 @@ func TestPrincipalFailure(t *testing.T) {
 		`{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"Oslo"}}}`,
 		`{"jsonrpc":"2.0","id":ID,"method":"multillm.tools.discover","params":{"query":"weather"}}`,
 	} {
-		id := fmt.Sprint(300 + i)
-		resp := rc.call(strings.Replace(req, "ID", id, 1), id)
-		e := decodeError(t, resp)
-		if e == nil || e.Data.Error != string(discovery.CodeUnauthenticated) || e.Data.Status != 401 || bytes.Contains(resp, []byte("secret")) {
-			t.Errorf("%s with a failing principal: %s, want unauthenticated 401", req, resp)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			id := fmt.Sprint(300 + i)
+			resp := rc.call(strings.Replace(req, "ID", id, 1), id)
+			e := decodeError(t, resp)
+			if e == nil || e.Data.Error != string(discovery.CodeUnauthenticated) || e.Data.Status != 401 || bytes.Contains(resp, []byte("secret")) {
+				t.Errorf("%s with a failing principal: %s, want unauthenticated 401", req, resp)
+			}
+		})
 	}
 	if n := f.reads.n.Load(); n != 0 {
 		t.Errorf("grant store read %d times for an unauthenticated caller", n)
@@ -503,19 +515,21 @@ func TestOtherMethodsUntouched(t *testing.T) {
 		`{"jsonrpc":"2.0","id":ID,"method":"no.such.method","params":{}}`,
 		`{"jsonrpc":"2.0","id":ID,"method":"multillm.tools.discoverX","params":{"query":"x"}}`,
 	} {
-		id := fmt.Sprint(400 + i)
-		line := strings.Replace(req, "ID", id, 1)
-		g, w := got.call(line, id), want.call(line, id)
-		if we := decodeError(t, w); we != nil {
-			wantErr := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method_not_found","data":{"error":"method_not_found","status":404}}}`, id)
-			if we.Code != -32601 || string(g) != wantErr {
-				t.Errorf("%s:\n got %s\nwant %s (the bare go-sdk server's %s, content-free)", line, g, wantErr, w)
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			id := fmt.Sprint(400 + i)
+			line := strings.Replace(req, "ID", id, 1)
+			g, w := got.call(line, id), want.call(line, id)
+			if we := decodeError(t, w); we != nil {
+				wantErr := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method_not_found","data":{"error":"method_not_found","status":404}}}`, id)
+				if we.Code != -32601 || string(g) != wantErr {
+					t.Errorf("%s:\n got %s\nwant %s (the bare go-sdk server's %s, content-free)", line, g, wantErr, w)
+				}
+				return
 			}
-			continue
-		}
-		if !bytes.Equal(g, w) {
-			t.Errorf("%s:\n got %s\nwant %s (the bare go-sdk server)", line, g, w)
-		}
+			if !bytes.Equal(g, w) {
+				t.Errorf("%s:\n got %s\nwant %s (the bare go-sdk server)", line, g, w)
+			}
+		})
 	}
 	if n := f.reads.n.Load(); n != 0 {
 		t.Errorf("other methods read grants %d times", n)
@@ -535,12 +549,14 @@ func TestGrantsUnavailable(t *testing.T) {
 		`{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"weather"}}}`,
 		`{"jsonrpc":"2.0","id":ID,"method":"multillm.tools.discover","params":{"query":"weather"}}`,
 	} {
-		id := fmt.Sprint(500 + i)
-		resp := rc.call(strings.Replace(req, "ID", id, 1), id)
-		e := decodeError(t, resp)
-		if e == nil || e.Code != -32000 || e.Data.Error != "grants_unavailable" || e.Data.Status != 503 || bytes.Contains(resp, []byte("relation")) {
-			t.Errorf("%s with storage down: %s, want grants_unavailable 503 without storage text", req, resp)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			id := fmt.Sprint(500 + i)
+			resp := rc.call(strings.Replace(req, "ID", id, 1), id)
+			e := decodeError(t, resp)
+			if e == nil || e.Code != -32000 || e.Data.Error != "grants_unavailable" || e.Data.Status != 503 || bytes.Contains(resp, []byte("relation")) {
+				t.Errorf("%s with storage down: %s, want grants_unavailable 503 without storage text", req, resp)
+			}
+		})
 	}
 	if n := f.calls("weather_get"); n != 0 {
 		t.Errorf("handler ran %d times with storage down", n)

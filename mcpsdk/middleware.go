@@ -186,7 +186,11 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 		return a.discoveryTool(ctx, p, params.Arguments)
 	}
 	pin, _ := params.Meta[MetaContractDigest].(string)
-	err = a.d.AuthorizeCall(ctx, p, discovery.Call{Tool: params.Name, Arguments: params.Arguments, ContractPin: pin})
+	call := a.pending.take(req.Extra) // the front's decision on this request, if it made one
+	if call == nil {
+		call = a.d.AuthorizeCall
+	}
+	err = call(ctx, p, discovery.Call{Tool: params.Name, Arguments: params.Arguments, ContractPin: pin})
 	if err != nil {
 		var de *discovery.Error
 		if errors.As(err, &de) && de.Code == discovery.CodeInvalidArguments {

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
 
 // maxInFlight bounds the discover requests one connection answers concurrently; past
@@ -31,7 +33,8 @@ const maxInFlight = 16
 // MaxLineLength (mcp.DefaultMaxLineLength, 16 MiB, when zero or negative; skipped to
 // its newline without being kept) is answered with one content-free JSON-RPC error and
 // the session goes on. Other transports (in-memory, custom) get the message-level part
-// of the front: the SDK decodes their bytes itself.
+// of the front: the SDK decodes their bytes itself, and a discover request is answered
+// from the decoded request with Discoverer.DiscoverFramed, nothing encoded again.
 //
 // For streamable HTTP use Handler, because the SDK makes those connections itself.
 func (a *Adapter) Transport(t mcp.Transport) mcp.Transport {
@@ -80,12 +83,13 @@ func (t *versionedTransport) SupportsProtocolVersion(v string) bool {
 // bytes the SDK decodes itself, and cleans the errors it writes.
 type conn struct {
 	mcp.Connection
-	a   *Adapter
-	sem chan struct{}
+	a     *Adapter
+	sem   chan struct{}
+	calls inflight // the front's decisions on the calls passed on
 }
 
 // Read returns the next message the front passes on; discover requests and refused
-// calls are answered on the way.
+// calls are answered on the way, from the decoded request: nothing is encoded again.
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	method := c.a.d.Method()
 	for {
@@ -102,44 +106,72 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			if !req.ID.IsValid() {
 				return msg, nil
 			}
-			env := envelope{id: encodeID(req.ID), method: req.Method, hasMethod: true, params: req.Params}
-			resp, refused := c.a.precall(ctx, nil, env, nil)
-			if !refused {
-				return msg, nil
+			call, err := c.a.precall(ctx, nil, req.Params)
+			if err != nil {
+				c.writeError(ctx, req.ID, err)
+				continue
 			}
-			c.write(ctx, req.ID, resp)
+			c.calls.attach(&c.a.pending, req, call)
+			return msg, nil
+		}
+		if fault, ok := paramsFault(req.Params); !ok {
+			return msg, nil
+		} else if fault != "" {
+			c.writeError(ctx, req.ID, fault)
 			continue
 		}
-		raw, err := jsonrpc.EncodeMessage(req)
-		if err != nil {
-			return msg, nil
+		if !req.ID.IsValid() {
+			continue // a discover notification: discovery answers nothing
 		}
-		resp, act, _, env := c.a.screen(ctx, nil, raw, nil)
-		switch act {
-		case passOn:
-			return msg, nil
-		case answered, refused:
-			c.write(ctx, req.ID, resp)
-		case discover:
-			answer := func() {
-				resp, _ := c.a.answerDiscover(ctx, nil, env, raw, nil)
-				c.write(ctx, req.ID, resp)
-			}
-			goBounded(c.sem, answer)
-		}
+		goBounded(c.sem, func() { _ = c.Connection.Write(ctx, c.a.discoverResponse(ctx, req)) })
 	}
 }
 
-// write sends a response the front built as bytes; nothing for a notification.
-func (c *conn) write(ctx context.Context, id jsonrpc.ID, resp []byte) {
-	if len(resp) == 0 || !id.IsValid() {
-		return
+// paramsFault is the refusal the byte front gives a discover request for its params:
+// parse_error for text that is not UTF-8, invalid_request for nesting deeper than the
+// SDK takes. ok is false for params that are not JSON, which the SDK answers.
+func paramsFault(params []byte) (fault discovery.Code, ok bool) {
+	if len(params) == 0 {
+		return "", true
 	}
-	_ = c.Connection.Write(ctx, responseMessage(resp, id))
+	depth, ok := jsonlex.Valid(params)
+	switch {
+	case !ok:
+		return "", false
+	case !utf8.Valid(params):
+		return discovery.CodeParseError, true
+	case depth >= maxDepth: // the message nests one deeper
+		return discovery.CodeInvalidRequest, true
+	}
+	return "", true
+}
+
+// discoverResponse answers a discover request the SDK decoded with
+// Discoverer.DiscoverFramed, the page sized for the id as the SDK writes it (SPEC
+// PAGE-1) and kept as raw bytes.
+func (a *Adapter) discoverResponse(ctx context.Context, req *jsonrpc.Request) *jsonrpc.Response {
+	p, err := a.principal(ctx, nil)
+	var res *discovery.Result
+	if err == nil {
+		res, err = a.d.DiscoverFramed(ctx, p, req.Params, len(encodeID(req.ID)))
+	}
+	if err != nil {
+		return &jsonrpc.Response{ID: req.ID, Error: wireError(codeOf(err))}
+	}
+	return &jsonrpc.Response{ID: req.ID, Result: res.AppendJSON(nil)}
+}
+
+// writeError answers a request with the content-free error of err's code; nothing
+// for a notification.
+func (c *conn) writeError(ctx context.Context, id jsonrpc.ID, err error) {
+	if id.IsValid() {
+		_ = c.Connection.Write(ctx, &jsonrpc.Response{ID: id, Error: wireError(codeOf(err))})
+	}
 }
 
 // Write cleans a response's error (SPEC ERR-2) and writes the message.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.calls.done(&c.a.pending, msg)
 	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
 		clean := *r
 		clean.Error = cleanError(r.Error)
@@ -148,20 +180,24 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.Connection.Write(ctx, msg)
 }
 
-// responseMessage turns a response the front built into the SDK message that encodes
-// back to the same bytes: the result is kept as raw bytes, not re-encoded.
-func responseMessage(resp []byte, id jsonrpc.ID) *jsonrpc.Response {
-	m, err := jsonrpc.DecodeMessage(resp)
-	r, ok := m.(*jsonrpc.Response)
-	if err != nil || !ok {
-		return &jsonrpc.Response{ID: id, Error: wireError(discovery.CodeCatalogUnavailable)}
+// Close drops the front's decisions no call took and closes the connection.
+func (c *conn) Close() error {
+	c.calls.close(&c.a.pending)
+	return c.Connection.Close()
+}
+
+// codeOf is the Code discovery.AppendJSONRPCError writes for err: an *Error's, a
+// Code's, or internal_error for any other error.
+func codeOf(err error) discovery.Code {
+	var de *discovery.Error
+	if errors.As(err, &de) {
+		return de.Code
 	}
-	r.ID = id
-	var je *jsonrpc.Error
-	if r.Error != nil && !errors.As(r.Error, &je) {
-		r.Error = wireError(discovery.CodeCatalogUnavailable)
+	var code discovery.Code
+	if errors.As(err, &code) {
+		return code
 	}
-	return r
+	return discovery.CodeInternal
 }
 
 // encodeID returns the id as the SDK writes it on the wire.

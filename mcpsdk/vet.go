@@ -2,247 +2,36 @@ package mcpsdk
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"strconv"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
+	"github.com/deferredtools/deferredtools/internal/tooldef"
 )
 
-// This file reads one raw JSON-RPC message before the SDK sees it: a validator of the
-// JSON grammar with no depth limit of its own (so a message of any depth is measured,
-// not refused halfway), and an exact reader of the envelope and of a tools/call's
-// params.name. Nothing here decodes arguments.
+// This file reads one raw JSON-RPC message before the SDK sees it: jsonlex.Valid checks
+// the JSON grammar and measures the depth (without a limit of its own, so a message of
+// any depth is measured, not refused halfway), and an exact reader of the envelope and
+// of a tools/call's params.name reads the members. Nothing here decodes arguments.
 
 // maxDepth is the nesting the SDK's decoder accepts (go-sdk internal/json
 // defaultMaxDepth): objects and arrays deeper than this end an SDK session.
 const maxDepth = 1000
 
-// scanJSON reports whether b is exactly one JSON value (RFC 8259 grammar, surrounding
-// white space allowed) and its greatest nesting depth. Like encoding/json it does not
-// check that string bytes are UTF-8; the caller does. It needs no recursion: the open
-// containers are kept on a stack of bytes.
-func scanJSON(b []byte) (depth int, ok bool) {
-	var stack []byte
-	i := skipSpace(b, 0)
-	for {
-		// A value starts at b[i].
-		if i >= len(b) {
-			return 0, false
-		}
-		switch c := b[i]; {
-		case c == '{' || c == '[':
-			stack = append(stack, c)
-			depth = max(depth, len(stack))
-			i = skipSpace(b, i+1)
-			if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
-				stack = stack[:len(stack)-1]
-				i++
-			} else if c == '{' {
-				if i = scanKey(b, i); i < 0 {
-					return 0, false
-				}
-				continue
-			} else {
-				continue
-			}
-		case c == '"':
-			if i = scanString(b, i); i < 0 {
-				return 0, false
-			}
-		case c == '-' || ('0' <= c && c <= '9'):
-			if i = scanNumber(b, i); i < 0 {
-				return 0, false
-			}
-		case bytes.HasPrefix(b[i:], []byte("true")):
-			i += 4
-		case bytes.HasPrefix(b[i:], []byte("false")):
-			i += 5
-		case bytes.HasPrefix(b[i:], []byte("null")):
-			i += 4
-		default:
-			return 0, false
-		}
-		// After a value: close containers or move to the next element.
-		for {
-			i = skipSpace(b, i)
-			if len(stack) == 0 {
-				return depth, i == len(b)
-			}
-			if i >= len(b) {
-				return 0, false
-			}
-			top := stack[len(stack)-1]
-			if b[i] == top+2 {
-				stack = stack[:len(stack)-1]
-				i++
-				continue
-			}
-			if b[i] != ',' {
-				return 0, false
-			}
-			i = skipSpace(b, i+1)
-			if top == '{' {
-				if i = scanKey(b, i); i < 0 {
-					return 0, false
-				}
-			}
-			break
-		}
-	}
-}
-
-// scanKey reads `"key" :` at b[i] and returns the index of the value after it, or -1.
-func scanKey(b []byte, i int) int {
-	if i >= len(b) || b[i] != '"' {
-		return -1
-	}
-	if i = scanString(b, i); i < 0 {
-		return -1
-	}
-	i = skipSpace(b, i)
-	if i >= len(b) || b[i] != ':' {
-		return -1
-	}
-	return skipSpace(b, i+1)
-}
-
-// scanString returns the index just past the string starting at b[i] == '"', or -1.
-func scanString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1
-		case c < 0x20:
-			return -1
-		case c == '\\':
-			i++
-			if i >= len(b) {
-				return -1
-			}
-			switch b[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+4 >= len(b) {
-					return -1
-				}
-				for _, h := range b[i+1 : i+5] {
-					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-						return -1
-					}
-				}
-				i += 4
-			default:
-				return -1
-			}
-		}
-	}
-	return -1
-}
-
-// scanNumber returns the index just past the number starting at b[i], or -1.
-func scanNumber(b []byte, i int) int {
-	if b[i] == '-' {
-		i++
-	}
-	digits := func() bool {
-		start := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		return i > start
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case !digits():
-		return -1
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return -1
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return -1
-		}
-	}
-	return i
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the index just past the value at b[i] of text scanJSON accepted.
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return scanString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = scanString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	// A number or a literal: it ends at the next delimiter.
-	for i < len(b) && !bytes.ContainsRune([]byte(",}] \t\n\r"), rune(b[i])) {
-		i++
-	}
-	return i
-}
-
 // members calls fn with the decoded key and the raw value of each member of the object
-// at the top of b (text scanJSON accepted), until fn answers false.
+// b (text jsonlex.Valid accepted), until fn answers false.
 func members(b []byte, fn func(key string, val []byte) bool) {
-	i := skipSpace(b, 0) + 1
-	for {
-		i = skipSpace(b, i)
-		if b[i] == '}' {
-			return
-		}
-		kend := scanString(b, i)
-		key := decodeString(b[i:kend])
-		i = skipSpace(b, skipSpace(b, kend)+1) // past the colon
-		vend := skipValue(b, i)
-		if !fn(key, b[i:vend]) {
-			return
-		}
-		i = skipSpace(b, vend)
-		if b[i] == ',' {
-			i++
-		}
-	}
+	tooldef.Members(b, func(key, val []byte) bool { return fn(decodeString(key), val) })
 }
 
-// decodeString decodes a JSON string scanJSON accepted, as the SDK's decoder does
+// decodeString decodes a JSON string jsonlex.Valid accepted, as the SDK's decoder does
 // (escapes resolved, invalid UTF-8 replaced).
 func decodeString(raw []byte) string {
 	if plainASCII(raw) {
 		return string(raw[1 : len(raw)-1])
 	}
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s
+	return string(jsonlex.Unescape(nil, raw[1:len(raw)-1]))
 }
 
 // envelope is what the front reads of one JSON-RPC message.
@@ -252,6 +41,7 @@ type envelope struct {
 	hasMethod bool
 	params    []byte // the raw params; nil when absent
 	depth     int
+	call      callFunc // a granted tools/call: the rest of the front's decision
 }
 
 // parseEnvelope reads msg as one JSON-RPC 2.0 message the SDK's decoder will take: an
@@ -262,12 +52,12 @@ type envelope struct {
 // the message's id could be read. UTF-8 and depth are left to the caller, which may
 // decide on the envelope first.
 func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
-	depth, ok := scanJSON(msg)
+	depth, ok := jsonlex.Valid(msg)
 	if !ok {
 		return env, discovery.CodeParseError
 	}
 	env.depth = depth
-	first := msg[skipSpace(msg, 0)]
+	first := msg[jsonlex.SkipSpace(msg, 0)]
 	if first != '{' {
 		return env, discovery.CodeInvalidRequest // a batch, or a scalar
 	}

@@ -9,89 +9,6 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 )
 
-// refDepth is the nesting depth as the SDK's checkMaxDepth counts it: brackets outside
-// strings.
-func refDepth(b []byte) int {
-	depth, top, in, esc := 0, 0, false, false
-	for _, c := range b {
-		switch {
-		case in && esc:
-			esc = false
-		case in && c == '\\':
-			esc = true
-		case in && c == '"':
-			in = false
-		case in:
-		case c == '"':
-			in = true
-		case c == '{' || c == '[':
-			depth++
-			top = max(top, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return top
-}
-
-// scanJSON accepts exactly what encoding/json's Valid accepts (within its depth limit
-// of 10,000) and measures depth as the SDK does, whatever the input.
-func FuzzScanJSON(f *testing.F) {
-	for _, s := range []string{`{}`, `[]`, `{"a":[1,2,{"b":null}]}`, `"x"`, `-0.5e+7`, `01`, `1.`, `{"a" 1}`,
-		`[1,]`, `{"a":1,}`, `{"a" : "x" , "b":[1,{"c":2}] ,"\u0061b":true}`, `{"k":-1.5e3,"m":null}`, "\"\\u00e9\"", `"\x"`, ` true `, `nul`, `[[[]]]`, "\"\xff\"", `{"a":1}{}`, "\"\x01\""} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		depth, ok := scanJSON(b)
-		if refDepth(b) >= 10000 {
-			return // encoding/json refuses these; scanJSON measures them
-		}
-		if want := json.Valid(b); ok != want {
-			t.Fatalf("scanJSON(%q) = %v, json.Valid = %v", b, ok, want)
-		}
-		if ok && depth != refDepth(b) {
-			t.Fatalf("scanJSON(%q) depth %d, want %d", b, depth, refDepth(b))
-		}
-		// members reads an object's members as encoding/json does (when no key repeats).
-		var want map[string]json.RawMessage
-		if !ok || b[skipSpace(b, 0)] != '{' || json.Unmarshal(b, &want) != nil {
-			return
-		}
-		got := map[string]json.RawMessage{}
-		dup := false
-		members(b, func(key string, val []byte) bool {
-			_, dup = got[key]
-			got[key] = val
-			return !dup
-		})
-		if dup {
-			return
-		}
-		if len(got) != len(want) {
-			t.Fatalf("members(%q) read %d members, encoding/json %d", b, len(got), len(want))
-		}
-		for k, v := range want {
-			var cg, cw bytes.Buffer
-			json.Compact(&cg, got[k])
-			json.Compact(&cw, v)
-			if !bytes.Equal(cg.Bytes(), cw.Bytes()) {
-				t.Fatalf("members(%q)[%q] = %q, encoding/json %q", b, k, got[k], v)
-			}
-		}
-	})
-}
-
-// Depth beyond encoding/json's own limit is measured, not refused, and costs no
-// recursion.
-func TestScanJSONDeep(t *testing.T) {
-	for _, n := range []int{1000, 1001, 10000, 200000} {
-		b := []byte(`{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`)
-		if depth, ok := scanJSON(b); !ok || depth != n+1 {
-			t.Errorf("depth %d: scanJSON = %d, %v, want %d, true", n, depth, ok, n+1)
-		}
-	}
-}
-
 // parseEnvelope reads ids, members and shapes as the SDK's decoder will, and refuses
 // what would end an SDK session or be read two ways.
 func TestParseEnvelope(t *testing.T) {
@@ -118,10 +35,12 @@ func TestParseEnvelope(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, discovery.CodeInvalidRequest, ``, ""},
 		{`{"jsonrpc":"2.00","id":1,"method":"ping"}`, discovery.CodeInvalidRequest, `1`, ""},
 	} {
-		env, got := parseEnvelope([]byte(c.msg))
-		if got != c.fault || string(env.id) != c.id || (got == "" && env.method != c.method) {
-			t.Errorf("parseEnvelope(%s) = id %s method %q fault %q, want id %s method %q fault %q", c.msg, env.id, env.method, got, c.id, c.method, c.fault)
-		}
+		t.Run(c.msg, func(t *testing.T) {
+			env, got := parseEnvelope([]byte(c.msg))
+			if got != c.fault || string(env.id) != c.id || (got == "" && env.method != c.method) {
+				t.Errorf("parseEnvelope(%s) = id %s method %q fault %q, want id %s method %q fault %q", c.msg, env.id, env.method, got, c.id, c.method, c.fault)
+			}
+		})
 	}
 }
 
@@ -140,10 +59,12 @@ func TestStringParam(t *testing.T) {
 		{`["name"]`, "", false},
 		{`{"name":"\u00e9\ud83d\ude00"}`, "é😀", true},
 	} {
-		got, ok := stringParam([]byte(c.params), "name")
-		if got != c.want || ok != c.ok {
-			t.Errorf("stringParam(%s) = %q, %v, want %q, %v", c.params, got, ok, c.want, c.ok)
-		}
+		t.Run(c.params, func(t *testing.T) {
+			got, ok := stringParam([]byte(c.params), "name")
+			if got != c.want || ok != c.ok {
+				t.Errorf("stringParam(%s) = %q, %v, want %q, %v", c.params, got, ok, c.want, c.ok)
+			}
+		})
 	}
 }
 
@@ -166,16 +87,18 @@ func TestCleanResponse(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"Resource not found: secret"}}`, // the SDK's code kept
 			`{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"server_error","data":{"error":"server_error","status":500}}}`},
 	} {
-		out, changed := cleanResponse([]byte(c.in))
-		if c.out == "" {
-			if changed {
-				t.Errorf("cleanResponse(%s) = %s, want it unchanged", c.in, out)
+		t.Run(c.in, func(t *testing.T) {
+			out, changed := cleanResponse([]byte(c.in))
+			if c.out == "" {
+				if changed {
+					t.Errorf("cleanResponse(%s) = %s, want it unchanged", c.in, out)
+				}
+				return
 			}
-			continue
-		}
-		if !changed || !bytes.Equal(out, []byte(c.out)) {
-			t.Errorf("cleanResponse(%s) = %s, want %s", c.in, out, c.out)
-		}
+			if !changed || !bytes.Equal(out, []byte(c.out)) {
+				t.Errorf("cleanResponse(%s) = %s, want %s", c.in, out, c.out)
+			}
+		})
 	}
 }
 

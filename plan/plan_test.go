@@ -649,18 +649,20 @@ func TestPlanPolicy(t *testing.T) {
 			[]string{"gh_issue_create", "gh_issue_read", "gh_pr_merge", "gl_branch_list", "gl_odd_meta"}},
 	}
 	for _, tt := range tests {
-		for _, native := range []bool{false, true} {
-			tp, err := plan.New(f.d, tt.policy).Plan(ctx, f.p, plan.ModelCapabilities{NativeToolSearch: native})
-			if err != nil {
-				t.Fatalf("%s: Plan: %v", tt.name, err)
+		t.Run(tt.name, func(t *testing.T) {
+			for _, native := range []bool{false, true} {
+				tp, err := plan.New(f.d, tt.policy).Plan(ctx, f.p, plan.ModelCapabilities{NativeToolSearch: native})
+				if err != nil {
+					t.Fatalf("%s: Plan: %v", tt.name, err)
+				}
+				if !slices.Equal(tp.Deferred, tt.want) {
+					t.Errorf("%s (native %v): Deferred = %q, want %q", tt.name, native, tp.Deferred, tt.want)
+				}
+				if len(tt.want) == 0 && tp.Bytes() != tp.FullBytes {
+					t.Errorf("%s (native %v): a plan deferring nothing is %d bytes, want the full %d", tt.name, native, tp.Bytes(), tp.FullBytes)
+				}
 			}
-			if !slices.Equal(tp.Deferred, tt.want) {
-				t.Errorf("%s (native %v): Deferred = %q, want %q", tt.name, native, tp.Deferred, tt.want)
-			}
-			if len(tt.want) == 0 && tp.Bytes() != tp.FullBytes {
-				t.Errorf("%s (native %v): a plan deferring nothing is %d bytes, want the full %d", tt.name, native, tp.Bytes(), tp.FullBytes)
-			}
-		}
+		})
 	}
 }
 

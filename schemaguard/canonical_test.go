@@ -129,9 +129,11 @@ func TestNumbers(t *testing.T) {
 		{"0.000000000000000000000000001", "1e-27"},
 	}
 	for _, tt := range tests {
-		if got := canonical(t, tt.in); got != tt.want {
-			t.Errorf("Canonicalize(%s) = %s, want %s", tt.in, got, tt.want)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			if got := canonical(t, tt.in); got != tt.want {
+				t.Errorf("Canonicalize(%s) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -159,9 +161,11 @@ func TestStrings(t *testing.T) {
 		{"\"é\x7f\"", "\"é\x7f\""},
 	}
 	for _, tt := range tests {
-		if got := canonical(t, tt.in); got != tt.want {
-			t.Errorf("Canonicalize(%s) = %s, want %s", tt.in, got, tt.want)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			if got := canonical(t, tt.in); got != tt.want {
+				t.Errorf("Canonicalize(%s) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -179,9 +183,11 @@ func TestStructure(t *testing.T) {
 		{`{"a":"\u0061","b":["b",{"z":0,"y":[1,2]}]}`, `{"a":"a","b":["b",{"y":[1,2],"z":0}]}`},
 	}
 	for _, tt := range tests {
-		if got := canonical(t, tt.in); got != tt.want {
-			t.Errorf("Canonicalize(%s) = %s, want %s", tt.in, got, tt.want)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			if got := canonical(t, tt.in); got != tt.want {
+				t.Errorf("Canonicalize(%s) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -233,18 +239,20 @@ func TestMalformed(t *testing.T) {
 	}
 	prefix := []byte("PREFIX")
 	for _, in := range tests {
-		dst := slices.Clip(bytes.Clone(prefix))
-		out, m, err := Canonicalize(dst, []byte(in))
-		if !errors.Is(err, ErrMalformed) {
-			t.Errorf("Canonicalize(%.40q) error = %v, want ErrMalformed", in, err)
-			continue
-		}
-		if !strings.HasPrefix(err.Error(), "schemaguard: ") {
-			t.Errorf("Canonicalize(%.40q) error %q lacks the package prefix", in, err)
-		}
-		if !bytes.Equal(out, prefix) || m != (Measure{}) {
-			t.Errorf("Canonicalize(%.40q) = %q, %+v with its error, want dst unchanged and a zero Measure", in, out, m)
-		}
+		t.Run(fmt.Sprintf("%.40q", in), func(t *testing.T) {
+			dst := slices.Clip(bytes.Clone(prefix))
+			out, m, err := Canonicalize(dst, []byte(in))
+			if !errors.Is(err, ErrMalformed) {
+				t.Errorf("Canonicalize(%.40q) error = %v, want ErrMalformed", in, err)
+				return
+			}
+			if !strings.HasPrefix(err.Error(), "schemaguard: ") {
+				t.Errorf("Canonicalize(%.40q) error %q lacks the package prefix", in, err)
+			}
+			if !bytes.Equal(out, prefix) || m != (Measure{}) {
+				t.Errorf("Canonicalize(%.40q) = %q, %+v with its error, want dst unchanged and a zero Measure", in, out, m)
+			}
+		})
 	}
 	// Deep, but within MaxNesting, is fine.
 	deep := strings.Repeat("[", MaxNesting) + strings.Repeat("]", MaxNesting)
@@ -279,9 +287,11 @@ func TestMalformedStringReasons(t *testing.T) {
 		{"\"\xe2\x82\"", errUTF8},
 		{"{\"\xff\":1}", errUTF8},
 	} {
-		if _, _, err := Canonicalize(nil, []byte(tc.in)); err != tc.want {
-			t.Errorf("Canonicalize(%q) error = %v, want %v", tc.in, err, tc.want)
-		}
+		t.Run(tc.in, func(t *testing.T) {
+			if _, _, err := Canonicalize(nil, []byte(tc.in)); err != tc.want {
+				t.Errorf("Canonicalize(%q) error = %v, want %v", tc.in, err, tc.want)
+			}
+		})
 	}
 }
 
@@ -296,13 +306,15 @@ func TestErrorsQuoteNothing(t *testing.T) {
 		`{"` + canary + `": tru}`,
 		canary,
 	} {
-		_, _, err := Canonicalize(nil, []byte(in))
-		if err == nil {
-			t.Fatalf("Canonicalize(%q) error = nil", in)
-		}
-		if strings.Contains(err.Error(), canary) || strings.Contains(err.Error(), "CANARY") {
-			t.Errorf("Canonicalize error %q quotes its input", err)
-		}
+		t.Run(in, func(t *testing.T) {
+			_, _, err := Canonicalize(nil, []byte(in))
+			if err == nil {
+				t.Fatalf("Canonicalize(%q) error = nil", in)
+			}
+			if strings.Contains(err.Error(), canary) || strings.Contains(err.Error(), "CANARY") {
+				t.Errorf("Canonicalize error %q quotes its input", err)
+			}
+		})
 	}
 }
 
@@ -337,13 +349,15 @@ func TestMeasure(t *testing.T) {
 		{`"\u0041"`, Measure{Bytes: 3, Nodes: 1, Depth: 0}},
 	}
 	for _, tt := range tests {
-		out, got, err := Canonicalize(nil, []byte(tt.in))
-		if err != nil {
-			t.Fatalf("Canonicalize(%s) error = %v", tt.in, err)
-		}
-		if got != tt.want || got.Bytes != len(out) {
-			t.Errorf("Canonicalize(%s) Measure = %+v, want %+v (canonical %s)", tt.in, got, tt.want, out)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			out, got, err := Canonicalize(nil, []byte(tt.in))
+			if err != nil {
+				t.Fatalf("Canonicalize(%s) error = %v", tt.in, err)
+			}
+			if got != tt.want || got.Bytes != len(out) {
+				t.Errorf("Canonicalize(%s) Measure = %+v, want %+v (canonical %s)", tt.in, got, tt.want, out)
+			}
+		})
 	}
 }
 

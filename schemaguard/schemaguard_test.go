@@ -86,24 +86,26 @@ func TestLimitsCheck(t *testing.T) {
 		{"negative means default, over", Limits{MaxDepth: -1}, Measure{Depth: DefaultMaxDepth + 1}, "depth", DefaultMaxDepth},
 	}
 	for _, tt := range tests {
-		err := tt.limits.Check(tt.total)
-		if tt.wantLimit == "" {
-			if err != nil {
-				t.Errorf("%s: %+v.Check(%+v) = %v, want nil", tt.name, tt.limits, tt.total, err)
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.limits.Check(tt.total)
+			if tt.wantLimit == "" {
+				if err != nil {
+					t.Errorf("%s: %+v.Check(%+v) = %v, want nil", tt.name, tt.limits, tt.total, err)
+				}
+				return
 			}
-			continue
-		}
-		var le *LimitError
-		if !errors.As(err, &le) {
-			t.Errorf("%s: %+v.Check(%+v) = %v, want a *LimitError", tt.name, tt.limits, tt.total, err)
-			continue
-		}
-		if le.Limit != tt.wantLimit || le.Max != tt.wantMax {
-			t.Errorf("%s: Check(%+v) = LimitError{%s, %d}, want {%s, %d}", tt.name, tt.total, le.Limit, le.Max, tt.wantLimit, tt.wantMax)
-		}
-		if msg := err.Error(); !strings.HasPrefix(msg, "schemaguard: ") || !strings.Contains(msg, tt.wantLimit) {
-			t.Errorf("%s: error text %q lacks the prefix or the limit's name", tt.name, msg)
-		}
+			var le *LimitError
+			if !errors.As(err, &le) {
+				t.Errorf("%s: %+v.Check(%+v) = %v, want a *LimitError", tt.name, tt.limits, tt.total, err)
+				return
+			}
+			if le.Limit != tt.wantLimit || le.Max != tt.wantMax {
+				t.Errorf("%s: Check(%+v) = LimitError{%s, %d}, want {%s, %d}", tt.name, tt.total, le.Limit, le.Max, tt.wantLimit, tt.wantMax)
+			}
+			if msg := err.Error(); !strings.HasPrefix(msg, "schemaguard: ") || !strings.Contains(msg, tt.wantLimit) {
+				t.Errorf("%s: error text %q lacks the prefix or the limit's name", tt.name, msg)
+			}
+		})
 	}
 }
 

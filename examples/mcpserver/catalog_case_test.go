@@ -42,30 +42,32 @@ func TestCatalogCaseTwinRefused(t *testing.T) {
 		},
 	} {
 		t.Run(tc.what, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "catalog.json")
-			if err := os.WriteFile(path, []byte(tc.catalog), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			cmd := command(t, true, "-catalog", path)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			cmd.Stdin = strings.NewReader("") // a server that starts ends at EOF, exiting 0
-			cmd.WaitDelay = 10 * time.Second
-			err := cmd.Run()
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() == 0 {
-				t.Fatalf("mcpserver -catalog (%s) = %v, want a non-zero exit; stderr:\n%s", tc.what, err, stderr.String())
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stderr.String(), w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+			t.Run(tc.what, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "catalog.json")
+				if err := os.WriteFile(path, []byte(tc.catalog), 0o600); err != nil {
+					t.Fatal(err)
 				}
-			}
-			for _, w := range tc.wantNot {
-				if strings.Contains(stderr.String(), w) {
-					t.Errorf("stderr holds %q:\n%s", w, stderr.String())
+				cmd := command(t, true, "-catalog", path)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				cmd.Stdin = strings.NewReader("") // a server that starts ends at EOF, exiting 0
+				cmd.WaitDelay = 10 * time.Second
+				err := cmd.Run()
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+					t.Fatalf("mcpserver -catalog (%s) = %v, want a non-zero exit; stderr:\n%s", tc.what, err, stderr.String())
 				}
-			}
+				for _, w := range tc.want {
+					if !strings.Contains(stderr.String(), w) {
+						t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+					}
+				}
+				for _, w := range tc.wantNot {
+					if strings.Contains(stderr.String(), w) {
+						t.Errorf("stderr holds %q:\n%s", w, stderr.String())
+					}
+				}
+			})
 		})
 	}
 }

@@ -202,11 +202,13 @@ func TestStdioSubprocess(t *testing.T) {
 	}
 	// A denied call: bob's own deny row (and a tool he lacks the scope for).
 	for _, tool := range []string{"deployments_get_logs", "deploy_model", "no_such_tool"} {
-		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"x": 1}})
-		var je *jsonrpc.Error
-		if !errors.As(err, &je) || je.Message != "tool_not_granted" || string(je.Data) != `{"error":"tool_not_granted","status":403}` {
-			t.Errorf("call %s = %v, want tool_not_granted 403", tool, err)
-		}
+		t.Run(tool, func(t *testing.T) {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"x": 1}})
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || je.Message != "tool_not_granted" || string(je.Data) != `{"error":"tool_not_granted","status":403}` {
+				t.Errorf("call %s = %v, want tool_not_granted 403", tool, err)
+			}
+		})
 	}
 	// Invalid arguments: an isError result naming the keyword, never the value.
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "billing_get_invoice", Arguments: map[string]any{"invoice_id": "SECRET-42"}})
@@ -324,13 +326,15 @@ func TestFlags(t *testing.T) {
 		{[]string{"-catalog", filepath.Join(dir, "missing.json")}, "missing.json"},
 		{[]string{"-grants", catalog}, "-grants"},
 	} {
-		var stderr bytes.Buffer
-		cmd := command(t, true, c.args...)
-		cmd.Stderr = &stderr
-		cmd.Stdin = strings.NewReader("")
-		if err := cmd.Run(); err == nil || !strings.Contains(stderr.String(), c.want) {
-			t.Errorf("mcpserver %v: err %v, stderr %q; want a failure naming %q", c.args, err, stderr.String(), c.want)
-		}
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			var stderr bytes.Buffer
+			cmd := command(t, true, c.args...)
+			cmd.Stderr = &stderr
+			cmd.Stdin = strings.NewReader("")
+			if err := cmd.Run(); err == nil || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("mcpserver %v: err %v, stderr %q; want a failure naming %q", c.args, err, stderr.String(), c.want)
+			}
+		})
 	}
 }
 

@@ -198,8 +198,10 @@ func TestTimeoutFlags(t *testing.T) {
 		t.Errorf("parseFlags = %+v, %v; want read 3s, session 0, read header the default 10s", c, err)
 	}
 	for _, f := range []string{"-read-header-timeout", "-read-timeout", "-write-timeout", "-idle-timeout", "-session-timeout"} {
-		if _, err := parseFlags([]string{f, "-1s"}, io.Discard); err == nil {
-			t.Errorf("%s -1s: accepted, want refused", f)
-		}
+		t.Run(f, func(t *testing.T) {
+			if _, err := parseFlags([]string{f, "-1s"}, io.Discard); err == nil {
+				t.Errorf("%s -1s: accepted, want refused", f)
+			}
+		})
 	}
 }

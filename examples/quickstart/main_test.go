@@ -127,12 +127,14 @@ func TestQuickstartPostgres(t *testing.T) {
 // Bad -db values are refused before anything runs.
 func TestQuickstartBadDB(t *testing.T) {
 	for _, spec := range []string{"mysql:x", "sqlite:", "postgres:", "sqlite:a?b.db"} {
-		var buf bytes.Buffer
-		if err := run(&buf, []string{"-db", spec}); err == nil || !strings.HasPrefix(err.Error(), "quickstart: ") {
-			t.Errorf("-db %q: error %v, want a quickstart: error", spec, err)
-		}
-		if buf.Len() != 0 {
-			t.Errorf("-db %q: printed %q", spec, buf.String())
-		}
+		t.Run(spec, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := run(&buf, []string{"-db", spec}); err == nil || !strings.HasPrefix(err.Error(), "quickstart: ") {
+				t.Errorf("-db %q: error %v, want a quickstart: error", spec, err)
+			}
+			if buf.Len() != 0 {
+				t.Errorf("-db %q: printed %q", spec, buf.String())
+			}
+		})
 	}
 }

@@ -136,15 +136,17 @@ func TestKitCatchesBrokenStores(t *testing.T) {
 		{"lists-ignoring-tool", `GRANT-1: ListGrants("", "t1") rows`},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenStoreHelper$", "-test.v")
-			cmd.Env = append(os.Environ(), "GRANTSTEST_BROKEN="+tc.kind)
-			out, err := cmd.CombinedOutput()
-			if err == nil {
-				t.Fatalf("the kit passed a store that %s:\n%s", tc.kind, out)
-			}
-			if !strings.Contains(string(out), tc.want) {
-				t.Errorf("the kit failed a store that %s without saying %q:\n%s", tc.kind, tc.want, out)
-			}
+			t.Run(tc.kind, func(t *testing.T) {
+				cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenStoreHelper$", "-test.v")
+				cmd.Env = append(os.Environ(), "GRANTSTEST_BROKEN="+tc.kind)
+				out, err := cmd.CombinedOutput()
+				if err == nil {
+					t.Fatalf("the kit passed a store that %s:\n%s", tc.kind, out)
+				}
+				if !strings.Contains(string(out), tc.want) {
+					t.Errorf("the kit failed a store that %s without saying %q:\n%s", tc.kind, tc.want, out)
+				}
+			})
 		})
 	}
 }

@@ -1,5 +1,6 @@
 // Package jsonlex holds the JSON lexing primitives (whitespace, strings, escapes, exact
-// member names, skipping values) that the module's hand-written JSON readers share.
+// member names, skipping values, and Valid, the grammar check of a whole value) that the
+// module's hand-written JSON readers share.
 package jsonlex
 
 import (

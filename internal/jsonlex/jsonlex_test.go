@@ -3,6 +3,7 @@ package jsonlex
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -23,9 +24,11 @@ func TestSkipSpace(t *testing.T) {
 		{"\u00a0x", 0, 0},
 		{"  ", 5, 5},
 	} {
-		if got := SkipSpace([]byte(tc.in), tc.i); got != tc.want {
-			t.Errorf("SkipSpace(%q, %d) = %d, want %d", tc.in, tc.i, got, tc.want)
-		}
+		t.Run(fmt.Sprintf("%q@%d", tc.in, tc.i), func(t *testing.T) {
+			if got := SkipSpace([]byte(tc.in), tc.i); got != tc.want {
+				t.Errorf("SkipSpace(%q, %d) = %d, want %d", tc.in, tc.i, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -47,10 +50,12 @@ func TestHex4(t *testing.T) {
 		{"1234", -1, 0, false},
 		{"\xff234", 0, 0, false},
 	} {
-		got, ok := Hex4([]byte(tc.in), tc.i)
-		if ok != tc.ok || ok && got != tc.want {
-			t.Errorf("Hex4(%q, %d) = %#x, %v, want %#x, %v", tc.in, tc.i, got, ok, tc.want, tc.ok)
-		}
+		t.Run(fmt.Sprintf("%q@%d", tc.in, tc.i), func(t *testing.T) {
+			got, ok := Hex4([]byte(tc.in), tc.i)
+			if ok != tc.ok || ok && got != tc.want {
+				t.Errorf("Hex4(%q, %d) = %#x, %v, want %#x, %v", tc.in, tc.i, got, ok, tc.want, tc.ok)
+			}
+		})
 	}
 }
 
@@ -99,26 +104,28 @@ func TestScanString(t *testing.T) {
 		{"\"\\u0041\x01\"", Control, String{}},
 		{"\"\\u0041\xff\"", BadUTF8, String{}},
 	} {
-		got, f := ScanString([]byte(tc.in), 0)
-		if f != tc.fault || f == None && got != tc.want {
-			t.Errorf("ScanString(%q) = %+v, %d, want %+v, %d", tc.in, got, f, tc.want, tc.fault)
-		}
-		// DecodeString reads the same, and decodes as Unescape does.
-		dst, got, f := DecodeString([]byte("pre"), []byte(tc.in), 0)
-		if f != tc.fault || f == None && got != tc.want {
-			t.Errorf("DecodeString(%q) = %+v, %d, want %+v, %d", tc.in, got, f, tc.want, tc.fault)
-			continue
-		}
-		if f != None {
-			continue
-		}
-		want := "pre"
-		if got.Escaped {
-			want = string(Unescape([]byte("pre"), []byte(tc.in[1:got.End-1])))
-		}
-		if string(dst) != want {
-			t.Errorf("DecodeString(pre, %q) = %q, want %q", tc.in, dst, want)
-		}
+		t.Run(tc.in, func(t *testing.T) {
+			got, f := ScanString([]byte(tc.in), 0)
+			if f != tc.fault || f == None && got != tc.want {
+				t.Errorf("ScanString(%q) = %+v, %d, want %+v, %d", tc.in, got, f, tc.want, tc.fault)
+			}
+			// DecodeString reads the same, and decodes as Unescape does.
+			dst, got, f := DecodeString([]byte("pre"), []byte(tc.in), 0)
+			if f != tc.fault || f == None && got != tc.want {
+				t.Errorf("DecodeString(%q) = %+v, %d, want %+v, %d", tc.in, got, f, tc.want, tc.fault)
+				return
+			}
+			if f != None {
+				return
+			}
+			want := "pre"
+			if got.Escaped {
+				want = string(Unescape([]byte("pre"), []byte(tc.in[1:got.End-1])))
+			}
+			if string(dst) != want {
+				t.Errorf("DecodeString(pre, %q) = %q, want %q", tc.in, dst, want)
+			}
+		})
 	}
 	// A string inside a larger text, at an offset.
 	if got, f := ScanString([]byte(`{"key":1}`), 1); f != None || got.End != 6 || got.Units != 3 {
@@ -146,12 +153,14 @@ func TestUnescape(t *testing.T) {
 		{`\u0041\u12`, `A\u12`},
 		{`\u0041\u0000`, "A\x00"},
 	} {
-		if got := string(Unescape(nil, []byte(tc.in))); got != tc.want {
-			t.Errorf("Unescape(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-		if got := string(Unescape([]byte("pre"), []byte(tc.in))); got != "pre"+tc.want {
-			t.Errorf("Unescape(pre, %q) = %q, want %q", tc.in, got, "pre"+tc.want)
-		}
+		t.Run(tc.in, func(t *testing.T) {
+			if got := string(Unescape(nil, []byte(tc.in))); got != tc.want {
+				t.Errorf("Unescape(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if got := string(Unescape([]byte("pre"), []byte(tc.in))); got != "pre"+tc.want {
+				t.Errorf("Unescape(pre, %q) = %q, want %q", tc.in, got, "pre"+tc.want)
+			}
+		})
 	}
 }
 
@@ -179,9 +188,11 @@ func TestEqual(t *testing.T) {
 		{"\xff", "\xff", false},
 		{`\u017f`, "s", false}, // no case folding
 	} {
-		if got := Equal([]byte(tc.raw), tc.name); got != tc.want {
-			t.Errorf("Equal(%q, %q) = %v, want %v", tc.raw, tc.name, got, tc.want)
-		}
+		t.Run(tc.raw+"="+tc.name, func(t *testing.T) {
+			if got := Equal([]byte(tc.raw), tc.name); got != tc.want {
+				t.Errorf("Equal(%q, %q) = %v, want %v", tc.raw, tc.name, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -206,9 +217,11 @@ func TestSkipValue(t *testing.T) {
 		{`{"a":`, 0, 5},
 		{`[`, 5, 1},
 	} {
-		if got := SkipValue([]byte(tc.in), tc.i); got != tc.want {
-			t.Errorf("SkipValue(%q, %d) = %d, want %d", tc.in, tc.i, got, tc.want)
-		}
+		t.Run(fmt.Sprintf("%q@%d", tc.in, tc.i), func(t *testing.T) {
+			if got := SkipValue([]byte(tc.in), tc.i); got != tc.want {
+				t.Errorf("SkipValue(%q, %d) = %d, want %d", tc.in, tc.i, got, tc.want)
+			}
+		})
 	}
 }
 
