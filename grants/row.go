@@ -136,7 +136,10 @@ var (
 // CheckRow reports a *MalformedError when r breaks the row model: an empty principal or
 // tool, an effect other than Allow or Deny, a revision below 1, or a scope that is not a
 // scope-token (or appears twice). The rules are checked in that order.
-func CheckRow(r Row) error {
+func CheckRow(r Row) error { return checkRow(&r) }
+
+// checkRow is CheckRow without copying the row.
+func checkRow(r *Row) error {
 	switch {
 	case r.Principal == "":
 		return errPrincipal
