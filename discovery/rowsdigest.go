@@ -21,7 +21,8 @@ import (
 // order: by a seeded 64-bit hash of the encoding, ties broken by the encoding's bytes.
 // Sorting fixed-size hashes rather than the rows' strings keeps the first request after
 // a grant change cheap; the order only has to be the same for the same rows in this
-// process (the digest is never stored or sent), which a process-wide seed gives.
+// process (digests are compared only here, and the cursors that bind one are
+// process-bound too), which a process-wide seed gives.
 func rowsDigest(snap *grants.Snapshot) [32]byte {
 	sc := rowsScratchPool.Get().(*rowsScratch)
 	defer rowsScratchPool.Put(sc)
@@ -63,7 +64,7 @@ func rowsDigest(snap *grants.Snapshot) [32]byte {
 		out = append(out, row(k)...)
 	}
 	sum := sha256.Sum256(out)
-	if cap(out) <= maxRowsScratch {
+	if n <= grants.MaxRows && cap(out) <= maxRowsScratch {
 		sc.enc, sc.ends, sc.keys, sc.sorted, sc.out = enc[:0], ends[:0], keys[:0], sorted[:0], out[:0]
 	} else {
 		*sc = rowsScratch{}
@@ -152,7 +153,8 @@ type rowsScratch struct {
 }
 
 // maxRowsScratch bounds the encoding buffers a pooled rowsScratch keeps: a snapshot of
-// MaxRows rows with short names fits; larger buffers go to the garbage collector.
+// MaxRows rows with short names fits. The buffers of a larger snapshot, or of one with
+// more than MaxRows rows (which Resolve refuses), go to the garbage collector.
 const maxRowsScratch = 1 << 20
 
 var rowsScratchPool = sync.Pool{New: func() any { return new(rowsScratch) }}
