@@ -2,10 +2,8 @@ package discovery
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
-	"slices"
-	"strings"
+	"sync"
 	"weak"
 
 	"github.com/deferredtools/deferredtools/grants"
@@ -84,70 +82,36 @@ func (d *Discoverer) authorized(snap *grants.Snapshot, p grants.Principal, cat *
 // is rows. Visibility is checked for granted tools only, so nothing is computed per
 // catalog version.
 func (d *Discoverer) resolve(snap *grants.Snapshot, p grants.Principal, cat *Catalog, rows [32]byte) (*authSet, error) {
-	dec, err := grants.Resolve(snap, p)
+	dec, err := grants.ResolveIndex(snap, p, cat.byName, len(cat.tools))
 	if err != nil {
 		return nil, grantsError(err)
 	}
 	v := d.opts.Visibility
 	s := &authSet{bits: rank.NewSet(cat.Len()), scopes: scopesKey(p.Scopes), rowsKey: rows}
-	for name := range dec.Granted() {
-		if i, ok := cat.byName[name]; ok && d.visible(v, &cat.tools[i]) {
+	sc := resolvePool.Get().(*resolveScratch)
+	defer resolvePool.Put(sc)
+	sc.granted = dec.AppendGrantedIndex(sc.granted[:0]) // in catalog order
+	digests := sc.digests[:0]
+	for _, i := range sc.granted {
+		if d.visible(v, &cat.tools[i]) {
 			s.bits.Add(i)
-		}
-	}
-	digests := make([][32]byte, 0, s.bits.Count())
-	for i := range cat.tools {
-		if s.bits.Has(i) {
 			digests = append(digests, cat.tools[i].digest)
 		}
 	}
+	sc.digests = digests
 	s.count = len(digests)
 	s.contract = schemaguard.ContractDigest(digests)
 	return s, nil
 }
 
-// rowsDigest digests the observed rows with their revisions, independent of the order
-// the reader returned them in. It is exact: two snapshots share a digest only when they
-// hold the same rows, so a snapshot GRANT-5 refuses (a scope twice in a row, say) never
-// shares one with a snapshot it accepts.
-func rowsDigest(snap *grants.Snapshot) [32]byte {
-	order := make([]int, len(snap.Rows))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		ra, rb := &snap.Rows[a], &snap.Rows[b]
-		if c := strings.Compare(ra.Principal, rb.Principal); c != 0 {
-			return c
-		}
-		return strings.Compare(ra.Tool, rb.Tool)
-	})
-	h := sha256.New()
-	var buf []byte
-	var sorted []string
-	for _, i := range order {
-		r := &snap.Rows[i]
-		buf = appendField(buf[:0], r.Principal)
-		buf = appendField(buf, r.Tool)
-		buf = appendField(buf, string(r.Effect))
-		// The scopes as a sorted list, repeats kept: the reader's order is no change,
-		// and for valid rows (no repeats) this is scopesKey.
-		sorted = append(sorted[:0], r.Scopes...)
-		slices.Sort(sorted)
-		n := len(buf)
-		buf = binary.BigEndian.AppendUint64(buf, 0)
-		for _, sc := range sorted {
-			buf = binary.AppendUvarint(buf, uint64(len(sc)))
-			buf = append(buf, sc...)
-		}
-		binary.BigEndian.PutUint64(buf[n:], uint64(len(buf)-n-8))
-		buf = binary.BigEndian.AppendUint64(buf, uint64(r.Revision))
-		h.Write(buf)
-	}
-	var sum [32]byte
-	h.Sum(sum[:0])
-	return sum
+// resolveScratch is the working memory of one resolve call: at most MaxRows tools are
+// granted, so it stays below 160 KiB.
+type resolveScratch struct {
+	granted []int
+	digests [][32]byte
 }
+
+var resolvePool = sync.Pool{New: func() any { return new(resolveScratch) }}
 
 func (d *Discoverer) visible(v Visibility, t *tool) bool {
 	if v.ReadOnly && !t.readOnly {

@@ -1,27 +1,53 @@
 package grants
 
-import "iter"
+import (
+	"iter"
+	"slices"
+)
 
 // A Decision is the outcome of GRANT-2 for one principal over one Snapshot.
 // It is immutable and safe for concurrent use.
 type Decision struct {
-	tools map[string]toolRows // every tool with a row in the Snapshot
+	tools map[string]toolRows // every tool with a row in the Snapshot that index lacks
+	index map[string]int      // the caller's numbering (ResolveIndex); nil for Resolve
+	dense []toolRows          // the rows of each numbered tool, by its number
 }
 
-// toolRows records the rows a Snapshot holds for one tool: whether the principal and
-// AnyPrincipal have one, and whether it grants.
-type toolRows struct {
-	own, any           bool
-	ownGrant, anyGrant bool
-}
+// toolRows records the rows a Snapshot holds for one tool: whether the principal
+// (hasOwn) and AnyPrincipal (hasAny) have one, and whether each grants.
+type toolRows uint8
+
+const (
+	hasOwn toolRows = 1 << iota
+	ownGrants
+	hasAny
+	anyGrants
+)
 
 // granted applies GRANT-2: the principal's row decides if it exists, else the
 // AnyPrincipal row, else deny.
 func (t toolRows) granted() bool {
-	if t.own {
-		return t.ownGrant
+	if t&hasOwn != 0 {
+		return t&ownGrants != 0
 	}
-	return t.anyGrant
+	return t&anyGrants != 0
+}
+
+// add records a row of the principal (own) or of AnyPrincipal that grants or not; it
+// reports false, changing nothing, when the tool already has a row of that kind.
+func (t *toolRows) add(own, grant bool) bool {
+	has, grants := hasAny, anyGrants
+	if own {
+		has, grants = hasOwn, ownGrants
+	}
+	if *t&has != 0 {
+		return false
+	}
+	*t |= has
+	if grant {
+		*t |= grants
+	}
+	return true
 }
 
 // Resolve checks every row of snap (GRANT-5: count, model, duplicate keys) and decides
@@ -36,6 +62,25 @@ func (t toolRows) granted() bool {
 // Resolve runs once per grant snapshot, not per request, so it is plain code: one map
 // from tool name to its rows, sized for the Snapshot up front.
 func Resolve(snap *Snapshot, p Principal) (*Decision, error) {
+	return resolve(snap, p, nil, 0)
+}
+
+// ResolveIndex is Resolve for a caller that numbers the tools it asks about, such as a
+// catalog: index maps each such name to a distinct number in [0, n). It checks every
+// row as Resolve does, rows of tools index lacks included, and answers the same
+// decisions; AllowsIndex then decides a numbered tool without looking its name up, and
+// the rows of numbered tools are kept in a slice of n entries instead of a map. The
+// Decision reads index: the caller must not change it while the Decision is in use.
+// A number outside [0, n) counts as unnumbered.
+func ResolveIndex(snap *Snapshot, p Principal, index map[string]int, n int) (*Decision, error) {
+	if index == nil {
+		index = map[string]int{}
+	}
+	return resolve(snap, p, index, max(n, 0))
+}
+
+// resolve is Resolve, and ResolveIndex when index is not nil.
+func resolve(snap *Snapshot, p Principal, index map[string]int, n int) (*Decision, error) {
 	if snap == nil {
 		return nil, ErrUnavailable
 	}
@@ -45,14 +90,16 @@ func Resolve(snap *Snapshot, p Principal) (*Decision, error) {
 	if snap.Revision < 0 {
 		return nil, errRevision
 	}
-	held := make(map[string]bool, len(p.Scopes))
-	for _, s := range p.Scopes {
-		held[s] = true // an invalid scope is never looked up: rows' scopes are checked first
+	held := newHeldScopes(p.Scopes)
+	d := &Decision{index: index}
+	if index == nil {
+		d.tools = make(map[string]toolRows, len(snap.Rows))
+	} else {
+		d.dense = make([]toolRows, n)
 	}
-	tools := make(map[string]toolRows, len(snap.Rows))
 	for i := range snap.Rows {
 		r := &snap.Rows[i]
-		if err := CheckRow(*r); err != nil {
+		if err := checkRow(r); err != nil {
 			return nil, err
 		}
 		own := r.Principal != AnyPrincipal
@@ -61,25 +108,85 @@ func Resolve(snap *Snapshot, p Principal) (*Decision, error) {
 		}
 		grant := r.Effect == Allow
 		for _, s := range r.Scopes {
-			grant = grant && held[s]
+			grant = grant && held.has(s)
 		}
-		t := tools[r.Tool]
-		switch {
-		case own && t.own, !own && t.any:
+		if j, ok := index[r.Tool]; ok && uint(j) < uint(n) {
+			if !d.dense[j].add(own, grant) {
+				return nil, errDuplicate
+			}
+			continue
+		}
+		if d.tools == nil {
+			d.tools = make(map[string]toolRows, len(snap.Rows)-i)
+		}
+		t := d.tools[r.Tool]
+		if !t.add(own, grant) {
 			return nil, errDuplicate
-		case own:
-			t.own, t.ownGrant = true, grant
-		default:
-			t.any, t.anyGrant = true, grant
 		}
-		tools[r.Tool] = t
+		d.tools[r.Tool] = t
 	}
-	return &Decision{tools: tools}, nil
+	return d, nil
+}
+
+// heldScopes answers whether a principal holds a scope: a linear search over a few
+// scopes, a map over many.
+type heldScopes struct {
+	few  []string
+	many map[string]bool
+}
+
+// heldLinear is the most scopes heldScopes searches linearly.
+const heldLinear = 16
+
+func newHeldScopes(scopes []string) heldScopes {
+	if len(scopes) <= heldLinear {
+		return heldScopes{few: scopes}
+	}
+	m := make(map[string]bool, len(scopes))
+	for _, s := range scopes {
+		m[s] = true // an invalid scope is never looked up: rows' scopes are checked first
+	}
+	return heldScopes{many: m}
+}
+
+func (h heldScopes) has(s string) bool {
+	if h.many != nil {
+		return h.many[s]
+	}
+	return slices.Contains(h.few, s)
 }
 
 // Allows reports whether the decision grants tool. A nil Decision grants nothing.
 func (d *Decision) Allows(tool string) bool {
-	return d != nil && d.tools[tool].granted()
+	if d == nil {
+		return false
+	}
+	if j, ok := d.index[tool]; ok && uint(j) < uint(len(d.dense)) {
+		return d.dense[j].granted()
+	}
+	return d.tools[tool].granted()
+}
+
+// AllowsIndex reports whether the decision grants the tool numbered i by the index
+// given to ResolveIndex. A nil Decision, one Resolve made, or a number outside the
+// index's range grants nothing.
+func (d *Decision) AllowsIndex(i int) bool {
+	return d != nil && uint(i) < uint(len(d.dense)) && d.dense[i].granted()
+}
+
+// AppendGrantedIndex appends to dst, in increasing order, the number of every tool
+// numbered by the index given to ResolveIndex that the decision grants. A nil Decision
+// or one Resolve made appends nothing.
+func (d *Decision) AppendGrantedIndex(dst []int) []int {
+	if d == nil {
+		return dst
+	}
+	for i, t := range d.dense {
+		if t.granted() {
+			dst = append(dst, i)
+		}
+	}
+	return dst
 }
 
 // Granted yields each granted tool name once, in no particular order.
@@ -90,6 +197,11 @@ func (d *Decision) Granted() iter.Seq[string] {
 		}
 		for tool, t := range d.tools {
 			if t.granted() && !yield(tool) {
+				return
+			}
+		}
+		for tool, j := range d.index {
+			if uint(j) < uint(len(d.dense)) && d.dense[j].granted() && !yield(tool) {
 				return
 			}
 		}

@@ -67,10 +67,11 @@ func resolveReference(snap *Snapshot, p Principal) (map[string]bool, error) {
 	return granted, nil
 }
 
-// TestResolveMatchesReference checks that Resolve answers what resolveReference
-// answers, the same error or the same granted set, over random snapshots with and
-// without faults: principal IDs and scopes of many lengths and characters, and
-// principals holding a few scopes or hundreds.
+// TestResolveMatchesReference checks that Resolve and ResolveIndex answer what
+// resolveReference answers, the same error or the same granted set, over random
+// snapshots with and without faults: principal IDs and scopes of many lengths and
+// characters, principals holding a few scopes or hundreds, and for ResolveIndex tools
+// numbered, unnumbered and numbered out of range.
 //
 // SPEC GRANT-2, GRANT-5
 func TestResolveMatchesReference(t *testing.T) {
@@ -119,22 +120,59 @@ func TestResolveMatchesReference(t *testing.T) {
 			rows = append(rows, r)
 		}
 		snap := &Snapshot{Revision: 1, Rows: rows}
-		got, gerr := Resolve(snap, p)
 		want, werr := resolveReference(snap, p)
-		if gerr != werr {
-			t.Fatalf("case %d: Resolve error %v, reference %v\nprincipal %q\nrows %+v", iter, gerr, werr, p, rows)
-		}
-		if gerr != nil {
-			continue
-		}
-		g := slices.Sorted(got.Granted())
-		w := slices.Sorted(maps.Keys(want))
-		if !slices.Equal(g, w) {
-			t.Fatalf("case %d: Resolve grants %q, reference %q\nprincipal %q\nrows %+v", iter, g, w, p, rows)
-		}
+		// ResolveIndex with a random numbering of some of the tools: the others, and a
+		// tool numbered out of range, are decided by name as Resolve decides them all.
+		index, n := map[string]int{}, 0
 		for _, tool := range tools {
-			if got.Allows(tool) != want[tool] {
-				t.Fatalf("case %d: Allows(%q) differs", iter, tool)
+			switch rng.IntN(3) {
+			case 0:
+				index[tool] = n
+				n++
+			case 1:
+				index[tool] = len(tools) + 1
+			}
+		}
+		for _, resolve := range []struct {
+			name string
+			f    func() (*Decision, error)
+		}{
+			{"Resolve", func() (*Decision, error) { return Resolve(snap, p) }},
+			{"ResolveIndex", func() (*Decision, error) { return ResolveIndex(snap, p, index, n) }},
+		} {
+			got, gerr := resolve.f()
+			if gerr != werr {
+				t.Fatalf("case %d: %s error %v, reference %v\nprincipal %q\nrows %+v", iter, resolve.name, gerr, werr, p, rows)
+			}
+			if gerr != nil {
+				continue
+			}
+			g := slices.Sorted(got.Granted())
+			w := slices.Sorted(maps.Keys(want))
+			if !slices.Equal(g, w) {
+				t.Fatalf("case %d: %s grants %q, reference %q\nprincipal %q\nrows %+v", iter, resolve.name, g, w, p, rows)
+			}
+			for _, tool := range tools {
+				if got.Allows(tool) != want[tool] {
+					t.Fatalf("case %d: %s: Allows(%q) differs", iter, resolve.name, tool)
+				}
+				j, numbered := index[tool] // Resolve numbers nothing
+				if numbered && got.AllowsIndex(j) != (resolve.name == "ResolveIndex" && j < n && want[tool]) {
+					t.Fatalf("case %d: %s: AllowsIndex(%d) for %q = %v, reference grants %v", iter, resolve.name, j, tool, got.AllowsIndex(j), want[tool])
+				}
+			}
+			if got.AllowsIndex(-1) || got.AllowsIndex(n) {
+				t.Fatalf("case %d: %s: AllowsIndex out of range grants", iter, resolve.name)
+			}
+			var wantIndex []int
+			for tool, j := range index {
+				if resolve.name == "ResolveIndex" && j < n && want[tool] {
+					wantIndex = append(wantIndex, j)
+				}
+			}
+			slices.Sort(wantIndex)
+			if gi := got.AppendGrantedIndex(nil); !slices.Equal(gi, wantIndex) {
+				t.Fatalf("case %d: %s: AppendGrantedIndex = %v, want %v", iter, resolve.name, gi, wantIndex)
 			}
 		}
 	}

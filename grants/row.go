@@ -7,10 +7,14 @@
 // package grants/sqlstore keeps rows in SQLite or PostgreSQL; package grants/grantstest
 // checks any Store against the rules and injects faults.
 //
-// Resolve is plain code (a map of the held scopes and one map from tool name to its
-// rows) because it runs once per grant snapshot, not per request: a caller such as the
-// Discoverer caches what it decided by Snapshot. Over MaxRows rows it takes about
-// 0.5 ms (BenchmarkResolve, SPEC PERF-5).
+// Resolve is plain code (the held scopes searched in a slice, or a map past 16, and one
+// map from tool name to its rows) because it runs once per grant snapshot, not per
+// request: a caller such as the Discoverer caches what it decided by Snapshot. Over
+// MaxRows rows it takes about 0.5 ms (BenchmarkResolve, SPEC PERF-5). ResolveIndex
+// makes the same checks and decisions for a caller that numbers its tools (the
+// Discoverer numbers a catalog's): their rows are kept in a slice by number, one byte a
+// tool, and AppendGrantedIndex lists the granted numbers in order, so the first request
+// after a grant change decides a catalog's tools without a map of names.
 //
 // Decisions where the SPEC is silent:
 //
@@ -136,7 +140,10 @@ var (
 // CheckRow reports a *MalformedError when r breaks the row model: an empty principal or
 // tool, an effect other than Allow or Deny, a revision below 1, or a scope that is not a
 // scope-token (or appears twice). The rules are checked in that order.
-func CheckRow(r Row) error {
+func CheckRow(r Row) error { return checkRow(&r) }
+
+// checkRow is CheckRow without copying the row.
+func checkRow(r *Row) error {
 	switch {
 	case r.Principal == "":
 		return errPrincipal
