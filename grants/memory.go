@@ -16,9 +16,17 @@ import (
 // never modified after they are returned.
 type Memory struct {
 	mu      sync.RWMutex
-	control int64                     // the control revision, >= 1
-	rows    map[string]map[string]Row // principal → tool → row; rows own their Scopes
-	cache   map[string]*Snapshot      // principal → its Snapshot at the current revision
+	control int64                // the control revision, >= 1
+	rows    map[string]*rowSet   // principal → its rows
+	cache   map[string]*Snapshot // principal → its Snapshot at the current revision
+}
+
+// rowSet is one principal's rows, in a slice so that a Snapshot copies them in bulk.
+// A stored row's Scopes array is never written after Put stores it (a later Put
+// replaces the whole row), so Snapshots share those arrays with the store.
+type rowSet struct {
+	rows []Row
+	at   map[string]int // tool → index in rows
 }
 
 // memoryCacheMax bounds the Snapshots Memory keeps between two writes; past it the
@@ -29,7 +37,7 @@ const memoryCacheMax = 4096
 func NewMemory() *Memory {
 	return &Memory{
 		control: 1,
-		rows:    make(map[string]map[string]Row),
+		rows:    make(map[string]*rowSet),
 		cache:   make(map[string]*Snapshot),
 	}
 }
@@ -66,41 +74,20 @@ func (m *Memory) ReadGrants(ctx context.Context, principalID string) (*Snapshot,
 	if s, ok := m.cache[principalID]; ok {
 		return s, nil
 	}
-	var own map[string]Row
+	var own []Row
 	if principalID != AnyPrincipal {
-		own = m.rows[principalID]
+		own = m.rows[principalID].all()
 	}
-	anyRows := m.rows[AnyPrincipal]
+	anyRows := m.rows[AnyPrincipal].all()
 	n := len(own) + len(anyRows)
 	if n > MaxRows {
 		return nil, ErrTooManyRows
 	}
+	// Two bulk copies: a Snapshot's rows are its own, their scopes the store's
+	// never-written arrays (see rowSet).
 	s = &Snapshot{Revision: m.control, Rows: make([]Row, 0, n)}
-	nscopes := 0
-	for _, r := range own {
-		nscopes += len(r.Scopes)
-	}
-	for _, r := range anyRows {
-		nscopes += len(r.Scopes)
-	}
-	// One backing array for every row's scopes: the Snapshot shares nothing with the
-	// store's rows.
-	scopes := make([]string, 0, nscopes)
-	add := func(r Row) {
-		start := len(scopes)
-		scopes = append(scopes, r.Scopes...)
-		r.Scopes = scopes[start:len(scopes):len(scopes)]
-		if len(r.Scopes) == 0 {
-			r.Scopes = nil
-		}
-		s.Rows = append(s.Rows, r)
-	}
-	for _, r := range own {
-		add(r)
-	}
-	for _, r := range anyRows {
-		add(r)
-	}
+	s.Rows = append(s.Rows, own...)
+	s.Rows = append(s.Rows, anyRows...)
 	if len(m.cache) >= memoryCacheMax {
 		clear(m.cache)
 	}
@@ -126,12 +113,17 @@ func (m *Memory) Put(ctx context.Context, r Row) (Row, error) {
 	m.mu.Lock()
 	m.control++
 	r.Revision = m.control
-	byTool := m.rows[r.Principal]
-	if byTool == nil {
-		byTool = make(map[string]Row)
-		m.rows[r.Principal] = byTool
+	rs := m.rows[r.Principal]
+	if rs == nil {
+		rs = &rowSet{at: make(map[string]int)}
+		m.rows[r.Principal] = rs
 	}
-	byTool[r.Tool] = r
+	if i, ok := rs.at[r.Tool]; ok {
+		rs.rows[i] = r
+	} else {
+		rs.at[r.Tool] = len(rs.rows)
+		rs.rows = append(rs.rows, r)
+	}
 	clear(m.cache)
 	m.mu.Unlock()
 
@@ -146,12 +138,22 @@ func (m *Memory) Delete(ctx context.Context, principal, tool string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	byTool := m.rows[principal]
-	if _, ok := byTool[tool]; !ok {
+	rs := m.rows[principal]
+	if rs == nil {
 		return nil
 	}
-	delete(byTool, tool)
-	if len(byTool) == 0 {
+	i, ok := rs.at[tool]
+	if !ok {
+		return nil
+	}
+	// Move the last row into the hole; clear the vacated slot for the collector.
+	last := len(rs.rows) - 1
+	rs.rows[i] = rs.rows[last]
+	rs.at[rs.rows[i].Tool] = i
+	rs.rows[last] = Row{}
+	rs.rows = rs.rows[:last]
+	delete(rs.at, tool)
+	if len(rs.rows) == 0 {
 		delete(m.rows, principal)
 	}
 	m.control++
@@ -168,12 +170,12 @@ func (m *Memory) ListGrants(ctx context.Context, principal, tool string) (*Listi
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	l := &Listing{Revision: m.control}
-	for p, byTool := range m.rows {
+	for p, rs := range m.rows {
 		if principal != "" && p != principal {
 			continue
 		}
-		for t, r := range byTool {
-			if tool != "" && t != tool {
+		for _, r := range rs.rows {
+			if tool != "" && r.Tool != tool {
 				continue
 			}
 			r.Scopes = slices.Clone(r.Scopes)
@@ -182,4 +184,12 @@ func (m *Memory) ListGrants(ctx context.Context, principal, tool string) (*Listi
 	}
 	SortRows(l.Rows)
 	return l, nil
+}
+
+// all answers the rows of rs; nil for a nil rs.
+func (rs *rowSet) all() []Row {
+	if rs == nil {
+		return nil
+	}
+	return rs.rows
 }
