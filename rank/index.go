@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -133,6 +134,13 @@ func (ix *Index) initPool() {
 
 // nameOrder returns, for each doc, its position when docs are sorted by Name.
 func nameOrder(docs []Doc) []uint32 {
+	if slices.IsSortedFunc(docs, func(a, b Doc) int { return strings.Compare(a.Name, b.Name) }) {
+		order := make([]uint32, len(docs))
+		for i := range order {
+			order[i] = uint32(i)
+		}
+		return order
+	}
 	byName := make([]uint32, len(docs))
 	for i := range docs {
 		byName[i] = uint32(i)
@@ -169,6 +177,7 @@ type inverter struct {
 
 func newInverter(p params, base, terms map[string]uint32) *inverter {
 	v := &inverter{p: p, an: newAnalyzer(p.Off), base: base, terms: terms, next: uint32(len(base))}
+	v.tf, v.stamp = make([][numFields]uint16, len(base)), make([]int, len(base))
 	v.an.surface = p.Surf > 0
 	return v
 }
@@ -292,7 +301,8 @@ func (p *params) saturation(tf [numFields]uint16, norm [numFields]float64) float
 	return x / (p.K1 + x)
 }
 
-// flatten stores lists, the postings of each term, in the index's flat arrays.
+// flatten stores lists, the postings of each term, in the index's flat arrays, with
+// each list's largest saturation.
 func (ix *Index) flatten(lists [][]posting) {
 	total := 0
 	for _, l := range lists {
@@ -301,28 +311,26 @@ func (ix *Index) flatten(lists [][]posting) {
 	ix.off = make([]uint32, len(lists)+1)
 	ix.docs = make([]uint32, 0, total)
 	ix.sat = make([]float32, 0, total)
+	ix.maxSat = make([]float32, len(lists))
 	for t, l := range lists {
 		ix.off[t] = uint32(len(ix.docs))
 		for _, e := range l {
 			ix.docs = append(ix.docs, e.doc)
 			ix.sat = append(ix.sat, e.sat)
+			ix.maxSat[t] = max(ix.maxSat[t], e.sat)
 		}
 	}
 	ix.off[len(lists)] = uint32(len(ix.docs))
 }
 
-// summarize sets each list's largest saturation, and a bitset for the lists of terms
-// that many docs hold, from the flat arrays.
+// summarize makes a bitset for the lists of terms that many docs hold, from the flat
+// arrays.
 func (ix *Index) summarize() {
 	lists := len(ix.off) - 1
-	ix.maxSat = make([]float32, lists)
 	ix.dense = make([]denseSet, lists)
 	words := (ix.n + 63) / 64
 	for t := range lists {
 		lo, hi := ix.off[t], ix.off[t+1]
-		for _, s := range ix.sat[lo:hi] {
-			ix.maxSat[t] = max(ix.maxSat[t], s)
-		}
 		// A bitset and its directory cost 12 bytes per 64 docs; they pay for themselves
 		// in memory when the term's postings take more, and count allowed docs 64 at a time.
 		if l := int(hi - lo); l*8 > words*12 && l >= 64 {

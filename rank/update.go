@@ -128,33 +128,48 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 		}
 	}
 	nu.off = make([]uint32, len(src)+1)
-	nu.docs = make([]uint32, 0, total)
-	nu.sat = make([]float32, 0, total)
+	nu.docs = make([]uint32, total)
+	nu.sat = make([]float32, total)
+	nu.maxSat = make([]float32, len(src))
+	out, outSat := nu.docs, nu.sat
+	at := 0 // the next posting of nu
 	for l, s := range src {
-		nu.off[l] = uint32(len(nu.docs))
+		nu.off[l] = uint32(at)
 		fresh := bucket[start[l]:start[l+1]]
 		if s != noTerm {
 			lo, hi := ix.off[s], ix.off[s+1]
+			sat := ix.sat[lo:hi]
 			for k, d := range ix.docs[lo:hi] {
 				nd := remap[d]
 				if nd == noTerm {
 					continue
 				}
 				for len(fresh) > 0 && fresh[0].doc < nd {
-					nu.docs, nu.sat = append(nu.docs, fresh[0].doc), append(nu.sat, fresh[0].sat)
+					out[at], outSat[at] = fresh[0].doc, fresh[0].sat
+					at++
 					fresh = fresh[1:]
 				}
-				nu.docs, nu.sat = append(nu.docs, nd), append(nu.sat, ix.sat[int(lo)+k])
+				out[at], outSat[at] = nd, sat[k]
+				at++
 			}
 		}
 		for _, e := range fresh {
-			nu.docs, nu.sat = append(nu.docs, e.doc), append(nu.sat, e.sat)
+			out[at], outSat[at] = e.doc, e.sat
+			at++
 		}
+		list := outSat[nu.off[l]:at]
 		if !monotone {
-			sortPostings(nu.docs[nu.off[l]:], nu.sat[nu.off[l]:])
+			sortPostings(out[nu.off[l]:at], list)
 		}
+		m := float32(0)
+		for _, x := range list {
+			if x > m {
+				m = x
+			}
+		}
+		nu.maxSat[l] = m
 	}
-	nu.off[len(src)] = uint32(len(nu.docs))
+	nu.off[len(src)] = uint32(at)
 	nu.summarize()
 	nu.initPool()
 	return nu

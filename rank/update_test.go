@@ -168,3 +168,24 @@ func TestUpdatePanics(t *testing.T) {
 		}()
 	}
 }
+
+// BenchmarkUpdate measures Update over the synthetic 10,000-tool catalog with 10 docs
+// replaced by others (new names, new text), against BenchmarkNewIndex's full build.
+func BenchmarkUpdate(b *testing.B) {
+	docs := benchCatalog(b, 10000)
+	ix := rank.NewIndex(docs)
+	next := slices.Clone(docs)
+	from := make([]int, len(next))
+	for i := range from {
+		from[i] = i
+	}
+	for k := range 10 {
+		i := k * 997
+		next[i] = rank.Doc{Name: fmt.Sprintf("%s_v2", docs[i].Name), Description: docs[i+1].Description + " kubernetes", Params: docs[i+2].Params}
+		from[i] = -1
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ix.Update(next, from)
+	}
+}
