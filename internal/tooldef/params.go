@@ -110,10 +110,13 @@ func (w *paramWalker) walk(schema []byte, depth int) {
 	if depth > maxParamDepth {
 		return
 	}
-	m, ok := readSchema(schema)
-	if !ok {
-		return
+	if m, ok := readSchema(schema); ok {
+		w.walkMembers(m, depth)
 	}
+}
+
+// walkMembers is walk of the schema whose members m holds.
+func (w *paramWalker) walkMembers(m schemaMembers, depth int) {
 	if len(m.properties) > 0 && m.properties[0] == '{' {
 		base, nameBase := len(w.props), len(w.names)
 		Members(m.properties, func(key, val []byte) bool {
@@ -136,14 +139,16 @@ func (w *paramWalker) walk(schema []byte, depth int) {
 				}
 				w.out = append(w.out, w.names[p.a:p.b]...)
 			}
-			pm, _ := readSchema(p.val)
+			pm, ok := readSchema(p.val)
 			w.add(pm.title)
 			w.add(pm.description)
 			w.add(pm.constant)
 			if len(pm.enum) > 0 && pm.enum[0] == '[' {
 				elements(pm.enum, func(v []byte) { w.add(v) })
 			}
-			w.walk(p.val, depth+1)
+			if ok && depth+1 <= maxParamDepth {
+				w.walkMembers(pm, depth+1) // walk(p.val, depth+1), p.val read once
+			}
 		}
 		w.props, w.names = w.props[:base], w.names[:nameBase]
 	}
