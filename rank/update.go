@@ -11,7 +11,9 @@ import (
 // doc of ix may be named by one from[i] at most. ix is not changed, and the two indexes
 // share nothing that either changes. The result ranks exactly as NewIndex(docs) does
 // (TestUpdateRanksAsNewIndex); its cost is one pass over ix's postings, the analysis of
-// the new docs, and a copy of the term dictionary when they bring new terms.
+// the new docs, and a copy of the term dictionary when they bring new terms. Terms whose
+// docs are all gone stay in the dictionary, held by no doc, until they are a quarter of
+// it; then they are dropped (one more pass over the postings).
 //
 // Update panics when len(from) != len(docs), or a from[i] is out of range or repeated.
 func (ix *Index) Update(docs []Doc, from []int) *Index {
@@ -171,7 +173,77 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 	}
 	nu.off[len(src)] = uint32(at)
 	nu.summarize()
+	if dead := nu.deadTerms(); dead > 0 && dead*4 >= len(nu.terms) {
+		nu = nu.compact()
+	}
 	nu.initPool()
+	return nu
+}
+
+// deadTerms counts the terms of ix no doc holds: those whose docs an Update removed.
+func (ix *Index) deadTerms() int {
+	n := 0
+	for t := range len(ix.terms) {
+		if ix.held(uint32(t)) == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// compact returns ix without the terms no doc holds, the others renumbered, so that a
+// long run of Updates keeps no more than a quarter of its terms dead. It shares the
+// postings' bitsets with ix.
+func (ix *Index) compact() *Index {
+	newID := make([]uint32, len(ix.terms))
+	var src []uint32 // the lists of ix the lists of the result are, in order
+	for t := range newID {
+		newID[t] = noTerm
+		if ix.held(uint32(t)) > 0 {
+			newID[t] = uint32(len(src))
+			src = append(src, uint32(t))
+		}
+	}
+	live := len(src)
+	terms := make(map[string]uint32, live)
+	for w, t := range ix.terms {
+		if newID[t] != noTerm {
+			terms[w] = newID[t]
+		}
+	}
+	var paramOnly []uint32
+	if len(ix.paramOnly) > 0 {
+		paramOnly = make([]uint32, live)
+		for i, t := range src[:live] {
+			paramOnly[i] = noTerm
+			if int(t) < len(ix.paramOnly) && ix.paramOnly[t] != noTerm && ix.listLen(ix.paramOnly[t]) > 0 {
+				paramOnly[i] = uint32(len(src))
+				src = append(src, ix.paramOnly[t])
+			}
+		}
+		if len(src) == live {
+			paramOnly = nil
+		}
+	}
+	nu := &Index{n: ix.n, p: ix.p, order: ix.order, whole: ix.whole, surface: ix.surface, pair: ix.pair,
+		terms: terms, paramOnly: paramOnly}
+	total := 0
+	for _, l := range src {
+		total += ix.listLen(l)
+	}
+	nu.off = make([]uint32, len(src)+1)
+	nu.docs = make([]uint32, 0, total)
+	nu.sat = make([]float32, 0, total)
+	nu.maxSat = make([]float32, len(src))
+	nu.dense = make([]denseSet, len(src))
+	for i, l := range src {
+		nu.off[i] = uint32(len(nu.docs))
+		lo, hi := ix.off[l], ix.off[l+1]
+		nu.docs = append(nu.docs, ix.docs[lo:hi]...)
+		nu.sat = append(nu.sat, ix.sat[lo:hi]...)
+		nu.maxSat[i], nu.dense[i] = ix.maxSat[l], ix.dense[l]
+	}
+	nu.off[len(src)] = uint32(len(nu.docs))
 	return nu
 }
 
