@@ -44,14 +44,16 @@ type CatalogOptions struct {
 	// tools (rank/TUNING.md has the measurements).
 	IgnoreParamText bool
 	// Previous is the catalog version this one replaces, or nil. A tool whose JSON text
-	// is byte for byte one Previous was built from (see textKey) takes
-	// Previous's canonical form, digests and sizes; its compiled validator too when both
-	// versions use the default Compiler or the same one (a comparable Compiler value,
-	// compared with ==), and its analysed text for ranking when both rank parameter text
-	// or neither does. Toolset is called for every tool and Limits checked on the whole
-	// catalog, as without Previous. The catalog built is the one NewCatalog builds
-	// without Previous, refused alike; it does not retain Previous, only what the two
-	// share.
+	// is byte for byte one Previous was built from (compared by a 128-bit hash keyed at
+	// random per process) takes Previous's canonical form, digests and sizes; its
+	// compiled validator too when both versions use the default Compiler or the same
+	// one (a comparable Compiler value, compared with ==), and its analysed text for
+	// ranking when both rank parameter text or neither does. Toolset is called for
+	// every tool and Limits checked on the whole catalog, as without Previous. The
+	// catalog built is the one NewCatalog builds without Previous, refused alike; it
+	// does not retain Previous, only what the two share. A version differing from
+	// Previous by a few tools costs a hash of every tool's text and a pass over the
+	// rank index, not a compilation.
 	Previous *Catalog
 }
 
@@ -111,7 +113,7 @@ type tool struct {
 	// What encoding canonical as a JSON string, and as raw JSON, may add (see escapes),
 	// for sizing DiscoverTool's pages.
 	strEscapes, rawEscapes int
-	nodes, depth           int32 // canonical's Measure, with len(canonical) its Bytes
+	nodes, depth           int // canonical's Measure, with len(canonical) its Bytes
 	readOnly               bool
 	toolset                string
 	validator              validate.Validator
@@ -198,7 +200,7 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 				return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: f.Name}
 			}
 			t.name, t.readOnly, t.key = f.Name, f.ReadOnly, key
-			t.nodes, t.depth = int32(m.Nodes), int32(m.Depth)
+			t.nodes, t.depth = m.Nodes, m.Depth
 			t.digest = schemaguard.Digest(t.canonical)
 			t.strEscapes, t.rawEscapes = escapes(t.canonical)
 			t.validator, t.compErr = compile(compiler, schema)
@@ -210,8 +212,8 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		}
 		c.byName[t.name] = i // its position in name order is set once sorted
 		c.total.Bytes += len(t.canonical)
-		c.total.Nodes += int(t.nodes)
-		c.total.Depth = max(c.total.Depth, int(t.depth))
+		c.total.Nodes += t.nodes
+		c.total.Depth = max(c.total.Depth, t.depth)
 	}
 	if err := o.Limits.Check(c.total); err != nil {
 		reason := "limit"

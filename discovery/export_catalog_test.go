@@ -12,7 +12,7 @@ type CatalogTool struct {
 	Name, Canonical        string
 	Digest                 [32]byte
 	StrEscapes, RawEscapes int
-	Nodes, Depth           int32
+	Nodes, Depth           int
 	ReadOnly               bool
 	Toolset                string
 	CompErr                string
