@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deferredtools/deferredtools/rank"
+	"github.com/deferredtools/deferredtools/rank/rankeval"
 )
 
 // updated returns next and, for each doc of next, the position in prev of a doc equal
@@ -187,5 +188,26 @@ func BenchmarkUpdate(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ix.Update(next, from)
+	}
+}
+
+// TestUpdateRanksAsNewIndexSynthetic checks Update against NewIndex on the synthetic
+// catalog of real tools (generated when the real catalogs are absent), for the
+// benchmark queries.
+func TestUpdateRanksAsNewIndexSynthetic(t *testing.T) {
+	docs, real, err := rankeval.Synthetic(sharedData+"/catalogs", 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !real {
+		t.Logf("real catalogs absent under %s/catalogs: a generated catalog", sharedData)
+	}
+	r := rand.New(rand.NewPCG(14, 4))
+	ix := rank.NewIndex(docs)
+	for round := range 2 {
+		next := churn(r, docs, round, false)
+		up := ix.Update(next, updated(docs, next))
+		sameSearches(t, r, up, rank.NewIndex(next), len(next), rankeval.BenchQueries)
+		docs, ix = next, up
 	}
 }
