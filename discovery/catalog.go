@@ -43,6 +43,18 @@ type CatalogOptions struct {
 	// parameters are read as part of its descriptions, which finds more of the right
 	// tools (rank/TUNING.md has the measurements).
 	IgnoreParamText bool
+	// Previous is the catalog version this one replaces, or nil. A tool whose JSON text
+	// is byte for byte one Previous was built from (compared by a 128-bit hash keyed at
+	// random per process) takes Previous's canonical form, digests and sizes; its
+	// compiled validator too when both versions use the default Compiler or the same
+	// one (a comparable Compiler value, compared with ==), and its analysed text for
+	// ranking when both rank parameter text or neither does. Toolset is called for
+	// every tool and Limits checked on the whole catalog, as without Previous. The
+	// catalog built is the one NewCatalog builds without Previous, refused alike; it
+	// does not retain Previous, only what the two share. A version differing from
+	// Previous by a few tools costs a hash of every tool's text and a pass over the
+	// rank index, not a compilation.
+	Previous *Catalog
 }
 
 // ErrCatalog reports a catalog that NewCatalog refused; see CatalogError.
@@ -81,6 +93,10 @@ type Catalog struct {
 	total    schemaguard.Measure
 	contract string // contract digest of the whole catalog (served while the switch is off)
 
+	// What the tools were compiled with, for a later version's reuse (CatalogOptions.Previous).
+	compiler  validate.Compiler // as given: nil for the default
+	paramText bool              // ranks parameter text
+
 	cacheID atomic.Uint64 // names the version in a Discoverer's cache keys; see cacheKey
 }
 
@@ -89,9 +105,11 @@ type tool struct {
 	name      string
 	canonical []byte // RFC 8785 form: what tools/list and discover serve
 	digest    [32]byte
+	key       textKey // of the text NewCatalog was given, for reuse (CatalogOptions.Previous)
 	// What encoding canonical as a JSON string, and as raw JSON, may add (see escapes),
 	// for sizing DiscoverTool's pages.
 	strEscapes, rawEscapes int
+	nodes, depth           int // canonical's Measure, with len(canonical) its Bytes
 	readOnly               bool
 	toolset                string
 	validator              validate.Validator
@@ -109,55 +127,89 @@ type tool struct {
 // unknown keyword such as "Type", so such a tool answers tool_validation_unavailable).
 // A tool whose schema the Compiler cannot enforce is kept: calls to it answer
 // tool_validation_unavailable (SPEC CALL-4). tools is not retained.
+//
+// With opts.Previous, a tool whose text is byte for byte one Previous was built from
+// takes what Previous computed for it (see CatalogOptions.Previous); the catalog is the
+// one NewCatalog builds without Previous, and refused alike.
 func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error) {
 	var o CatalogOptions
 	if opts != nil {
 		o = *opts
 	}
-	if o.Compiler == nil {
-		o.Compiler = validate.NewCompiler(nil)
+	r := newReuse(&o)
+	compiler := o.Compiler
+	if compiler == nil {
+		compiler = validate.NewCompiler(nil)
 	}
-	c := &Catalog{tools: make([]tool, 0, len(tools)), byName: make(map[string]int, len(tools))}
-	titles := make(map[string][3]string, len(tools))
+	c := &Catalog{byName: make(map[string]int, len(tools)), compiler: o.Compiler, paramText: !o.IgnoreParamText}
+	// The tools in input order, each with its text for ranking, or the doc of
+	// Previous's index it is (-1 if none); sorted by name once all are read.
+	in := make([]tool, len(tools))
+	docs := make([]rank.Doc, len(tools))
+	from := make([]int, len(tools))
+	var buf []byte // canonical form of the tool being read, before it is kept
 	for i, raw := range tools {
-		canon, m, err := schemaguard.Canonicalize(nil, raw)
-		if err != nil {
-			return nil, &CatalogError{Index: i, Reason: "malformed", cause: err}
+		t := &in[i]
+		key := keyOf(raw)
+		from[i] = -1
+		var f tooldef.Fields
+		if j, ok := r.byKey[key]; ok {
+			// The same text as a tool of Previous: it passed every check below but the
+			// one that looks at the other tools.
+			*t = r.prev.tools[j]
+			if _, dup := c.byName[t.name]; dup {
+				return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: t.name}
+			}
+			if !r.validators || !r.rank {
+				f, _ = tooldef.Read(t.canonical)
+			}
+			if !r.validators {
+				t.validator, t.compErr = compile(compiler, f.InputSchema)
+			}
+			if r.rank {
+				from[i] = j
+			} else {
+				docs[i] = rankDoc(f, o.IgnoreParamText)
+			}
+		} else {
+			var m schemaguard.Measure
+			var err error
+			buf, m, err = schemaguard.Canonicalize(buf[:0], raw)
+			if err != nil {
+				return nil, &CatalogError{Index: i, Reason: "malformed", cause: err}
+			}
+			t.canonical = slices.Clone(buf)
+			// Read from the canonical form: a member name there is spelled one way only.
+			var reason string
+			f, reason = tooldef.Read(t.canonical)
+			if reason != "" {
+				return nil, &CatalogError{Index: i, Reason: reason, Name: nameIfValid(f.Name)}
+			}
+			if !validToolName(f.Name) {
+				return nil, &CatalogError{Index: i, Reason: "name"}
+			}
+			if _, dup := c.byName[f.Name]; dup {
+				return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: f.Name}
+			}
+			schema := f.InputSchema
+			if len(schema) == 0 || schema[0] != '{' {
+				return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: f.Name}
+			}
+			t.name, t.readOnly, t.key = f.Name, f.ReadOnly, key
+			t.nodes, t.depth = m.Nodes, m.Depth
+			t.digest = schemaguard.Digest(t.canonical)
+			t.strEscapes, t.rawEscapes = escapes(t.canonical)
+			t.validator, t.compErr = compile(compiler, schema)
+			docs[i] = rankDoc(f, o.IgnoreParamText)
 		}
-		// Read from the canonical form: a member name there is spelled one way only.
-		f, reason := tooldef.Read(canon)
-		if reason != "" {
-			return nil, &CatalogError{Index: i, Reason: reason, Name: nameIfValid(f.Name)}
-		}
-		if !validToolName(f.Name) {
-			return nil, &CatalogError{Index: i, Reason: "name"}
-		}
-		if _, dup := titles[f.Name]; dup {
-			return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: f.Name}
-		}
-		schema := f.InputSchema
-		if len(schema) == 0 || schema[0] != '{' {
-			return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: f.Name}
-		}
-		c.total.Bytes += m.Bytes
-		c.total.Nodes += m.Nodes
-		c.total.Depth = max(c.total.Depth, m.Depth)
-		t := tool{name: f.Name, canonical: canon, digest: schemaguard.Digest(canon), readOnly: f.ReadOnly}
-		t.strEscapes, t.rawEscapes = escapes(canon)
-		title := cmp.Or(f.Title, f.AnnTitle)
+		t.toolset = ""
 		if o.Toolset != nil {
-			t.toolset = o.Toolset(f.Name)
+			t.toolset = o.Toolset(t.name)
 		}
-		t.validator, t.compErr = o.Compiler.Compile(schema)
-		if t.validator == nil && t.compErr == nil {
-			t.compErr = validate.ErrUnsupported // a Compiler that answered nothing: fail closed
-		}
-		params := ""
-		if !o.IgnoreParamText {
-			params = rank.ParamText(schema)
-		}
-		titles[f.Name] = [3]string{title, f.Description, params}
-		c.tools = append(c.tools, t)
+		c.byName[t.name] = i // its position in name order is set once sorted
+		c.total.Bytes += len(t.canonical)
+		c.total.Nodes += t.nodes
+		c.total.Depth = max(c.total.Depth, t.depth)
 	}
 	if err := o.Limits.Check(c.total); err != nil {
 		reason := "limit"
@@ -167,20 +219,65 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		}
 		return nil, &CatalogError{Index: -1, Reason: reason, cause: err}
 	}
-	slices.SortFunc(c.tools, func(a, b tool) int { return strings.Compare(a.name, b.name) })
-	docs := make([]rank.Doc, len(c.tools))
-	for i, t := range c.tools {
-		c.byName[t.name] = i
-		tt := titles[t.name]
-		docs[i] = rank.Doc{Name: t.name, Title: tt[0], Description: tt[1], Params: tt[2]}
+	c.sortTools(in, docs, from, r)
+	return c, nil
+}
+
+// sortTools stores in, the tools read, in name order, with the contract digest and the
+// rank index over them: docs and from say, in the order of in, each tool's text for
+// ranking or the doc of r.prev's index it is.
+func (c *Catalog) sortTools(in []tool, docs []rank.Doc, from []int, r reuse) {
+	byName := make([]int, len(in))
+	for i := range byName {
+		byName[i] = i
 	}
-	c.index = rank.NewIndex(docs)
-	digests := make([][32]byte, len(c.tools))
-	for i := range c.tools {
-		digests[i] = c.tools[i].digest
+	if !slices.IsSortedFunc(in, func(a, b tool) int { return strings.Compare(a.name, b.name) }) {
+		slices.SortFunc(byName, func(a, b int) int { return strings.Compare(in[a].name, in[b].name) })
+	}
+	c.tools = make([]tool, len(in))
+	sortedDocs := make([]rank.Doc, len(in))
+	sortedFrom := make([]int, len(in))
+	digests := make([][32]byte, len(in))
+	reused, same := 0, r.prev != nil && len(in) == len(r.prev.tools)
+	for i, k := range byName {
+		c.tools[i] = in[k]
+		c.byName[in[k].name] = i
+		sortedDocs[i], sortedFrom[i] = docs[k], from[k]
+		sortedDocs[i].Name = in[k].name
+		digests[i] = in[k].digest
+		if from[k] >= 0 {
+			reused++
+		}
+		same = same && from[k] == i
+	}
+	switch {
+	case same: // every tool as it was, in the same order: the index is the same
+		c.index = r.prev.index
+	case reused > 0:
+		c.index = r.prev.index.Update(sortedDocs, sortedFrom)
+	default:
+		c.index = rank.NewIndex(sortedDocs)
 	}
 	c.contract = schemaguard.ContractDigest(digests)
-	return c, nil
+}
+
+// compile compiles schema, failing closed when the Compiler answers nothing.
+func compile(c validate.Compiler, schema []byte) (validate.Validator, error) {
+	v, err := c.Compile(schema)
+	if v == nil && err == nil {
+		err = validate.ErrUnsupported // a Compiler that answered nothing: fail closed
+	}
+	return v, err
+}
+
+// rankDoc returns the text of the tool f for ranking, leaving out the parameters'
+// when ignoreParams; Name is set by the caller.
+func rankDoc(f tooldef.Fields, ignoreParams bool) rank.Doc {
+	d := rank.Doc{Title: cmp.Or(f.Title, f.AnnTitle), Description: f.Description}
+	if !ignoreParams {
+		d.Params = tooldef.ParamText(f.InputSchema)
+	}
+	return d
 }
 
 // nameIfValid returns name when it is a valid tool name, else "".

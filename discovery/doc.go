@@ -46,7 +46,9 @@
 // result, which SEP-2549 does not cache, and a model reads it.
 //
 // Per catalog version the Discoverer precomputes canonical bytes, digests, sizes,
-// validators and the rank index; per grant rows and principal it caches the authorised
+// validators and the rank index; a host swapping versions at runtime (a
+// [SwappableCatalog]) builds the next with [CatalogOptions].Previous set to the current
+// one, which reuses all of it for the tools whose text is unchanged; per grant rows and principal it caches the authorised
 // set, its contract digest and the digest of the observed rows, within
 // [Options].CacheBytes. A request allocates nothing that grows with the catalog.
 //

@@ -1,9 +1,11 @@
 // Package rank ranks tools (their names, titles, descriptions and parameters) by local
 // lexical match against a short query, over an allowed subset only, deterministically.
 //
-// An [Index] is built once per catalog version with [NewIndex]; [Index.Search] then ranks
-// a query over the docs of an allowed [Set] (the tools a principal may see). There is no
-// embedding, network or model.
+// An [Index] is built once per catalog version with [NewIndex], or from the last
+// version's with [Index.Update], which analyses only the docs that changed (a doc's
+// statistics depend on that doc alone, so the others' postings are copied); [Index.Search]
+// then ranks a query over the docs of an allowed [Set] (the tools a principal may see).
+// There is no embedding, network or model.
 //
 // # What is indexed
 //

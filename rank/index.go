@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -63,6 +64,7 @@ var defaultParams = params{
 // version. It is safe for concurrent use.
 type Index struct {
 	n       int
+	p       params   // the constants it was built with
 	whole   bool     // whole names are indexed as terms
 	surface float64  // query weight of words as written, 0 if only stems are indexed
 	pair    float64  // query weight of pairs of words as written, 0 if none are indexed
@@ -105,6 +107,7 @@ func NewIndex(docs []Doc) *Index {
 func newIndex(docs []Doc, p params) *Index {
 	ix := &Index{
 		n:       len(docs),
+		p:       p,
 		order:   nameOrder(docs),
 		terms:   make(map[string]uint32),
 		whole:   p.Whole,
@@ -112,7 +115,14 @@ func newIndex(docs []Doc, p params) *Index {
 		pair:    p.Pair,
 	}
 	ix.flatten(ix.invert(docs, p))
-	n := ix.n
+	ix.summarize()
+	ix.initPool()
+	return ix
+}
+
+// initPool makes the pool of per-search scratch.
+func (ix *Index) initPool() {
+	n, p := ix.n, ix.p
 	ix.pool.New = func() any {
 		an := newAnalyzer(p.Off)
 		an.synonyms = true
@@ -120,11 +130,17 @@ func newIndex(docs []Doc, p params) *Index {
 		an.pairs = p.Pair > 0
 		return &scratch{an: an, acc: make([]int64, n)}
 	}
-	return ix
 }
 
 // nameOrder returns, for each doc, its position when docs are sorted by Name.
 func nameOrder(docs []Doc) []uint32 {
+	if slices.IsSortedFunc(docs, func(a, b Doc) int { return strings.Compare(a.Name, b.Name) }) {
+		order := make([]uint32, len(docs))
+		for i := range order {
+			order[i] = uint32(i)
+		}
+		return order
+	}
 	byName := make([]uint32, len(docs))
 	for i := range docs {
 		byName[i] = uint32(i)
@@ -144,80 +160,119 @@ type posting struct {
 	sat float32
 }
 
+// An inverter analyses docs one at a time into their postings, numbering the terms it
+// meets: a term of base keeps its id there, another is added to terms with the next id.
+type inverter struct {
+	p     params
+	an    *analyzer
+	base  map[string]uint32 // read only; nil when building from scratch
+	terms map[string]uint32 // the terms base lacks, numbered from next
+	next  uint32
+	// tf[id] counts term id in the current doc's fields; stamp[id] is 1 + the last doc
+	// that counted it, so the counts need no clearing between docs.
+	tf    [][numFields]uint16
+	stamp []int
+	seen  []uint32
+}
+
+func newInverter(p params, base, terms map[string]uint32) *inverter {
+	v := &inverter{p: p, an: newAnalyzer(p.Off), base: base, terms: terms, next: uint32(len(base))}
+	v.tf, v.stamp = make([][numFields]uint16, len(base)), make([]int, len(base))
+	v.an.surface = p.Surf > 0
+	return v
+}
+
+// id returns the id of term t, numbering it if it is new.
+func (v *inverter) id(t []byte) uint32 {
+	if id, ok := v.base[string(t)]; ok {
+		return id
+	}
+	id, ok := v.terms[string(t)]
+	if !ok {
+		id = v.next
+		v.next++
+		v.terms[string(t)] = id
+	}
+	return id
+}
+
+// doc analyses d, doc i, and calls emit with each of its distinct terms in the order
+// first met: the term's id, its posting, and whether d holds it in its parameters alone.
+func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly bool)) {
+	p, an := &v.p, v.an
+	v.seen = v.seen[:0]
+	var length [numFields]int
+	for f, text := range [numFields]string{d.Name, d.Title, d.Description, d.Params} {
+		if f == fieldParams && p.W[f] == 0 {
+			continue // evaluations only: parameters not indexed
+		}
+		an.reset()
+		// Pairs of words come from names and titles only, where word order names
+		// the tool ("list pull requests"); in descriptions they cost memory for
+		// nothing (see TUNING.md).
+		an.pairs = p.Pair > 0 && f < fieldDesc
+		// Parameters weigh a tenth of the description: their words as written
+		// would weigh a hundredth, for a sixth of the index.
+		an.surface = p.Surf > 0 && f != fieldParams
+		an.add(text)
+		length[f] = an.words()
+		if f == fieldName && p.Whole {
+			an.addWhole()
+		}
+		for k := 0; k < an.n(); k++ {
+			id := v.id(an.term(k))
+			for int(id) >= len(v.tf) {
+				v.tf = append(v.tf, [numFields]uint16{})
+				v.stamp = append(v.stamp, 0)
+			}
+			if v.stamp[id] != i+1 {
+				v.stamp[id] = i + 1
+				v.tf[id] = [numFields]uint16{}
+				v.seen = append(v.seen, id)
+			}
+			if v.tf[id][f] < math.MaxUint16 {
+				v.tf[id][f]++
+			}
+		}
+	}
+	var norm [numFields]float64
+	for f := range norm {
+		norm[f] = 1 - p.B[f] + p.B[f]*float64(length[f])/p.Pivot[f]
+	}
+	for _, id := range v.seen {
+		c := v.tf[id]
+		only := c[fieldName] == 0 && c[fieldTitle] == 0 && c[fieldDesc] == 0
+		emit(id, posting{uint32(i), float32(p.saturation(c, norm))}, only)
+	}
+}
+
 // invert analyses docs and returns the postings of each term, indexed by term id, filling
 // ix.terms and ix.paramOnly. The lists of docs holding a term in their parameters alone
 // come after those of all terms.
 func (ix *Index) invert(docs []Doc, p params) [][]posting {
 	var lists [][]posting
-	an := newAnalyzer(p.Off)
-	an.surface = p.Surf > 0
-	// tf[id] counts term id in the current doc's fields; stamp[id] is 1 + the last doc
-	// that counted it, so the counts need no clearing between docs.
-	var tf [][numFields]uint16
 	var plists [][]posting // lists of docs holding a term in their parameters alone
 	var paramOnly []uint32 // paramOnly[t] indexes plists, noTerm if t has no such list
-	var stamp []int
-	var seen []uint32
+	v := newInverter(p, nil, ix.terms)
+	emit := func(id uint32, e posting, only bool) {
+		for int(id) >= len(lists) {
+			lists = append(lists, nil)
+		}
+		if !p.Joined && only {
+			for len(paramOnly) <= int(id) {
+				paramOnly = append(paramOnly, noTerm)
+			}
+			if paramOnly[id] == noTerm {
+				paramOnly[id] = uint32(len(plists))
+				plists = append(plists, nil)
+			}
+			plists[paramOnly[id]] = append(plists[paramOnly[id]], e)
+			return
+		}
+		lists[id] = append(lists[id], e)
+	}
 	for i, d := range docs {
-		seen = seen[:0]
-		var length [numFields]int
-		for f, text := range [numFields]string{d.Name, d.Title, d.Description, d.Params} {
-			if f == fieldParams && p.W[f] == 0 {
-				continue // evaluations only: parameters not indexed
-			}
-			an.reset()
-			// Pairs of words come from names and titles only, where word order names
-			// the tool ("list pull requests"); in descriptions they cost memory for
-			// nothing (see TUNING.md).
-			an.pairs = p.Pair > 0 && f < fieldDesc
-			// Parameters weigh a tenth of the description: their words as written
-			// would weigh a hundredth, for a sixth of the index.
-			an.surface = p.Surf > 0 && f != fieldParams
-			an.add(text)
-			length[f] = an.words()
-			if f == fieldName && p.Whole {
-				an.addWhole()
-			}
-			for k := 0; k < an.n(); k++ {
-				t := an.term(k)
-				id, ok := ix.terms[string(t)]
-				if !ok {
-					id = uint32(len(lists))
-					ix.terms[string(t)] = id
-					lists = append(lists, nil)
-					tf = append(tf, [numFields]uint16{})
-					stamp = append(stamp, 0)
-				}
-				if stamp[id] != i+1 {
-					stamp[id] = i + 1
-					tf[id] = [numFields]uint16{}
-					seen = append(seen, id)
-				}
-				if tf[id][f] < math.MaxUint16 {
-					tf[id][f]++
-				}
-			}
-		}
-		var norm [numFields]float64
-		for f := range norm {
-			norm[f] = 1 - p.B[f] + p.B[f]*float64(length[f])/p.Pivot[f]
-		}
-		for _, id := range seen {
-			c := tf[id]
-			e := posting{uint32(i), float32(p.saturation(c, norm))}
-			if !p.Joined && c[fieldName] == 0 && c[fieldTitle] == 0 && c[fieldDesc] == 0 {
-				for len(paramOnly) <= int(id) {
-					paramOnly = append(paramOnly, noTerm)
-				}
-				if paramOnly[id] == noTerm {
-					paramOnly[id] = uint32(len(plists))
-					plists = append(plists, nil)
-				}
-				plists[paramOnly[id]] = append(plists[paramOnly[id]], e)
-				continue
-			}
-			lists[id] = append(lists[id], e)
-		}
+		v.doc(i, d, emit)
 	}
 	if len(plists) > 0 {
 		for len(paramOnly) < len(lists) {
@@ -246,8 +301,8 @@ func (p *params) saturation(tf [numFields]uint16, norm [numFields]float64) float
 	return x / (p.K1 + x)
 }
 
-// flatten stores lists, the postings of each term, in the index's flat arrays, with a
-// bitset for the terms that many docs hold.
+// flatten stores lists, the postings of each term, in the index's flat arrays, with
+// each list's largest saturation.
 func (ix *Index) flatten(lists [][]posting) {
 	total := 0
 	for _, l := range lists {
@@ -257,8 +312,6 @@ func (ix *Index) flatten(lists [][]posting) {
 	ix.docs = make([]uint32, 0, total)
 	ix.sat = make([]float32, 0, total)
 	ix.maxSat = make([]float32, len(lists))
-	ix.dense = make([]denseSet, len(lists))
-	words := (ix.n + 63) / 64
 	for t, l := range lists {
 		ix.off[t] = uint32(len(ix.docs))
 		for _, e := range l {
@@ -266,20 +319,31 @@ func (ix *Index) flatten(lists [][]posting) {
 			ix.sat = append(ix.sat, e.sat)
 			ix.maxSat[t] = max(ix.maxSat[t], e.sat)
 		}
-		// A bitset and its directory cost 12 bytes per 64 docs; they pay for themselves
-		// in memory when the term's postings take more, and count allowed docs 64 at a time.
-		if len(l)*8 > words*12 && len(l) >= 64 {
-			ix.dense[t] = newDenseSet(l, words)
-		}
 	}
 	ix.off[len(lists)] = uint32(len(ix.docs))
 }
 
-// newDenseSet returns the bitset of the docs of l, over words words.
-func newDenseSet(l []posting, words int) denseSet {
+// summarize makes a bitset for the lists of terms that many docs hold, from the flat
+// arrays.
+func (ix *Index) summarize() {
+	lists := len(ix.off) - 1
+	ix.dense = make([]denseSet, lists)
+	words := (ix.n + 63) / 64
+	for t := range lists {
+		lo, hi := ix.off[t], ix.off[t+1]
+		// A bitset and its directory cost 12 bytes per 64 docs; they pay for themselves
+		// in memory when the term's postings take more, and count allowed docs 64 at a time.
+		if l := int(hi - lo); l*8 > words*12 && l >= 64 {
+			ix.dense[t] = newDenseSet(ix.docs[lo:hi], words)
+		}
+	}
+}
+
+// newDenseSet returns the bitset of docs, over words words.
+func newDenseSet(docs []uint32, words int) denseSet {
 	ds := denseSet{bits: make([]uint64, words), cum: make([]uint32, words)}
-	for _, e := range l {
-		ds.bits[e.doc>>6] |= 1 << (e.doc & 63)
+	for _, d := range docs {
+		ds.bits[d>>6] |= 1 << (d & 63)
 	}
 	sum := uint32(0)
 	for w, x := range ds.bits {
@@ -311,10 +375,3 @@ func (ix *Index) lookup(t, d uint32) float32 {
 	}
 	return ix.sat[int(lo)+i]
 }
-
-// Search appends to dst the docs of allowed that match query, best first, at most k of
-// them, and returns the extended slice. Equal scores are ordered by Name, ascending byte
-// order. Every scoring statistic is computed over the docs in allowed only, so a doc
-// outside allowed never changes a result (SPEC DISC-5). A query none of whose words
-// occur in an allowed doc yields no hits (DISC-6). k <= 0 means no limit.
-//

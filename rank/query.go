@@ -54,7 +54,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			// A term needing a stem the index lacks is not in it either.
 			id, ok = ix.terms[string(s.an.term(i))]
 		}
-		if !ok {
+		if !ok || ix.held(id) == 0 {
 			id = noTerm
 		}
 		s.ids = append(s.ids, id)
@@ -70,7 +70,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			need = s.ids[p]
 		}
 		po := uint32(noTerm)
-		if int(id) < len(ix.paramOnly) {
+		if int(id) < len(ix.paramOnly) && ix.paramOnly[id] != noTerm && ix.listLen(ix.paramOnly[id]) > 0 {
 			po = ix.paramOnly[id] // weighed as id is, so scores are as if the lists were one
 		}
 		s.addTerm(qterm{id: id, qtf: w, only: only, need: need, pair: kind == termPair, partner: po})
@@ -79,6 +79,20 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 		}
 	}
 	return len(s.qterms) > 0
+}
+
+// listLen returns the number of postings of list l.
+func (ix *Index) listLen(l uint32) int { return int(ix.off[l+1] - ix.off[l]) }
+
+// held returns the number of docs holding term t. It is 0 only for a term of an index
+// that Update built whose docs are all gone, which a query must treat as absent, as
+// NewIndex's index would.
+func (ix *Index) held(t uint32) int {
+	n := ix.listLen(t)
+	if int(t) < len(ix.paramOnly) && ix.paramOnly[t] != noTerm {
+		n += ix.listLen(ix.paramOnly[t])
+	}
+	return n
 }
 
 // queryWeight returns the weight in a query of a term of the given kind, and whether

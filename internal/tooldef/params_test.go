@@ -1,0 +1,112 @@
+package tooldef
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/rank"
+	"github.com/deferredtools/deferredtools/schemaguard"
+)
+
+// paramSeeds are schemas whose parameter text exercises each rule of rank.ParamText.
+var paramSeeds = []string{
+	`{}`, `[]`, `"x"`, `{"properties":null}`, `{"properties":{"":{"description":""}}}`,
+	`{"title":"T","description":"tool","properties":{"state":{"description":"Filter by state","enum":["open","closed",3]},"owner":{"title":"Owner","type":"string"}}}`,
+	`{"properties":{"review":{"properties":{"event":{"const":"APPROVE"}}},"files":{"items":{"properties":{"path":{"description":"file path"}}}},"target":{"anyOf":[{"properties":{"url":{}}},{"properties":{"ref":{}}}]}}}`,
+	`{"properties":{"labels":{"additionalProperties":{"properties":{"color":{"description":"hex colour"}}}}}}`,
+	`{"$defs":{"rich":{"properties":{"annotations":{}}}},"properties":{"kinds":{"items":{"enum":["a","b"]}}}}`,
+	`{"properties":{"a\"b":{"description":"q\"uote\\back\nline"},"a#":{"title":"\u0001"}}}`,
+	`{"properties":{"\ue000":{},"\ud83d\ude00":{},"z":{}}}`, // UTF-16 and byte order differ
+	`{"oneOf":[{"properties":{"x":{}}},true,[]],"allOf":{"properties":{"y":{}}},"items":[{"properties":{"z":{}}}]}`,
+	`{ "properties" : { "b" : { "enum" : [ "x" , "" , "y" ] } , "a" : { "const" : 1 } } }`,
+	`{"properties":{"p":` + deepSchema(30) + `}}`,
+}
+
+func deepSchema(n int) string {
+	if n == 0 {
+		return `{"description":"bottom"}`
+	}
+	return `{"properties":{"p":` + deepSchema(n-1) + `},"anyOf":[` + deepSchema(n/4) + `]}`
+}
+
+// checkParamText fails t when ParamText of src's canonical form differs from
+// rank.ParamText of src; src that has no canonical form is skipped.
+func checkParamText(t *testing.T, src []byte) {
+	t.Helper()
+	canon, _, err := schemaguard.Canonicalize(nil, src)
+	if err != nil {
+		return
+	}
+	if got, want := ParamText(canon), rank.ParamText(src); got != want {
+		t.Fatalf("ParamText(canonical %s) = %q, rank.ParamText = %q", canon, got, want)
+	}
+}
+
+// TestParamTextMatchesRank checks the one-pass reader gives rank.ParamText's text on
+// the seeds and on every inputSchema of the real catalogs.
+func TestParamTextMatchesRank(t *testing.T) {
+	for _, s := range paramSeeds {
+		checkParamText(t, []byte(s))
+	}
+	dir := "../../../shared/data/catalogs"
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) == 0 {
+		t.Skipf("real catalogs absent (%s)", dir)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tools []struct {
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if err := json.Unmarshal(data, &tools); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for _, tool := range tools {
+			checkParamText(t, tool.InputSchema)
+		}
+	}
+}
+
+// FuzzParamText checks ParamText of any JSON text's canonical form equals
+// rank.ParamText of the text, the reference it replaces on the catalog build path.
+func FuzzParamText(f *testing.F) {
+	for _, s := range paramSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) { checkParamText(t, src) })
+}
+
+// BenchmarkParamText compares reading parameter text from a canonical schema of about
+// 5 KB (40 properties) with ParamText and with rank.ParamText (encoding/json into maps).
+func BenchmarkParamText(b *testing.B) {
+	var props []string
+	for i := range 40 {
+		props = append(props, fmt.Sprintf(`"param_%02d":{"description":"the %d-th parameter of the tool, a filter on the listed items","type":"string","enum":["open","closed","all"]}`, i, i))
+	}
+	src := []byte(`{"type":"object","properties":{` + strings.Join(props, ",") + `},"required":["param_01"]}`)
+	canon, _, err := schemaguard.Canonicalize(nil, src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("tooldef", func(b *testing.B) {
+		b.SetBytes(int64(len(canon)))
+		b.ReportAllocs()
+		for b.Loop() {
+			ParamText(canon)
+		}
+	})
+	b.Run("rank", func(b *testing.B) {
+		b.SetBytes(int64(len(canon)))
+		b.ReportAllocs()
+		for b.Loop() {
+			rank.ParamText(canon)
+		}
+	})
+}

@@ -1,0 +1,263 @@
+package rank
+
+import (
+	"maps"
+	"slices"
+)
+
+// Update returns the index NewIndex(docs) would build, reusing what ix computed for the
+// docs it shares with docs: from[i] >= 0 says docs[i] is doc from[i] of ix, the same in
+// all four fields, and only its Name is read; from[i] < 0 says docs[i] is analysed. A
+// doc of ix may be named by one from[i] at most. ix is not changed, and the two indexes
+// share nothing that either changes. The result ranks exactly as NewIndex(docs) does
+// (TestUpdateRanksAsNewIndex); its cost is one pass over ix's postings, the analysis of
+// the new docs, and a copy of the term dictionary when they bring new terms. Terms whose
+// docs are all gone stay in the dictionary, held by no doc, until they are a quarter of
+// it; then they are dropped (one more pass over the postings).
+//
+// Update panics when len(from) != len(docs), or a from[i] is out of range or repeated.
+func (ix *Index) Update(docs []Doc, from []int) *Index {
+	if len(from) != len(docs) {
+		panic("rank: Update: len(from) != len(docs)")
+	}
+	p := ix.p
+	nu := &Index{n: len(docs), p: p, order: nameOrder(docs), whole: ix.whole, surface: ix.surface, pair: ix.pair}
+
+	// remap[d] is the new doc of ix's doc d, noTerm when d is gone.
+	remap := make([]uint32, ix.n)
+	for d := range remap {
+		remap[d] = noTerm
+	}
+	for i, d := range from {
+		if d < 0 {
+			continue
+		}
+		if d >= ix.n || remap[d] != noTerm {
+			panic("rank: Update: from names a doc out of range or twice")
+		}
+		remap[d] = uint32(i)
+	}
+	monotone, last := true, -1
+	for _, i := range remap {
+		if i != noTerm {
+			monotone = monotone && int(i) > last
+			last = int(i)
+		}
+	}
+
+	// The new docs' postings, in doc order, each with its term and whether the doc
+	// holds the term in its parameters alone.
+	type added struct {
+		id   uint32
+		only bool
+		e    posting
+	}
+	var news []added
+	v := newInverter(p, ix.terms, make(map[string]uint32))
+	emit := func(id uint32, e posting, only bool) { news = append(news, added{id, only && !p.Joined, e}) }
+	for i, d := range docs {
+		if from[i] < 0 {
+			v.doc(i, d, emit)
+		}
+	}
+	nu.terms = ix.terms // read only, so shared while no term is new
+	if len(v.terms) > 0 {
+		nu.terms = maps.Clone(ix.terms)
+		maps.Copy(nu.terms, v.terms)
+	}
+
+	// The lists: one per term (ix's ids, then the new terms'), then one per term with
+	// docs holding it in their parameters alone, ix's first. src[l] is the list of ix
+	// whose kept postings list l starts from, noTerm if none.
+	terms := int(v.next)
+	src := make([]uint32, terms, terms+len(ix.off))
+	for t := range src {
+		src[t] = noTerm
+		if t < len(ix.terms) {
+			src[t] = uint32(t)
+		}
+	}
+	var paramOnly []uint32
+	if len(ix.paramOnly) > 0 || slices.ContainsFunc(news, func(a added) bool { return a.only }) {
+		paramOnly = make([]uint32, terms)
+		for t := range paramOnly {
+			paramOnly[t] = noTerm
+			if t < len(ix.paramOnly) && ix.paramOnly[t] != noTerm {
+				paramOnly[t] = uint32(len(src))
+				src = append(src, ix.paramOnly[t])
+			}
+		}
+		for _, a := range news {
+			if a.only && paramOnly[a.id] == noTerm {
+				paramOnly[a.id] = uint32(len(src))
+				src = append(src, noTerm)
+			}
+		}
+	}
+	nu.paramOnly = paramOnly
+
+	// Bucket the new postings by list, keeping doc order within each.
+	start := make([]int, len(src)+1)
+	listOf := func(a added) uint32 {
+		if a.only {
+			return paramOnly[a.id]
+		}
+		return a.id
+	}
+	for _, a := range news {
+		start[listOf(a)+1]++
+	}
+	for l := range src {
+		start[l+1] += start[l]
+	}
+	bucket := make([]posting, len(news))
+	fill := slices.Clone(start[:len(src)])
+	for _, a := range news {
+		l := listOf(a)
+		bucket[fill[l]] = a.e
+		fill[l]++
+	}
+
+	// Size the flat arrays, then merge each list's kept postings with its new ones.
+	total := len(news)
+	for _, s := range src {
+		if s != noTerm {
+			for _, d := range ix.docs[ix.off[s]:ix.off[s+1]] {
+				if remap[d] != noTerm {
+					total++
+				}
+			}
+		}
+	}
+	nu.off = make([]uint32, len(src)+1)
+	nu.docs = make([]uint32, total)
+	nu.sat = make([]float32, total)
+	nu.maxSat = make([]float32, len(src))
+	out, outSat := nu.docs, nu.sat
+	at := 0 // the next posting of nu
+	for l, s := range src {
+		nu.off[l] = uint32(at)
+		fresh := bucket[start[l]:start[l+1]]
+		if s != noTerm {
+			lo, hi := ix.off[s], ix.off[s+1]
+			sat := ix.sat[lo:hi]
+			for k, d := range ix.docs[lo:hi] {
+				nd := remap[d]
+				if nd == noTerm {
+					continue
+				}
+				for len(fresh) > 0 && fresh[0].doc < nd {
+					out[at], outSat[at] = fresh[0].doc, fresh[0].sat
+					at++
+					fresh = fresh[1:]
+				}
+				out[at], outSat[at] = nd, sat[k]
+				at++
+			}
+		}
+		for _, e := range fresh {
+			out[at], outSat[at] = e.doc, e.sat
+			at++
+		}
+		list := outSat[nu.off[l]:at]
+		if !monotone {
+			sortPostings(out[nu.off[l]:at], list)
+		}
+		m := float32(0)
+		for _, x := range list {
+			if x > m {
+				m = x
+			}
+		}
+		nu.maxSat[l] = m
+	}
+	nu.off[len(src)] = uint32(at)
+	nu.summarize()
+	if dead := nu.deadTerms(); dead > 0 && dead*4 >= len(nu.terms) {
+		nu = nu.compact()
+	}
+	nu.initPool()
+	return nu
+}
+
+// deadTerms counts the terms of ix no doc holds: those whose docs an Update removed.
+func (ix *Index) deadTerms() int {
+	n := 0
+	for t := range len(ix.terms) {
+		if ix.held(uint32(t)) == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// compact returns ix without the terms no doc holds, the others renumbered, so that a
+// long run of Updates keeps no more than a quarter of its terms dead. It shares the
+// postings' bitsets with ix.
+func (ix *Index) compact() *Index {
+	newID := make([]uint32, len(ix.terms))
+	var src []uint32 // the lists of ix the lists of the result are, in order
+	for t := range newID {
+		newID[t] = noTerm
+		if ix.held(uint32(t)) > 0 {
+			newID[t] = uint32(len(src))
+			src = append(src, uint32(t))
+		}
+	}
+	live := len(src)
+	terms := make(map[string]uint32, live)
+	for w, t := range ix.terms {
+		if newID[t] != noTerm {
+			terms[w] = newID[t]
+		}
+	}
+	var paramOnly []uint32
+	if len(ix.paramOnly) > 0 {
+		paramOnly = make([]uint32, live)
+		for i, t := range src[:live] {
+			paramOnly[i] = noTerm
+			if int(t) < len(ix.paramOnly) && ix.paramOnly[t] != noTerm && ix.listLen(ix.paramOnly[t]) > 0 {
+				paramOnly[i] = uint32(len(src))
+				src = append(src, ix.paramOnly[t])
+			}
+		}
+		if len(src) == live {
+			paramOnly = nil
+		}
+	}
+	nu := &Index{n: ix.n, p: ix.p, order: ix.order, whole: ix.whole, surface: ix.surface, pair: ix.pair,
+		terms: terms, paramOnly: paramOnly}
+	total := 0
+	for _, l := range src {
+		total += ix.listLen(l)
+	}
+	nu.off = make([]uint32, len(src)+1)
+	nu.docs = make([]uint32, 0, total)
+	nu.sat = make([]float32, 0, total)
+	nu.maxSat = make([]float32, len(src))
+	nu.dense = make([]denseSet, len(src))
+	for i, l := range src {
+		nu.off[i] = uint32(len(nu.docs))
+		lo, hi := ix.off[l], ix.off[l+1]
+		nu.docs = append(nu.docs, ix.docs[lo:hi]...)
+		nu.sat = append(nu.sat, ix.sat[lo:hi]...)
+		nu.maxSat[i], nu.dense[i] = ix.maxSat[l], ix.dense[l]
+	}
+	nu.off[len(src)] = uint32(len(nu.docs))
+	return nu
+}
+
+// sortPostings sorts one list's postings, docs and their saturations, by doc.
+func sortPostings(docs []uint32, sat []float32) {
+	if slices.IsSorted(docs) {
+		return
+	}
+	ps := make([]posting, len(docs))
+	for i := range ps {
+		ps[i] = posting{docs[i], sat[i]}
+	}
+	slices.SortFunc(ps, func(a, b posting) int { return int(a.doc) - int(b.doc) })
+	for i, e := range ps {
+		docs[i], sat[i] = e.doc, e.sat
+	}
+}
