@@ -221,47 +221,6 @@ func (s *schema) compileType(t *tape, val int32) error {
 	return nil
 }
 
-// compileEnum reads the "enum" keyword at token val: its array is copied, tokens and
-// the text of its strings and numbers, into the enum tape, and compared against the
-// instance at validation time.
-func (b *build) compileEnum(s *schema, t *tape, val int32) error {
-	vt := t.toks[val]
-	if vt.kind != kArray {
-		return malformed("enum")
-	}
-	e := &b.enums
-	if len(e.toks) == 0 {
-		e.toks = append(e.toks, token{kind: kNull, next: 1})
-	}
-	base := int32(len(e.toks))
-	for k := val; k < vt.next; k++ {
-		tk := t.toks[k]
-		tk.next += base - val
-		var text []byte
-		switch tk.kind {
-		case kString:
-			text = t.str(k)
-		case kNumber:
-			text = t.lit(k)
-		}
-		if text != nil {
-			tk.esc, tk.off = false, int32(len(e.src))
-			e.src = append(e.src, text...)
-			tk.end = int32(len(e.src))
-		}
-		e.toks = append(e.toks, tk)
-	}
-	s.enum = base
-	var vals []int32
-	for k, n := base+1, e.toks[base].next; k < n; k = e.toks[k].next {
-		vals = append(vals, k)
-	}
-	if idx := indexEnum(e, vals); idx != nil {
-		s.more().enumH = idx
-	}
-	return nil
-}
-
 // compileObject reads the object keywords properties, additionalProperties and
 // required into s and d; resolveObject matches required names to properties once
 // every keyword is read.
