@@ -47,152 +47,200 @@ type fpattern struct {
 // costGraph builds the fnode of every schema of g, reached from the root; it answers
 // an *UnsupportedError for a pattern Go's regexp cannot parse.
 func (g *refGraph) costGraph() (*fnode, error) {
-	nodes := map[string]*fnode{}
-	var get func(ptr string) (*fnode, error)
-	get = func(ptr string) (*fnode, error) {
-		if n, ok := nodes[ptr]; ok {
-			return n, nil
-		}
-		v, ok := g.nodes[ptr]
-		if !ok {
-			return nil, nil
-		}
-		n := &fnode{}
-		nodes[ptr] = n // before the children: references may lead back here
-		m, ok := v.(map[string]any)
-		if !ok {
-			return n, nil // true or false
-		}
-		add := func(list *[]*fnode, p string) error {
-			c, err := get(p)
-			if c != nil {
-				*list = append(*list, c)
-			}
-			return err
-		}
-		for k, child := range m {
-			kp := ptr + "/" + escapePointer(k)
-			var err error
-			switch k {
-			case "enum":
-				if arr, ok := child.([]any); ok {
-					n.enumN = len(arr)
-					n.enumNodes = countNodes(child)
-				}
-			case "const":
-				n.constN = countNodes(child)
-			case "uniqueItems":
-				n.unique = child == true
-			case "minLength", "maxLength":
-				n.length = true
-			case "pattern":
-				if p, ok := child.(string); ok {
-					if n.pattern, err = progSize(p); err != nil {
-						return nil, err
-					}
-				}
-			case "required", "dependentRequired":
-				n.required += countNodes(child)
-			case "allOf", "anyOf", "oneOf":
-				if arr, ok := child.([]any); ok {
-					for i := range arr {
-						err = add(&n.inPlace, kp+"/"+itoa(i))
-						if err != nil {
-							break
-						}
-					}
-				}
-			case "not", "if", "then", "else":
-				err = add(&n.inPlace, kp)
-			case "dependentSchemas", "dependencies":
-				if mm, ok := child.(map[string]any); ok {
-					for name := range mm {
-						if err = add(&n.inPlace, kp+"/"+escapePointer(name)); err != nil {
-							break
-						}
-					}
-				}
-			case "$ref", "$dynamicRef":
-				ref, _ := child.(string)
-				targets := []string{}
-				if p, ok := g.resolve(ref, g.bases[ptr]); ok {
-					targets = append(targets, p)
-				}
-				if k == "$dynamicRef" {
-					if _, name, ok := cutFragment(ref); ok {
-						targets = append(targets, g.dynamic[name]...)
-					}
-				}
-				for _, p := range targets {
-					if err = add(&n.inPlace, p); err != nil {
-						break
-					}
-				}
-			case "properties":
-				if mm, ok := child.(map[string]any); ok {
-					n.props = map[string]*fnode{}
-					for name := range mm {
-						c, err := get(kp + "/" + escapePointer(name))
-						if err != nil {
-							return nil, err
-						}
-						if c != nil {
-							n.props[name] = c
-						}
-					}
-				}
-			case "patternProperties":
-				if mm, ok := child.(map[string]any); ok {
-					for name := range mm {
-						size, err := progSize(name)
-						if err != nil {
-							return nil, err
-						}
-						c, err := get(kp + "/" + escapePointer(name))
-						if err != nil {
-							return nil, err
-						}
-						if c != nil {
-							n.patProps = append(n.patProps, fpattern{size: size, sub: c})
-						}
-					}
-				}
-			case "additionalProperties", "unevaluatedProperties":
-				err = add(&n.others, kp)
-			case "propertyNames":
-				n.names, err = get(kp)
-			case "prefixItems":
-				if arr, ok := child.([]any); ok {
-					for i := range arr {
-						if err = add(&n.prefix, kp+"/"+itoa(i)); err != nil {
-							break
-						}
-					}
-				}
-			case "items":
-				if arr, ok := child.([]any); ok {
-					for i := range arr {
-						if err = add(&n.prefix, kp+"/"+itoa(i)); err != nil {
-							break
-						}
-					}
-				} else {
-					err = add(&n.rest, kp)
-				}
-			case "additionalItems", "unevaluatedItems", "contains":
-				err = add(&n.rest, kp)
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-		return n, nil
-	}
-	root, err := get("")
+	b := &costBuilder{g: g, nodes: map[string]*fnode{}}
+	root, err := b.node("")
 	if root == nil && err == nil {
 		root = &fnode{}
 	}
 	return root, err
+}
+
+// costBuilder builds the fnodes of a refGraph, one per schema pointer.
+type costBuilder struct {
+	g     *refGraph
+	nodes map[string]*fnode
+}
+
+// node answers the fnode of the schema at ptr, built on first use, or nil when g has
+// no schema there.
+func (b *costBuilder) node(ptr string) (*fnode, error) {
+	if n, ok := b.nodes[ptr]; ok {
+		return n, nil
+	}
+	v, ok := b.g.nodes[ptr]
+	if !ok {
+		return nil, nil
+	}
+	n := &fnode{}
+	b.nodes[ptr] = n // before the children: references may lead back here
+	m, ok := v.(map[string]any)
+	if !ok {
+		return n, nil // true or false
+	}
+	for k, child := range m {
+		if err := n.measure(k, child); err != nil {
+			return nil, err
+		}
+		if err := b.link(n, ptr, k, child); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// measure records in n the size of assertion keyword k with value v; it ignores
+// other keywords.
+func (n *fnode) measure(k string, v any) error {
+	var err error
+	switch k {
+	case "enum":
+		if arr, ok := v.([]any); ok {
+			n.enumN = len(arr)
+			n.enumNodes = countNodes(v)
+		}
+	case "const":
+		n.constN = countNodes(v)
+	case "uniqueItems":
+		n.unique = v == true
+	case "minLength", "maxLength":
+		n.length = true
+	case "pattern":
+		if p, ok := v.(string); ok {
+			n.pattern, err = progSize(p)
+		}
+	case "required", "dependentRequired":
+		n.required += countNodes(v)
+	}
+	return err
+}
+
+// link adds to n the schemas that applicator keyword k of the schema at ptr, with
+// value v, applies: in place, to members or to items; it ignores other keywords.
+func (b *costBuilder) link(n *fnode, ptr, k string, v any) error {
+	kp := ptr + "/" + escapePointer(k)
+	switch k {
+	case "allOf", "anyOf", "oneOf":
+		return b.addItems(&n.inPlace, kp, v)
+	case "not", "if", "then", "else":
+		return b.add(&n.inPlace, kp)
+	case "dependentSchemas", "dependencies":
+		return b.addMembers(&n.inPlace, kp, v)
+	case "$ref", "$dynamicRef":
+		return b.addRefs(n, ptr, k, v)
+	case "properties":
+		return b.properties(n, kp, v)
+	case "patternProperties":
+		return b.patternProperties(n, kp, v)
+	case "additionalProperties", "unevaluatedProperties":
+		return b.add(&n.others, kp)
+	case "propertyNames":
+		var err error
+		n.names, err = b.node(kp)
+		return err
+	case "prefixItems":
+		return b.addItems(&n.prefix, kp, v)
+	case "items":
+		if _, ok := v.([]any); ok {
+			return b.addItems(&n.prefix, kp, v)
+		}
+		return b.add(&n.rest, kp)
+	case "additionalItems", "unevaluatedItems", "contains":
+		return b.add(&n.rest, kp)
+	}
+	return nil
+}
+
+// add appends the fnode of the schema at ptr, if any, to list.
+func (b *costBuilder) add(list *[]*fnode, ptr string) error {
+	c, err := b.node(ptr)
+	if c != nil {
+		*list = append(*list, c)
+	}
+	return err
+}
+
+// addItems adds to list the schemas of v, when v is an array of them at kp.
+func (b *costBuilder) addItems(list *[]*fnode, kp string, v any) error {
+	arr, _ := v.([]any)
+	for i := range arr {
+		if err := b.add(list, kp+"/"+itoa(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addMembers adds to list the schemas of v, when v is an object of them at kp.
+func (b *costBuilder) addMembers(list *[]*fnode, kp string, v any) error {
+	mm, _ := v.(map[string]any)
+	for name := range mm {
+		if err := b.add(list, kp+"/"+escapePointer(name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addRefs adds to n.inPlace the schemas that $ref or $dynamicRef (k) v of the schema
+// at ptr may resolve to: its static target and, for $dynamicRef, every dynamic anchor
+// of its name.
+func (b *costBuilder) addRefs(n *fnode, ptr, k string, v any) error {
+	g := b.g
+	ref, _ := v.(string)
+	targets := []string{}
+	if p, ok := g.resolve(ref, g.bases[ptr]); ok {
+		targets = append(targets, p)
+	}
+	if k == "$dynamicRef" {
+		if _, name, ok := cutFragment(ref); ok {
+			targets = append(targets, g.dynamic[name]...)
+		}
+	}
+	for _, p := range targets {
+		if err := b.add(&n.inPlace, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// properties records in n.props the schema of each property of v, at kp.
+func (b *costBuilder) properties(n *fnode, kp string, v any) error {
+	mm, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	n.props = map[string]*fnode{}
+	for name := range mm {
+		c, err := b.node(kp + "/" + escapePointer(name))
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			n.props[name] = c
+		}
+	}
+	return nil
+}
+
+// patternProperties records in n.patProps each pattern of v, by its program size, and
+// its schema at kp.
+func (b *costBuilder) patternProperties(n *fnode, kp string, v any) error {
+	mm, _ := v.(map[string]any)
+	for name := range mm {
+		size, err := progSize(name)
+		if err != nil {
+			return err
+		}
+		c, err := b.node(kp + "/" + escapePointer(name))
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			n.patProps = append(n.patProps, fpattern{size: size, sub: c})
+		}
+	}
+	return nil
 }
 
 func cutFragment(ref string) (string, string, bool) {
