@@ -1,11 +1,8 @@
 package validate
 
 import (
-	"encoding/json"
 	"math"
 	"regexp/syntax"
-	"slices"
-	"strconv"
 )
 
 // Work-step charges of the full validator (see NewFull). A step is at most about
@@ -50,152 +47,200 @@ type fpattern struct {
 // costGraph builds the fnode of every schema of g, reached from the root; it answers
 // an *UnsupportedError for a pattern Go's regexp cannot parse.
 func (g *refGraph) costGraph() (*fnode, error) {
-	nodes := map[string]*fnode{}
-	var get func(ptr string) (*fnode, error)
-	get = func(ptr string) (*fnode, error) {
-		if n, ok := nodes[ptr]; ok {
-			return n, nil
-		}
-		v, ok := g.nodes[ptr]
-		if !ok {
-			return nil, nil
-		}
-		n := &fnode{}
-		nodes[ptr] = n // before the children: references may lead back here
-		m, ok := v.(map[string]any)
-		if !ok {
-			return n, nil // true or false
-		}
-		add := func(list *[]*fnode, p string) error {
-			c, err := get(p)
-			if c != nil {
-				*list = append(*list, c)
-			}
-			return err
-		}
-		for k, child := range m {
-			kp := ptr + "/" + escapePointer(k)
-			var err error
-			switch k {
-			case "enum":
-				if arr, ok := child.([]any); ok {
-					n.enumN = len(arr)
-					n.enumNodes = countNodes(child)
-				}
-			case "const":
-				n.constN = countNodes(child)
-			case "uniqueItems":
-				n.unique = child == true
-			case "minLength", "maxLength":
-				n.length = true
-			case "pattern":
-				if p, ok := child.(string); ok {
-					if n.pattern, err = progSize(p); err != nil {
-						return nil, err
-					}
-				}
-			case "required", "dependentRequired":
-				n.required += countNodes(child)
-			case "allOf", "anyOf", "oneOf":
-				if arr, ok := child.([]any); ok {
-					for i := range arr {
-						err = add(&n.inPlace, kp+"/"+itoa(i))
-						if err != nil {
-							break
-						}
-					}
-				}
-			case "not", "if", "then", "else":
-				err = add(&n.inPlace, kp)
-			case "dependentSchemas", "dependencies":
-				if mm, ok := child.(map[string]any); ok {
-					for name := range mm {
-						if err = add(&n.inPlace, kp+"/"+escapePointer(name)); err != nil {
-							break
-						}
-					}
-				}
-			case "$ref", "$dynamicRef":
-				ref, _ := child.(string)
-				targets := []string{}
-				if p, ok := g.resolve(ref, g.bases[ptr]); ok {
-					targets = append(targets, p)
-				}
-				if k == "$dynamicRef" {
-					if _, name, ok := cutFragment(ref); ok {
-						targets = append(targets, g.dynamic[name]...)
-					}
-				}
-				for _, p := range targets {
-					if err = add(&n.inPlace, p); err != nil {
-						break
-					}
-				}
-			case "properties":
-				if mm, ok := child.(map[string]any); ok {
-					n.props = map[string]*fnode{}
-					for name := range mm {
-						c, err := get(kp + "/" + escapePointer(name))
-						if err != nil {
-							return nil, err
-						}
-						if c != nil {
-							n.props[name] = c
-						}
-					}
-				}
-			case "patternProperties":
-				if mm, ok := child.(map[string]any); ok {
-					for name := range mm {
-						size, err := progSize(name)
-						if err != nil {
-							return nil, err
-						}
-						c, err := get(kp + "/" + escapePointer(name))
-						if err != nil {
-							return nil, err
-						}
-						if c != nil {
-							n.patProps = append(n.patProps, fpattern{size: size, sub: c})
-						}
-					}
-				}
-			case "additionalProperties", "unevaluatedProperties":
-				err = add(&n.others, kp)
-			case "propertyNames":
-				n.names, err = get(kp)
-			case "prefixItems":
-				if arr, ok := child.([]any); ok {
-					for i := range arr {
-						if err = add(&n.prefix, kp+"/"+itoa(i)); err != nil {
-							break
-						}
-					}
-				}
-			case "items":
-				if arr, ok := child.([]any); ok {
-					for i := range arr {
-						if err = add(&n.prefix, kp+"/"+itoa(i)); err != nil {
-							break
-						}
-					}
-				} else {
-					err = add(&n.rest, kp)
-				}
-			case "additionalItems", "unevaluatedItems", "contains":
-				err = add(&n.rest, kp)
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-		return n, nil
-	}
-	root, err := get("")
+	b := &costBuilder{g: g, nodes: map[string]*fnode{}}
+	root, err := b.node("")
 	if root == nil && err == nil {
 		root = &fnode{}
 	}
 	return root, err
+}
+
+// costBuilder builds the fnodes of a refGraph, one per schema pointer.
+type costBuilder struct {
+	g     *refGraph
+	nodes map[string]*fnode
+}
+
+// node answers the fnode of the schema at ptr, built on first use, or nil when g has
+// no schema there.
+func (b *costBuilder) node(ptr string) (*fnode, error) {
+	if n, ok := b.nodes[ptr]; ok {
+		return n, nil
+	}
+	v, ok := b.g.nodes[ptr]
+	if !ok {
+		return nil, nil
+	}
+	n := &fnode{}
+	b.nodes[ptr] = n // before the children: references may lead back here
+	m, ok := v.(map[string]any)
+	if !ok {
+		return n, nil // true or false
+	}
+	for k, child := range m {
+		if err := n.measure(k, child); err != nil {
+			return nil, err
+		}
+		if err := b.link(n, ptr, k, child); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// measure records in n the size of assertion keyword k with value v; it ignores
+// other keywords.
+func (n *fnode) measure(k string, v any) error {
+	var err error
+	switch k {
+	case "enum":
+		if arr, ok := v.([]any); ok {
+			n.enumN = len(arr)
+			n.enumNodes = countNodes(v)
+		}
+	case "const":
+		n.constN = countNodes(v)
+	case "uniqueItems":
+		n.unique = v == true
+	case "minLength", "maxLength":
+		n.length = true
+	case "pattern":
+		if p, ok := v.(string); ok {
+			n.pattern, err = progSize(p)
+		}
+	case "required", "dependentRequired":
+		n.required += countNodes(v)
+	}
+	return err
+}
+
+// link adds to n the schemas that applicator keyword k of the schema at ptr, with
+// value v, applies: in place, to members or to items; it ignores other keywords.
+func (b *costBuilder) link(n *fnode, ptr, k string, v any) error {
+	kp := ptr + "/" + escapePointer(k)
+	switch k {
+	case "allOf", "anyOf", "oneOf":
+		return b.addItems(&n.inPlace, kp, v)
+	case "not", "if", "then", "else":
+		return b.add(&n.inPlace, kp)
+	case "dependentSchemas", "dependencies":
+		return b.addMembers(&n.inPlace, kp, v)
+	case "$ref", "$dynamicRef":
+		return b.addRefs(n, ptr, k, v)
+	case "properties":
+		return b.properties(n, kp, v)
+	case "patternProperties":
+		return b.patternProperties(n, kp, v)
+	case "additionalProperties", "unevaluatedProperties":
+		return b.add(&n.others, kp)
+	case "propertyNames":
+		var err error
+		n.names, err = b.node(kp)
+		return err
+	case "prefixItems":
+		return b.addItems(&n.prefix, kp, v)
+	case "items":
+		if _, ok := v.([]any); ok {
+			return b.addItems(&n.prefix, kp, v)
+		}
+		return b.add(&n.rest, kp)
+	case "additionalItems", "unevaluatedItems", "contains":
+		return b.add(&n.rest, kp)
+	}
+	return nil
+}
+
+// add appends the fnode of the schema at ptr, if any, to list.
+func (b *costBuilder) add(list *[]*fnode, ptr string) error {
+	c, err := b.node(ptr)
+	if c != nil {
+		*list = append(*list, c)
+	}
+	return err
+}
+
+// addItems adds to list the schemas of v, when v is an array of them at kp.
+func (b *costBuilder) addItems(list *[]*fnode, kp string, v any) error {
+	arr, _ := v.([]any)
+	for i := range arr {
+		if err := b.add(list, kp+"/"+itoa(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addMembers adds to list the schemas of v, when v is an object of them at kp.
+func (b *costBuilder) addMembers(list *[]*fnode, kp string, v any) error {
+	mm, _ := v.(map[string]any)
+	for name := range mm {
+		if err := b.add(list, kp+"/"+escapePointer(name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addRefs adds to n.inPlace the schemas that $ref or $dynamicRef (k) v of the schema
+// at ptr may resolve to: its static target and, for $dynamicRef, every dynamic anchor
+// of its name.
+func (b *costBuilder) addRefs(n *fnode, ptr, k string, v any) error {
+	g := b.g
+	ref, _ := v.(string)
+	targets := []string{}
+	if p, ok := g.resolve(ref, g.bases[ptr]); ok {
+		targets = append(targets, p)
+	}
+	if k == "$dynamicRef" {
+		if _, name, ok := cutFragment(ref); ok {
+			targets = append(targets, g.dynamic[name]...)
+		}
+	}
+	for _, p := range targets {
+		if err := b.add(&n.inPlace, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// properties records in n.props the schema of each property of v, at kp.
+func (b *costBuilder) properties(n *fnode, kp string, v any) error {
+	mm, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	n.props = map[string]*fnode{}
+	for name := range mm {
+		c, err := b.node(kp + "/" + escapePointer(name))
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			n.props[name] = c
+		}
+	}
+	return nil
+}
+
+// patternProperties records in n.patProps each pattern of v, by its program size, and
+// its schema at kp.
+func (b *costBuilder) patternProperties(n *fnode, kp string, v any) error {
+	mm, _ := v.(map[string]any)
+	for name := range mm {
+		size, err := progSize(name)
+		if err != nil {
+			return err
+		}
+		c, err := b.node(kp + "/" + escapePointer(name))
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			n.patProps = append(n.patProps, fpattern{size: size, sub: c})
+		}
+	}
+	return nil
 }
 
 func cutFragment(ref string) (string, string, bool) {
@@ -342,240 +387,4 @@ func (b *fullBudget) apply(n *fnode, i int32) bool {
 		}
 	}
 	return true
-}
-
-// exactNumbers makes float64 equality exact for the numbers enum, const and
-// uniqueItems compare. google/jsonschema-go decodes numbers as float64 and compares
-// those, so two different numbers that round to the same float64 (8,000 distinct
-// 30-digit decimals) would be equal to it. owners maps the float64 of each number in
-// the schema's enum and const values to that number's literal (Compile refuses two
-// different ones sharing a float64).
-type exactNumbers struct {
-	owners map[float64][]byte
-	plain  bool // every owner has at most 15 significant digits
-}
-
-// plainDigits reports whether the number literal has at most 15 significant digits
-// and a float64 of normal range: distinct such numbers have distinct float64 values
-// (float64 holds 15 decimal digits exactly).
-func plainDigits(lit []byte) bool {
-	d := parseDecimal(lit)
-	return d.zero() || d.sig1-d.sig0 <= 15 && d.exp > -300 && d.exp < 300
-}
-
-// floats answers the float64 each number token of t decodes to: its nearest float64,
-// except that when different numbers share a nearest float64, all but one of them
-// (the schema's own value, else the one a float64 prints as, else the least) move to
-// the nearest float64 values no other number uses, on their own side, so equal
-// float64 values mean equal numbers. Other keywords (bounds, multipleOf, "integer")
-// see float64 values, as in the library, within a few units in the last place of
-// the number's own value. ok is false for a number beyond float64's range.
-func (x *exactNumbers) floats(t *tape, nums []int32) (map[int32]float64, bool) {
-	out := make(map[int32]float64, len(nums))
-	fast := x.plain
-	for _, i := range nums {
-		f, err := strconv.ParseFloat(string(t.lit(i)), 64)
-		if err != nil {
-			return nil, false
-		}
-		out[i] = f
-		if fast && !plainDigits(t.lit(i)) {
-			fast = false
-		}
-	}
-	if fast {
-		return out, true
-	}
-	if !x.separate(t, nums, out) {
-		return nil, false
-	}
-	return out, true
-}
-
-// separate moves apart the numbers of out that share a float64 with a different
-// number; see floats.
-func (x *exactNumbers) separate(t *tape, nums []int32, out map[int32]float64) bool {
-	groups := map[float64][]int32{}
-	taken := map[float64]bool{}
-	for f := range x.owners {
-		taken[f] = true
-	}
-	for _, i := range nums {
-		f := out[i]
-		groups[f] = append(groups[f], i)
-		taken[f] = true
-	}
-	cmpTok := func(a, b int32) int {
-		da, db := parseDecimal(t.lit(a)), parseDecimal(t.lit(b))
-		return cmpDecimal(&da, &db)
-	}
-	for f, g := range groups {
-		var owner decimal
-		hasOwner := false
-		if lit, ok := x.owners[f]; ok {
-			owner, hasOwner = parseDecimal(lit), true
-		}
-		if !hasOwner && !x.collides(t, g, cmpTok) {
-			continue
-		}
-		slices.SortFunc(g, cmpTok)
-		if !hasOwner {
-			// The number a float64 prints as, else the least.
-			owner = parseDecimal(t.lit(g[0]))
-			short := parseDecimal([]byte(strconv.FormatFloat(f, 'g', -1, 64)))
-			for _, i := range g {
-				if d := parseDecimal(t.lit(i)); cmpDecimal(&d, &short) == 0 {
-					owner = d
-					break
-				}
-			}
-		}
-		// Above the owner, upwards in increasing order; below it, downwards in
-		// decreasing order; equal numbers share one new value.
-		up, down := f, f
-		var last decimal
-		var lastF float64
-		for pass := 0; pass < 2; pass++ {
-			first := true
-			for k := range g {
-				i := g[k]
-				if pass == 1 {
-					i = g[len(g)-1-k]
-				}
-				d := parseDecimal(t.lit(i))
-				c := cmpDecimal(&d, &owner)
-				if c == 0 || (pass == 0) != (c > 0) {
-					continue
-				}
-				if !first && cmpDecimal(&d, &last) == 0 {
-					out[i] = lastF
-					continue
-				}
-				first, last = false, d
-				var ok bool
-				if pass == 0 {
-					up, ok = nextFree(up, math.Inf(1), taken)
-					lastF = up
-				} else {
-					down, ok = nextFree(down, math.Inf(-1), taken)
-					lastF = down
-				}
-				if !ok {
-					return false
-				}
-				out[i] = lastF
-			}
-		}
-	}
-	return true
-}
-
-// collides reports whether the tokens of g (numbers of one float64) hold two
-// different numbers.
-func (x *exactNumbers) collides(t *tape, g []int32, cmpTok func(a, b int32) int) bool {
-	for _, i := range g[1:] {
-		if cmpTok(g[0], i) != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// nextFree answers the nearest float64 beyond f towards dir that no number uses,
-// and marks it used; ok is false past the largest finite float64.
-func nextFree(f, dir float64, taken map[float64]bool) (float64, bool) {
-	for {
-		f = math.Nextafter(f, dir)
-		if math.IsInf(f, 0) {
-			return 0, false
-		}
-		if !taken[f] {
-			taken[f] = true
-			return f, true
-		}
-	}
-}
-
-// newExactNumbers collects the numbers of the enum and const values of the schemas of
-// g; two different numbers sharing a float64 are unsupported (the library could not
-// tell them apart).
-func newExactNumbers(g *refGraph) (*exactNumbers, error) {
-	x := &exactNumbers{owners: map[float64][]byte{}, plain: true}
-	var visit func(v any, kw string) error
-	visit = func(v any, kw string) error {
-		switch v := v.(type) {
-		case json.Number:
-			f, err := strconv.ParseFloat(string(v), 64)
-			if err != nil {
-				return &UnsupportedError{Keyword: kw}
-			}
-			lit := []byte(string(v))
-			if old, ok := x.owners[f]; ok {
-				a, b := parseDecimal(old), parseDecimal(lit)
-				if cmpDecimal(&a, &b) != 0 {
-					return &UnsupportedError{Keyword: kw}
-				}
-				return nil
-			}
-			x.owners[f] = lit
-			if !plainDigits(lit) {
-				x.plain = false
-			}
-		case []any:
-			for _, e := range v {
-				if err := visit(e, kw); err != nil {
-					return err
-				}
-			}
-		case map[string]any:
-			for _, e := range v {
-				if err := visit(e, kw); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	for _, n := range g.nodes {
-		if m, ok := n.(map[string]any); ok {
-			for _, kw := range []string{"enum", "const"} {
-				if v, ok := m[kw]; ok {
-					if err := visit(v, kw); err != nil {
-						return nil, err
-					}
-				}
-			}
-		}
-	}
-	return x, nil
-}
-
-// fullValue builds the value the library validates from value i of t: nil, bool,
-// float64 (from nums), string, []any and map[string]any, as encoding/json decodes.
-func fullValue(t *tape, i int32, nums map[int32]float64) any {
-	tk := &t.toks[i]
-	switch tk.kind {
-	case kNull:
-		return nil
-	case kTrue:
-		return true
-	case kFalse:
-		return false
-	case kNumber:
-		return nums[i]
-	case kString:
-		return string(t.str(i))
-	case kArray:
-		out := make([]any, 0, tk.n)
-		for e := i + 1; e < tk.next; e = t.toks[e].next {
-			out = append(out, fullValue(t, e, nums))
-		}
-		return out
-	}
-	out := make(map[string]any, tk.n)
-	for j, m := i+1, int32(0); m < tk.n; m++ {
-		out[string(t.str(j))] = fullValue(t, j+1, nums)
-		j = t.toks[j+1].next
-	}
-	return out
 }
