@@ -53,6 +53,32 @@ func (fc *faultConn) ExecContext(ctx context.Context, query string, args []drive
 	return fc.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
 }
 
+// PrepareContext wraps the statements a Store prepares, whose queries fail alike.
+func (fc *faultConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	st, err := fc.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return &faultStmt{Stmt: st, c: fc.c}, nil
+}
+
+type faultStmt struct {
+	driver.Stmt
+	c *faultConnector
+}
+
+func (fs *faultStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	rows, err := fs.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+	if err != nil || !fs.c.armed.Load() {
+		return rows, err
+	}
+	return &faultRows{Rows: rows, left: fs.c.failAfter.Load()}, nil
+}
+
+func (fs *faultStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	return fs.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+}
+
 type faultRows struct {
 	driver.Rows
 	left int64

@@ -49,15 +49,17 @@
 //     (PostgreSQL) counts once. On SQLite one UPDATE goes uncounted: one that changes
 //     nothing but the revision, to the current control revision (how the triggers
 //     stamp a row); no read decides differently after it.
-//   - A write is one transaction. On SQLite it reads the control revision first, then
-//     changes the row, which the triggers count. On PostgreSQL a Put is one upsert
+//   - A write is one transaction. On SQLite it reads the control revision first (with
+//     an UPDATE that changes nothing, which takes the write lock), then changes the
+//     row, which the triggers count. On PostgreSQL a Put is one upsert
 //     whose BEFORE trigger locks the control row (writers queue there), counts the
 //     change and stamps the row, answering the revision with RETURNING; a Delete locks
 //     the control row first. A write that no trigger counted (a database without 0019)
 //     is rolled back and fails closed. Every Put counts as a change, even one that
 //     stores the same content; a Delete of a missing row changes nothing.
-//   - SQLite writes run on one connection as BEGIN IMMEDIATE with a busy timeout of 5 s
-//     (or the context's deadline, when sooner); a write that still meets a busy
+//   - SQLite writes run on one connection, in a transaction whose first statement takes
+//     the write lock (as BEGIN IMMEDIATE would), with a busy timeout of 5 s (or the
+//     context's deadline, when sooner); a write that still meets a busy
 //     database is rolled back and retried until the context's deadline (30 s without
 //     one), so concurrent writers, in many processes too, wait their turn instead of
 //     failing with SQLITE_BUSY. Reads use the pool as it is: open SQLite in
@@ -66,6 +68,10 @@
 //     modernc.org/sqlite: "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)").
 //   - PostgreSQL writes run at READ COMMITTED whatever the database's default, so
 //     writers queue on the control row instead of failing serialisation.
+//   - Prepared statements: a Store prepares its write statements and the control
+//     revision read once, at their first use, and database/sql keeps them prepared on
+//     each connection that ran them (SQLite would otherwise compile a write and its
+//     triggers at every call). Close releases them; it does not close the *sql.DB.
 //   - Errors never carry storage text (SPEC ERR-2): every storage failure, a missing
 //     table or control row included, is an error matching grants.ErrUnavailable (and
 //     the context's error when ctx ended) whose text names only the operation.
@@ -78,6 +84,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -114,6 +121,10 @@ var errNoControl = fmt.Errorf("sqlstore: control revision missing: %w", grants.E
 // errSchema reports a write that the revision triggers of migration 0019 did not count:
 // the database was not migrated.
 var errSchema = fmt.Errorf("sqlstore: schema not migrated: %w", grants.ErrUnavailable)
+
+// ErrClosed reports a call to a Store after (or during) its Close. It matches
+// grants.ErrUnavailable.
+var ErrClosed = fmt.Errorf("sqlstore: Store used after Close: %w", grants.ErrUnavailable)
 
 // errSetup reports a Store or migration with no database or an unknown dialect.
 var errSetup = fmt.Errorf("sqlstore: no database or unknown dialect: %w", grants.ErrUnavailable)
@@ -156,6 +167,9 @@ var busyTimeout = 5 * time.Second // a var: tests lower it to force lock content
 // reads the rows (see the package doc). Unless Options.CacheBytes is negative, it
 // answers the same *Snapshot while the rows and revision stay the same, so consumers
 // may key caches by the Snapshot pointer.
+//
+// A Store prepares its write statements and the control revision read at their first
+// use and keeps them until Close (or until its *sql.DB closes).
 type Store struct {
 	db      *sql.DB
 	dialect Dialect
@@ -165,6 +179,10 @@ type Store struct {
 
 	cache   *snapshotCache
 	counted atomic.Int32 // countedYes once 0020 is found recorded, countedNo once not
+
+	stmts  atomic.Pointer[statements] // prepared on first use, see prepared
+	mu     sync.Mutex                 // serialises preparing and Close
+	closed atomic.Bool
 }
 
 // The states of Store.counted: whether the database counts every write exactly once.
@@ -209,8 +227,13 @@ type queries struct {
 }
 
 var (
-	sqliteQueries   = newQueries(func(i int) string { return fmt.Sprintf("?%d", i) }, "", "")
-	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) }, " FOR UPDATE", ` COLLATE "C"`)
+	// On SQLite the lock is a write that changes nothing: the first statement of a
+	// deferred transaction, it takes the database's write lock as BEGIN IMMEDIATE
+	// would (waiting under the busy timeout), before the transaction has read anything.
+	sqliteQueries = newQueries(func(i int) string { return fmt.Sprintf("?%d", i) },
+		`UPDATE control_revisions SET revision = revision WHERE name = 'model_grants' RETURNING revision`, "")
+	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) },
+		`SELECT revision FROM control_revisions WHERE name = 'model_grants' FOR UPDATE`, ` COLLATE "C"`)
 )
 
 func queriesFor(d Dialect) *queries {
@@ -223,7 +246,7 @@ func queriesFor(d Dialect) *queries {
 	return nil
 }
 
-func newQueries(arg func(int) string, forUpdate, byteOrder string) *queries {
+func newQueries(arg func(int) string, lock, byteOrder string) *queries {
 	return &queries{
 		// The LEFT JOIN yields one row of NULL grant columns when there is no grant,
 		// so the revision is always read, and no row at all when the control row is
@@ -233,10 +256,9 @@ FROM control_revisions c
 LEFT JOIN tool_grants g ON g.principal_id IN (%s, '*')
 WHERE c.name = 'model_grants'
 LIMIT %d`, arg(1), grants.MaxRows+1),
-		// lock reads the control revision before a change, locking its row on
-		// PostgreSQL (SQLite's BEGIN IMMEDIATE already holds the write lock), so
+		// lock reads the control revision before a change, locking its row, so
 		// writers queue there; the triggers of migration 0019 then increment it.
-		lock:    `SELECT revision FROM control_revisions WHERE name = 'model_grants'` + forUpdate,
+		lock:    lock,
 		control: `SELECT revision FROM control_revisions WHERE name = 'model_grants'`,
 		upsert: fmt.Sprintf(`INSERT INTO tool_grants (principal_id, tool_name, scopes, effect, revision)
 VALUES (%s, %s, %s, %s, %s)
@@ -295,10 +317,20 @@ func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Sna
 	if s.db == nil || s.q == nil {
 		return nil, errSetup
 	}
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
 	floor := s.highest.Load()
 	if cached := s.cache.get(principalID); cached != nil && s.counted.Load() == countedYes {
+		st, err := s.prepared(ctx)
+		if err != nil {
+			if errors.Is(err, ErrClosed) {
+				return nil, err
+			}
+			return nil, fail(ctx, "read", err)
+		}
 		var control int64
-		switch err := s.db.QueryRowContext(ctx, s.q.control).Scan(&control); {
+		switch err := st.control.QueryRowContext(ctx).Scan(&control); {
 		case errors.Is(err, sql.ErrNoRows):
 			return nil, errNoControl
 		case err != nil:
@@ -478,6 +510,9 @@ func (s *Store) ListGrants(ctx context.Context, principal, tool string) (*grants
 func (s *Store) ListPage(ctx context.Context, principal, tool string, after PageKey, limit int) (l *grants.Listing, more bool, err error) {
 	if s.db == nil || s.q == nil {
 		return nil, false, errSetup
+	}
+	if s.closed.Load() {
+		return nil, false, ErrClosed
 	}
 	if limit < 1 || limit > MaxListRows {
 		limit = MaxListRows

@@ -33,8 +33,8 @@ func (s *Store) Put(ctx context.Context, r grants.Row) (grants.Row, error) {
 		r.Revision = rev
 		return r, nil
 	}
-	rev, err := s.write(ctx, func(tx execer, rev int64) (bool, error) {
-		_, err := tx.ExecContext(ctx, s.q.upsert, r.Principal, r.Tool, scopes, string(r.Effect), rev)
+	rev, err := s.write(ctx, func(tx *sql.Tx, st *statements, rev int64) (bool, error) {
+		_, err := tx.StmtContext(ctx, st.upsert).ExecContext(ctx, r.Principal, r.Tool, scopes, string(r.Effect), rev)
 		return true, err
 	})
 	if err != nil {
@@ -56,9 +56,13 @@ func (s *Store) putPostgres(ctx context.Context, r grants.Row, scopes string) (i
 	if err := ctx.Err(); err != nil {
 		return 0, fail(ctx, "write", err)
 	}
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return 0, failPrepare(ctx, err)
+	}
 	var rev int64
-	err := inTx(ctx, s.db, s.dialect, func(tx execer) (bool, error) {
-		if err := tx.QueryRowContext(ctx, s.q.upsert+" RETURNING revision", r.Principal, r.Tool, scopes, string(r.Effect), 1).Scan(&rev); err != nil {
+	err = postgresTx(ctx, s.db, func(tx *sql.Tx) (bool, error) {
+		if err := tx.StmtContext(ctx, st.upsert).QueryRowContext(ctx, r.Principal, r.Tool, scopes, string(r.Effect), 1).Scan(&rev); err != nil {
 			return false, err
 		}
 		if rev < 2 {
@@ -89,8 +93,8 @@ func (s *Store) Delete(ctx context.Context, principal, tool string) error {
 // delete is Delete, answering the control revision of the change (0 when nothing
 // changed).
 func (s *Store) delete(ctx context.Context, principal, tool string) (int64, error) {
-	return s.write(ctx, func(tx execer, rev int64) (bool, error) {
-		res, err := tx.ExecContext(ctx, s.q.remove, principal, tool)
+	return s.write(ctx, func(tx *sql.Tx, st *statements, rev int64) (bool, error) {
+		res, err := tx.StmtContext(ctx, st.remove).ExecContext(ctx, principal, tool)
 		if err != nil {
 			return false, err
 		}
@@ -105,36 +109,41 @@ type execer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// write runs change in one transaction after reading (and, on PostgreSQL, locking) the
-// control revision, passing change the revision its change will take. The triggers of
+// write runs change in one transaction after reading the control revision with the lock
+// query (locking its row; on SQLite, the database), passing change the revision its
+// change will take and the Store's prepared statements. The triggers of
 // migration 0019 increment the control revision once per changed row; write commits when
 // change reports a change counted exactly once, else rolls back. It answers the new
 // control revision, or 0 when nothing changed.
-func (s *Store) write(ctx context.Context, change func(tx execer, rev int64) (bool, error)) (int64, error) {
+func (s *Store) write(ctx context.Context, change func(tx *sql.Tx, st *statements, rev int64) (bool, error)) (int64, error) {
 	if s.db == nil || s.q == nil {
 		return 0, errSetup
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, fail(ctx, "write", err)
 	}
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return 0, failPrepare(ctx, err)
+	}
 	var (
 		rev     int64
 		changed bool
 	)
-	err := inTx(ctx, s.db, s.dialect, func(tx execer) (bool, error) {
+	err = stmtTx(ctx, s.db, s.dialect, func(tx *sql.Tx) (bool, error) {
 		var before int64
-		if err := tx.QueryRowContext(ctx, s.q.lock).Scan(&before); err != nil {
+		if err := tx.StmtContext(ctx, st.lock).QueryRowContext(ctx).Scan(&before); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return false, errNoControl
 			}
 			return false, err
 		}
 		var err error
-		changed, err = change(tx, before+1)
+		changed, err = change(tx, st, before+1)
 		if err != nil || !changed {
 			return false, err
 		}
-		if err := tx.QueryRowContext(ctx, s.q.control).Scan(&rev); err != nil {
+		if err := tx.StmtContext(ctx, st.control).QueryRowContext(ctx).Scan(&rev); err != nil {
 			return false, err
 		}
 		if rev != before+1 { // no trigger counted the change: 0019 is not applied
@@ -160,28 +169,50 @@ func (s *Store) write(ctx context.Context, change func(tx execer, rev int64) (bo
 // rolls back otherwise. Errors are the storage's own: callers wrap them.
 func inTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx execer) (bool, error)) error {
 	if d == Postgres {
-		tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
-		if err != nil {
-			return err
-		}
-		changed, err := f(tx)
-		if err != nil || !changed {
-			tx.Rollback()
-			return err
-		}
-		return tx.Commit()
+		return postgresTx(ctx, db, func(tx *sql.Tx) (bool, error) { return f(tx) })
 	}
+	return retryBusy(ctx, func(deadline time.Time) error { return sqliteTx(ctx, db, deadline, f) })
+}
 
-	// A SQLite transaction that meets a busy database is rolled back and run again,
-	// until the context's deadline (or writeWait, without one): under many writers the
-	// busy handler alone can time out before a writer's turn comes.
+// stmtTx is inTx for the Store's writes, in a *sql.Tx so that they run the Store's
+// prepared statements (tx.StmtContext). On SQLite the transaction begins deferred, as
+// the driver begins one, and f's first statement must take the write lock (the lock
+// query does), so the transaction holds it before reading anything, as under BEGIN
+// IMMEDIATE.
+func stmtTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx *sql.Tx) (bool, error)) error {
+	if d == Postgres {
+		return postgresTx(ctx, db, f)
+	}
+	return retryBusy(ctx, func(deadline time.Time) error { return sqliteStmtTx(ctx, db, deadline, f) })
+}
+
+// postgresTx runs f in one READ COMMITTED transaction, committed when f reports a
+// change and rolled back otherwise.
+func postgresTx(ctx context.Context, db *sql.DB, f func(tx *sql.Tx) (bool, error)) error {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		return err
+	}
+	changed, err := f(tx)
+	if err != nil || !changed {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// retryBusy runs once, a SQLite transaction, until it ends in anything but a busy
+// database: a transaction that meets one is rolled back and run again, until the
+// context's deadline (or writeWait, without one), since under many writers the busy
+// handler alone can time out before a writer's turn comes.
+func retryBusy(ctx context.Context, once func(deadline time.Time) error) error {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(writeWait)
 	}
 	pause := time.Millisecond
 	for {
-		err := sqliteTx(ctx, db, deadline, f)
+		err := once(deadline)
 		if err == nil || !busy(err) || ctx.Err() != nil {
 			return err
 		}
@@ -224,8 +255,7 @@ func sqliteTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx exe
 		return err
 	}
 	defer conn.Close()
-	timeout := max(min(busyTimeout, time.Until(deadline)), time.Millisecond)
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", timeout.Milliseconds())); err != nil {
+	if err := setBusyTimeout(ctx, conn, deadline); err != nil {
 		return err
 	}
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
@@ -243,6 +273,123 @@ func sqliteTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx exe
 		conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
 	return err
+}
+
+// sqliteStmtTx is sqliteTx in a *sql.Tx on one connection, begun deferred: f's first
+// statement takes the write lock.
+func sqliteStmtTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx *sql.Tx) (bool, error)) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := setBusyTimeout(ctx, conn, deadline); err != nil {
+		return err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	changed, err := f(tx)
+	if err == nil && changed {
+		return tx.Commit()
+	}
+	// A connection the rollback failed on may be left inside a transaction: it is
+	// discarded rather than returned to the pool.
+	if rerr := tx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) {
+		conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return err
+}
+
+// setBusyTimeout sets conn's busy timeout to busyTimeout or the time left before
+// deadline, whichever is shorter.
+func setBusyTimeout(ctx context.Context, conn *sql.Conn, deadline time.Time) error {
+	timeout := max(min(busyTimeout, time.Until(deadline)), time.Millisecond)
+	_, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", timeout.Milliseconds()))
+	return err
+}
+
+// statements are a Store's prepared statements for its dialect. Each is prepared once
+// on the *sql.DB; database/sql prepares it again on each connection that runs it (in a
+// transaction through tx.StmtContext) and keeps it there until the connection or the
+// statement closes. SQLite compiles a statement, with the triggers it fires, once per
+// connection instead of at every write, and recompiles it by itself after a schema
+// change (SQLITE_SCHEMA).
+type statements struct {
+	lock, control, upsert, remove *sql.Stmt
+}
+
+// prepared answers the Store's statements, preparing them at the first call that
+// succeeds (a database not yet migrated fails it, and a later call tries again), or
+// ErrClosed after Close.
+func (s *Store) prepared(ctx context.Context) (*statements, error) {
+	if st := s.stmts.Load(); st != nil {
+		return st, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	if st := s.stmts.Load(); st != nil {
+		return st, nil
+	}
+	upsert := s.q.upsert
+	if s.dialect == Postgres {
+		upsert += " RETURNING revision" // see putPostgres
+	}
+	st := &statements{}
+	for _, p := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{{&st.lock, s.q.lock}, {&st.control, s.q.control}, {&st.upsert, upsert}, {&st.remove, s.q.remove}} {
+		stmt, err := s.db.PrepareContext(ctx, p.query)
+		if err != nil {
+			st.close()
+			return nil, err
+		}
+		*p.stmt = stmt
+	}
+	s.stmts.Store(st)
+	return st, nil
+}
+
+// failPrepare reports a failure of prepared: ErrClosed as it is, else a storage failure
+// of a write.
+func failPrepare(ctx context.Context, err error) error {
+	if errors.Is(err, ErrClosed) {
+		return err
+	}
+	return fail(ctx, "write", err)
+}
+
+// close closes the statements prepared so far.
+func (st *statements) close() error {
+	var errs []error
+	for _, stmt := range []*sql.Stmt{st.lock, st.control, st.upsert, st.remove} {
+		if stmt != nil {
+			errs = append(errs, stmt.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close releases the Store's prepared statements on every connection of its *sql.DB;
+// it does not close the *sql.DB, which the host closes after it. A Store left unclosed
+// keeps them until its *sql.DB closes, so close a Store dropped while its *sql.DB stays
+// open. Every method called after Close, or while it runs, fails with an error matching
+// grants.ErrUnavailable (ErrClosed). Closing twice is harmless.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed.Store(true)
+	if st := s.stmts.Swap(nil); st != nil {
+		if err := st.close(); err != nil {
+			return fail(context.Background(), "close", err)
+		}
+	}
+	return nil
 }
 
 // Remove is Delete answering the control revision of the change, or 0 when there was no
