@@ -8,15 +8,20 @@ package rank
 // the documents, and never to merge unrelated words. Words that are not plain ASCII letters
 // are returned unchanged.
 func stem(w []byte) []byte {
+	if _, ok := stemExceptions[string(w)]; ok {
+		return w
+	}
+	return stemRules(w)
+}
+
+// stemRules is stem for a word known not to be one of stemExceptions.
+func stemRules(w []byte) []byte {
 	for _, b := range w {
 		if b < 'a' || b > 'z' {
 			return w
 		}
 	}
 	if len(w) < 4 {
-		return w
-	}
-	if _, ok := stemExceptions[string(w)]; ok {
 		return w
 	}
 	n := len(w)
@@ -183,6 +188,52 @@ func init() {
 		for _, w := range words {
 			synonyms[w] = append(synonyms[w], c)
 		}
+	}
+}
+
+// A lexEntry says what the analyzer does with one folded word before stemming.
+type lexEntry struct {
+	stop   bool     // one of stopWords
+	keep   bool     // one of stemExceptions
+	abbrev [][]byte // its expansion in abbreviations, nil if none
+}
+
+// lexicon holds stopWords, stemExceptions and abbreviations in one map, so that a word of
+// a document is looked up once; maxLexicon is the length of its longest key, past which
+// no word needs looking up.
+var (
+	lexicon    map[string]lexEntry
+	maxLexicon int
+	// lexiconFilter[n][f&31] has bit l&63 set when a key of n bytes starts with byte f
+	// and ends with byte l: most words of a text are no key, and need no hashing.
+	lexiconFilter [lexiconFilterLen][32]uint64
+)
+
+// lexiconFilterLen bounds the length of the keys of lexicon.
+const lexiconFilterLen = 16
+
+// lexiconMay reports whether w, of at most maxLexicon bytes, may be a key of lexicon.
+func lexiconMay(w []byte) bool {
+	return lexiconFilter[len(w)][w[0]&31]&(1<<(w[len(w)-1]&63)) != 0
+}
+
+func init() {
+	lexicon = make(map[string]lexEntry, len(stopWords)+len(stemExceptions)+len(abbreviations))
+	update := func(w string, f func(*lexEntry)) {
+		e := lexicon[w]
+		f(&e)
+		lexicon[w] = e
+		maxLexicon = max(maxLexicon, len(w))
+		lexiconFilter[len(w)][w[0]&31] |= 1 << (w[len(w)-1] & 63)
+	}
+	for w := range stopWords {
+		update(w, func(e *lexEntry) { e.stop = true })
+	}
+	for w := range stemExceptions {
+		update(w, func(e *lexEntry) { e.keep = true })
+	}
+	for w, exp := range abbreviations {
+		update(w, func(e *lexEntry) { e.abbrev = exp })
 	}
 }
 
