@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"encoding/binary"
 	"unicode"
 	"unicode/utf8"
 
@@ -146,18 +147,26 @@ func lowerAt(src []byte, i int) bool {
 
 func isApostrophe(r rune) bool { return r == '\'' || r == '’' }
 
-// add analyzes text and appends its terms.
-func (a *analyzer) add(text string) {
-	ascii := true
-	for i := 0; i < len(text); i++ {
-		if text[i] >= utf8.RuneSelf {
-			ascii = false
-			break
+// isASCII reports whether b is all ASCII, eight bytes at a time.
+func isASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
 		}
 	}
-	if ascii {
-		a.src = append(a.src[:0], text...)
-	} else {
+	return true
+}
+
+// add analyzes text and appends its terms.
+func (a *analyzer) add(text string) {
+	a.src = append(a.src[:0], text...)
+	if !isASCII(a.src) {
 		// An Iter kept in the analyzer decomposes without allocating.
 		a.src = a.src[:0]
 		a.iter.InitString(norm.NFKD, text)
@@ -324,14 +333,7 @@ func (a *analyzer) flushWord() {
 
 // foldAndEmit folds the case of w, in place when it is ASCII, and emits its terms.
 func (a *analyzer) foldAndEmit(w []byte) {
-	ascii := true
-	for _, b := range w {
-		if b >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if isASCII(w) {
 		for i, b := range w {
 			if 'A' <= b && b <= 'Z' {
 				w[i] = b + 'a' - 'A'
