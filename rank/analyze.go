@@ -364,10 +364,7 @@ func (a *analyzer) emitWord(w []byte) {
 	if len(w) < 2 || len(w) <= utf8.UTFMax && utf8.RuneCount(w) < 2 {
 		return
 	}
-	var lex lexEntry
-	if len(w) <= maxLexicon && lexiconMay(w) {
-		lex = lexicon[string(w)]
-	}
+	lex, _ := lookupLexicon(w)
 	if lex.stop && a.off&featStop == 0 {
 		return
 	}

@@ -198,33 +198,62 @@ type lexEntry struct {
 	abbrev [][]byte // its expansion in abbreviations, nil if none
 }
 
-// lexicon holds stopWords, stemExceptions and abbreviations in one map, so that a word of
-// a document is looked up once; maxLexicon is the length of its longest key, past which
-// no word needs looking up.
+// lexicon holds stopWords, stemExceptions and abbreviations in one open-addressing hash
+// table, so that a word of a document is looked up once, by a hash of a few of its bytes:
+// lexSlots[h] is 1 + the index of a key in lexKeys and lexEntries, 0 when empty.
+// maxLexicon is the length of the longest key, past which no word needs looking up.
 var (
-	lexicon    map[string]lexEntry
+	lexSlots   [lexSize]uint16
+	lexKeys    []string
+	lexEntries []lexEntry
 	maxLexicon int
-	// lexiconFilter[n][f&31] has bit l&63 set when a key of n bytes starts with byte f
-	// and ends with byte l: most words of a text are no key, and need no hashing.
-	lexiconFilter [lexiconFilterLen][32]uint64
 )
 
-// lexiconFilterLen bounds the length of the keys of lexicon.
-const lexiconFilterLen = 16
+// lexSize is the number of slots of lexicon: a power of two, over four times its keys.
+const lexSize = 1 << 10
 
-// lexiconMay reports whether w, of at most maxLexicon bytes, may be a key of lexicon.
-func lexiconMay(w []byte) bool {
-	return lexiconFilter[len(w)][w[0]&31]&(1<<(w[len(w)-1]&63)) != 0
+// lexHash hashes w, of at least two bytes, from its length and first, second and last bytes.
+func lexHash(w []byte) uint32 {
+	h := uint32(len(w))*0x9e3779b1 ^ uint32(w[0])*0x85ebca6b ^ uint32(w[1])*0x27d4eb2f ^ uint32(w[len(w)-1])*0xc2b2ae35
+	return (h ^ h>>15) & (lexSize - 1)
+}
+
+// lookupLexicon returns the entry of w, of at least two bytes, and whether w has one.
+func lookupLexicon(w []byte) (lexEntry, bool) {
+	if len(w) > maxLexicon {
+		return lexEntry{}, false
+	}
+	for i := lexHash(w); ; i = (i + 1) & (lexSize - 1) {
+		k := lexSlots[i]
+		if k == 0 {
+			return lexEntry{}, false
+		}
+		if lexKeys[k-1] == string(w) {
+			return lexEntries[k-1], true
+		}
+	}
 }
 
 func init() {
-	lexicon = make(map[string]lexEntry, len(stopWords)+len(stemExceptions)+len(abbreviations))
 	update := func(w string, f func(*lexEntry)) {
-		e := lexicon[w]
-		f(&e)
-		lexicon[w] = e
+		if len(w) < 2 {
+			return // emitWord drops words of one letter before looking them up
+		}
+		i := lexHash([]byte(w))
+		for ; lexSlots[i] != 0; i = (i + 1) & (lexSize - 1) {
+			if k := lexSlots[i]; lexKeys[k-1] == w {
+				f(&lexEntries[k-1])
+				return
+			}
+		}
+		lexKeys = append(lexKeys, w)
+		lexEntries = append(lexEntries, lexEntry{})
+		f(&lexEntries[len(lexEntries)-1])
+		lexSlots[i] = uint16(len(lexKeys))
 		maxLexicon = max(maxLexicon, len(w))
-		lexiconFilter[len(w)][w[0]&31] |= 1 << (w[len(w)-1] & 63)
+		if 4*len(lexKeys) > lexSize {
+			panic("rank: lexicon over a quarter full")
+		}
 	}
 	for w := range stopWords {
 		update(w, func(e *lexEntry) { e.stop = true })
