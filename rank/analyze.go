@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"encoding/binary"
 	"unicode"
 	"unicode/utf8"
 
@@ -92,17 +93,24 @@ const (
 	clsMark
 )
 
+// asciiClass is the class of each ASCII byte.
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for b := range t {
+		switch {
+		case 'a' <= b && b <= 'z':
+			t[b] = clsLower
+		case 'A' <= b && b <= 'Z':
+			t[b] = clsUpper
+		case '0' <= b && b <= '9':
+			t[b] = clsDigit
+		}
+	}
+	return t
+}()
+
 func classify(r rune) int {
 	if r < utf8.RuneSelf {
-		switch {
-		case 'a' <= r && r <= 'z':
-			return clsLower
-		case 'A' <= r && r <= 'Z':
-			return clsUpper
-		case '0' <= r && r <= '9':
-			return clsDigit
-		}
-		return clsSep
+		return int(asciiClass[r])
 	}
 	switch {
 	case unicode.Is(unicode.Mn, r):
@@ -130,24 +138,35 @@ func lowerAt(src []byte, i int) bool {
 	if i >= len(src) {
 		return false
 	}
+	if src[i] < utf8.RuneSelf {
+		return asciiClass[src[i]] == clsLower
+	}
 	r, _ := utf8.DecodeRune(src[i:])
 	return classify(r) == clsLower
 }
 
 func isApostrophe(r rune) bool { return r == '\'' || r == '’' }
 
-// add analyzes text and appends its terms.
-func (a *analyzer) add(text string) {
-	ascii := true
-	for i := 0; i < len(text); i++ {
-		if text[i] >= utf8.RuneSelf {
-			ascii = false
-			break
+// isASCII reports whether b is all ASCII, eight bytes at a time.
+func isASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
 		}
 	}
-	if ascii {
-		a.src = append(a.src[:0], text...)
-	} else {
+	return true
+}
+
+// add analyzes text and appends its terms.
+func (a *analyzer) add(text string) {
+	a.src = append(a.src[:0], text...)
+	if !isASCII(a.src) {
 		// An Iter kept in the analyzer decomposes without allocating.
 		a.src = a.src[:0]
 		a.iter.InitString(norm.NFKD, text)
@@ -164,10 +183,29 @@ func (a *analyzer) add(text string) {
 	prev := clsSep // class of the previous letter or digit in the current word
 	for i := 0; i < len(src); {
 		r, size := rune(src[i]), 1
-		if r >= utf8.RuneSelf {
+		var c int
+		if r < utf8.RuneSelf {
+			c = int(asciiClass[r])
+			if (c == clsLower || c == clsDigit) && len(a.cjk) == 0 {
+				// A run of ASCII lower-case letters and digits splits nowhere: it is
+				// appended at once, as the steps below would one byte at a time.
+				j := i + 1
+				for j < len(src) && src[j] < utf8.RuneSelf {
+					if k := asciiClass[src[j]]; k != clsLower && k != clsDigit {
+						break
+					}
+					j++
+				}
+				a.word = append(a.word, src[i:j]...)
+				a.whole = append(a.whole, src[i:j]...)
+				prev = int(asciiClass[src[j-1]])
+				i = j
+				continue
+			}
+		} else {
 			r, size = utf8.DecodeRune(src[i:])
+			c = classify(r)
 		}
-		c := classify(r)
 		switch c {
 		case clsMark:
 			if a.off&featAccents == 0 {
@@ -183,14 +221,16 @@ func (a *analyzer) add(text string) {
 			i += size
 			continue
 		}
-		a.flushCJK()
+		if len(a.cjk) > 0 {
+			a.flushCJK()
+		}
 		if c == clsSep && a.off&featSplit != 0 && r != ' ' && r != '\n' && r != '\t' {
 			c = clsLower // only white space separates words
 		}
 		if c == clsSep {
 			// An apostrophe inside a word joins it ("user's" -> "users").
 			if isApostrophe(r) && len(a.word) > 0 && i+size < len(src) {
-				if nr, _ := utf8.DecodeRune(src[i+size:]); classify(nr) == clsLower {
+				if lowerAt(src, i+size) {
 					i += size
 					continue
 				}
@@ -210,7 +250,10 @@ func (a *analyzer) add(text string) {
 				// HTTPServer splits before the S, but IDs and VMs stay whole.
 				j := i + size
 				if j < len(src) {
-					nr, ns := utf8.DecodeRune(src[j:])
+					nr, ns := rune(src[j]), 1
+					if nr >= utf8.RuneSelf {
+						nr, ns = utf8.DecodeRune(src[j:])
+					}
 					if classify(nr) == clsLower && !(nr == 's' && !lowerAt(src, j+ns)) {
 						a.flushWord()
 						a.parts++
@@ -218,8 +261,18 @@ func (a *analyzer) add(text string) {
 				}
 			}
 		}
-		a.word = utf8.AppendRune(a.word, r)
-		a.whole = utf8.AppendRune(a.whole, r)
+		// The rune's bytes as they are in src: AppendRune would write the same bytes,
+		// and a malformed byte decodes to a RuneError of size 1, written as U+FFFD.
+		if r < utf8.RuneSelf {
+			a.word = append(a.word, byte(r))
+			a.whole = append(a.whole, byte(r))
+		} else if r == utf8.RuneError && size == 1 {
+			a.word = utf8.AppendRune(a.word, r)
+			a.whole = utf8.AppendRune(a.whole, r)
+		} else {
+			a.word = append(a.word, src[i:i+size]...)
+			a.whole = append(a.whole, src[i:i+size]...)
+		}
 		prev = c
 		i += size
 	}
@@ -280,14 +333,7 @@ func (a *analyzer) flushWord() {
 
 // foldAndEmit folds the case of w, in place when it is ASCII, and emits its terms.
 func (a *analyzer) foldAndEmit(w []byte) {
-	ascii := true
-	for _, b := range w {
-		if b >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if isASCII(w) {
 		for i, b := range w {
 			if 'A' <= b && b <= 'Z' {
 				w[i] = b + 'a' - 'A'
@@ -315,13 +361,14 @@ func (a *analyzer) foldAndEmit(w []byte) {
 
 // emitWord applies stop words, abbreviations and stemming to a folded word.
 func (a *analyzer) emitWord(w []byte) {
-	if utf8.RuneCount(w) < 2 {
+	if len(w) < 2 || len(w) <= utf8.UTFMax && utf8.RuneCount(w) < 2 {
 		return
 	}
-	if _, stop := stopWords[string(w)]; stop && a.off&featStop == 0 {
+	lex, _ := lookupLexicon(w)
+	if lex.stop && a.off&featStop == 0 {
 		return
 	}
-	if exp, ok := abbreviations[string(w)]; ok && a.off&featAbbrev == 0 {
+	if exp := lex.abbrev; exp != nil && a.off&featAbbrev == 0 {
 		for _, e := range exp {
 			a.emit(e, termWord)
 		}
@@ -354,7 +401,9 @@ func (a *analyzer) emitWord(w []byte) {
 	// list_global_security_advisories to get_global_security_advisory. A doc holding
 	// the word as written always holds its stem.
 	a.surf = append(a.surf[:0], w...)
-	w = stem(w)
+	if !lex.keep {
+		w = stemRules(w)
+	}
 	a.emit(w, termWord)
 	at := int32(a.n() - 1)
 	if a.pairs {

@@ -114,7 +114,7 @@ func newIndex(docs []Doc, p params) *Index {
 		surface: p.Surf,
 		pair:    p.Pair,
 	}
-	ix.flatten(ix.invert(docs, p))
+	ix.invert(docs, p)
 	ix.summarize()
 	ix.initPool()
 	return ix
@@ -246,47 +246,96 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 	}
 }
 
-// invert analyses docs and returns the postings of each term, indexed by term id, filling
-// ix.terms and ix.paramOnly. The lists of docs holding a term in their parameters alone
-// come after those of all terms.
-func (ix *Index) invert(docs []Doc, p params) [][]posting {
-	var lists [][]posting
-	var plists [][]posting // lists of docs holding a term in their parameters alone
-	var paramOnly []uint32 // paramOnly[t] indexes plists, noTerm if t has no such list
+// invert analyses docs and stores the postings of each term in the index's flat arrays,
+// lists indexed by term id, with each list's largest saturation, filling ix.terms and
+// ix.paramOnly. The lists of docs holding a term in their parameters alone come after
+// those of all terms. The postings are gathered in one slice, in doc order, and placed by
+// a counting sort, which keeps doc order within each list.
+func (ix *Index) invert(docs []Doc, p params) {
+	// A flat posting's list is a term id, or the index of a parameter-only list with
+	// paramList set.
+	const paramList = 1 << 31
+	type flat struct {
+		list uint32
+		e    posting
+	}
+	// The postings, in chunks of flatChunk, so that gathering them copies none.
+	const flatChunk = 1 << 12
+	var all [][]flat
+	total := 0
+	add := func(f flat) {
+		if n := len(all); n == 0 || len(all[n-1]) == flatChunk {
+			all = append(all, make([]flat, 0, flatChunk))
+		}
+		all[len(all)-1] = append(all[len(all)-1], f)
+		total++
+	}
+	var count []uint32 // count[l] is the length of list l (terms' lists, then the others')
+	var pcount []uint32
+	var paramOnly []uint32 // paramOnly[t] indexes the parameter-only lists, noTerm if none
 	v := newInverter(p, nil, ix.terms)
 	emit := func(id uint32, e posting, only bool) {
-		for int(id) >= len(lists) {
-			lists = append(lists, nil)
-		}
 		if !p.Joined && only {
 			for len(paramOnly) <= int(id) {
 				paramOnly = append(paramOnly, noTerm)
 			}
 			if paramOnly[id] == noTerm {
-				paramOnly[id] = uint32(len(plists))
-				plists = append(plists, nil)
+				paramOnly[id] = uint32(len(pcount))
+				pcount = append(pcount, 0)
 			}
-			plists[paramOnly[id]] = append(plists[paramOnly[id]], e)
+			pcount[paramOnly[id]]++
+			add(flat{paramOnly[id] | paramList, e})
 			return
 		}
-		lists[id] = append(lists[id], e)
+		for int(id) >= len(count) {
+			count = append(count, 0)
+		}
+		count[id]++
+		add(flat{id, e})
 	}
 	for i, d := range docs {
 		v.doc(i, d, emit)
 	}
-	if len(plists) > 0 {
-		for len(paramOnly) < len(lists) {
+	// Every term is held by the doc that numbered it: the terms' lists are v.next.
+	terms := int(v.next)
+	for len(count) < terms {
+		count = append(count, 0)
+	}
+	if len(pcount) > 0 {
+		for len(paramOnly) < terms {
 			paramOnly = append(paramOnly, noTerm)
 		}
 		for t, j := range paramOnly {
 			if j != noTerm {
-				paramOnly[t] = uint32(len(lists)) + j
+				paramOnly[t] = uint32(terms) + j
 			}
 		}
-		lists = append(lists, plists...)
 		ix.paramOnly = paramOnly
 	}
-	return lists
+	count = append(count, pcount...)
+	ix.off = make([]uint32, len(count)+1)
+	for l, c := range count {
+		ix.off[l+1] = ix.off[l] + c
+	}
+	fill := count // reused: fill[l] is where list l's next posting goes
+	copy(fill, ix.off[:len(count)])
+	ix.docs = make([]uint32, total)
+	ix.sat = make([]float32, total)
+	ix.maxSat = make([]float32, len(count))
+	for c, chunk := range all {
+		for _, f := range chunk {
+			l := f.list
+			if l&paramList != 0 {
+				l = uint32(terms) + l&^paramList
+			}
+			at := fill[l]
+			fill[l]++
+			ix.docs[at] = f.e.doc
+			ix.sat[at] = f.e.sat
+			ix.maxSat[l] = max(ix.maxSat[l], f.e.sat)
+		}
+		all[c] = nil // the GC may take it back
+	}
 }
 
 // saturation is the BM25F weight of a term counted tf times in the fields of a doc whose
@@ -299,28 +348,6 @@ func (p *params) saturation(tf [numFields]uint16, norm [numFields]float64) float
 		}
 	}
 	return x / (p.K1 + x)
-}
-
-// flatten stores lists, the postings of each term, in the index's flat arrays, with
-// each list's largest saturation.
-func (ix *Index) flatten(lists [][]posting) {
-	total := 0
-	for _, l := range lists {
-		total += len(l)
-	}
-	ix.off = make([]uint32, len(lists)+1)
-	ix.docs = make([]uint32, 0, total)
-	ix.sat = make([]float32, 0, total)
-	ix.maxSat = make([]float32, len(lists))
-	for t, l := range lists {
-		ix.off[t] = uint32(len(ix.docs))
-		for _, e := range l {
-			ix.docs = append(ix.docs, e.doc)
-			ix.sat = append(ix.sat, e.sat)
-			ix.maxSat[t] = max(ix.maxSat[t], e.sat)
-		}
-	}
-	ix.off[len(lists)] = uint32(len(ix.docs))
 }
 
 // summarize makes a bitset for the lists of terms that many docs hold, from the flat

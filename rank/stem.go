@@ -8,15 +8,20 @@ package rank
 // the documents, and never to merge unrelated words. Words that are not plain ASCII letters
 // are returned unchanged.
 func stem(w []byte) []byte {
+	if _, ok := stemExceptions[string(w)]; ok {
+		return w
+	}
+	return stemRules(w)
+}
+
+// stemRules is stem for a word known not to be one of stemExceptions.
+func stemRules(w []byte) []byte {
 	for _, b := range w {
 		if b < 'a' || b > 'z' {
 			return w
 		}
 	}
 	if len(w) < 4 {
-		return w
-	}
-	if _, ok := stemExceptions[string(w)]; ok {
 		return w
 	}
 	n := len(w)
@@ -183,6 +188,81 @@ func init() {
 		for _, w := range words {
 			synonyms[w] = append(synonyms[w], c)
 		}
+	}
+}
+
+// A lexEntry says what the analyzer does with one folded word before stemming.
+type lexEntry struct {
+	stop   bool     // one of stopWords
+	keep   bool     // one of stemExceptions
+	abbrev [][]byte // its expansion in abbreviations, nil if none
+}
+
+// lexicon holds stopWords, stemExceptions and abbreviations in one open-addressing hash
+// table, so that a word of a document is looked up once, by a hash of a few of its bytes:
+// lexSlots[h] is 1 + the index of a key in lexKeys and lexEntries, 0 when empty.
+// maxLexicon is the length of the longest key, past which no word needs looking up.
+var (
+	lexSlots   [lexSize]uint16
+	lexKeys    []string
+	lexEntries []lexEntry
+	maxLexicon int
+)
+
+// lexSize is the number of slots of lexicon: a power of two, over four times its keys.
+const lexSize = 1 << 10
+
+// lexHash hashes w, of at least two bytes, from its length and first, second and last bytes.
+func lexHash(w []byte) uint32 {
+	h := uint32(len(w))*0x9e3779b1 ^ uint32(w[0])*0x85ebca6b ^ uint32(w[1])*0x27d4eb2f ^ uint32(w[len(w)-1])*0xc2b2ae35
+	return (h ^ h>>15) & (lexSize - 1)
+}
+
+// lookupLexicon returns the entry of w, of at least two bytes, and whether w has one.
+func lookupLexicon(w []byte) (lexEntry, bool) {
+	if len(w) > maxLexicon {
+		return lexEntry{}, false
+	}
+	for i := lexHash(w); ; i = (i + 1) & (lexSize - 1) {
+		k := lexSlots[i]
+		if k == 0 {
+			return lexEntry{}, false
+		}
+		if lexKeys[k-1] == string(w) {
+			return lexEntries[k-1], true
+		}
+	}
+}
+
+func init() {
+	update := func(w string, f func(*lexEntry)) {
+		if len(w) < 2 {
+			return // emitWord drops words of one letter before looking them up
+		}
+		i := lexHash([]byte(w))
+		for ; lexSlots[i] != 0; i = (i + 1) & (lexSize - 1) {
+			if k := lexSlots[i]; lexKeys[k-1] == w {
+				f(&lexEntries[k-1])
+				return
+			}
+		}
+		lexKeys = append(lexKeys, w)
+		lexEntries = append(lexEntries, lexEntry{})
+		f(&lexEntries[len(lexEntries)-1])
+		lexSlots[i] = uint16(len(lexKeys))
+		maxLexicon = max(maxLexicon, len(w))
+		if 4*len(lexKeys) > lexSize {
+			panic("rank: lexicon over a quarter full")
+		}
+	}
+	for w := range stopWords {
+		update(w, func(e *lexEntry) { e.stop = true })
+	}
+	for w := range stemExceptions {
+		update(w, func(e *lexEntry) { e.keep = true })
+	}
+	for w, exp := range abbreviations {
+		update(w, func(e *lexEntry) { e.abbrev = exp })
 	}
 }
 
