@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 )
@@ -55,5 +56,18 @@ func TestAnalyze(t *testing.T) {
 				t.Errorf("Analyze(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSynonymOrder checks a word's synonyms are listed in one fixed (sorted) order, so
+// that their scores add up in the same order, to the same bits, in every process.
+func TestSynonymOrder(t *testing.T) {
+	if got := synonyms["bump"]; len(got) != 2 || string(got[0]) != "set" || string(got[1]) != "updat" {
+		t.Errorf(`synonyms["bump"] = %q, want [set updat]`, got)
+	}
+	for w, canon := range synonyms {
+		if !slices.IsSortedFunc(canon, bytes.Compare) {
+			t.Errorf("synonyms[%q] = %q, not in sorted order", w, canon)
+		}
 	}
 }

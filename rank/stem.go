@@ -1,5 +1,10 @@
 package rank
 
+import (
+	"maps"
+	"slices"
+)
+
 // stem folds English inflections of a lower-case word in place and returns the stem: plural
 // and third-person -s, -ies, -ing, -ed, a final silent e, and a doubled final consonant, so
 // that "listing", "lists" and "listed" all become "list", "branches" becomes "branch",
@@ -141,7 +146,7 @@ var phrasalVerbs = map[phrasal][]byte{
 const synonymWeight = 0.5
 
 func init() {
-	for abbr, full := range map[string][]string{
+	abbrevs := map[string][]string{
 		"pr": {"pull", "request"}, "prs": {"pull", "request"},
 		"mr": {"merge", "request"}, "mrs": {"merge", "request"},
 		"vm": {"virtual", "machine"}, "vms": {"virtual", "machine"},
@@ -161,12 +166,16 @@ func init() {
 		"auth": {"authentication"},
 		"gh":   {"github"},
 		"rg":   {"resource", "group"},
-	} {
+	}
+	// Sorted keys: the order of a word's expansions and synonyms decides the order in
+	// which their scores add up, which must be the same in every process.
+	for _, abbr := range slices.Sorted(maps.Keys(abbrevs)) {
+		full := abbrevs[abbr]
 		for _, f := range full {
 			abbreviations[abbr] = append(abbreviations[abbr], stem([]byte(f)))
 		}
 	}
-	for canon, words := range map[string][]string{
+	canonical := map[string][]string{
 		"create":    {"make", "add", "new", "generate", "setup", "provision", "spin"},
 		"delete":    {"remove", "erase", "drop", "destroy", "wipe", "purge", "discard", "trash"},
 		"get":       {"fetch", "retrieve", "read", "show", "view", "display", "see", "check", "grab", "inspect", "describe"},
@@ -183,7 +192,9 @@ func init() {
 		"close":     {"dismiss", "shut"},
 		"approve":   {"accept"},
 		"stop":      {"halt", "kill", "terminate"},
-	} {
+	}
+	for _, canon := range slices.Sorted(maps.Keys(canonical)) {
+		words := canonical[canon]
 		c := stem([]byte(canon))
 		for _, w := range words {
 			synonyms[w] = append(synonyms[w], c)
