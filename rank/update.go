@@ -118,26 +118,46 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 		fill[l]++
 	}
 
-	// Size the flat arrays, then merge each list's kept postings with its new ones.
-	total := len(news)
-	for _, s := range src {
-		if s != noTerm {
-			for _, d := range ix.docs[ix.off[s]:ix.off[s+1]] {
-				if remap[d] != noTerm {
-					total++
-				}
-			}
+	// Kept docs keep their numbers when none moved (docs changed in place, or removed
+	// from the end): then a list no new doc joins and no gone doc held is ix's, copied
+	// in bulk with its largest saturation and, over as many docs, its bitset.
+	inPlace := true
+	var gone []uint32 // ix's docs gone, ascending
+	for d, nd := range remap {
+		if nd == noTerm {
+			gone = append(gone, uint32(d))
+		} else if nd != uint32(d) {
+			inPlace = false
 		}
 	}
+	shareDense := inPlace && nu.n == ix.n
+	words := (nu.n + 63) / 64
+
+	// Merge each list's kept postings with its new ones, into arrays sized for all of
+	// ix's postings and the new ones (trimmed below if many went).
+	room := len(ix.docs) + len(news)
 	nu.off = make([]uint32, len(src)+1)
-	nu.docs = make([]uint32, total)
-	nu.sat = make([]float32, total)
+	nu.docs = make([]uint32, room)
+	nu.sat = make([]float32, room)
 	nu.maxSat = make([]float32, len(src))
+	nu.dense = make([]denseSet, len(src))
 	out, outSat := nu.docs, nu.sat
 	at := 0 // the next posting of nu
 	for l, s := range src {
 		nu.off[l] = uint32(at)
 		fresh := bucket[start[l]:start[l+1]]
+		if s != noTerm && inPlace && len(fresh) == 0 && !ix.holdsAny(s, gone, remap) {
+			lo, hi := ix.off[s], ix.off[s+1]
+			copy(outSat[at:], ix.sat[lo:hi])
+			at += copy(out[at:], ix.docs[lo:hi])
+			nu.maxSat[l] = ix.maxSat[s]
+			if shareDense {
+				nu.dense[l] = ix.dense[s]
+			} else {
+				nu.dense[l] = summary(out[nu.off[l]:at], words)
+			}
+			continue
+		}
 		if s != noTerm {
 			lo, hi := ix.off[s], ix.off[s+1]
 			sat := ix.sat[lo:hi]
@@ -170,14 +190,50 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 			}
 		}
 		nu.maxSat[l] = m
+		nu.dense[l] = summary(out[nu.off[l]:at], words)
 	}
 	nu.off[len(src)] = uint32(at)
-	nu.summarize()
+	nu.docs, nu.sat = nu.docs[:at:at], nu.sat[:at:at]
+	if at < room-room/8 {
+		nu.docs, nu.sat = slices.Clone(nu.docs), slices.Clone(nu.sat)
+	}
 	if dead := nu.deadTerms(); dead > 0 && dead*4 >= len(nu.terms) {
 		nu = nu.compact()
 	}
 	nu.initPool()
 	return nu
+}
+
+// holdsAny reports whether list l of ix holds a doc of gone (ascending, the docs remap
+// maps to noTerm), looking up each doc of gone in l's bitset or by binary search when
+// that costs less than reading the list.
+func (ix *Index) holdsAny(l uint32, gone, remap []uint32) bool {
+	if len(gone) == 0 {
+		return false
+	}
+	if ds := ix.dense[l]; ds.bits != nil {
+		for _, d := range gone {
+			if ds.bits[d>>6]&(1<<(d&63)) != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	list := ix.docs[ix.off[l]:ix.off[l+1]]
+	if len(list) <= 16*len(gone) {
+		for _, d := range list {
+			if remap[d] == noTerm {
+				return true
+			}
+		}
+		return false
+	}
+	for _, d := range gone {
+		if _, ok := slices.BinarySearch(list, d); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // deadTerms counts the terms of ix no doc holds: those whose docs an Update removed.
