@@ -45,16 +45,18 @@ type CatalogOptions struct {
 	// tools (rank/TUNING.md has the measurements).
 	IgnoreParamText bool
 	// Previous is the catalog version this one replaces, or nil. A tool whose JSON text
-	// is byte for byte one Previous was built from (compared by a 128-bit hash keyed at
-	// random per process) takes Previous's canonical form, digests and sizes; its
+	// is byte for byte one Previous was built from (found by its length and ends, then
+	// compared byte for byte with the canonical form Previous kept when the text was in
+	// canonical form, else by a 128-bit hash keyed at random per process) takes
+	// Previous's canonical form, digests and sizes; its
 	// compiled validator too when both versions use the default Compiler or the same
 	// one (a comparable Compiler value, compared with ==), and its analysed text for
 	// ranking when both rank parameter text or neither does. Toolset is called for
 	// every tool and Limits checked on the whole catalog, as without Previous. The
 	// catalog built is the one NewCatalog builds without Previous, refused alike; it
 	// does not retain Previous, only what the two share. A version differing from
-	// Previous by a few tools costs a hash of every tool's text and a pass over the
-	// rank index, not a compilation.
+	// Previous by a few tools costs a comparison (or hash) of every tool's text and a
+	// copy of the rank index, not a compilation.
 	Previous *Catalog
 }
 

@@ -336,12 +336,17 @@ func (ix *Index) summarize() {
 
 // summary returns the bitset of a list of docs over words words, if it has one.
 func summary(docs []uint32, words int) denseSet {
-	// A bitset and its directory cost 12 bytes per 64 docs; they pay for themselves
-	// in memory when the term's postings take more, and count allowed docs 64 at a time.
-	if l := len(docs); l*8 > words*12 && l >= 64 {
+	if hasSummary(len(docs), words) {
 		return newDenseSet(docs, words)
 	}
 	return denseSet{}
+}
+
+// hasSummary reports whether a list of l docs over words words has a bitset.
+func hasSummary(l, words int) bool {
+	// A bitset and its directory cost 12 bytes per 64 docs; they pay for themselves
+	// in memory when the term's postings take more, and count allowed docs 64 at a time.
+	return l*8 > words*12 && l >= 64
 }
 
 // newDenseSet returns the bitset of docs, over words words.
