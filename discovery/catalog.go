@@ -99,6 +99,7 @@ type Catalog struct {
 	// What the tools were compiled with, for a later version's reuse (CatalogOptions.Previous).
 	compiler  validate.Compiler // as given: nil for the default
 	paramText bool              // ranks parameter text
+	inputs    []int32           // inputs[i] is the tool given at position i
 
 	cacheID atomic.Uint64 // names the version in a Discoverer's cache keys; see cacheKey
 }
@@ -189,10 +190,8 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 	}
 	var buf []byte // canonical form of the tool being read, before it is kept
 	for i, raw := range tools {
-		sample := sampleOf(raw)
-		var key textKey
-		hashed := false
-		j := r.find(raw, sample, &key, &hashed)
+		pr := probe{text: raw}
+		j := r.find(&pr)
 		prevOf[i], built[i] = int32(j), -1
 		var t *tool
 		if j >= 0 {
@@ -241,12 +240,9 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 				return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: f.Name}
 			}
 			nt.name, nt.readOnly = f.Name, f.ReadOnly
-			nt.sample, nt.rawCanonical = sample, bytes.Equal(raw, nt.canonical)
+			nt.sample, nt.rawCanonical = pr.sampleOf(), bytes.Equal(raw, nt.canonical)
 			if !nt.rawCanonical {
-				if !hashed {
-					key = keyOf(raw)
-				}
-				nt.key = key
+				nt.key = pr.keyOf()
 			}
 			nt.nodes, nt.depth = m.Nodes, m.Depth
 			nt.digest = schemaguard.Digest(nt.canonical)
@@ -350,12 +346,14 @@ func (c *Catalog) sortTools(in *catalogInput, r reuse) {
 	order := in.nameOrder(&r)
 	n := len(order)
 	c.tools = make([]tool, n)
+	c.inputs = make([]int32, n)
 	docs := make([]rank.Doc, n)
 	from := make([]int, n)
 	digests := make([][32]byte, n)
 	reused, same := 0, r.prev != nil && n == len(r.prev.tools)
 	for p, i := range order {
 		t := &c.tools[p]
+		c.inputs[i] = int32(p)
 		if k := in.built[i]; k >= 0 {
 			*t = in.fresh[k]
 			docs[p] = in.freshDocs[k]

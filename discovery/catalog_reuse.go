@@ -12,10 +12,16 @@ import (
 // reuse is what NewCatalog may take from CatalogOptions.Previous.
 type reuse struct {
 	prev       *Catalog
-	bySample   map[uint64]int32 // the last tool of prev whose text has this sample
-	chain      []int32          // chain[j] is the tool before j with j's sample, -1 if none
-	validators bool             // prev's tools were compiled by the same Compiler
-	rank       bool             // prev's index reads parameter text as this one does
+	validators bool // prev's tools were compiled by the same Compiler
+	rank       bool // prev's index reads parameter text as this one does
+	next       int  // the input of prev after the one the last text found was
+
+	// Made at the first text not found at next: bySample is the last tool of prev whose
+	// text has this sample, chain[j] the tool before j with j's sample (-1 if none),
+	// input[j] the input of prev tool j was.
+	bySample map[uint64]int32
+	chain    []int32
+	input    []int32
 }
 
 // maxCandidates bounds the tools of Previous a text is compared with, so that texts
@@ -28,45 +34,85 @@ func newReuse(o *CatalogOptions) reuse {
 	if prev == nil || len(prev.tools) == 0 {
 		return reuse{}
 	}
-	r := reuse{
+	return reuse{
 		prev:       prev,
-		bySample:   make(map[uint64]int32, len(prev.tools)),
-		chain:      make([]int32, len(prev.tools)),
 		validators: sameCompiler(prev.compiler, o.Compiler),
 		rank:       prev.paramText == !o.IgnoreParamText,
 	}
-	for j := range prev.tools {
-		s := prev.tools[j].sample
+}
+
+// index makes bySample, chain and input.
+func (r *reuse) index() {
+	tools := r.prev.tools
+	r.bySample = make(map[uint64]int32, len(tools))
+	r.chain = make([]int32, len(tools))
+	r.input = make([]int32, len(tools))
+	for i, j := range r.prev.inputs {
+		r.input[j] = int32(i)
+	}
+	for j := range tools {
+		s := tools[j].sample
 		r.chain[j] = -1
 		if k, ok := r.bySample[s]; ok {
 			r.chain[j] = k
 		}
 		r.bySample[s] = int32(j)
 	}
-	return r
 }
 
-// find returns the tool of Previous built from text, or -1. A tool whose text was its
-// canonical form is compared byte for byte with it; another by its textKey (computed
-// into *key at most once, when *hashed is false).
-func (r *reuse) find(text []byte, sample uint64, key *textKey, hashed *bool) int {
+// A probe is a text looked for in Previous, with its sample and textKey once computed.
+type probe struct {
+	text            []byte
+	sample          uint64
+	key             textKey
+	sampled, hashed bool
+}
+
+func (p *probe) sampleOf() uint64 {
+	if !p.sampled {
+		p.sample, p.sampled = sampleOf(p.text), true
+	}
+	return p.sample
+}
+
+func (p *probe) keyOf() textKey {
+	if !p.hashed {
+		p.key, p.hashed = keyOf(p.text), true
+	}
+	return p.key
+}
+
+// builtFrom reports whether tool t of Previous was built from p's text: compared byte
+// for byte with its canonical form when that was its text, else by textKey.
+func (p *probe) builtFrom(t *tool) bool {
+	if t.rawCanonical {
+		return bytes.Equal(p.text, t.canonical)
+	}
+	return p.keyOf() == t.key
+}
+
+// find returns the tool of Previous built from p's text, or -1: first the tool given
+// after the last one found (versions mostly keep their order), then those whose text
+// had the same sample.
+func (r *reuse) find(p *probe) int {
 	if r.prev == nil {
 		return -1
 	}
-	j, ok := r.bySample[sample]
+	if r.next < len(r.prev.inputs) {
+		j := r.prev.inputs[r.next]
+		if p.builtFrom(&r.prev.tools[j]) {
+			r.next++
+			return int(j)
+		}
+	}
+	if r.bySample == nil {
+		r.index()
+	}
+	j, ok := r.bySample[p.sampleOf()]
 	for n := 0; ok && j >= 0 && n < maxCandidates; n++ {
-		t := &r.prev.tools[j]
-		if t.rawCanonical {
-			if bytes.Equal(text, t.canonical) {
-				return int(j)
-			}
-		} else {
-			if !*hashed {
-				*key, *hashed = keyOf(text), true
-			}
-			if *key == t.key {
-				return int(j)
-			}
+		if p.builtFrom(&r.prev.tools[j]) {
+			r.next = int(r.input[j]) + 1
+			return int(j)
 		}
 		j = r.chain[j]
 	}
