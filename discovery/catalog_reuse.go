@@ -68,6 +68,7 @@ type probe struct {
 	sampled, hashed bool
 }
 
+// sampleOf returns the sample of p's text, computing it once.
 func (p *probe) sampleOf() uint64 {
 	if !p.sampled {
 		p.sample, p.sampled = sampleOf(p.text), true
@@ -75,6 +76,7 @@ func (p *probe) sampleOf() uint64 {
 	return p.sample
 }
 
+// keyOf returns the textKey of p's text, computing it once.
 func (p *probe) keyOf() textKey {
 	if !p.hashed {
 		p.key, p.hashed = keyOf(p.text), true
