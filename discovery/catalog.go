@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -44,16 +45,18 @@ type CatalogOptions struct {
 	// tools (rank/TUNING.md has the measurements).
 	IgnoreParamText bool
 	// Previous is the catalog version this one replaces, or nil. A tool whose JSON text
-	// is byte for byte one Previous was built from (compared by a 128-bit hash keyed at
-	// random per process) takes Previous's canonical form, digests and sizes; its
+	// is byte for byte one Previous was built from (found by its length and ends, then
+	// compared byte for byte with the canonical form Previous kept when the text was in
+	// canonical form, else by a 128-bit hash keyed at random per process) takes
+	// Previous's canonical form, digests and sizes; its
 	// compiled validator too when both versions use the default Compiler or the same
 	// one (a comparable Compiler value, compared with ==), and its analysed text for
 	// ranking when both rank parameter text or neither does. Toolset is called for
 	// every tool and Limits checked on the whole catalog, as without Previous. The
 	// catalog built is the one NewCatalog builds without Previous, refused alike; it
 	// does not retain Previous, only what the two share. A version differing from
-	// Previous by a few tools costs a hash of every tool's text and a pass over the
-	// rank index, not a compilation.
+	// Previous by a few tools costs a comparison (or hash) of every tool's text and a
+	// copy of the rank index, not a compilation.
 	Previous *Catalog
 }
 
@@ -96,6 +99,7 @@ type Catalog struct {
 	// What the tools were compiled with, for a later version's reuse (CatalogOptions.Previous).
 	compiler  validate.Compiler // as given: nil for the default
 	paramText bool              // ranks parameter text
+	inputs    []int32           // inputs[i] is the tool given at position i
 
 	cacheID atomic.Uint64 // names the version in a Discoverer's cache keys; see cacheKey
 }
@@ -105,7 +109,11 @@ type tool struct {
 	name      string
 	canonical []byte // RFC 8785 form: what tools/list and discover serve
 	digest    [32]byte
-	key       textKey // of the text NewCatalog was given, for reuse (CatalogOptions.Previous)
+	// The text NewCatalog was given, for reuse (CatalogOptions.Previous): its sample,
+	// whether it was canonical (the same bytes), and if not its textKey.
+	sample       uint64
+	rawCanonical bool
+	key          textKey
 	// What encoding canonical as a JSON string, and as raw JSON, may add (see escapes),
 	// for sizing DiscoverTool's pages.
 	strEscapes, rawEscapes int
@@ -141,72 +149,112 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 	if compiler == nil {
 		compiler = validate.NewCompiler(nil)
 	}
-	c := &Catalog{byName: make(map[string]int, len(tools)), compiler: o.Compiler, paramText: !o.IgnoreParamText}
-	// The tools in input order, each with its text for ranking, or the doc of
-	// Previous's index it is (-1 if none); sorted by name once all are read.
-	in := make([]tool, len(tools))
-	docs := make([]rank.Doc, len(tools))
-	from := make([]int, len(tools))
+	n := len(tools)
+	c := &Catalog{byName: make(map[string]int, n), compiler: o.Compiler, paramText: !o.IgnoreParamText}
+	// Each input is read into one of: prevOf[i], the tool of Previous built from the same
+	// text, kept as it is; or built[i], its index in fresh (and freshDocs, its text for
+	// ranking). named[i] is the tool of Previous of the same name, -1 if none.
+	prevOf, built, named := make([]int32, n), make([]int32, n), make([]int32, n)
+	var fresh []tool
+	var freshDocs []rank.Doc
+	if r.prev == nil {
+		fresh, freshDocs = make([]tool, 0, n), make([]rank.Doc, 0, n)
+	}
+	var toolsets []string
+	if o.Toolset != nil {
+		toolsets = make([]string, n)
+	}
+	// The names read so far: those Previous holds by their position there, the others as
+	// keys of c.byName (whose values are set once all are read).
+	var prevSeen []bool
+	if r.prev != nil {
+		prevSeen = make([]bool, len(r.prev.tools))
+	}
+	seen := func(i int, name string, j int) bool {
+		if j < 0 && r.prev != nil {
+			if k, ok := r.prev.byName[name]; ok {
+				j = k
+			}
+		}
+		named[i] = int32(j)
+		if j >= 0 {
+			dup := prevSeen[j]
+			prevSeen[j] = true
+			return dup
+		}
+		if _, dup := c.byName[name]; dup {
+			return true
+		}
+		c.byName[name] = -1
+		return false
+	}
 	var buf []byte // canonical form of the tool being read, before it is kept
 	for i, raw := range tools {
-		t := &in[i]
-		key := keyOf(raw)
-		from[i] = -1
-		var f tooldef.Fields
-		if j, ok := r.byKey[key]; ok {
+		pr := probe{text: raw}
+		j := r.find(&pr)
+		prevOf[i], built[i] = int32(j), -1
+		var t *tool
+		if j >= 0 {
 			// The same text as a tool of Previous: it passed every check below but the
 			// one that looks at the other tools.
-			*t = r.prev.tools[j]
-			if _, dup := c.byName[t.name]; dup {
+			t = &r.prev.tools[j]
+			if seen(i, t.name, j) {
 				return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: t.name}
 			}
 			if !r.validators || !r.rank {
-				f, _ = tooldef.Read(t.canonical)
-			}
-			if !r.validators {
-				t.validator, t.compErr = compile(compiler, f.InputSchema)
-			}
-			if r.rank {
-				from[i] = j
-			} else {
-				docs[i] = rankDoc(f, o.IgnoreParamText)
+				nt := *t
+				f, _ := tooldef.Read(nt.canonical)
+				if !r.validators {
+					nt.validator, nt.compErr = compile(compiler, f.InputSchema)
+				}
+				var d rank.Doc
+				if !r.rank {
+					d = rankDoc(f, o.IgnoreParamText)
+				}
+				built[i] = int32(len(fresh))
+				fresh, freshDocs = append(fresh, nt), append(freshDocs, d)
+				t = &fresh[len(fresh)-1]
 			}
 		} else {
+			var nt tool
 			var m schemaguard.Measure
 			var err error
 			buf, m, err = schemaguard.Canonicalize(buf[:0], raw)
 			if err != nil {
 				return nil, &CatalogError{Index: i, Reason: "malformed", cause: err}
 			}
-			t.canonical = slices.Clone(buf)
+			nt.canonical = slices.Clone(buf)
 			// Read from the canonical form: a member name there is spelled one way only.
-			var reason string
-			f, reason = tooldef.Read(t.canonical)
+			f, reason := tooldef.Read(nt.canonical)
 			if reason != "" {
 				return nil, &CatalogError{Index: i, Reason: reason, Name: nameIfValid(f.Name)}
 			}
 			if !validToolName(f.Name) {
 				return nil, &CatalogError{Index: i, Reason: "name"}
 			}
-			if _, dup := c.byName[f.Name]; dup {
+			if seen(i, f.Name, -1) {
 				return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: f.Name}
 			}
 			schema := f.InputSchema
 			if len(schema) == 0 || schema[0] != '{' {
 				return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: f.Name}
 			}
-			t.name, t.readOnly, t.key = f.Name, f.ReadOnly, key
-			t.nodes, t.depth = m.Nodes, m.Depth
-			t.digest = schemaguard.Digest(t.canonical)
-			t.strEscapes, t.rawEscapes = escapes(t.canonical)
-			t.validator, t.compErr = compile(compiler, schema)
-			docs[i] = rankDoc(f, o.IgnoreParamText)
+			nt.name, nt.readOnly = f.Name, f.ReadOnly
+			nt.sample, nt.rawCanonical = pr.sampleOf(), bytes.Equal(raw, nt.canonical)
+			if !nt.rawCanonical {
+				nt.key = pr.keyOf()
+			}
+			nt.nodes, nt.depth = m.Nodes, m.Depth
+			nt.digest = schemaguard.Digest(nt.canonical)
+			nt.strEscapes, nt.rawEscapes = escapes(nt.canonical)
+			nt.validator, nt.compErr = compile(compiler, schema)
+			built[i] = int32(len(fresh))
+			fresh, freshDocs = append(fresh, nt), append(freshDocs, rankDoc(f, o.IgnoreParamText))
+			t = &fresh[len(fresh)-1]
 		}
-		t.toolset = ""
-		if o.Toolset != nil {
-			t.toolset = o.Toolset(t.name)
+		if toolsets != nil {
+			toolsets[i] = o.Toolset(t.name)
 		}
-		c.byName[t.name] = i // its position in name order is set once sorted
 		c.total.Bytes += len(t.canonical)
 		c.total.Nodes += t.nodes
 		c.total.Depth = max(c.total.Depth, t.depth)
@@ -219,44 +267,120 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		}
 		return nil, &CatalogError{Index: -1, Reason: reason, cause: err}
 	}
-	c.sortTools(in, docs, from, r)
+	in := catalogInput{prevOf: prevOf, built: built, named: named, fresh: fresh, freshDocs: freshDocs, toolsets: toolsets}
+	c.sortTools(&in, r)
 	return c, nil
 }
 
-// sortTools stores in, the tools read, in name order, with the contract digest and the
-// rank index over them: docs and from say, in the order of in, each tool's text for
-// ranking or the doc of r.prev's index it is.
-func (c *Catalog) sortTools(in []tool, docs []rank.Doc, from []int, r reuse) {
-	byName := make([]int, len(in))
-	for i := range byName {
-		byName[i] = i
+// catalogInput is what NewCatalog read, input by input (see NewCatalog).
+type catalogInput struct {
+	prevOf, built, named []int32
+	fresh                []tool
+	freshDocs            []rank.Doc
+	toolsets             []string // nil when no Toolset was given
+}
+
+// name returns the name of input i.
+func (in *catalogInput) name(i int32, r *reuse) string {
+	if k := in.built[i]; k >= 0 {
+		return in.fresh[k].name
 	}
-	if !slices.IsSortedFunc(in, func(a, b tool) int { return strings.Compare(a.name, b.name) }) {
-		slices.SortFunc(byName, func(a, b int) int { return strings.Compare(in[a].name, in[b].name) })
+	return r.prev.tools[in.prevOf[i]].name
+}
+
+// nameOrder returns the inputs in name order: those named as a tool of r.prev in its
+// order (no names compared), merged with the others, sorted.
+func (in *catalogInput) nameOrder(r *reuse) []int32 {
+	n := len(in.built)
+	var inPrev, others []int32
+	if r.prev != nil {
+		at := make([]int32, len(r.prev.tools))
+		for j := range at {
+			at[j] = -1
+		}
+		for i, j := range in.named {
+			if j >= 0 {
+				at[j] = int32(i)
+			} else {
+				others = append(others, int32(i))
+			}
+		}
+		inPrev = make([]int32, 0, n-len(others))
+		for _, i := range at {
+			if i >= 0 {
+				inPrev = append(inPrev, i)
+			}
+		}
+	} else {
+		others = make([]int32, n)
+		for i := range others {
+			others[i] = int32(i)
+		}
 	}
-	c.tools = make([]tool, len(in))
-	sortedDocs := make([]rank.Doc, len(in))
-	sortedFrom := make([]int, len(in))
-	digests := make([][32]byte, len(in))
-	reused, same := 0, r.prev != nil && len(in) == len(r.prev.tools)
-	for i, k := range byName {
-		c.tools[i] = in[k]
-		c.byName[in[k].name] = i
-		sortedDocs[i], sortedFrom[i] = docs[k], from[k]
-		sortedDocs[i].Name = in[k].name
-		digests[i] = in[k].digest
-		if from[k] >= 0 {
+	byName := func(a, b int32) int { return strings.Compare(in.name(a, r), in.name(b, r)) }
+	if !slices.IsSortedFunc(others, byName) {
+		slices.SortFunc(others, byName)
+	}
+	if len(inPrev) == 0 {
+		return others
+	}
+	if len(others) == 0 {
+		return inPrev
+	}
+	order := make([]int32, 0, n)
+	for len(inPrev) > 0 && len(others) > 0 {
+		if in.name(others[0], r) < in.name(inPrev[0], r) {
+			order, others = append(order, others[0]), others[1:]
+		} else {
+			order, inPrev = append(order, inPrev[0]), inPrev[1:]
+		}
+	}
+	order = append(order, others...)
+	return append(order, inPrev...)
+}
+
+// sortTools stores the tools read, in name order, with the contract digest and the rank
+// index over them: a tool of r.prev whose text for ranking is analysed alike keeps its
+// doc of r.prev's index.
+func (c *Catalog) sortTools(in *catalogInput, r reuse) {
+	order := in.nameOrder(&r)
+	n := len(order)
+	c.tools = make([]tool, n)
+	c.inputs = make([]int32, n)
+	docs := make([]rank.Doc, n)
+	from := make([]int, n)
+	digests := make([][32]byte, n)
+	reused, same := 0, r.prev != nil && n == len(r.prev.tools)
+	for p, i := range order {
+		t := &c.tools[p]
+		c.inputs[i] = int32(p)
+		if k := in.built[i]; k >= 0 {
+			*t = in.fresh[k]
+			docs[p] = in.freshDocs[k]
+		} else {
+			*t = r.prev.tools[in.prevOf[i]]
+		}
+		from[p] = -1
+		if j := in.prevOf[i]; j >= 0 && r.rank {
+			from[p] = int(j)
 			reused++
 		}
-		same = same && from[k] == i
+		same = same && from[p] == p
+		t.toolset = ""
+		if in.toolsets != nil {
+			t.toolset = in.toolsets[i]
+		}
+		c.byName[t.name] = p
+		docs[p].Name = t.name
+		digests[p] = t.digest
 	}
 	switch {
 	case same: // every tool as it was, in the same order: the index is the same
 		c.index = r.prev.index
 	case reused > 0:
-		c.index = r.prev.index.Update(sortedDocs, sortedFrom)
+		c.index = r.prev.index.Update(docs, from)
 	default:
-		c.index = rank.NewIndex(sortedDocs)
+		c.index = rank.NewIndex(docs)
 	}
 	c.contract = schemaguard.ContractDigest(digests)
 }

@@ -286,3 +286,27 @@ func sameRefusal(t *testing.T, got, want error) {
 		t.Fatalf("with Previous refused %+v, from scratch %+v", g, w)
 	}
 }
+
+// SPEC CONTRACT-2: a tool whose text has the length and the ends of a text Previous was
+// built from, but other bytes between, is built from its own text: in canonical form
+// (compared byte for byte) and not (told apart by its hash).
+func TestNewCatalogPreviousSameEnds(t *testing.T) {
+	desc := strings.Repeat("lists the models of a project ", 8)
+	mk := func(word string, spaced bool) json.RawMessage {
+		sep := ":"
+		if spaced {
+			sep = ": "
+		}
+		return json.RawMessage(`{"description"` + sep + `"` + desc + word + desc + `","inputSchema"` + sep +
+			`{"properties":{"project":{"type":"string"}},"type":"object"},"name"` + sep + `"list_models"}`)
+	}
+	for _, spaced := range []bool{false, true} {
+		prev := build(t, []json.RawMessage{mk("alpha", spaced)}, nil)
+		next := []json.RawMessage{mk("omega", spaced)}
+		got := build(t, next, withPrevious(discovery.CatalogOptions{}, prev))
+		sameCatalog(t, got, build(t, next, nil))
+		if c, _ := got.Tool("list_models"); !strings.Contains(string(c), "omega") {
+			t.Fatalf("spaced %v: the tool kept Previous's text", spaced)
+		}
+	}
+}

@@ -357,13 +357,23 @@ func (ix *Index) summarize() {
 	ix.dense = make([]denseSet, lists)
 	words := (ix.n + 63) / 64
 	for t := range lists {
-		lo, hi := ix.off[t], ix.off[t+1]
-		// A bitset and its directory cost 12 bytes per 64 docs; they pay for themselves
-		// in memory when the term's postings take more, and count allowed docs 64 at a time.
-		if l := int(hi - lo); l*8 > words*12 && l >= 64 {
-			ix.dense[t] = newDenseSet(ix.docs[lo:hi], words)
-		}
+		ix.dense[t] = summary(ix.docs[ix.off[t]:ix.off[t+1]], words)
 	}
+}
+
+// summary returns the bitset of a list of docs over words words, if it has one.
+func summary(docs []uint32, words int) denseSet {
+	if hasSummary(len(docs), words) {
+		return newDenseSet(docs, words)
+	}
+	return denseSet{}
+}
+
+// hasSummary reports whether a list of l docs over words words has a bitset.
+func hasSummary(l, words int) bool {
+	// A bitset and its directory cost 12 bytes per 64 docs; they pay for themselves
+	// in memory when the term's postings take more, and count allowed docs 64 at a time.
+	return l*8 > words*12 && l >= 64
 }
 
 // newDenseSet returns the bitset of docs, over words words.

@@ -211,3 +211,44 @@ func TestUpdateRanksAsNewIndexSynthetic(t *testing.T) {
 		docs, ix = next, up
 	}
 }
+
+// TestUpdateInPlace checks an Update whose kept docs keep their numbers (docs changed in
+// place, the last ones removed: lists are then copied whole, their bitsets shared when
+// the count of docs holds) ranks as NewIndex on the same docs does.
+func TestUpdateInPlace(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 5))
+	queries := []string{"kubernetes", "helm chart", "list files", "zzyzx wiki"}
+	for range 20 {
+		queries = append(queries, randomQuery(r))
+	}
+	fresh := strings.Fields("kubernetes helm chart zzyzx wiki")
+	for trial := range 6 {
+		docs := randomCatalog(r, 200+r.IntN(600), "p")
+		slices.SortFunc(docs, func(a, b rank.Doc) int { return strings.Compare(a.Name, b.Name) })
+		ix := rank.NewIndex(docs)
+		for range 3 {
+			next := slices.Clone(docs)
+			if trial%2 == 1 {
+				next = next[:len(next)-1-r.IntN(5)]
+			}
+			from := make([]int, len(next))
+			for i := range from {
+				from[i] = i
+				if r.IntN(40) == 0 { // changed: other text, maybe new terms, same name
+					next[i].Description = randomQuery(r) + " " + fresh[r.IntN(len(fresh))]
+					next[i].Params = ""
+					from[i] = -1
+				}
+			}
+			arg := slices.Clone(next)
+			for i := range arg {
+				if from[i] >= 0 {
+					arg[i] = rank.Doc{Name: arg[i].Name}
+				}
+			}
+			up := ix.Update(arg, from)
+			sameSearches(t, r, up, rank.NewIndex(next), len(next), queries)
+			docs, ix = next, up
+		}
+	}
+}
