@@ -346,8 +346,8 @@ func appendURun(dst, s []byte, i int) (out []byte, next, units, astral int) {
 				break
 			}
 			r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-			dst = append(dst, 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
-			units += 2
+			// The four bytes of UTF-8 in one store, first byte lowest.
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(0xF0|r>>18)|uint32(0x80|r>>12&0x3F)<<8|uint32(0x80|r>>6&0x3F)<<16|uint32(0x80|r&0x3F)<<24)
 			astral++
 			i += 12
 			continue
@@ -356,14 +356,14 @@ func appendURun(dst, s []byte, i int) (out []byte, next, units, astral int) {
 		case r < 0x80:
 			dst = append(dst, byte(r))
 		case r < 0x800:
-			dst = append(dst, 0xC0|byte(r>>6), 0x80|byte(r)&0x3F)
+			dst = binary.LittleEndian.AppendUint16(dst, uint16(0xC0|r>>6)|uint16(0x80|r&0x3F)<<8)
 		default:
 			dst = append(dst, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 		}
 		units++
 		i += 6
 	}
-	return dst, i, units, astral
+	return dst, i, units + 2*astral, astral
 }
 
 // hexRune decodes four hexadecimal digits (either case), or is negative if one is not.
