@@ -27,11 +27,6 @@ func (t *tape) string(src []byte, i int, lim tapeLimits) (int, error) {
 		t.toks = append(t.toks, token{kind: kString, off: int32(start), end: int32(j), n: int32(j - start), next: int32(len(t.toks) + 1)})
 		return j + 1, nil
 	}
-	return t.longString(src, start, j, lim)
-}
-
-// longString is string past its plain prefix src[start:j].
-func (t *tape) longString(src []byte, start, j int, lim tapeLimits) (int, error) {
 	off := len(t.arena)
 	arena, s, f := jsonlex.DecodeStringFrom(t.arena, src, start, j)
 	if f != jsonlex.None {
