@@ -5,6 +5,7 @@ package jsonlex
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -131,9 +132,28 @@ func (s *String) count(astral bool) {
 // text is b[i+1:s.End-1] itself. The decoded text is never longer than the raw, and
 // with room in dst it allocates nothing. On a fault, dst may hold a partial decoding.
 func DecodeString(dst, b []byte, i int) ([]byte, String, Fault) {
-	var s String
-	start := i + 1
-	for i = start; ; {
+	i++
+	return DecodeStringFrom(dst, b, i, i)
+}
+
+// PlainPrefix returns the index of the first byte of b[i:i+8] that is not plain
+// (printable ASCII other than the quote and the backslash), or i+8 when all eight are,
+// or i when fewer than eight bytes remain. It is small enough to inline, so a reader
+// can finish a short string without a call and hand the rest to DecodeStringFrom.
+func PlainPrefix(b []byte, i int) int {
+	if i < 0 || len(b)-i < 8 {
+		return i
+	}
+	m := special(binary.LittleEndian.Uint64(b[i:]))
+	return i + bits.TrailingZeros64(m)>>3 // 8 when m == 0
+}
+
+// DecodeStringFrom is DecodeString resumed inside the string: b[start-1] is the
+// opening quote and b[start:i] is text the caller already found plain (PlainPrefix),
+// which is not read again.
+func DecodeStringFrom(dst, b []byte, start, i int) ([]byte, String, Fault) {
+	s := String{Units: i - start}
+	for {
 		j := plainRun(b, i)
 		s.Units += j - i
 		i = j
@@ -259,6 +279,16 @@ func plainRun(b []byte, i int) int {
 	return i
 }
 
+// special flags the high bit of each byte of x (eight bytes of a string, little-endian)
+// that is below 0x20, the quote, the backslash or at least 0x80. A borrow may also flag
+// a byte above a flagged one, never one below: the lowest flag is exact.
+func special(x uint64) uint64 {
+	return ((x - lo8*0x20) | ((x ^ lo8*'"') - lo8) | ((x ^ lo8*'\\') - lo8) | x) & hi8
+}
+
+// lo8 and hi8 repeat 0x01 and 0x80 in every byte of a word.
+const lo8, hi8 = 0x0101010101010101, 0x8080808080808080
+
 // plain marks the bytes plainRun skips.
 var plain = func() (t [256]bool) {
 	for c := 0x20; c < 0x80; c++ {
@@ -316,8 +346,8 @@ func appendURun(dst, s []byte, i int) (out []byte, next, units, astral int) {
 				break
 			}
 			r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-			dst = append(dst, 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
-			units += 2
+			// The four bytes of UTF-8 in one store, first byte lowest.
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(0xF0|r>>18)|uint32(0x80|r>>12&0x3F)<<8|uint32(0x80|r>>6&0x3F)<<16|uint32(0x80|r&0x3F)<<24)
 			astral++
 			i += 12
 			continue
@@ -326,14 +356,14 @@ func appendURun(dst, s []byte, i int) (out []byte, next, units, astral int) {
 		case r < 0x80:
 			dst = append(dst, byte(r))
 		case r < 0x800:
-			dst = append(dst, 0xC0|byte(r>>6), 0x80|byte(r)&0x3F)
+			dst = binary.LittleEndian.AppendUint16(dst, uint16(0xC0|r>>6)|uint16(0x80|r&0x3F)<<8)
 		default:
 			dst = append(dst, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 		}
 		units++
 		i += 6
 	}
-	return dst, i, units, astral
+	return dst, i, units + 2*astral, astral
 }
 
 // hexRune decodes four hexadecimal digits (either case), or is negative if one is not.

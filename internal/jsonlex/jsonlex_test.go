@@ -103,6 +103,11 @@ func TestScanString(t *testing.T) {
 		{`"\u0041\u00e9`, Unterminated, String{}},
 		{"\"\\u0041\x01\"", Control, String{}},
 		{"\"\\u0041\xff\"", BadUTF8, String{}},
+		// Long plain runs, read sixteen and eight bytes at a time, ended at each offset.
+		{`"0123456789abcdefghijklmnopqrstuvwxyz0123456789"`, None, String{End: 48, Units: 46}},
+		{`"0123456789abcdefghijklmnopqrstu\"x"`, None, String{End: 36, Units: 33, Escaped: true}},
+		{"\"0123456789abcdefghijklmnopq\x7fé\"", None, String{End: 32, Units: 29}},
+		{"\"0123456789abcdefghijklmnopqrstuvw\x1f\"", Control, String{}},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, f := ScanString([]byte(tc.in), 0)
@@ -124,6 +129,12 @@ func TestScanString(t *testing.T) {
 			}
 			if string(dst) != want {
 				t.Errorf("DecodeString(pre, %q) = %q, want %q", tc.in, dst, want)
+			}
+			// Resumed past the plain prefix, it reads and decodes the same.
+			j := PlainPrefix([]byte(tc.in), 1)
+			dst2, got2, f2 := DecodeStringFrom([]byte("pre"), []byte(tc.in), 1, j)
+			if f2 != f || got2 != got || string(dst2) != want {
+				t.Errorf("DecodeStringFrom(pre, %q, 1, %d) = %q, %+v, %d, want %q, %+v, %d", tc.in, j, dst2, got2, f2, want, got, f)
 			}
 		})
 	}
@@ -225,6 +236,31 @@ func TestSkipValue(t *testing.T) {
 	}
 }
 
+func TestPlainPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		i, want int
+	}{
+		{`"abcdefgh"`, 1, 9},      // eight plain bytes
+		{`"abc"defgh`, 1, 4},      // the quote
+		{`"a\bcdefgh`, 1, 2},      // the backslash
+		{"\"abcd\x1fefgh", 1, 5},  // a control character
+		{"\"abcdef\x7fg", 1, 9},   // DEL is plain
+		{"\"abcdefg\x80", 1, 8},   // a byte from 0x80
+		{"\"\xffbcdefgh", 1, 1},   // flagged first
+		{"\"ab\x1f\"cdefg", 1, 3}, // a borrow flags the next byte, not this one
+		{`"abcdefg`, 1, 1},        // fewer than eight bytes: no progress
+		{`"abcdefgh`, 9, 9},       // none at all
+		{`"abcdefgh`, -1, -1},     // out of range: no progress
+	} {
+		t.Run(fmt.Sprintf("%q@%d", tc.in, tc.i), func(t *testing.T) {
+			if got := PlainPrefix([]byte(tc.in), tc.i); got != tc.want {
+				t.Errorf("PlainPrefix(%q, %d) = %d, want %d", tc.in, tc.i, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestNoAllocations(t *testing.T) {
 	src := []byte(`"a\u00e9\ud83d\ude00\n and some plain text"`)
 	content := src[1 : len(src)-1]
@@ -251,6 +287,7 @@ func BenchmarkScanString(b *testing.B) {
 	for _, tc := range []struct{ name, s string }{
 		{"plain32", `"` + strings.Repeat("abcd", 8) + `"`},
 		{"escaped32", `"` + strings.Repeat(`ab\n\u00e9`, 4) + `"`},
+		{"plain4096", `"` + strings.Repeat("abcd", 1024) + `"`},
 	} {
 		src := []byte(tc.s)
 		b.Run(tc.name, func(b *testing.B) {
@@ -270,6 +307,7 @@ func BenchmarkDecodeString(b *testing.B) {
 		{"plain32", `"` + strings.Repeat("abcd", 8) + `"`},
 		{"escaped32", `"` + strings.Repeat(`ab\n\u00e9`, 4) + `"`},
 		{"uRun1024", `"` + strings.Repeat(`\u00e9\ud83d\ude00`, 1024) + `"`},
+		{"plain4096", `"` + strings.Repeat("abcd", 1024) + `"`},
 	} {
 		src := []byte(tc.s)
 		dst := make([]byte, 0, len(src))
@@ -355,6 +393,10 @@ func FuzzScanString(f *testing.F) {
 		dst, ds, dfault := DecodeString([]byte("pre"), src, 0)
 		if dfault != fault || fault == None && ds != s {
 			t.Fatalf("DecodeString(%q) = %+v, %d; ScanString %+v, %d", src, ds, dfault, s, fault)
+		}
+		j := PlainPrefix(src, 1)
+		if dst2, ds2, f2 := DecodeStringFrom([]byte("pre"), src, 1, j); f2 != dfault || f2 == None && (ds2 != ds || string(dst2) != string(dst)) {
+			t.Fatalf("DecodeStringFrom(%q, 1, %d) = %q, %+v, %d; DecodeString %q, %+v, %d", src, j, dst2, ds2, f2, dst, ds, dfault)
 		}
 		if fault == None && !s.Escaped && string(dst) != "pre" {
 			t.Fatalf("DecodeString(pre, %q) = %q without an escape", src, dst)
