@@ -22,57 +22,91 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 	if len(from) != len(docs) {
 		panic("rank: Update: len(from) != len(docs)")
 	}
-	p := ix.p
-	nu := &Index{n: len(docs), p: p, order: nameOrder(docs), whole: ix.whole, surface: ix.surface, pair: ix.pair}
+	nu := &Index{n: len(docs), p: ix.p, order: nameOrder(docs), whole: ix.whole, surface: ix.surface, pair: ix.pair}
+	u := &updater{ix: ix, nu: nu}
+	u.remapDocs(from)
+	u.analyse(docs, from)
+	u.listSources()
+	u.bucketNews()
+	u.merge()
+	if dead := nu.deadTerms(); dead > 0 && dead*4 >= len(nu.terms) {
+		nu = nu.compact()
+	}
+	nu.initPool()
+	return nu
+}
 
-	// remap[d] is the new doc of ix's doc d, noTerm when d is gone.
-	remap := make([]uint32, ix.n)
-	for d := range remap {
-		remap[d] = noTerm
+// updater is the state of one Update, built phase by phase: which old doc becomes
+// which new one, the new docs' postings, the lists to write and where each starts.
+type updater struct {
+	ix, nu *Index
+
+	remap    []uint32 // remap[d] is the new doc of ix's doc d, noTerm when d is gone
+	monotone bool     // kept docs keep their relative order
+	news     []added  // the new docs' postings, in doc order
+	terms    int      // ids of terms, ix's and the new ones
+	src      []uint32 // src[l] is the list of ix whose kept postings list l starts from, or noTerm
+	start    []int    // news of list l are bucket[start[l]:start[l+1]]
+	bucket   []posting
+}
+
+// added is one posting of a new doc: its term and whether the doc holds the term in
+// its parameters alone.
+type added struct {
+	id   uint32
+	only bool
+	e    posting
+}
+
+// remapDocs numbers ix's docs in the new index from from (see Update).
+func (u *updater) remapDocs(from []int) {
+	u.remap = make([]uint32, u.ix.n)
+	for d := range u.remap {
+		u.remap[d] = noTerm
 	}
 	for i, d := range from {
 		if d < 0 {
 			continue
 		}
-		if d >= ix.n || remap[d] != noTerm {
+		if d >= u.ix.n || u.remap[d] != noTerm {
 			panic("rank: Update: from names a doc out of range or twice")
 		}
-		remap[d] = uint32(i)
+		u.remap[d] = uint32(i)
 	}
-	monotone, last := true, -1
-	for _, i := range remap {
+	u.monotone = true
+	last := -1
+	for _, i := range u.remap {
 		if i != noTerm {
-			monotone = monotone && int(i) > last
+			u.monotone = u.monotone && int(i) > last
 			last = int(i)
 		}
 	}
+}
 
-	// The new docs' postings, in doc order, each with its term and whether the doc
-	// holds the term in its parameters alone.
-	type added struct {
-		id   uint32
-		only bool
-		e    posting
-	}
-	var news []added
-	v := newInverter(p, ix.terms, make(map[string]uint32))
-	emit := func(id uint32, e posting, only bool) { news = append(news, added{id, only && !p.Joined, e}) }
+// analyse analyses the new docs (from[i] < 0) into u.news and gives nu its term
+// dictionary: ix's, shared while no term is new.
+func (u *updater) analyse(docs []Doc, from []int) {
+	p := u.ix.p
+	v := newInverter(p, u.ix.terms, make(map[string]uint32))
+	emit := func(id uint32, e posting, only bool) { u.news = append(u.news, added{id, only && !p.Joined, e}) }
 	for i, d := range docs {
 		if from[i] < 0 {
 			v.doc(i, d, emit)
 		}
 	}
-	nu.terms = ix.terms // read only, so shared while no term is new
+	u.nu.terms = u.ix.terms
 	if len(v.terms) > 0 {
-		nu.terms = maps.Clone(ix.terms)
-		maps.Copy(nu.terms, v.terms)
+		u.nu.terms = maps.Clone(u.ix.terms)
+		maps.Copy(u.nu.terms, v.terms)
 	}
+	u.terms = int(v.next)
+}
 
-	// The lists: one per term (ix's ids, then the new terms'), then one per term with
-	// docs holding it in their parameters alone, ix's first. src[l] is the list of ix
-	// whose kept postings list l starts from, noTerm if none.
-	terms := int(v.next)
-	src := make([]uint32, terms, terms+len(ix.off))
+// listSources decides nu's lists: one per term (ix's ids, then the new terms'), then
+// one per term with docs holding it in their parameters alone, ix's first.
+func (u *updater) listSources() {
+	ix := u.ix
+	src := make([]uint32, u.terms, u.terms+len(ix.off))
 	for t := range src {
 		src[t] = noTerm
 		if t < len(ix.terms) {
@@ -80,8 +114,8 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 		}
 	}
 	var paramOnly []uint32
-	if len(ix.paramOnly) > 0 || slices.ContainsFunc(news, func(a added) bool { return a.only }) {
-		paramOnly = make([]uint32, terms)
+	if len(ix.paramOnly) > 0 || slices.ContainsFunc(u.news, func(a added) bool { return a.only }) {
+		paramOnly = make([]uint32, u.terms)
 		for t := range paramOnly {
 			paramOnly[t] = noTerm
 			if t < len(ix.paramOnly) && ix.paramOnly[t] != noTerm {
@@ -89,40 +123,50 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 				src = append(src, ix.paramOnly[t])
 			}
 		}
-		for _, a := range news {
+		for _, a := range u.news {
 			if a.only && paramOnly[a.id] == noTerm {
 				paramOnly[a.id] = uint32(len(src))
 				src = append(src, noTerm)
 			}
 		}
 	}
-	nu.paramOnly = paramOnly
+	u.nu.paramOnly = paramOnly
+	u.src = src
+}
 
-	// Bucket the new postings by list, keeping doc order within each.
-	start := make([]int, len(src)+1)
-	listOf := func(a added) uint32 {
-		if a.only {
-			return paramOnly[a.id]
-		}
-		return a.id
+// listOf answers the list of nu a new posting joins.
+func (u *updater) listOf(a added) uint32 {
+	if a.only {
+		return u.nu.paramOnly[a.id]
 	}
-	for _, a := range news {
-		start[listOf(a)+1]++
+	return a.id
+}
+
+// bucketNews buckets the new postings by list, keeping doc order within each.
+func (u *updater) bucketNews() {
+	u.start = make([]int, len(u.src)+1)
+	for _, a := range u.news {
+		u.start[u.listOf(a)+1]++
 	}
-	for l := range src {
-		start[l+1] += start[l]
+	for l := range u.src {
+		u.start[l+1] += u.start[l]
 	}
-	bucket := make([]posting, len(news))
-	fill := slices.Clone(start[:len(src)])
-	for _, a := range news {
-		l := listOf(a)
-		bucket[fill[l]] = a.e
+	u.bucket = make([]posting, len(u.news))
+	fill := slices.Clone(u.start[:len(u.src)])
+	for _, a := range u.news {
+		l := u.listOf(a)
+		u.bucket[fill[l]] = a.e
 		fill[l]++
 	}
+}
 
-	// Kept docs keep their numbers when none moved (docs changed in place, or removed
-	// from the end): then a list no new doc joins and no gone doc held is ix's, copied
-	// in bulk with its largest saturation and, over as many docs, its bitset.
+// merge writes each list of nu: its kept postings from ix merged with its new ones,
+// into arrays sized for all of ix's postings and the new ones (trimmed if many went).
+// Kept docs keep their numbers when none moved (docs changed in place, or removed from
+// the end): then a list no new doc joins and no gone doc held is ix's, copied in bulk
+// with its largest saturation and, over as many docs, its bitset.
+func (u *updater) merge() {
+	ix, nu, remap := u.ix, u.nu, u.remap
 	inPlace := true
 	var gone []uint32 // ix's docs gone, ascending
 	for d, nd := range remap {
@@ -134,84 +178,84 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 	}
 	shareDense := inPlace && nu.n == ix.n
 	var runs []run
-	if monotone {
+	if u.monotone {
 		runs = runsOf(remap)
 	}
 	words := (nu.n + 63) / 64
 
-	// Merge each list's kept postings with its new ones, into arrays sized for all of
-	// ix's postings and the new ones (trimmed below if many went).
-	room := len(ix.docs) + len(news)
-	nu.off = make([]uint32, len(src)+1)
+	room := len(ix.docs) + len(u.news)
+	nu.off = make([]uint32, len(u.src)+1)
 	nu.docs = make([]uint32, room)
 	nu.sat = make([]float32, room)
-	nu.maxSat = make([]float32, len(src))
-	nu.dense = make([]denseSet, len(src))
-	out, outSat := nu.docs, nu.sat
+	nu.maxSat = make([]float32, len(u.src))
+	nu.dense = make([]denseSet, len(u.src))
 	at := 0 // the next posting of nu
-	for l, s := range src {
+	for l, s := range u.src {
 		nu.off[l] = uint32(at)
-		fresh := bucket[start[l]:start[l+1]]
-		if s != noTerm && inPlace && len(fresh) == 0 && !ix.holdsAny(s, gone, remap) {
+		fresh := u.bucket[u.start[l]:u.start[l+1]]
+		switch {
+		case s != noTerm && inPlace && len(fresh) == 0 && !ix.holdsAny(s, gone, remap):
 			lo, hi := ix.off[s], ix.off[s+1]
-			copy(outSat[at:], ix.sat[lo:hi])
-			at += copy(out[at:], ix.docs[lo:hi])
+			copy(nu.sat[at:], ix.sat[lo:hi])
+			at += copy(nu.docs[at:], ix.docs[lo:hi])
 			nu.maxSat[l] = ix.maxSat[s]
 			if shareDense {
 				nu.dense[l] = ix.dense[s]
 			} else {
-				nu.dense[l] = summary(out[nu.off[l]:at], words)
+				nu.dense[l] = summary(nu.docs[nu.off[l]:at], words)
 			}
-			continue
-		}
-		if s != noTerm && monotone && (len(runs)+len(fresh))*8 < int(ix.off[s+1]-ix.off[s]) {
+		case s != noTerm && u.monotone && (len(runs)+len(fresh))*8 < int(ix.off[s+1]-ix.off[s]):
 			at = ix.patch(s, l, at, runs, fresh, nu, shareDense)
-			continue
+		default:
+			at = u.mergeList(s, l, at, fresh, words)
 		}
-		if s != noTerm {
-			lo, hi := ix.off[s], ix.off[s+1]
-			sat := ix.sat[lo:hi]
-			for k, d := range ix.docs[lo:hi] {
-				nd := remap[d]
-				if nd == noTerm {
-					continue
-				}
-				for len(fresh) > 0 && fresh[0].doc < nd {
-					out[at], outSat[at] = fresh[0].doc, fresh[0].sat
-					at++
-					fresh = fresh[1:]
-				}
-				out[at], outSat[at] = nd, sat[k]
-				at++
-			}
-		}
-		for _, e := range fresh {
-			out[at], outSat[at] = e.doc, e.sat
-			at++
-		}
-		list := outSat[nu.off[l]:at]
-		if !monotone {
-			sortPostings(out[nu.off[l]:at], list)
-		}
-		m := float32(0)
-		for _, x := range list {
-			if x > m {
-				m = x
-			}
-		}
-		nu.maxSat[l] = m
-		nu.dense[l] = summary(out[nu.off[l]:at], words)
 	}
-	nu.off[len(src)] = uint32(at)
+	nu.off[len(u.src)] = uint32(at)
 	nu.docs, nu.sat = nu.docs[:at:at], nu.sat[:at:at]
 	if at < room-room/8 {
 		nu.docs, nu.sat = slices.Clone(nu.docs), slices.Clone(nu.sat)
 	}
-	if dead := nu.deadTerms(); dead > 0 && dead*4 >= len(nu.terms) {
-		nu = nu.compact()
+}
+
+// mergeList writes list l of nu, starting at posting at, from list s of ix (none when
+// s is noTerm), renumbered posting by posting, and fresh; it returns the next posting.
+func (u *updater) mergeList(s uint32, l, at int, fresh []posting, words int) int {
+	ix, nu := u.ix, u.nu
+	out, outSat := nu.docs, nu.sat
+	if s != noTerm {
+		lo, hi := ix.off[s], ix.off[s+1]
+		sat := ix.sat[lo:hi]
+		for k, d := range ix.docs[lo:hi] {
+			nd := u.remap[d]
+			if nd == noTerm {
+				continue
+			}
+			for len(fresh) > 0 && fresh[0].doc < nd {
+				out[at], outSat[at] = fresh[0].doc, fresh[0].sat
+				at++
+				fresh = fresh[1:]
+			}
+			out[at], outSat[at] = nd, sat[k]
+			at++
+		}
 	}
-	nu.initPool()
-	return nu
+	for _, e := range fresh {
+		out[at], outSat[at] = e.doc, e.sat
+		at++
+	}
+	list := outSat[nu.off[l]:at]
+	if !u.monotone {
+		sortPostings(out[nu.off[l]:at], list)
+	}
+	m := float32(0)
+	for _, x := range list {
+		if x > m {
+			m = x
+		}
+	}
+	nu.maxSat[l] = m
+	nu.dense[l] = summary(out[nu.off[l]:at], words)
+	return at
 }
 
 // A run is a stretch of ix's docs, up to end (exclusive) from the last run's end, that
