@@ -90,7 +90,8 @@ func BenchmarkNewCatalogFloor(b *testing.B) {
 }
 
 // BenchmarkNewCatalogIncremental measures swapping in a new version of the 10,000-tool
-// catalog with 10 tools changed, built with the current version as Previous.
+// catalog, built with the current version as Previous: 10 tools whose text changed under
+// the same names ("changed"), or 10 tools gone and 10 others come ("replaced").
 func BenchmarkNewCatalogIncremental(b *testing.B) {
 	const n, changed = 10000, 10
 	tools := catalogTools(n)
@@ -98,18 +99,43 @@ func BenchmarkNewCatalogIncremental(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	next := slices.Clone(tools)
-	r := rand.New(rand.NewPCG(14, 10))
-	for _, i := range r.Perm(n)[:changed] {
-		next[i], _, _ = genTool(r, i, 1000+r.IntN(6000)) // the same name, other text
+	for _, keepName := range []bool{true, false} {
+		name := map[bool]string{true: "changed", false: "replaced"}[keepName]
+		b.Run(name, func(b *testing.B) {
+			next := slices.Clone(tools)
+			r := rand.New(rand.NewPCG(14, 10))
+			for _, i := range r.Perm(n)[:changed] {
+				next[i], _, _ = genTool(r, i, 1000+r.IntN(6000))
+				if keepName {
+					next[i] = renamed(b, next[i], tools[i])
+				}
+			}
+			opts := *catalogOpts
+			opts.Previous = prev
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				if _, err := discovery.NewCatalog(next, &opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
-	opts := *catalogOpts
-	opts.Previous = prev
-	b.ReportAllocs()
-	defer reportCPU(b)()
-	for b.Loop() {
-		if _, err := discovery.NewCatalog(next, &opts); err != nil {
-			b.Fatal(err)
-		}
+}
+
+// renamed returns tool with the name of like.
+func renamed(b *testing.B, tool, like json.RawMessage) json.RawMessage {
+	var t, l map[string]any
+	if err := json.Unmarshal(tool, &t); err != nil {
+		b.Fatal(err)
 	}
+	if err := json.Unmarshal(like, &l); err != nil {
+		b.Fatal(err)
+	}
+	t["name"] = l["name"]
+	out, err := json.Marshal(t)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
 }
