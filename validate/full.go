@@ -41,13 +41,16 @@ type FullOptions struct {
 // the arguments itself and hands the library float64 values chosen so that equal
 // float64 values mean equal numbers: a number sharing its nearest float64 with a
 // different number (of the arguments, or of the schema's enum and const values) moves
-// to the nearest float64 no other number uses, so enum, const and uniqueItems compare
-// numbers exactly (8,000 distinct 30-digit decimals are unique; 1, 1.0 and 1e0 are
-// equal). A schema whose enum and const values hold two different numbers sharing a
-// float64 answers an *UnsupportedError for that keyword. The numeric bounds,
-// multipleOf and "integer" stay float64 comparisons, as in the library; a number
-// beyond float64's range answers ErrLimit. Patterns run with Go's regexp syntax as
-// written.
+// to the nearest float64 no other number uses, on its own side of the schema's value
+// or else of the number that float64 prints as, so enum, const and uniqueItems
+// compare numbers exactly (8,000 distinct 30-digit decimals are unique; 1, 1.0 and
+// 1e0 are equal) and a bound at that float64 ("maximum": 1 against
+// 0.99999999999999999999) gives the verdict it gives the number alone. A schema whose
+// enum and const values hold two different numbers sharing a float64 answers an
+// *UnsupportedError for that keyword. The numeric bounds, multipleOf and "integer"
+// stay float64 comparisons, as in the library (1e-400 is 0, an integer); a number
+// beyond float64's range, or one that would move past it, answers ErrLimit. Patterns
+// run with Go's regexp syntax as written.
 //
 // Work budget (SPEC PERF-4): before the library runs, NewFull estimates its work from
 // the arguments and the schema, applying the schemas as the library would and

@@ -27,12 +27,13 @@ func plainDigits(lit []byte) bool {
 }
 
 // floats answers the float64 each number token of t decodes to: its nearest float64,
-// except that when different numbers share a nearest float64, all but one of them
-// (the schema's own value, else the one a float64 prints as, else the least) move to
-// the nearest float64 values no other number uses, on their own side, so equal
-// float64 values mean equal numbers. Other keywords (bounds, multipleOf, "integer")
-// see float64 values, as in the library, within a few units in the last place of
-// the number's own value. ok is false for a number beyond float64's range.
+// except that when different numbers share a nearest float64 f, those that differ
+// from its owner (the schema's enum or const value at f, else the number f prints
+// as) move to the nearest float64 values no other number uses, above f if they are
+// above the owner and below it if below, so equal float64 values mean equal numbers.
+// Other keywords (bounds, multipleOf, "integer") see float64 values, as in the
+// library, moved by at most as many units in the last place as numbers share f. ok
+// is false for a number beyond float64's range, or one that would move past it.
 func (x *exactNumbers) floats(t *tape, nums []int32) (map[int32]float64, bool) {
 	out := make(map[int32]float64, len(nums))
 	fast := x.plain
@@ -83,15 +84,10 @@ func (x *exactNumbers) separate(t *tape, nums []int32, out map[int32]float64) bo
 		}
 		slices.SortFunc(g, cmpTok)
 		if !hasOwner {
-			// The number a float64 prints as, else the least.
-			owner = parseDecimal(t.lit(g[0]))
-			short := parseDecimal([]byte(strconv.FormatFloat(f, 'g', -1, 64)))
-			for _, i := range g {
-				if d := parseDecimal(t.lit(i)); cmpDecimal(&d, &short) == 0 {
-					owner = d
-					break
-				}
-			}
+			// The number f prints as, which a schema's bound at f is spelled as: numbers
+			// equal to it keep f, the others move away on their own side of it, so
+			// they compare with f as exactly as they would alone.
+			owner = parseDecimal([]byte(strconv.FormatFloat(f, 'g', -1, 64)))
 		}
 		// Above the owner, upwards in increasing order; below it, downwards in
 		// decreasing order; equal numbers share one new value.
