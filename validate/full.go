@@ -60,7 +60,7 @@ type FullOptions struct {
 // compared, per node hashed for uniqueItems, and a pattern's worst case ((bytes + 1)
 // × the program's instructions). The charges are the library's measured costs (an
 // application to a number about 775 ns, an object member 2.4 µs, an enum comparison
-// 128 ns, a uniqueItems item up to 3 µs), in steps of at most about 75 ns, so
+// up to 300 ns, a uniqueItems item up to 3 µs), in steps of at most about 75 ns, so
 // Limits.MaxSteps (65,536) is about 5 ms. Arguments whose estimate passes MaxSteps
 // answer ErrLimit at once: 3,000 enum values × 3,000 items (1.2 s of library CPU
 // time), references that apply one schema 2^14 times, 250,000 characters against a
