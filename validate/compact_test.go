@@ -185,13 +185,7 @@ func TestRetained(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures the heap")
 	}
-	r := rand.New(rand.NewPCG(14, 2000))
-	gen := make([][]byte, 2000)
-	size := 0
-	for k := range gen {
-		gen[k] = genSchema(r, 1000+r.IntN(6000))
-		size += len(gen[k])
-	}
+	gen, size := genSchemas(2000)
 	c := NewCompiler(nil)
 	heap := retainedHeap(func() any {
 		vs := make([]Validator, len(gen))

@@ -275,13 +275,11 @@ func BenchmarkStepCorpus(b *testing.B) {
 		args := []byte(tc.args)
 		b.Run(strings.ReplaceAll(tc.name, " ", "_"), func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0, ok := processCPU()
-			for b.Loop() {
-				v.Validate(args)
-			}
-			if cpu1, _ := processCPU(); ok {
-				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-			}
+			reportCPU(b, func() {
+				for b.Loop() {
+					v.Validate(args)
+				}
+			})
 		})
 	}
 }

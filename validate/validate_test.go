@@ -482,13 +482,11 @@ func BenchmarkWorstCase(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(args)))
-	cpu0, ok := processCPU()
-	for b.Loop() {
-		v.Validate(args)
-	}
-	if cpu1, _ := processCPU(); ok {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-	}
+	reportCPU(b, func() {
+		for b.Loop() {
+			v.Validate(args)
+		}
+	})
 }
 
 // BenchmarkAdversarial times each case of the adversarial table.
@@ -505,13 +503,11 @@ func BenchmarkAdversarial(b *testing.B) {
 		args := []byte(tc.args)
 		b.Run(strings.ReplaceAll(tc.name, " ", "_"), func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0, ok := processCPU()
-			for b.Loop() {
-				v.Validate(args)
-			}
-			if cpu1, _ := processCPU(); ok {
-				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-			}
+			reportCPU(b, func() {
+				for b.Loop() {
+					v.Validate(args)
+				}
+			})
 		})
 	}
 }
