@@ -489,7 +489,8 @@ func BenchmarkWorstCase(b *testing.B) {
 	})
 }
 
-// BenchmarkAdversarial times each case of the adversarial table.
+// BenchmarkAdversarial times each case of the adversarial table and reports the work
+// steps it spends (steps/op; a refused case spends them up to the budget).
 func BenchmarkAdversarial(b *testing.B) {
 	c := NewCompiler(nil)
 	for _, tc := range adversarialCases() {
@@ -508,6 +509,8 @@ func BenchmarkAdversarial(b *testing.B) {
 					v.Validate(args)
 				}
 			})
+			steps, _ := v.(*program).run(args)
+			b.ReportMetric(float64(steps), "steps/op")
 		})
 	}
 }
