@@ -171,7 +171,7 @@ func (v *fullValidator) Validate(args []byte) error {
 	if !ok {
 		return &limitError{what: "number beyond float64 range"}
 	}
-	if err := v.rs.Validate(fullValue(&st.t, 0, floats)); err != nil {
+	if err := v.rs.Validate(fullValue(&st.t, 0, func(i int32) any { return floats[i] })); err != nil {
 		return &ValidationError{Keyword: fullKeyword(err.Error())}
 	}
 	return nil

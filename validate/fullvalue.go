@@ -210,8 +210,8 @@ func newExactNumbers(g *refGraph) (*exactNumbers, error) {
 }
 
 // fullValue builds the value the library validates from value i of t: nil, bool,
-// float64 (from nums), string, []any and map[string]any, as encoding/json decodes.
-func fullValue(t *tape, i int32, nums map[int32]float64) any {
+// num(token) for a number, string, []any and map[string]any, as encoding/json decodes.
+func fullValue(t *tape, i int32, num func(int32) any) any {
 	tk := &t.toks[i]
 	switch tk.kind {
 	case kNull:
@@ -221,19 +221,19 @@ func fullValue(t *tape, i int32, nums map[int32]float64) any {
 	case kFalse:
 		return false
 	case kNumber:
-		return nums[i]
+		return num(i)
 	case kString:
 		return string(t.str(i))
 	case kArray:
 		out := make([]any, 0, tk.n)
 		for e := i + 1; e < tk.next; e = t.toks[e].next {
-			out = append(out, fullValue(t, e, nums))
+			out = append(out, fullValue(t, e, num))
 		}
 		return out
 	}
 	out := make(map[string]any, tk.n)
 	for j, m := i+1, int32(0); m < tk.n; m++ {
-		out[string(t.str(j))] = fullValue(t, j+1, nums)
+		out[string(t.str(j))] = fullValue(t, j+1, num)
 		j = t.toks[j+1].next
 	}
 	return out
