@@ -20,7 +20,7 @@ import (
 func TestFullBudget(t *testing.T) {
 	refused := map[string]bool{
 		"pattern": true, "uniqueItems": true, "uniqueItems30digits": true, "items": true,
-		"objects": true, "enum3000x3000": true, "fanout": true,
+		"objects": true, "enum3000x3000": true, "fanout": true, "numbers30digits": true,
 	}
 	c := NewFull(nil)
 	for _, tc := range fullHeavyCases() {

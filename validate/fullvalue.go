@@ -26,6 +26,21 @@ func plainDigits(lit []byte) bool {
 	return d.zero() || d.sig1-d.sig0 <= 15 && d.exp > -300 && d.exp < 300
 }
 
+// plainFor reports whether the numbers nums of t and the schema's own values all have
+// at most 15 significant digits, so none shares a float64 with another: floats then
+// moves nothing, and the work budget charges nothing for it.
+func (x *exactNumbers) plainFor(t *tape, nums []int32) bool {
+	if !x.plain {
+		return false
+	}
+	for _, i := range nums {
+		if !plainDigits(t.lit(i)) {
+			return false
+		}
+	}
+	return true
+}
+
 // floats answers the float64 each number token of t decodes to: its nearest float64,
 // except that when different numbers share a nearest float64 f, those that differ
 // from its owner (the schema's enum or const value at f, else the number f prints
@@ -34,20 +49,17 @@ func plainDigits(lit []byte) bool {
 // Other keywords (bounds, multipleOf, "integer") see float64 values, as in the
 // library, moved by at most as many units in the last place as numbers share f. ok
 // is false for a number beyond float64's range, or one that would move past it.
-func (x *exactNumbers) floats(t *tape, nums []int32) (map[int32]float64, bool) {
+// plain is plainFor(t, nums), which the caller has charged by.
+func (x *exactNumbers) floats(t *tape, nums []int32, plain bool) (map[int32]float64, bool) {
 	out := make(map[int32]float64, len(nums))
-	fast := x.plain
 	for _, i := range nums {
 		f, err := strconv.ParseFloat(string(t.lit(i)), 64)
 		if err != nil {
 			return nil, false
 		}
 		out[i] = f
-		if fast && !plainDigits(t.lit(i)) {
-			fast = false
-		}
 	}
-	if fast {
+	if plain {
 		return out, true
 	}
 	if !x.separate(t, nums, out) {
