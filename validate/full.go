@@ -41,23 +41,27 @@ type FullOptions struct {
 // the arguments itself and hands the library float64 values chosen so that equal
 // float64 values mean equal numbers: a number sharing its nearest float64 with a
 // different number (of the arguments, or of the schema's enum and const values) moves
-// to the nearest float64 no other number uses, so enum, const and uniqueItems compare
-// numbers exactly (8,000 distinct 30-digit decimals are unique; 1, 1.0 and 1e0 are
-// equal). A schema whose enum and const values hold two different numbers sharing a
-// float64 answers an *UnsupportedError for that keyword. The numeric bounds,
-// multipleOf and "integer" stay float64 comparisons, as in the library; a number
-// beyond float64's range answers ErrLimit. Patterns run with Go's regexp syntax as
-// written.
+// to the nearest float64 no other number uses, on its own side of the schema's value
+// or else of the number that float64 prints as, so enum, const and uniqueItems
+// compare numbers exactly (8,000 distinct 30-digit decimals are unique; 1, 1.0 and
+// 1e0 are equal) and a bound at that float64 ("maximum": 1 against
+// 0.99999999999999999999) gives the verdict it gives the number alone. A schema whose
+// enum and const values hold two different numbers sharing a float64 answers an
+// *UnsupportedError for that keyword. The numeric bounds, multipleOf and "integer"
+// stay float64 comparisons, as in the library (1e-400 is 0, an integer); a number
+// beyond float64's range, or one that would move past it, answers ErrLimit. Patterns
+// run with Go's regexp syntax as written.
 //
 // Work budget (SPEC PERF-4): before the library runs, NewFull estimates its work from
 // the arguments and the schema, applying the schemas as the library would and
 // assuming every applicator applies (every anyOf branch, then and else, every
 // patternProperties schema), so the estimate is an upper bound: per argument node
 // decoded, per schema applied to a value and per object member, per enum value
-// compared, per node hashed for uniqueItems, and a pattern's worst case ((bytes + 1)
-// × the program's instructions). The charges are the library's measured costs (an
+// compared, per node hashed for uniqueItems, a pattern's worst case ((bytes + 1)
+// × the program's instructions), and per argument number when some number has more
+// than 15 significant digits (moving numbers apart, above). The charges are the library's measured costs (an
 // application to a number about 775 ns, an object member 2.4 µs, an enum comparison
-// 128 ns, a uniqueItems item up to 3 µs), in steps of at most about 75 ns, so
+// up to 300 ns, a uniqueItems item up to 3 µs), in steps of at most about 75 ns, so
 // Limits.MaxSteps (65,536) is about 5 ms. Arguments whose estimate passes MaxSteps
 // answer ErrLimit at once: 3,000 enum values × 3,000 items (1.2 s of library CPU
 // time), references that apply one schema 2^14 times, 250,000 characters against a
@@ -158,17 +162,16 @@ func (v *fullValidator) Validate(args []byte) error {
 	if b.steps > b.max || !b.apply(v.root, 0) {
 		return errSteps
 	}
-	var nums []int32
-	for k := range st.t.toks {
-		if st.t.toks[k].kind == kNumber {
-			nums = append(nums, int32(k))
-		}
+	nums := st.t.numbers()
+	plain := v.exact.plainFor(&st.t, nums)
+	if !plain && !b.spend(fullExact*len(nums)) {
+		return errSteps
 	}
-	floats, ok := v.exact.floats(&st.t, nums)
+	floats, ok := v.exact.floats(&st.t, nums, plain)
 	if !ok {
 		return &limitError{what: "number beyond float64 range"}
 	}
-	if err := v.rs.Validate(fullValue(&st.t, 0, floats)); err != nil {
+	if err := v.rs.Validate(fullValue(&st.t, 0, func(i int32) any { return floats[i] })); err != nil {
 		return &ValidationError{Keyword: fullKeyword(err.Error())}
 	}
 	return nil

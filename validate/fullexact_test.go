@@ -55,6 +55,12 @@ func TestFullExactNumbers(t *testing.T) {
 		{"big exponents apart", `{"uniqueItems":true}`, `[1e300,1e299]`, "ok"},
 		{"big exponents, 30 digits", `{"uniqueItems":true}`, `[1.23456789012345678901234567890e300,1.23456789012345678901234567891e300]`, "ok"},
 		{"beyond float64", `{}`, `1e309`, "limit"},
+		// Numbers moved apart stay on their side of the float64's own value, so a bound
+		// at that value keeps the verdict the library gives each number alone.
+		{"two numbers below 1 sharing its float64, maximum 1", `{"items":{"maximum":1}}`, `[0.99999999999999999998,0.99999999999999999999]`, "ok"},
+		{"two numbers above 1 sharing its float64, exclusiveMinimum 1", `{"items":{"exclusiveMinimum":1}}`, `[1.00000000000000000002,1.00000000000000000001]`, "ok"},
+		{"numbers on both sides of 1, maximum 1", `{"items":{"maximum":1}}`, `[0.99999999999999999999,1.00000000000000000001]`, "invalid:maximum"},
+		{"two numbers below 0.1 sharing its float64, maximum 0.1", `{"items":{"maximum":0.1}}`, `[0.09999999999999999998,0.09999999999999999999]`, "ok"},
 		{"colliding schema values", `{"enum":[` + big + `,123456789012345678901234567891]}`, `1`, "unsupported"},
 	}
 	// The budget lifted: 8,000 items under uniqueItems cost the library about 25 ms,

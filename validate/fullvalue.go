@@ -26,27 +26,40 @@ func plainDigits(lit []byte) bool {
 	return d.zero() || d.sig1-d.sig0 <= 15 && d.exp > -300 && d.exp < 300
 }
 
+// plainFor reports whether the numbers nums of t and the schema's own values all have
+// at most 15 significant digits, so none shares a float64 with another: floats then
+// moves nothing, and the work budget charges nothing for it.
+func (x *exactNumbers) plainFor(t *tape, nums []int32) bool {
+	if !x.plain {
+		return false
+	}
+	for _, i := range nums {
+		if !plainDigits(t.lit(i)) {
+			return false
+		}
+	}
+	return true
+}
+
 // floats answers the float64 each number token of t decodes to: its nearest float64,
-// except that when different numbers share a nearest float64, all but one of them
-// (the schema's own value, else the one a float64 prints as, else the least) move to
-// the nearest float64 values no other number uses, on their own side, so equal
-// float64 values mean equal numbers. Other keywords (bounds, multipleOf, "integer")
-// see float64 values, as in the library, within a few units in the last place of
-// the number's own value. ok is false for a number beyond float64's range.
-func (x *exactNumbers) floats(t *tape, nums []int32) (map[int32]float64, bool) {
+// except that when different numbers share a nearest float64 f, those that differ
+// from its owner (the schema's enum or const value at f, else the number f prints
+// as) move to the nearest float64 values no other number uses, above f if they are
+// above the owner and below it if below, so equal float64 values mean equal numbers.
+// Other keywords (bounds, multipleOf, "integer") see float64 values, as in the
+// library, moved by at most as many units in the last place as numbers share f. ok
+// is false for a number beyond float64's range, or one that would move past it.
+// plain is plainFor(t, nums), which the caller has charged by.
+func (x *exactNumbers) floats(t *tape, nums []int32, plain bool) (map[int32]float64, bool) {
 	out := make(map[int32]float64, len(nums))
-	fast := x.plain
 	for _, i := range nums {
 		f, err := strconv.ParseFloat(string(t.lit(i)), 64)
 		if err != nil {
 			return nil, false
 		}
 		out[i] = f
-		if fast && !plainDigits(t.lit(i)) {
-			fast = false
-		}
 	}
-	if fast {
+	if plain {
 		return out, true
 	}
 	if !x.separate(t, nums, out) {
@@ -83,15 +96,10 @@ func (x *exactNumbers) separate(t *tape, nums []int32, out map[int32]float64) bo
 		}
 		slices.SortFunc(g, cmpTok)
 		if !hasOwner {
-			// The number a float64 prints as, else the least.
-			owner = parseDecimal(t.lit(g[0]))
-			short := parseDecimal([]byte(strconv.FormatFloat(f, 'g', -1, 64)))
-			for _, i := range g {
-				if d := parseDecimal(t.lit(i)); cmpDecimal(&d, &short) == 0 {
-					owner = d
-					break
-				}
-			}
+			// The number f prints as, which a schema's bound at f is spelled as: numbers
+			// equal to it keep f, the others move away on their own side of it, so
+			// they compare with f as exactly as they would alone.
+			owner = parseDecimal([]byte(strconv.FormatFloat(f, 'g', -1, 64)))
 		}
 		// Above the owner, upwards in increasing order; below it, downwards in
 		// decreasing order; equal numbers share one new value.
@@ -214,8 +222,8 @@ func newExactNumbers(g *refGraph) (*exactNumbers, error) {
 }
 
 // fullValue builds the value the library validates from value i of t: nil, bool,
-// float64 (from nums), string, []any and map[string]any, as encoding/json decodes.
-func fullValue(t *tape, i int32, nums map[int32]float64) any {
+// num(token) for a number, string, []any and map[string]any, as encoding/json decodes.
+func fullValue(t *tape, i int32, num func(int32) any) any {
 	tk := &t.toks[i]
 	switch tk.kind {
 	case kNull:
@@ -225,19 +233,19 @@ func fullValue(t *tape, i int32, nums map[int32]float64) any {
 	case kFalse:
 		return false
 	case kNumber:
-		return nums[i]
+		return num(i)
 	case kString:
 		return string(t.str(i))
 	case kArray:
 		out := make([]any, 0, tk.n)
 		for e := i + 1; e < tk.next; e = t.toks[e].next {
-			out = append(out, fullValue(t, e, nums))
+			out = append(out, fullValue(t, e, num))
 		}
 		return out
 	}
 	out := make(map[string]any, tk.n)
 	for j, m := i+1, int32(0); m < tk.n; m++ {
-		out[string(t.str(j))] = fullValue(t, j+1, nums)
+		out[string(t.str(j))] = fullValue(t, j+1, num)
 		j = t.toks[j+1].next
 	}
 	return out

@@ -8,16 +8,25 @@ import (
 // Work-step charges of the full validator (see NewFull). A step is at most about
 // 75 ns of google/jsonschema-go's work (process CPU time on the 2-core development
 // machine under load), so MaxSteps (65,536) is about SPEC PERF-4's 5 ms. Measured
-// with BenchmarkFullHeavy (cpu-ns/op over steps/op, "unbudgeted"): an application
-// to a number 775 ns, an object member 2.4 µs (the library's annotations), an enum
-// comparison 128 ns, a uniqueItems item 2.3-3.1 µs.
+// with BenchmarkFullHeavy, cpu-ns/op over steps/op of its "unbudgeted" cases:
+//
+//	go test ./validate -run '^$' -bench 'FullHeavy/.*/unbudgeted' -benchtime 2x
+//
+// an application to a number 775 ns, an object member 2.4 µs (the library's
+// annotations), a uniqueItems item 2.3-3.1 µs, an enum comparison 128 ns quiet but
+// 240-300 ns under load (128 B allocated each, so the collector's share grows): on
+// 2026-12-01 under load, 32-57 ns a step for every case but enum3000x3000, which
+// measured 81-102 ns a step at 2 steps a comparison and is charged 4 since; moving
+// apart numbers that share a float64 (numbers30digits) about 1 µs a number, 42-62 ns
+// a step at fullExact 16.
 const (
 	fullNode    = 2  // decoding one argument node into the value the library reads
 	fullApply   = 10 // the library applying one schema to one value
 	fullMember  = 32 // ... and to each member of an object value
-	fullCompare = 2  // one enum value compared (two big.Rat for a number)
+	fullCompare = 4  // one enum value compared (two big.Rat for a number)
 	fullHash    = 40 // uniqueItems: one node hashed (big.Rat for a number, sorted keys)
 	fullRegexp  = 2  // pattern: Go regexp work units, (bytes + 1) × instructions, per step
+	fullExact   = 16 // one argument number, when some number has more than 15 digits (exactNumbers)
 )
 
 // fnode is one schema of a NewFull schema reduced to what applying it costs: its
@@ -264,7 +273,21 @@ func (v *fullValidator) estimate(args []byte) int {
 	}
 	b := fullBudget{t: t, steps: steps + fullNode*t.nodes, max: math.MaxInt}
 	b.apply(v.root, 0)
+	if nums := t.numbers(); !v.exact.plainFor(t, nums) {
+		b.spend(fullExact * len(nums))
+	}
 	return b.steps
+}
+
+// numbers answers the indexes of t's number tokens.
+func (t *tape) numbers() []int32 {
+	var nums []int32
+	for k := range t.toks {
+		if t.toks[k].kind == kNumber {
+			nums = append(nums, int32(k))
+		}
+	}
+	return nums
 }
 
 // countNodes counts the JSON values of a decoded value, keys excluded.

@@ -282,33 +282,10 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// tapeValue converts value i of a tape to what encoding/json decodes with UseNumber.
+// tapeValue converts value i of a tape to what encoding/json decodes with UseNumber,
+// through the builder NewFull hands the library.
 func tapeValue(t *tape, i int32) any {
-	tk := t.toks[i]
-	switch tk.kind {
-	case kNull:
-		return nil
-	case kTrue:
-		return true
-	case kFalse:
-		return false
-	case kNumber:
-		return json.Number(t.lit(i))
-	case kString:
-		return string(t.str(i))
-	case kArray:
-		out := []any{}
-		for e := i + 1; e < tk.next; e = t.toks[e].next {
-			out = append(out, tapeValue(t, e))
-		}
-		return out
-	}
-	out := map[string]any{}
-	for x, m := i+1, int32(0); m < tk.n; m++ {
-		out[string(t.str(x))] = tapeValue(t, x+1)
-		x = t.toks[x+1].next
-	}
-	return out
+	return fullValue(t, i, func(i int32) any { return json.Number(t.lit(i)) })
 }
 
 // FuzzCompile feeds junk schemas and arguments: no panic, only documented errors.

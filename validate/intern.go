@@ -15,8 +15,9 @@ import (
 // compiled schemas and patterns be shared by every program that has them, across
 // compilers and catalog versions, without keeping any alive.
 type weakTable[K comparable, V any] struct {
-	mu sync.Mutex
-	m  map[K]weak.Pointer[V]
+	mu   sync.Mutex
+	m    map[K]weak.Pointer[V]
+	peak int // most entries m has held since it was made
 }
 
 // intern answers the live value under k for which same(value) holds, else stores v
@@ -37,6 +38,7 @@ func (w *weakTable[K, V]) intern(k K, v *V, same func(*V) bool) *V {
 		w.m = map[K]weak.Pointer[V]{}
 	}
 	w.m[k] = weak.Make(v)
+	w.peak = max(w.peak, len(w.m))
 	runtime.AddCleanup(v, w.remove, k)
 	return v
 }
@@ -49,12 +51,21 @@ func (w *weakTable[K, V]) lookup(k K) *V {
 }
 
 // remove deletes the entry under k once its value is collected (a later value stored
-// under k stays).
+// under k stays). A Go map keeps its peak capacity through deletes, so once the
+// entries fall to a quarter of the peak the rest move to a new map: the table
+// shrinks after a large catalog goes, at a copy per three deletes of its size.
 func (w *weakTable[K, V]) remove(k K) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if p, ok := w.m[k]; ok && p.Value() == nil {
 		delete(w.m, k)
+	}
+	if w.peak >= 1024 && len(w.m) <= w.peak/4 {
+		m := make(map[K]weak.Pointer[V], len(w.m))
+		for k, p := range w.m {
+			m[k] = p
+		}
+		w.m, w.peak = m, len(m)
 	}
 }
 

@@ -482,16 +482,15 @@ func BenchmarkWorstCase(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(args)))
-	cpu0, ok := processCPU()
-	for b.Loop() {
-		v.Validate(args)
-	}
-	if cpu1, _ := processCPU(); ok {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-	}
+	reportCPU(b, func() {
+		for b.Loop() {
+			v.Validate(args)
+		}
+	})
 }
 
-// BenchmarkAdversarial times each case of the adversarial table.
+// BenchmarkAdversarial times each case of the adversarial table and reports the work
+// steps it spends (steps/op; a refused case spends them up to the budget).
 func BenchmarkAdversarial(b *testing.B) {
 	c := NewCompiler(nil)
 	for _, tc := range adversarialCases() {
@@ -505,13 +504,13 @@ func BenchmarkAdversarial(b *testing.B) {
 		args := []byte(tc.args)
 		b.Run(strings.ReplaceAll(tc.name, " ", "_"), func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0, ok := processCPU()
-			for b.Loop() {
-				v.Validate(args)
-			}
-			if cpu1, _ := processCPU(); ok {
-				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-			}
+			reportCPU(b, func() {
+				for b.Loop() {
+					v.Validate(args)
+				}
+			})
+			steps, _ := v.(*program).run(args)
+			b.ReportMetric(float64(steps), "steps/op")
 		})
 	}
 }
