@@ -20,7 +20,7 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 	if len(from) != len(docs) {
 		panic("rank: Update: len(from) != len(docs)")
 	}
-	nu := &Index{n: len(docs), p: ix.p, order: nameOrder(docs), whole: ix.whole, surface: ix.surface, pair: ix.pair}
+	nu := &Index{n: len(docs), p: ix.p, order: nameOrder(docs)}
 	u := &updater{ix: ix, nu: nu}
 	u.remapDocs(from)
 	u.analyse(docs, from)
@@ -268,7 +268,7 @@ func (ix *Index) compact() *Index {
 			paramOnly = nil
 		}
 	}
-	nu := &Index{n: ix.n, p: ix.p, order: ix.order, whole: ix.whole, surface: ix.surface, pair: ix.pair,
+	nu := &Index{n: ix.n, p: ix.p, order: ix.order,
 		terms: terms, paramOnly: paramOnly}
 	total := 0
 	for _, l := range src {
