@@ -59,7 +59,8 @@ var trickyTexts = []string{
 	"ÀÉÎÕÜ àéîõü ÇçÑñ", "АБВ где Ёж", "ابجد", "שלום", "नमस्ते", "ไทย", "ⅫLXX",
 }
 
-// toolDocs makes Docs of tool definitions the way rankeval.LoadCatalog does.
+// toolDocs makes Docs of tool definitions the way rankeval.LoadCatalog does (which this
+// internal test cannot call: rankeval imports rank).
 func toolDocs(t *testing.T, tools []json.RawMessage) []Doc {
 	t.Helper()
 	docs := make([]Doc, len(tools))
