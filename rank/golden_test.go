@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -60,7 +59,8 @@ var trickyTexts = []string{
 	"ÀÉÎÕÜ àéîõü ÇçÑñ", "АБВ где Ёж", "ابجد", "שלום", "नमस्ते", "ไทย", "ⅫLXX",
 }
 
-// toolDocs makes Docs of tool definitions the way rankeval.LoadCatalog does.
+// toolDocs makes Docs of tool definitions the way rankeval.LoadCatalog does (which this
+// internal test cannot call: rankeval imports rank).
 func toolDocs(t *testing.T, tools []json.RawMessage) []Doc {
 	t.Helper()
 	docs := make([]Doc, len(tools))
@@ -180,17 +180,13 @@ func TestAnalysisGolden(t *testing.T) {
 		if dir == "" {
 			t.Skip("real catalogs absent from ../shared/data/catalogs: the tricky texts are checked")
 		}
+		cats, err := catalogtest.ReadCatalogs(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var all []Doc
 		var texts []string
-		for _, c := range catalogtest.Catalogs {
-			data, err := os.ReadFile(filepath.Join(dir, c+".json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var tools []json.RawMessage
-			if err := json.Unmarshal(data, &tools); err != nil {
-				t.Fatal(err)
-			}
+		for _, tools := range cats {
 			docs := toolDocs(t, tools)
 			for _, d := range docs {
 				texts = append(texts, d.Name, d.Title, d.Description, d.Params)

@@ -63,12 +63,9 @@ var defaultParams = params{
 // Index is an immutable inverted index over a list of Docs, built once per catalog
 // version. It is safe for concurrent use.
 type Index struct {
-	n       int
-	p       params   // the constants it was built with
-	whole   bool     // whole names are indexed as terms
-	surface float64  // query weight of words as written, 0 if only stems are indexed
-	pair    float64  // query weight of pairs of words as written, 0 if none are indexed
-	order   []uint32 // order[d] is the position of doc d when docs are sorted by Name
+	n     int
+	p     params   // the constants it was built with (Whole, Surf and Pair read by queries)
+	order []uint32 // order[d] is the position of doc d when docs are sorted by Name
 
 	terms map[string]uint32 // term -> term id
 	// paramOnly[t] is the id of the list of docs holding term t in their parameters
@@ -93,8 +90,6 @@ type denseSet struct {
 	cum  []uint32
 }
 
-// scratch holds the per-search buffers, pooled so that a search allocates nothing that
-
 // noTerm is a term id that no term has.
 const noTerm = math.MaxUint32
 
@@ -106,13 +101,10 @@ func NewIndex(docs []Doc) *Index {
 
 func newIndex(docs []Doc, p params) *Index {
 	ix := &Index{
-		n:       len(docs),
-		p:       p,
-		order:   nameOrder(docs),
-		terms:   make(map[string]uint32),
-		whole:   p.Whole,
-		surface: p.Surf,
-		pair:    p.Pair,
+		n:     len(docs),
+		p:     p,
+		order: nameOrder(docs),
+		terms: make(map[string]uint32),
 	}
 	ix.invert(docs, p)
 	ix.summarize()

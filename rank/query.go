@@ -43,7 +43,7 @@ const (
 func (s *scratch) queryTerms(ix *Index, query string) bool {
 	s.an.reset()
 	s.an.add(query)
-	if ix.whole {
+	if ix.p.Whole {
 		s.an.addWhole()
 	}
 	s.qterms = s.qterms[:0]
@@ -103,9 +103,9 @@ func (ix *Index) queryWeight(kind termKind) (w float64, only bool) {
 	case termSynonym:
 		return synonymWeight, false
 	case termSurface:
-		return ix.surface, true
+		return ix.p.Surf, true
 	case termPair:
-		return ix.pair, true
+		return ix.p.Pair, true
 	}
 	return 1, false
 }

@@ -2,7 +2,6 @@ package rank
 
 import (
 	"maps"
-	"math/bits"
 	"slices"
 )
 
@@ -11,10 +10,9 @@ import (
 // all four fields, and only its Name is read; from[i] < 0 says docs[i] is analysed. A
 // doc of ix may be named by one from[i] at most. ix is not changed, and the two indexes
 // share nothing that either changes. The result ranks exactly as NewIndex(docs) does
-// (TestUpdateRanksAsNewIndex); its cost is a copy of ix's postings (in bulk, between the
-// docs that changed, when docs keep their order), the analysis of the new docs, and a
-// copy of the term dictionary when they bring new terms. Terms whose
-// docs are all gone stay in the dictionary, held by no doc, until they are a quarter of
+// (TestUpdateRanksAsNewIndex); its cost is one pass over ix's postings, renumbered, the
+// analysis of the new docs, and a copy of the term dictionary when they bring new terms.
+// Terms whose docs are all gone stay in the dictionary, held by no doc, until they are a quarter of
 // it; then they are dropped (one more pass over the postings).
 //
 // Update panics when len(from) != len(docs), or a from[i] is out of range or repeated.
@@ -22,7 +20,7 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 	if len(from) != len(docs) {
 		panic("rank: Update: len(from) != len(docs)")
 	}
-	nu := &Index{n: len(docs), p: ix.p, order: nameOrder(docs), whole: ix.whole, surface: ix.surface, pair: ix.pair}
+	nu := &Index{n: len(docs), p: ix.p, order: nameOrder(docs)}
 	u := &updater{ix: ix, nu: nu}
 	u.remapDocs(from)
 	u.analyse(docs, from)
@@ -42,7 +40,7 @@ type updater struct {
 	ix, nu *Index
 
 	remap    []uint32 // remap[d] is the new doc of ix's doc d, noTerm when d is gone
-	monotone bool     // kept docs keep their relative order
+	monotone bool     // kept docs keep their relative order: lists need no sorting
 	news     []added  // the new docs' postings, in doc order
 	terms    int      // ids of terms, ix's and the new ones
 	src      []uint32 // src[l] is the list of ix whose kept postings list l starts from, or noTerm
@@ -160,29 +158,12 @@ func (u *updater) bucketNews() {
 	}
 }
 
-// merge writes each list of nu: its kept postings from ix merged with its new ones,
-// into arrays sized for all of ix's postings and the new ones (trimmed if many went).
-// Kept docs keep their numbers when none moved (docs changed in place, or removed from
-// the end): then a list no new doc joins and no gone doc held is ix's, copied in bulk
-// with its largest saturation and, over as many docs, its bitset.
+// merge writes each list of nu: its kept postings from ix, renumbered, merged with its
+// new ones, into arrays sized for all of ix's postings and the new ones (trimmed if many
+// went).
 func (u *updater) merge() {
-	ix, nu, remap := u.ix, u.nu, u.remap
-	inPlace := true
-	var gone []uint32 // ix's docs gone, ascending
-	for d, nd := range remap {
-		if nd == noTerm {
-			gone = append(gone, uint32(d))
-		} else if nd != uint32(d) {
-			inPlace = false
-		}
-	}
-	shareDense := inPlace && nu.n == ix.n
-	var runs []run
-	if u.monotone {
-		runs = runsOf(remap)
-	}
+	ix, nu := u.ix, u.nu
 	words := (nu.n + 63) / 64
-
 	room := len(ix.docs) + len(u.news)
 	nu.off = make([]uint32, len(u.src)+1)
 	nu.docs = make([]uint32, room)
@@ -192,23 +173,7 @@ func (u *updater) merge() {
 	at := 0 // the next posting of nu
 	for l, s := range u.src {
 		nu.off[l] = uint32(at)
-		fresh := u.bucket[u.start[l]:u.start[l+1]]
-		switch {
-		case s != noTerm && inPlace && len(fresh) == 0 && !ix.holdsAny(s, gone, remap):
-			lo, hi := ix.off[s], ix.off[s+1]
-			copy(nu.sat[at:], ix.sat[lo:hi])
-			at += copy(nu.docs[at:], ix.docs[lo:hi])
-			nu.maxSat[l] = ix.maxSat[s]
-			if shareDense {
-				nu.dense[l] = ix.dense[s]
-			} else {
-				nu.dense[l] = summary(nu.docs[nu.off[l]:at], words)
-			}
-		case s != noTerm && u.monotone && (len(runs)+len(fresh))*8 < int(ix.off[s+1]-ix.off[s]):
-			at = ix.patch(s, l, at, runs, fresh, nu, shareDense)
-		default:
-			at = u.mergeList(s, l, at, fresh, words)
-		}
+		at = u.mergeList(s, l, at, u.bucket[u.start[l]:u.start[l+1]], words)
 	}
 	nu.off[len(u.src)] = uint32(at)
 	nu.docs, nu.sat = nu.docs[:at:at], nu.sat[:at:at]
@@ -258,154 +223,6 @@ func (u *updater) mergeList(s uint32, l, at int, fresh []posting, words int) int
 	return at
 }
 
-// A run is a stretch of ix's docs, up to end (exclusive) from the last run's end, that
-// Update maps all alike: each to itself plus delta, or all gone.
-type run struct {
-	end   uint32
-	delta int64
-	gone  bool
-}
-
-// runsOf returns the runs of a monotone remap.
-func runsOf(remap []uint32) []run {
-	var runs []run
-	for d, nd := range remap {
-		gone, delta := nd == noTerm, int64(nd)-int64(d)
-		if gone {
-			delta = 0
-		}
-		if k := len(runs) - 1; k >= 0 && runs[k].gone == gone && runs[k].delta == delta {
-			runs[k].end = uint32(d + 1)
-			continue
-		}
-		runs = append(runs, run{end: uint32(d + 1), delta: delta, gone: gone})
-	}
-	return runs
-}
-
-// patch writes list l of nu from list s of ix, long beside runs (those of a monotone
-// remap) and fresh (its new postings): each run's postings are found by binary search
-// and copied in bulk, renumbered, with the new ones between. It starts at posting at of
-// nu and returns the next; the largest saturation is ix's, patched, and so is the
-// bitset when inPlace (no doc renumbered, as many docs).
-func (ix *Index) patch(s uint32, l, at int, runs []run, fresh []posting, nu *Index, inPlace bool) int {
-	lo, hi := ix.off[s], ix.off[s+1]
-	docs, sat := ix.docs[lo:hi], ix.sat[lo:hi]
-	out, outSat := nu.docs, nu.sat
-	start := at
-	k := 0           // the next posting of docs
-	removed := false // a posting holding ix's largest saturation went
-	m := ix.maxSat[s]
-	var cleared, set []uint32
-	copyTo := func(end int, delta int64) {
-		copy(outSat[at:], sat[k:end])
-		if delta == 0 {
-			copy(out[at:], docs[k:end])
-		} else {
-			dst := out[at : at+end-k]
-			for i, d := range docs[k:end] {
-				dst[i] = uint32(int64(d) + delta)
-			}
-		}
-		at += end - k
-		k = end
-	}
-	emit := func() {
-		e := fresh[0]
-		fresh = fresh[1:]
-		out[at], outSat[at] = e.doc, e.sat
-		at++
-		m = max(m, e.sat)
-		set = append(set, e.doc)
-	}
-	for _, r := range runs {
-		if k == len(docs) {
-			break
-		}
-		p, _ := slices.BinarySearch(docs[k:], r.end)
-		p += k
-		if r.gone {
-			for ; k < p; k++ {
-				removed = removed || sat[k] >= m
-				cleared = append(cleared, docs[k])
-			}
-			continue
-		}
-		// The new docs numbered before this run's last posting, renumbered.
-		for k < p && len(fresh) > 0 && int64(fresh[0].doc) < int64(docs[p-1])+r.delta {
-			q, _ := slices.BinarySearch(docs[k:p], uint32(max(int64(fresh[0].doc)-r.delta, 0)))
-			copyTo(k+q, r.delta)
-			emit()
-		}
-		copyTo(p, r.delta)
-	}
-	for len(fresh) > 0 {
-		emit()
-	}
-	list := outSat[start:at]
-	if removed {
-		m = 0
-		for _, x := range list {
-			m = max(m, x)
-		}
-	}
-	nu.maxSat[l] = m
-	words := (nu.n + 63) / 64
-	old := ix.dense[s]
-	switch {
-	case !hasSummary(at-start, words):
-	case inPlace && old.bits != nil:
-		ds := denseSet{bits: slices.Clone(old.bits), cum: make([]uint32, words)}
-		for _, d := range cleared {
-			ds.bits[d>>6] &^= 1 << (d & 63)
-		}
-		for _, d := range set {
-			ds.bits[d>>6] |= 1 << (d & 63)
-		}
-		sum := uint32(0)
-		for w, x := range ds.bits {
-			ds.cum[w] = sum
-			sum += uint32(bits.OnesCount64(x))
-		}
-		nu.dense[l] = ds
-	default:
-		nu.dense[l] = newDenseSet(out[start:at], words)
-	}
-	return at
-}
-
-// holdsAny reports whether list l of ix holds a doc of gone (ascending, the docs remap
-// maps to noTerm), looking up each doc of gone in l's bitset or by binary search when
-// that costs less than reading the list.
-func (ix *Index) holdsAny(l uint32, gone, remap []uint32) bool {
-	if len(gone) == 0 {
-		return false
-	}
-	if ds := ix.dense[l]; ds.bits != nil {
-		for _, d := range gone {
-			if ds.bits[d>>6]&(1<<(d&63)) != 0 {
-				return true
-			}
-		}
-		return false
-	}
-	list := ix.docs[ix.off[l]:ix.off[l+1]]
-	if len(list) <= 16*len(gone) {
-		for _, d := range list {
-			if remap[d] == noTerm {
-				return true
-			}
-		}
-		return false
-	}
-	for _, d := range gone {
-		if _, ok := slices.BinarySearch(list, d); ok {
-			return true
-		}
-	}
-	return false
-}
-
 // deadTerms counts the terms of ix no doc holds: those whose docs an Update removed.
 func (ix *Index) deadTerms() int {
 	n := 0
@@ -451,7 +268,7 @@ func (ix *Index) compact() *Index {
 			paramOnly = nil
 		}
 	}
-	nu := &Index{n: ix.n, p: ix.p, order: ix.order, whole: ix.whole, surface: ix.surface, pair: ix.pair,
+	nu := &Index{n: ix.n, p: ix.p, order: ix.order,
 		terms: terms, paramOnly: paramOnly}
 	total := 0
 	for _, l := range src {

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -197,19 +195,11 @@ func realTools(t *testing.T) []json.RawMessage {
 	if dir == "" {
 		t.Skip("real catalogs absent")
 	}
-	var all []json.RawMessage
-	for _, c := range catalogtest.Catalogs {
-		data, err := os.ReadFile(filepath.Join(dir, c+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var tools []json.RawMessage
-		if err := json.Unmarshal(data, &tools); err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, tools...)
+	cats, err := catalogtest.ReadCatalogs(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return all
+	return slices.Concat(cats...)
 }
 
 // canonicalSizes returns the sorted canonical sizes in bytes of tools.

@@ -90,8 +90,24 @@ func Default() (*Source, error) {
 	return Load(dir)
 }
 
-// Load reads the catalogs of Catalogs from dir, each a JSON array of tool definitions.
+// Load reads the catalogs of Catalogs from dir (ReadCatalogs) into a Source.
 func Load(dir string) (*Source, error) {
+	cats, err := ReadCatalogs(dir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSource(cats)
+	if err != nil {
+		return nil, err
+	}
+	s.real = true
+	s.origin = fmt.Sprintf("%d tools of the real catalogs in %s", len(s.templates), dir)
+	return s, nil
+}
+
+// ReadCatalogs reads the catalogs of Catalogs from dir, each a JSON array of tool
+// definitions, in the order of Catalogs. A missing file gives ErrNoData.
+func ReadCatalogs(dir string) ([][]json.RawMessage, error) {
 	cats := make([][]json.RawMessage, len(Catalogs))
 	for i, c := range Catalogs {
 		data, err := os.ReadFile(filepath.Join(dir, c+".json"))
@@ -105,13 +121,7 @@ func Load(dir string) (*Source, error) {
 			return nil, fmt.Errorf("catalogtest: %s: %w", c, errJSON)
 		}
 	}
-	s, err := newSource(cats)
-	if err != nil {
-		return nil, err
-	}
-	s.real = true
-	s.origin = fmt.Sprintf("%d tools of the real catalogs in %s", len(s.templates), dir)
-	return s, nil
+	return cats, nil
 }
 
 // Builtin returns the source written for this package (see builtinCatalogs): a small
