@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"unicode/utf8"
 
@@ -27,6 +28,7 @@ var (
 	errEvalFormat    = errors.New("deferredtools: the catalog or queries file is not the JSON rank eval reads")
 	errUnenforceable = errors.New("deferredtools: a tool's input schema is not enforced: every call to it answers tool_validation_unavailable (503)")
 	errCheckFailed   = errors.New("deferredtools: the discovery check answered an unexpected error")
+	errOutput        = errors.New("deferredtools: cannot write the report")
 )
 
 // toolReport is one tool as catalog check reports it.
@@ -106,7 +108,7 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
-			return err
+			return errOutput
 		}
 	} else {
 		fmt.Fprintln(stdout, "tool\tvalidation\tbytes\tpage\tdigest")
@@ -243,50 +245,32 @@ func queryText(s string) string {
 // rankEval runs rank/rankeval over a catalog and a labelled query set: Recall@1, @5,
 // @10, MRR@10 and nDCG@10, as go run ./rank/cmd/rankeval prints them.
 func rankEval(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("rank eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	catalog := fs.String("catalog", "", "JSON array of tools {name, title?, description, inputSchema?, ...}")
-	queries := fs.String("queries", "", `JSON array of {"query": ..., "relevant": [tool names]}`)
-	asJSON := fs.Bool("json", false, "print JSON")
-	params := fs.Bool("params", true, "rank the text of each tool's parameters too, as discovery does by default")
-	if err := fs.Parse(args); err != nil {
+	flags := flag.NewFlagSet("rank eval", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	catalog := flags.String("catalog", "", "JSON array of tools {name, title?, description, inputSchema?, ...}")
+	queries := flags.String("queries", "", `JSON array of {"query": ..., "relevant": [tool names]}`)
+	asJSON := flags.Bool("json", false, "print JSON")
+	params := flags.Bool("params", true, "rank the text of each tool's parameters too, as discovery does by default")
+	if err := flags.Parse(args); err != nil {
 		return errUsage
 	}
-	if fs.NArg() > 0 {
+	if flags.NArg() > 0 {
 		return usageErr("unexpected argument")
 	}
 	if *catalog == "" || *queries == "" {
 		return usageErr("-catalog and -queries are required")
 	}
-	docs, err := rankeval.LoadCatalog(*catalog)
+	err := rankeval.Run(stdout, *catalog, *queries, *params, *asJSON)
+	var pathErr *fs.PathError
 	switch {
+	case err == nil:
+		return nil
 	case errors.Is(err, rankeval.ErrFormat):
 		return errEvalFormat
-	case err != nil:
+	case errors.As(err, &pathErr) && pathErr.Path == *queries:
+		return errQueriesRead
+	case pathErr != nil:
 		return errCatalogRead
 	}
-	if !*params {
-		for i := range docs {
-			docs[i].Params = ""
-		}
-	}
-	qs, err := rankeval.LoadQueries(*queries)
-	switch {
-	case errors.Is(err, rankeval.ErrFormat):
-		return errEvalFormat
-	case err != nil:
-		return errQueriesRead
-	}
-	rep := rankeval.Evaluate(docs, qs, rankeval.Ours(docs))
-	if *asJSON {
-		if rep.Skipped == nil {
-			rep.Skipped = []rankeval.Skip{}
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	fmt.Fprintf(stdout, "%d tools, %d queries\n", len(docs), len(qs))
-	_, err = fmt.Fprint(stdout, rep)
-	return err
+	return errOutput
 }
