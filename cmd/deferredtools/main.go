@@ -29,10 +29,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx"
 	_ "modernc.org/sqlite"             // driver "sqlite"
@@ -174,7 +179,10 @@ func open(spec string, create bool) (*sql.DB, sqlstore.Dialect, error) {
 		if create {
 			mode = "rwc"
 		}
-		db, err := sql.Open("sqlite", "file:"+path+"?mode="+mode+"&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
+		// The path is percent-encoded: SQLite reads "file:" names as URIs, and the
+		// driver reads what follows the first "?" as parameters.
+		uri := (&url.URL{Path: filepath.Clean(path)}).EscapedPath()
+		db, err := sql.Open("sqlite", "file:"+uri+"?mode="+mode+"&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
 		if err != nil {
 			return nil, 0, grants.ErrUnavailable
 		}
@@ -246,13 +254,25 @@ type jsonRow struct {
 }
 
 // rowText prints a row's fields tab-separated: principal, tool, effect, scopes
-// (comma-separated, "-" for none), revision.
+// (comma-separated, "-" for none), revision; principal and tool as field prints them.
 func rowText(r grants.Row) string {
 	scopes := strings.Join(r.Scopes, ",")
 	if scopes == "" {
 		scopes = "-"
 	}
-	return fmt.Sprintf("%s\t%s\t%s\t%s\t%d", r.Principal, r.Tool, r.Effect, scopes, r.Revision)
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%d", field(r.Principal), field(r.Tool), r.Effect, scopes, r.Revision)
+}
+
+// field prints stored text as it is, or Go-quoted (strconv.Quote) when it holds invalid
+// UTF-8, a character that is neither printable nor a space (a tab, a newline, an escape)
+// or a leading quote, so that a row stays one line of tab-separated fields and no
+// stored byte reaches the terminal raw.
+func field(s string) string {
+	if utf8.ValidString(s) && !strings.HasPrefix(s, `"`) &&
+		strings.IndexFunc(s, func(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 // errChanged refuses a listing whose pages were read at different control revisions.
@@ -405,7 +425,7 @@ func check(args []string, stdout, stderr io.Writer) error {
 			if r, ok := grants.Deciding(snap, f.principal, tool); ok {
 				by = rowText(r)
 			}
-			fmt.Fprintf(stdout, "%s\t%s\t%s\n", tool, decision, by)
+			fmt.Fprintf(stdout, "%s\t%s\t%s\n", field(tool), decision, by)
 		}
 		return nil
 	})
