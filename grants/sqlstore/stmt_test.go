@@ -220,3 +220,38 @@ func TestClose(t *testing.T) {
 		})
 	}
 }
+
+// On PostgreSQL a Store's statements follow a change of a column's type: after one
+// failed call at most (pgx drops its cached statement on "cached plan must not change
+// result type"), reads and writes work again on every pooled connection, where a
+// statement the Store had prepared itself would keep failing.
+func TestPostgresStatementsFollowColumnType(t *testing.T) {
+	b := backends()[1]
+	ctx := context.Background()
+	s, db := newStore(t, b)
+	defer s.Close()
+	db.SetMaxOpenConns(1) // one connection: the one that ran every statement before
+	row := grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow}
+	if _, err := s.Put(ctx, row); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadGrants(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("ALTER TABLE control_revisions ALTER COLUMN revision TYPE numeric(20)"); err != nil {
+		t.Fatal(err)
+	}
+	works := func(what string, f func() error) {
+		t.Helper()
+		var err error
+		for range 3 {
+			if err = f(); err == nil {
+				return
+			}
+		}
+		t.Errorf("%s after the column type changed: %v three times", what, err)
+	}
+	works("Put", func() error { _, err := s.Put(ctx, row); return err })
+	works("ReadGrants", func() error { _, err := s.ReadGrants(ctx, "alice"); return err })
+	works("Delete", func() error { return s.Delete(ctx, "alice", "t") })
+}

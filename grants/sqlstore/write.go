@@ -34,7 +34,7 @@ func (s *Store) Put(ctx context.Context, r grants.Row) (grants.Row, error) {
 		return r, nil
 	}
 	rev, err := s.write(ctx, func(tx *sql.Tx, st *statements, rev int64) (bool, error) {
-		_, err := tx.StmtContext(ctx, st.upsert).ExecContext(ctx, r.Principal, r.Tool, scopes, string(r.Effect), rev)
+		_, err := st.upsert.exec(ctx, tx, r.Principal, r.Tool, scopes, string(r.Effect), rev)
 		return true, err
 	})
 	if err != nil {
@@ -62,7 +62,7 @@ func (s *Store) putPostgres(ctx context.Context, r grants.Row, scopes string) (i
 	}
 	var rev int64
 	err = postgresTx(ctx, s.db, func(tx *sql.Tx) (bool, error) {
-		if err := tx.StmtContext(ctx, st.upsert).QueryRowContext(ctx, r.Principal, r.Tool, scopes, string(r.Effect), 1).Scan(&rev); err != nil {
+		if err := st.upsert.row(ctx, nil, tx, r.Principal, r.Tool, scopes, string(r.Effect), 1).Scan(&rev); err != nil {
 			return false, err
 		}
 		if rev < 2 {
@@ -94,7 +94,7 @@ func (s *Store) Delete(ctx context.Context, principal, tool string) error {
 // changed).
 func (s *Store) delete(ctx context.Context, principal, tool string) (int64, error) {
 	return s.write(ctx, func(tx *sql.Tx, st *statements, rev int64) (bool, error) {
-		res, err := tx.StmtContext(ctx, st.remove).ExecContext(ctx, principal, tool)
+		res, err := st.remove.exec(ctx, tx, principal, tool)
 		if err != nil {
 			return false, err
 		}
@@ -132,7 +132,7 @@ func (s *Store) write(ctx context.Context, change func(tx *sql.Tx, st *statement
 	)
 	err = stmtTx(ctx, s.db, s.dialect, func(tx *sql.Tx) (bool, error) {
 		var before int64
-		if err := tx.StmtContext(ctx, st.lock).QueryRowContext(ctx).Scan(&before); err != nil {
+		if err := st.lock.row(ctx, nil, tx).Scan(&before); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return false, errNoControl
 			}
@@ -143,7 +143,7 @@ func (s *Store) write(ctx context.Context, change func(tx *sql.Tx, st *statement
 		if err != nil || !changed {
 			return false, err
 		}
-		if err := tx.StmtContext(ctx, st.control).QueryRowContext(ctx).Scan(&rev); err != nil {
+		if err := st.control.row(ctx, nil, tx).Scan(&rev); err != nil {
 			return false, err
 		}
 		if rev != before+1 { // no trigger counted the change: 0019 is not applied
@@ -310,19 +310,48 @@ func setBusyTimeout(ctx context.Context, conn *sql.Conn, deadline time.Time) err
 	return err
 }
 
-// statements are a Store's prepared statements for its dialect. Each is prepared once
-// on the *sql.DB; database/sql prepares it again on each connection that runs it (in a
-// transaction through tx.StmtContext) and keeps it there until the connection or the
-// statement closes. SQLite compiles a statement, with the triggers it fires, once per
-// connection instead of at every write, and recompiles it by itself after a schema
-// change (SQLITE_SCHEMA).
+// statements are a Store's statements for its dialect. On SQLite each is prepared once
+// on the *sql.DB; database/sql prepares it again on each connection that runs it and
+// keeps it there until the connection or the statement closes, so SQLite compiles a
+// statement, with the triggers it fires, once per connection instead of at every write
+// (and recompiles it by itself after a schema change, SQLITE_SCHEMA). On PostgreSQL
+// none is prepared: pgx already keeps each query's server-side statement per
+// connection, and re-prepares it after a schema change, which a database/sql prepared
+// statement would not ("cached plan must not change result type").
 type statements struct {
-	lock, control, upsert, remove *sql.Stmt
+	lock, control, upsert, remove statement
 }
 
-// prepared answers the Store's statements, preparing them at the first call that
-// succeeds (a database not yet migrated fails it, and a later call tries again), or
-// ErrClosed after Close.
+// A statement is one query of a Store, and the *sql.Stmt prepared from it on SQLite.
+type statement struct {
+	query string
+	stmt  *sql.Stmt // nil on PostgreSQL
+}
+
+// row runs the statement in tx, or on db outside any transaction when tx is nil.
+func (st statement) row(ctx context.Context, db *sql.DB, tx *sql.Tx, args ...any) *sql.Row {
+	switch {
+	case st.stmt != nil && tx != nil:
+		return tx.StmtContext(ctx, st.stmt).QueryRowContext(ctx, args...)
+	case st.stmt != nil:
+		return st.stmt.QueryRowContext(ctx, args...)
+	case tx != nil:
+		return tx.QueryRowContext(ctx, st.query, args...)
+	}
+	return db.QueryRowContext(ctx, st.query, args...)
+}
+
+// exec runs the statement in tx.
+func (st statement) exec(ctx context.Context, tx *sql.Tx, args ...any) (sql.Result, error) {
+	if st.stmt != nil {
+		return tx.StmtContext(ctx, st.stmt).ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, st.query, args...)
+}
+
+// prepared answers the Store's statements, preparing them (SQLite) at the first call
+// that succeeds (a database not yet migrated fails it, and a later call tries again),
+// or ErrClosed after Close.
 func (s *Store) prepared(ctx context.Context) (*statements, error) {
 	if st := s.stmts.Load(); st != nil {
 		return st, nil
@@ -335,24 +364,27 @@ func (s *Store) prepared(ctx context.Context) (*statements, error) {
 	if st := s.stmts.Load(); st != nil {
 		return st, nil
 	}
-	upsert := s.q.upsert
+	st := &statements{lock: statement{query: s.q.lock}, control: statement{query: s.q.control},
+		upsert: statement{query: s.q.upsert}, remove: statement{query: s.q.remove}}
 	if s.dialect == Postgres {
-		upsert += " RETURNING revision" // see putPostgres
+		st.upsert.query += " RETURNING revision" // see putPostgres
+		s.stmts.Store(st)
+		return st, nil
 	}
-	st := &statements{}
-	for _, p := range []struct {
-		stmt  **sql.Stmt
-		query string
-	}{{&st.lock, s.q.lock}, {&st.control, s.q.control}, {&st.upsert, upsert}, {&st.remove, s.q.remove}} {
+	for _, p := range st.all() {
 		stmt, err := s.db.PrepareContext(ctx, p.query)
 		if err != nil {
 			st.close()
 			return nil, err
 		}
-		*p.stmt = stmt
+		p.stmt = stmt
 	}
 	s.stmts.Store(st)
 	return st, nil
+}
+
+func (st *statements) all() []*statement {
+	return []*statement{&st.lock, &st.control, &st.upsert, &st.remove}
 }
 
 // failPrepare reports a failure of prepared: ErrClosed as it is, else a storage failure
@@ -367,9 +399,9 @@ func failPrepare(ctx context.Context, err error) error {
 // close closes the statements prepared so far.
 func (st *statements) close() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{st.lock, st.control, st.upsert, st.remove} {
-		if stmt != nil {
-			errs = append(errs, stmt.Close())
+	for _, p := range st.all() {
+		if p.stmt != nil {
+			errs = append(errs, p.stmt.Close())
 		}
 	}
 	return errors.Join(errs...)
