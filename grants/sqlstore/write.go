@@ -50,15 +50,9 @@ func (s *Store) Put(ctx context.Context, r grants.Row) (grants.Row, error) {
 // which no counted change can take (the control revision starts at 1), so a 1 back
 // means no trigger ran: the transaction is rolled back (errSchema).
 func (s *Store) putPostgres(ctx context.Context, r grants.Row, scopes string) (int64, error) {
-	if s.db == nil || s.q == nil {
-		return 0, errSetup
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, fail(ctx, "write", err)
-	}
-	st, err := s.prepared(ctx)
+	st, err := s.writeStatements(ctx)
 	if err != nil {
-		return 0, failPrepare(ctx, err)
+		return 0, err
 	}
 	var rev int64
 	err = postgresTx(ctx, s.db, func(tx *sql.Tx) (bool, error) {
@@ -116,15 +110,9 @@ type execer interface {
 // change reports a change counted exactly once, else rolls back. It answers the new
 // control revision, or 0 when nothing changed.
 func (s *Store) write(ctx context.Context, change func(tx *sql.Tx, st *statements, rev int64) (bool, error)) (int64, error) {
-	if s.db == nil || s.q == nil {
-		return 0, errSetup
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, fail(ctx, "write", err)
-	}
-	st, err := s.prepared(ctx)
+	st, err := s.writeStatements(ctx)
 	if err != nil {
-		return 0, failPrepare(ctx, err)
+		return 0, err
 	}
 	var (
 		rev     int64
@@ -387,13 +375,20 @@ func (st *statements) all() []*statement {
 	return []*statement{&st.lock, &st.control, &st.upsert, &st.remove}
 }
 
-// failPrepare reports a failure of prepared: ErrClosed as it is, else a storage failure
-// of a write.
-func failPrepare(ctx context.Context, err error) error {
-	if errors.Is(err, ErrClosed) {
-		return err
+// writeStatements answers the statements of a write about to start, or why it cannot:
+// errSetup, the context's end, ErrClosed or a failed preparation.
+func (s *Store) writeStatements(ctx context.Context) (*statements, error) {
+	if s.db == nil || s.q == nil {
+		return nil, errSetup
 	}
-	return fail(ctx, "write", err)
+	if err := ctx.Err(); err != nil {
+		return nil, fail(ctx, "write", err)
+	}
+	st, err := s.prepared(ctx)
+	if err != nil && !errors.Is(err, ErrClosed) {
+		return nil, fail(ctx, "write", err)
+	}
+	return st, err
 }
 
 // close closes the statements prepared so far.
