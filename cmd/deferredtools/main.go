@@ -199,7 +199,7 @@ func open(spec string, create bool) (*sql.DB, sqlstore.Dialect, error) {
 }
 
 // withStore opens -db and runs f with its Store under a one-minute deadline.
-func withStore(spec string, f func(ctx context.Context, db *sql.DB, d sqlstore.Dialect, s *sqlstore.Store) error) error {
+func withStore(spec string, f func(ctx context.Context, s *sqlstore.Store) error) error {
 	db, d, err := open(spec, false)
 	if err != nil {
 		return err
@@ -207,7 +207,9 @@ func withStore(spec string, f func(ctx context.Context, db *sql.DB, d sqlstore.D
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return f(ctx, db, d, sqlstore.New(db, d))
+	s := sqlstore.New(db, d)
+	defer s.Close()
+	return f(ctx, s)
 }
 
 func migrate(args []string, stdout, stderr io.Writer) error {
@@ -290,7 +292,7 @@ func list(args []string, stdout, stderr io.Writer) error {
 	if *page < 1 || *page > sqlstore.MaxListRows {
 		return usageErr("-page must be 1 to 10000")
 	}
-	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
+	return withStore(f.db, func(ctx context.Context, s *sqlstore.Store) error {
 		w := bufio.NewWriter(stdout)
 		defer w.Flush()
 		var (
@@ -360,7 +362,7 @@ func put(effect string, args []string, stdout, stderr io.Writer) error {
 	if err := f.parse(args, "principal", "tool"); err != nil {
 		return err
 	}
-	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
+	return withStore(f.db, func(ctx context.Context, s *sqlstore.Store) error {
 		r, err := s.Put(ctx, grants.Row{Principal: f.principal, Tool: f.tool, Scopes: splitScopes(f.scopes), Effect: grants.Effect(effect)})
 		if err != nil {
 			return err
@@ -375,7 +377,7 @@ func revoke(args []string, stdout, stderr io.Writer) error {
 	if err := f.parse(args, "principal", "tool"); err != nil {
 		return err
 	}
-	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
+	return withStore(f.db, func(ctx context.Context, s *sqlstore.Store) error {
 		rev, err := s.Remove(ctx, f.principal, f.tool)
 		if err != nil {
 			return err
@@ -396,7 +398,7 @@ func check(args []string, stdout, stderr io.Writer) error {
 	if err := f.parse(args, "principal"); err != nil {
 		return err
 	}
-	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
+	return withStore(f.db, func(ctx context.Context, s *sqlstore.Store) error {
 		snap, err := s.ReadGrants(ctx, f.principal)
 		if err != nil {
 			return err
