@@ -59,7 +59,8 @@
 //     stores the same content; a Delete of a missing row changes nothing.
 //   - SQLite writes run on one connection, in a transaction whose first statement takes
 //     the write lock (as BEGIN IMMEDIATE would), with a busy timeout of 5 s (or the
-//     context's deadline, when sooner); a write that still meets a busy
+//     context's deadline, when sooner), set back to the database's own (its DSN's)
+//     before the connection returns to the pool; a write that still meets a busy
 //     database is rolled back and retried until the context's deadline (30 s without
 //     one), so concurrent writers, in many processes too, wait their turn instead of
 //     failing with SQLITE_BUSY. Reads use the pool as it is: open SQLite in
@@ -178,6 +179,7 @@ type Store struct {
 	q       *queries
 
 	highest atomic.Int64 // the highest control revision confirmed
+	busy    atomic.Int64 // SQLite: the database's own busy timeout, see setBusyTimeout
 
 	cache   *snapshotCache
 	counted atomic.Int32 // countedYes once 0020 is found recorded, countedNo once not

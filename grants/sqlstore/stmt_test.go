@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/internal/dbtest"
@@ -254,4 +255,30 @@ func TestPostgresStatementsFollowColumnType(t *testing.T) {
 	works("Put", func() error { _, err := s.Put(ctx, row); return err })
 	works("ReadGrants", func() error { _, err := s.ReadGrants(ctx, "alice"); return err })
 	works("Delete", func() error { return s.Delete(ctx, "alice", "t") })
+}
+
+// A SQLite write leaves its connection's busy timeout as the host set it: the shorter
+// timeout a write takes from its context's deadline does not stay on the pooled
+// connection for the reads that use it next.
+func TestSQLiteWriteRestoresBusyTimeout(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.Open(t, "sqlite", dbtest.SQLiteDSN(t, "_pragma=busy_timeout(7000)&_pragma=journal_mode(WAL)"))
+	db.SetMaxOpenConns(1) // the write's connection is the one read next
+	if err := Migrate(ctx, db, SQLite, nil); err != nil {
+		t.Fatal(err)
+	}
+	s := New(db, SQLite)
+	defer s.Close()
+	wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, err := s.Put(wctx, grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(wctx, "alice", "t"); err != nil {
+		t.Fatal(err)
+	}
+	var ms int
+	if err := db.QueryRow("PRAGMA busy_timeout").Scan(&ms); err != nil || ms != 7000 {
+		t.Errorf("busy timeout after the writes = (%d, %v), want the DSN's 7000 ms", ms, err)
+	}
 }

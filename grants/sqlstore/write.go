@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/deferredtools/deferredtools/grants"
@@ -118,7 +119,7 @@ func (s *Store) write(ctx context.Context, change func(tx *sql.Tx, st *statement
 		rev     int64
 		changed bool
 	)
-	err = stmtTx(ctx, s.db, s.dialect, func(tx *sql.Tx) (bool, error) {
+	err = stmtTx(ctx, s.db, s.dialect, &s.busy, func(tx *sql.Tx) (bool, error) {
 		var before int64
 		if err := st.lock.row(ctx, nil, tx).Scan(&before); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
@@ -166,12 +167,12 @@ func inTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx execer) (bool, e
 // prepared statements (tx.StmtContext). On SQLite the transaction begins deferred, as
 // the driver begins one, and f's first statement must take the write lock (the lock
 // query does), so the transaction holds it before reading anything, as under BEGIN
-// IMMEDIATE.
-func stmtTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx *sql.Tx) (bool, error)) error {
+// IMMEDIATE. busy remembers the database's own busy timeout (see setBusyTimeout).
+func stmtTx(ctx context.Context, db *sql.DB, d Dialect, busy *atomic.Int64, f func(tx *sql.Tx) (bool, error)) error {
 	if d == Postgres {
 		return postgresTx(ctx, db, f)
 	}
-	return retryBusy(ctx, func(deadline time.Time) error { return sqliteStmtTx(ctx, db, deadline, f) })
+	return retryBusy(ctx, func(deadline time.Time) error { return sqliteStmtTx(ctx, db, deadline, busy, f) })
 }
 
 // postgresTx runs f in one READ COMMITTED transaction, committed when f reports a
@@ -243,9 +244,11 @@ func sqliteTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx exe
 		return err
 	}
 	defer conn.Close()
-	if err := setBusyTimeout(ctx, conn, deadline); err != nil {
+	restore, err := setBusyTimeout(ctx, conn, deadline, nil)
+	if err != nil {
 		return err
 	}
+	defer restore()
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
@@ -265,15 +268,17 @@ func sqliteTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx exe
 
 // sqliteStmtTx is sqliteTx in a *sql.Tx on one connection, begun deferred: f's first
 // statement takes the write lock.
-func sqliteStmtTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx *sql.Tx) (bool, error)) error {
+func sqliteStmtTx(ctx context.Context, db *sql.DB, deadline time.Time, busy *atomic.Int64, f func(tx *sql.Tx) (bool, error)) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := setBusyTimeout(ctx, conn, deadline); err != nil {
+	restore, err := setBusyTimeout(ctx, conn, deadline, busy)
+	if err != nil {
 		return err
 	}
+	defer restore()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -291,11 +296,37 @@ func sqliteStmtTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx
 }
 
 // setBusyTimeout sets conn's busy timeout to busyTimeout or the time left before
-// deadline, whichever is shorter.
-func setBusyTimeout(ctx context.Context, conn *sql.Conn, deadline time.Time) error {
-	timeout := max(min(busyTimeout, time.Until(deadline)), time.Millisecond)
-	_, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", timeout.Milliseconds()))
-	return err
+// deadline, whichever is shorter, and answers the function that sets it back to the
+// database's own (the host's DSN setting) before conn returns to the pool, so that the
+// reads using the connection next keep their timeout; a connection it cannot set back
+// is discarded. When the timeout is already the database's own, it changes nothing.
+// known, when not nil, remembers the database's own timeout (in ms, plus one; 0 until
+// read) so that it is read once.
+func setBusyTimeout(ctx context.Context, conn *sql.Conn, deadline time.Time, known *atomic.Int64) (restore func(), err error) {
+	prev := int64(-1)
+	if known != nil {
+		prev = known.Load() - 1
+	}
+	if prev < 0 {
+		if err := conn.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&prev); err != nil {
+			return nil, err
+		}
+		if known != nil {
+			known.Store(prev + 1)
+		}
+	}
+	timeout := max(min(busyTimeout, time.Until(deadline)), time.Millisecond).Milliseconds()
+	if timeout == prev {
+		return func() {}, nil
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", timeout)); err != nil {
+		return nil, err
+	}
+	return func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout = %d", prev)); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}, nil
 }
 
 // statements are a Store's statements for its dialect. On SQLite each is prepared once
