@@ -9,8 +9,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
-	"unicode/utf8"
+	"strings"
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
@@ -27,6 +28,7 @@ var (
 	errEvalFormat    = errors.New("deferredtools: the catalog or queries file is not the JSON rank eval reads")
 	errUnenforceable = errors.New("deferredtools: a tool's input schema is not enforced: every call to it answers tool_validation_unavailable (503)")
 	errCheckFailed   = errors.New("deferredtools: the discovery check answered an unexpected error")
+	errOutput        = errors.New("deferredtools: cannot write the report")
 )
 
 // toolReport is one tool as catalog check reports it.
@@ -42,8 +44,8 @@ type toolReport struct {
 	Bytes int `json:"canonicalBytes"`
 	// FitsPage reports whether a discover page holding the tool alone fits the response
 	// bound (SPEC PAGE-1); when not, discovery answers tool_schema_too_large (413) when
-	// the tool comes next. Null when no query found the tool to try.
-	FitsPage *bool `json:"fitsPage"`
+	// the tool comes next.
+	FitsPage bool `json:"fitsPage"`
 	// Digest is "sha256:" and the hex SHA-256 of the canonical form (SPEC CONTRACT-2).
 	Digest string `json:"digest"`
 }
@@ -52,8 +54,9 @@ type toolReport struct {
 // would do: whether calls are validated, the canonical size, whether it fits a discover
 // page alone, and the digest. Each answer comes from the library itself: a Catalog
 // built by discovery.NewCatalog, a Discoverer over it granting each tool to a principal
-// of its own, AuthorizeCall for validation and Discover for the page; the compiler only
-// names the keyword. Exit 1 when NewCatalog refuses the file or any tool is not
+// of its own and AuthorizeCall for validation, Discover for the room a page has for one
+// tool (pageRoom), compared with each tool's canonical size; the compiler only names
+// the keyword. Exit 1 when NewCatalog refuses the file or any tool is not
 // enforced (after the report).
 func catalogCheck(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("catalog check", flag.ContinueOnError)
@@ -106,7 +109,7 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
-			return err
+			return errOutput
 		}
 	} else {
 		fmt.Fprintln(stdout, "tool\tvalidation\tbytes\tpage\tdigest")
@@ -116,10 +119,7 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 				v = "503: " + stoppedText(r.StoppedBy)
 			}
 			page := "fits"
-			switch {
-			case r.FitsPage == nil:
-				page = "unknown"
-			case !*r.FitsPage:
+			if !r.FitsPage {
 				page = "413: too large"
 			}
 			fmt.Fprintf(stdout, "%s\t%s\t%d\t%s\t%s\n", r.Name, v, r.Bytes, page, r.Digest)
@@ -171,14 +171,16 @@ func checkTools(cat *discovery.Catalog) ([]toolReport, error) {
 	}
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
 	compiler := validate.NewCompiler(nil)
+	room, err := pageRoom()
+	if err != nil {
+		return nil, err
+	}
 	var reports []toolReport
 	for _, name := range cat.Names() {
 		canon, _ := cat.Tool(name)
 		digest := schemaguard.Digest(canon)
 		r := toolReport{Name: name, Bytes: len(canon), Digest: "sha256:" + hex.EncodeToString(digest[:])}
 		var fields struct {
-			Title       string          `json:"title"`
-			Description string          `json:"description"`
 			InputSchema json.RawMessage `json:"inputSchema"`
 		}
 		json.Unmarshal(canon, &fields) // canonical and checked by NewCatalog: exact names
@@ -200,93 +202,94 @@ func checkTools(cat *discovery.Catalog) ([]toolReport, error) {
 			return nil, errCheckFailed
 		}
 
-		for _, q := range []string{name, fields.Title, fields.Description} {
-			q = queryText(q)
-			if q == "" {
-				continue
-			}
-			res, err := d.Discover(ctx, checkPrincipal(name), discovery.Request{Query: q, Limit: 1})
-			if errors.Is(err, discovery.CodeSchemaTooLarge) {
-				r.FitsPage = new(bool)
-				break
-			}
-			if err == nil && len(res.Tools) == 1 {
-				fits := true
-				r.FitsPage = &fits
-				break
-			}
-			if err != nil && !errors.Is(err, discovery.CodeInvalidParams) {
-				return nil, errCheckFailed
-			}
-		}
+		r.FitsPage = len(canon) <= room
 		reports = append(reports, r)
 	}
 	return reports, nil
 }
 
-// queryText turns text into a discover query: control characters become spaces, and it
-// is cut to MaxQueryLength code points.
-func queryText(s string) string {
-	var b []rune
-	for _, c := range s {
-		if len(b) == discovery.MaxQueryLength {
-			break
+// pageRoom answers the largest canonical tool a discover page holding it alone fits
+// (SPEC PAGE-1). The bound is the same for every tool (the page's other bytes do not
+// depend on it), so it is found once, from the library itself: Discover over one-tool
+// catalogs of a probe tool padded to each size tried, by bisection.
+func pageRoom() (int, error) {
+	ctx := context.Background()
+	p := grants.Principal{ID: "check"}
+	fits := func(pad int) (size int, ok bool, err error) {
+		tool, _ := json.Marshal(map[string]any{"name": "pagefit", "description": strings.Repeat("x", pad),
+			"inputSchema": map[string]string{"type": "object"}})
+		cat, err := discovery.NewCatalog([]json.RawMessage{tool}, nil)
+		if err != nil {
+			return 0, false, errCheckFailed
 		}
-		if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == utf8.RuneError {
-			c = ' '
+		canon, _ := cat.Tool("pagefit")
+		store := grants.NewMemory()
+		if _, err := store.Put(ctx, grants.Row{Principal: p.ID, Tool: "pagefit", Effect: grants.Allow}); err != nil {
+			return 0, false, errCheckFailed
 		}
-		b = append(b, c)
+		d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
+		res, err := d.Discover(ctx, p, discovery.Request{Query: "pagefit", Limit: 1})
+		switch {
+		case err == nil && len(res.Tools) == 1:
+			return len(canon), true, nil
+		case errors.Is(err, discovery.CodeSchemaTooLarge):
+			return len(canon), false, nil
+		}
+		return 0, false, errCheckFailed
 	}
-	return string(bytes.TrimSpace([]byte(string(b))))
+	// Invariant: padding lo fits, padding hi does not.
+	lo, hi := 0, discovery.MaxResponseBytes
+	room, ok, err := fits(lo)
+	if err != nil || !ok {
+		return 0, errCheckFailed
+	}
+	if _, ok, err := fits(hi); err != nil || ok {
+		return 0, errCheckFailed
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		size, ok, err := fits(mid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			lo, room = mid, size
+		} else {
+			hi = mid
+		}
+	}
+	return room, nil
 }
 
 // rankEval runs rank/rankeval over a catalog and a labelled query set: Recall@1, @5,
 // @10, MRR@10 and nDCG@10, as go run ./rank/cmd/rankeval prints them.
 func rankEval(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("rank eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	catalog := fs.String("catalog", "", "JSON array of tools {name, title?, description, inputSchema?, ...}")
-	queries := fs.String("queries", "", `JSON array of {"query": ..., "relevant": [tool names]}`)
-	asJSON := fs.Bool("json", false, "print JSON")
-	params := fs.Bool("params", true, "rank the text of each tool's parameters too, as discovery does by default")
-	if err := fs.Parse(args); err != nil {
+	flags := flag.NewFlagSet("rank eval", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	catalog := flags.String("catalog", "", "JSON array of tools {name, title?, description, inputSchema?, ...}")
+	queries := flags.String("queries", "", `JSON array of {"query": ..., "relevant": [tool names]}`)
+	asJSON := flags.Bool("json", false, "print JSON")
+	params := flags.Bool("params", true, "rank the text of each tool's parameters too, as discovery does by default")
+	if err := flags.Parse(args); err != nil {
 		return errUsage
 	}
-	if fs.NArg() > 0 {
+	if flags.NArg() > 0 {
 		return usageErr("unexpected argument")
 	}
 	if *catalog == "" || *queries == "" {
 		return usageErr("-catalog and -queries are required")
 	}
-	docs, err := rankeval.LoadCatalog(*catalog)
+	err := rankeval.Run(stdout, *catalog, *queries, *params, *asJSON)
+	var pathErr *fs.PathError
 	switch {
+	case err == nil:
+		return nil
 	case errors.Is(err, rankeval.ErrFormat):
 		return errEvalFormat
-	case err != nil:
+	case errors.As(err, &pathErr) && pathErr.Path == *queries:
+		return errQueriesRead
+	case pathErr != nil:
 		return errCatalogRead
 	}
-	if !*params {
-		for i := range docs {
-			docs[i].Params = ""
-		}
-	}
-	qs, err := rankeval.LoadQueries(*queries)
-	switch {
-	case errors.Is(err, rankeval.ErrFormat):
-		return errEvalFormat
-	case err != nil:
-		return errQueriesRead
-	}
-	rep := rankeval.Evaluate(docs, qs, rankeval.Ours(docs))
-	if *asJSON {
-		if rep.Skipped == nil {
-			rep.Skipped = []rankeval.Skip{}
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	fmt.Fprintf(stdout, "%d tools, %d queries\n", len(docs), len(qs))
-	_, err = fmt.Fprint(stdout, rep)
-	return err
+	return errOutput
 }

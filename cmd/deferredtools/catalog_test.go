@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
@@ -73,7 +77,7 @@ func TestCatalogCheck(t *testing.T) {
 			Enforced  bool
 			StoppedBy string
 			Bytes     int `json:"canonicalBytes"`
-			FitsPage  *bool
+			FitsPage  bool
 			Digest    string
 		}
 		CatalogBytes, Unenforced int
@@ -82,8 +86,52 @@ func TestCatalogCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(rep.Tools) != 1 || !rep.Tools[0].Enforced || rep.Tools[0].Bytes != wBytes || rep.Tools[0].Digest != wDigest ||
-		rep.Tools[0].FitsPage == nil || !*rep.Tools[0].FitsPage || rep.CatalogBytes != wBytes || rep.Unenforced != 0 {
+		!rep.Tools[0].FitsPage || rep.CatalogBytes != wBytes || rep.Unenforced != 0 {
 		t.Errorf("catalog check -json of a tools/list result = %+v", rep)
+	}
+}
+
+// SPEC PAGE-1, PAGE-3: the page fit of tools no query finds (names and descriptions of
+// stop words or no word) is reported, and tools one byte either side of the room a page
+// has for one tool are reported as Discover treats them.
+func TestCatalogCheckPageFit(t *testing.T) {
+	room, err := pageRoom()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := func(name, desc string) string {
+		return fmt.Sprintf(`{"name": %q, "description": %q, "inputSchema": {"type": "object"}}`, name, desc)
+	}
+	base, _ := canonDigest(t, tool("edge_fits", ""))
+	tools := []string{tool("_", ""), tool("of_the", "to be"),
+		tool("edge_fits", strings.Repeat("y", room-base)), tool("edge_over", strings.Repeat("y", room-base+1))}
+	out := ok(t, "catalog", "check", writeFile(t, "tools.json", "["+strings.Join(tools, ",")+"]"))
+	for _, want := range []string{"\n_\tenforced\t61\tfits\t", "\nof_the\tenforced\t", fmt.Sprintf("\nedge_fits\tenforced\t%d\tfits\t", room),
+		fmt.Sprintf("\nedge_over\tenforced\t%d\t413: too large\t", room+1)} {
+		if !strings.Contains(out, want) {
+			t.Errorf("catalog check printed\n%s\nwant a line starting %q", out, want[1:])
+		}
+	}
+	if strings.Contains(out, "unknown") {
+		t.Errorf("catalog check printed an unknown page fit:\n%s", out)
+	}
+	// Discover itself agrees at the edge: the tool of room bytes is served, the next is 413.
+	for _, c := range []struct {
+		tool string
+		fits bool
+	}{{tools[2], true}, {tools[3], false}} {
+		cat, err := discovery.NewCatalog([]json.RawMessage{json.RawMessage(c.tool)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store := grants.NewMemory()
+		name := cat.Names()[0]
+		store.Put(context.Background(), grants.Row{Principal: "p", Tool: name, Effect: grants.Allow})
+		d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
+		_, err = d.Discover(context.Background(), grants.Principal{ID: "p"}, discovery.Request{Query: "edge"})
+		if got := !errors.Is(err, discovery.CodeSchemaTooLarge); got != c.fits || (c.fits && err != nil) {
+			t.Errorf("Discover of %s: %v, want fits=%v", name, err, c.fits)
+		}
 	}
 }
 

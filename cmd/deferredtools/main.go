@@ -29,10 +29,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx"
 	_ "modernc.org/sqlite"             // driver "sqlite"
@@ -174,7 +179,10 @@ func open(spec string, create bool) (*sql.DB, sqlstore.Dialect, error) {
 		if create {
 			mode = "rwc"
 		}
-		db, err := sql.Open("sqlite", "file:"+path+"?mode="+mode+"&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
+		// The path is percent-encoded: SQLite reads "file:" names as URIs, and the
+		// driver reads what follows the first "?" as parameters.
+		uri := (&url.URL{Path: filepath.Clean(path)}).EscapedPath()
+		db, err := sql.Open("sqlite", "file:"+uri+"?mode="+mode+"&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
 		if err != nil {
 			return nil, 0, grants.ErrUnavailable
 		}
@@ -191,7 +199,7 @@ func open(spec string, create bool) (*sql.DB, sqlstore.Dialect, error) {
 }
 
 // withStore opens -db and runs f with its Store under a one-minute deadline.
-func withStore(spec string, f func(ctx context.Context, db *sql.DB, d sqlstore.Dialect, s *sqlstore.Store) error) error {
+func withStore(spec string, f func(ctx context.Context, s *sqlstore.Store) error) error {
 	db, d, err := open(spec, false)
 	if err != nil {
 		return err
@@ -199,7 +207,9 @@ func withStore(spec string, f func(ctx context.Context, db *sql.DB, d sqlstore.D
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return f(ctx, db, d, sqlstore.New(db, d))
+	s := sqlstore.New(db, d)
+	defer s.Close()
+	return f(ctx, s)
 }
 
 func migrate(args []string, stdout, stderr io.Writer) error {
@@ -246,13 +256,25 @@ type jsonRow struct {
 }
 
 // rowText prints a row's fields tab-separated: principal, tool, effect, scopes
-// (comma-separated, "-" for none), revision.
+// (comma-separated, "-" for none), revision; principal and tool as field prints them.
 func rowText(r grants.Row) string {
 	scopes := strings.Join(r.Scopes, ",")
 	if scopes == "" {
 		scopes = "-"
 	}
-	return fmt.Sprintf("%s\t%s\t%s\t%s\t%d", r.Principal, r.Tool, r.Effect, scopes, r.Revision)
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%d", field(r.Principal), field(r.Tool), r.Effect, scopes, r.Revision)
+}
+
+// field prints stored text as it is, or Go-quoted (strconv.Quote) when it holds invalid
+// UTF-8, a character that is neither printable nor a space (a tab, a newline, an escape)
+// or a leading quote, so that a row stays one line of tab-separated fields and no
+// stored byte reaches the terminal raw.
+func field(s string) string {
+	if utf8.ValidString(s) && !strings.HasPrefix(s, `"`) &&
+		strings.IndexFunc(s, func(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 // errChanged refuses a listing whose pages were read at different control revisions.
@@ -270,7 +292,7 @@ func list(args []string, stdout, stderr io.Writer) error {
 	if *page < 1 || *page > sqlstore.MaxListRows {
 		return usageErr("-page must be 1 to 10000")
 	}
-	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
+	return withStore(f.db, func(ctx context.Context, s *sqlstore.Store) error {
 		w := bufio.NewWriter(stdout)
 		defer w.Flush()
 		var (
@@ -340,7 +362,7 @@ func put(effect string, args []string, stdout, stderr io.Writer) error {
 	if err := f.parse(args, "principal", "tool"); err != nil {
 		return err
 	}
-	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
+	return withStore(f.db, func(ctx context.Context, s *sqlstore.Store) error {
 		r, err := s.Put(ctx, grants.Row{Principal: f.principal, Tool: f.tool, Scopes: splitScopes(f.scopes), Effect: grants.Effect(effect)})
 		if err != nil {
 			return err
@@ -355,7 +377,7 @@ func revoke(args []string, stdout, stderr io.Writer) error {
 	if err := f.parse(args, "principal", "tool"); err != nil {
 		return err
 	}
-	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
+	return withStore(f.db, func(ctx context.Context, s *sqlstore.Store) error {
 		rev, err := s.Remove(ctx, f.principal, f.tool)
 		if err != nil {
 			return err
@@ -376,7 +398,7 @@ func check(args []string, stdout, stderr io.Writer) error {
 	if err := f.parse(args, "principal"); err != nil {
 		return err
 	}
-	return withStore(f.db, func(ctx context.Context, _ *sql.DB, _ sqlstore.Dialect, s *sqlstore.Store) error {
+	return withStore(f.db, func(ctx context.Context, s *sqlstore.Store) error {
 		snap, err := s.ReadGrants(ctx, f.principal)
 		if err != nil {
 			return err
@@ -405,7 +427,7 @@ func check(args []string, stdout, stderr io.Writer) error {
 			if r, ok := grants.Deciding(snap, f.principal, tool); ok {
 				by = rowText(r)
 			}
-			fmt.Fprintf(stdout, "%s\t%s\t%s\n", tool, decision, by)
+			fmt.Fprintf(stdout, "%s\t%s\t%s\n", field(tool), decision, by)
 		}
 		return nil
 	})

@@ -59,7 +59,8 @@
 //     stores the same content; a Delete of a missing row changes nothing.
 //   - SQLite writes run on one connection, in a transaction whose first statement takes
 //     the write lock (as BEGIN IMMEDIATE would), with a busy timeout of 5 s (or the
-//     context's deadline, when sooner); a write that still meets a busy
+//     context's deadline, when sooner), set back to the database's own (its DSN's)
+//     before the connection returns to the pool; a write that still meets a busy
 //     database is rolled back and retried until the context's deadline (30 s without
 //     one), so concurrent writers, in many processes too, wait their turn instead of
 //     failing with SQLITE_BUSY. Reads use the pool as it is: open SQLite in
@@ -68,10 +69,12 @@
 //     modernc.org/sqlite: "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)").
 //   - PostgreSQL writes run at READ COMMITTED whatever the database's default, so
 //     writers queue on the control row instead of failing serialisation.
-//   - Prepared statements: a Store prepares its write statements and the control
-//     revision read once, at their first use, and database/sql keeps them prepared on
-//     each connection that ran them (SQLite would otherwise compile a write and its
-//     triggers at every call). Close releases them; it does not close the *sql.DB.
+//   - Prepared statements: on SQLite a Store prepares its write statements and the
+//     control revision read once, at their first use, and database/sql keeps them
+//     prepared on each connection that ran them (SQLite would otherwise compile a write
+//     and its triggers at every call). Close releases them; it does not close the
+//     *sql.DB. On PostgreSQL it prepares none: pgx keeps each query's statement per
+//     connection by itself, and re-prepares it after a schema change.
 //   - Errors never carry storage text (SPEC ERR-2): every storage failure, a missing
 //     table or control row included, is an error matching grants.ErrUnavailable (and
 //     the context's error when ctx ended) whose text names only the operation.
@@ -168,14 +171,15 @@ var busyTimeout = 5 * time.Second // a var: tests lower it to force lock content
 // answers the same *Snapshot while the rows and revision stay the same, so consumers
 // may key caches by the Snapshot pointer.
 //
-// A Store prepares its write statements and the control revision read at their first
-// use and keeps them until Close (or until its *sql.DB closes).
+// On SQLite a Store prepares its write statements and the control revision read at
+// their first use and keeps them until Close (or until its *sql.DB closes).
 type Store struct {
 	db      *sql.DB
 	dialect Dialect
 	q       *queries
 
 	highest atomic.Int64 // the highest control revision confirmed
+	busy    atomic.Int64 // SQLite: the database's own busy timeout, see setBusyTimeout
 
 	cache   *snapshotCache
 	counted atomic.Int32 // countedYes once 0020 is found recorded, countedNo once not
@@ -330,7 +334,7 @@ func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Sna
 			return nil, fail(ctx, "read", err)
 		}
 		var control int64
-		switch err := st.control.QueryRowContext(ctx).Scan(&control); {
+		switch err := st.control.row(ctx, s.db, nil).Scan(&control); {
 		case errors.Is(err, sql.ErrNoRows):
 			return nil, errNoControl
 		case err != nil:

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/internal/dbtest"
@@ -218,5 +219,66 @@ func TestClose(t *testing.T) {
 				t.Errorf("a new Store over the same database: (%v, %v), want the row", snap, err)
 			}
 		})
+	}
+}
+
+// On PostgreSQL a Store's statements follow a change of a column's type: after one
+// failed call at most (pgx drops its cached statement on "cached plan must not change
+// result type"), reads and writes work again on every pooled connection, where a
+// statement the Store had prepared itself would keep failing.
+func TestPostgresStatementsFollowColumnType(t *testing.T) {
+	b := backends()[1]
+	ctx := context.Background()
+	s, db := newStore(t, b)
+	defer s.Close()
+	db.SetMaxOpenConns(1) // one connection: the one that ran every statement before
+	row := grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow}
+	if _, err := s.Put(ctx, row); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadGrants(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("ALTER TABLE control_revisions ALTER COLUMN revision TYPE numeric(20)"); err != nil {
+		t.Fatal(err)
+	}
+	works := func(what string, f func() error) {
+		t.Helper()
+		var err error
+		for range 3 {
+			if err = f(); err == nil {
+				return
+			}
+		}
+		t.Errorf("%s after the column type changed: %v three times", what, err)
+	}
+	works("Put", func() error { _, err := s.Put(ctx, row); return err })
+	works("ReadGrants", func() error { _, err := s.ReadGrants(ctx, "alice"); return err })
+	works("Delete", func() error { return s.Delete(ctx, "alice", "t") })
+}
+
+// A SQLite write leaves its connection's busy timeout as the host set it: the shorter
+// timeout a write takes from its context's deadline does not stay on the pooled
+// connection for the reads that use it next.
+func TestSQLiteWriteRestoresBusyTimeout(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.Open(t, "sqlite", dbtest.SQLiteDSN(t, "_pragma=busy_timeout(7000)&_pragma=journal_mode(WAL)"))
+	db.SetMaxOpenConns(1) // the write's connection is the one read next
+	if err := Migrate(ctx, db, SQLite, nil); err != nil {
+		t.Fatal(err)
+	}
+	s := New(db, SQLite)
+	defer s.Close()
+	wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, err := s.Put(wctx, grants.Row{Principal: "alice", Tool: "t", Effect: grants.Allow}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(wctx, "alice", "t"); err != nil {
+		t.Fatal(err)
+	}
+	var ms int
+	if err := db.QueryRow("PRAGMA busy_timeout").Scan(&ms); err != nil || ms != 7000 {
+		t.Errorf("busy timeout after the writes = (%d, %v), want the DSN's 7000 ms", ms, err)
 	}
 }

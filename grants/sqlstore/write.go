@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/deferredtools/deferredtools/grants"
@@ -34,7 +35,7 @@ func (s *Store) Put(ctx context.Context, r grants.Row) (grants.Row, error) {
 		return r, nil
 	}
 	rev, err := s.write(ctx, func(tx *sql.Tx, st *statements, rev int64) (bool, error) {
-		_, err := tx.StmtContext(ctx, st.upsert).ExecContext(ctx, r.Principal, r.Tool, scopes, string(r.Effect), rev)
+		_, err := st.upsert.exec(ctx, tx, r.Principal, r.Tool, scopes, string(r.Effect), rev)
 		return true, err
 	})
 	if err != nil {
@@ -50,19 +51,13 @@ func (s *Store) Put(ctx context.Context, r grants.Row) (grants.Row, error) {
 // which no counted change can take (the control revision starts at 1), so a 1 back
 // means no trigger ran: the transaction is rolled back (errSchema).
 func (s *Store) putPostgres(ctx context.Context, r grants.Row, scopes string) (int64, error) {
-	if s.db == nil || s.q == nil {
-		return 0, errSetup
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, fail(ctx, "write", err)
-	}
-	st, err := s.prepared(ctx)
+	st, err := s.writeStatements(ctx)
 	if err != nil {
-		return 0, failPrepare(ctx, err)
+		return 0, err
 	}
 	var rev int64
 	err = postgresTx(ctx, s.db, func(tx *sql.Tx) (bool, error) {
-		if err := tx.StmtContext(ctx, st.upsert).QueryRowContext(ctx, r.Principal, r.Tool, scopes, string(r.Effect), 1).Scan(&rev); err != nil {
+		if err := st.upsert.row(ctx, nil, tx, r.Principal, r.Tool, scopes, string(r.Effect), 1).Scan(&rev); err != nil {
 			return false, err
 		}
 		if rev < 2 {
@@ -94,7 +89,7 @@ func (s *Store) Delete(ctx context.Context, principal, tool string) error {
 // changed).
 func (s *Store) delete(ctx context.Context, principal, tool string) (int64, error) {
 	return s.write(ctx, func(tx *sql.Tx, st *statements, rev int64) (bool, error) {
-		res, err := tx.StmtContext(ctx, st.remove).ExecContext(ctx, principal, tool)
+		res, err := st.remove.exec(ctx, tx, principal, tool)
 		if err != nil {
 			return false, err
 		}
@@ -116,23 +111,17 @@ type execer interface {
 // change reports a change counted exactly once, else rolls back. It answers the new
 // control revision, or 0 when nothing changed.
 func (s *Store) write(ctx context.Context, change func(tx *sql.Tx, st *statements, rev int64) (bool, error)) (int64, error) {
-	if s.db == nil || s.q == nil {
-		return 0, errSetup
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, fail(ctx, "write", err)
-	}
-	st, err := s.prepared(ctx)
+	st, err := s.writeStatements(ctx)
 	if err != nil {
-		return 0, failPrepare(ctx, err)
+		return 0, err
 	}
 	var (
 		rev     int64
 		changed bool
 	)
-	err = stmtTx(ctx, s.db, s.dialect, func(tx *sql.Tx) (bool, error) {
+	err = stmtTx(ctx, s.db, s.dialect, &s.busy, func(tx *sql.Tx) (bool, error) {
 		var before int64
-		if err := tx.StmtContext(ctx, st.lock).QueryRowContext(ctx).Scan(&before); err != nil {
+		if err := st.lock.row(ctx, nil, tx).Scan(&before); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return false, errNoControl
 			}
@@ -143,7 +132,7 @@ func (s *Store) write(ctx context.Context, change func(tx *sql.Tx, st *statement
 		if err != nil || !changed {
 			return false, err
 		}
-		if err := tx.StmtContext(ctx, st.control).QueryRowContext(ctx).Scan(&rev); err != nil {
+		if err := st.control.row(ctx, nil, tx).Scan(&rev); err != nil {
 			return false, err
 		}
 		if rev != before+1 { // no trigger counted the change: 0019 is not applied
@@ -178,12 +167,12 @@ func inTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx execer) (bool, e
 // prepared statements (tx.StmtContext). On SQLite the transaction begins deferred, as
 // the driver begins one, and f's first statement must take the write lock (the lock
 // query does), so the transaction holds it before reading anything, as under BEGIN
-// IMMEDIATE.
-func stmtTx(ctx context.Context, db *sql.DB, d Dialect, f func(tx *sql.Tx) (bool, error)) error {
+// IMMEDIATE. busy remembers the database's own busy timeout (see setBusyTimeout).
+func stmtTx(ctx context.Context, db *sql.DB, d Dialect, busy *atomic.Int64, f func(tx *sql.Tx) (bool, error)) error {
 	if d == Postgres {
 		return postgresTx(ctx, db, f)
 	}
-	return retryBusy(ctx, func(deadline time.Time) error { return sqliteStmtTx(ctx, db, deadline, f) })
+	return retryBusy(ctx, func(deadline time.Time) error { return sqliteStmtTx(ctx, db, deadline, busy, f) })
 }
 
 // postgresTx runs f in one READ COMMITTED transaction, committed when f reports a
@@ -255,9 +244,11 @@ func sqliteTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx exe
 		return err
 	}
 	defer conn.Close()
-	if err := setBusyTimeout(ctx, conn, deadline); err != nil {
+	restore, err := setBusyTimeout(ctx, conn, deadline, nil)
+	if err != nil {
 		return err
 	}
+	defer restore()
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
@@ -277,15 +268,17 @@ func sqliteTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx exe
 
 // sqliteStmtTx is sqliteTx in a *sql.Tx on one connection, begun deferred: f's first
 // statement takes the write lock.
-func sqliteStmtTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx *sql.Tx) (bool, error)) error {
+func sqliteStmtTx(ctx context.Context, db *sql.DB, deadline time.Time, busy *atomic.Int64, f func(tx *sql.Tx) (bool, error)) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := setBusyTimeout(ctx, conn, deadline); err != nil {
+	restore, err := setBusyTimeout(ctx, conn, deadline, busy)
+	if err != nil {
 		return err
 	}
+	defer restore()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -303,26 +296,81 @@ func sqliteStmtTx(ctx context.Context, db *sql.DB, deadline time.Time, f func(tx
 }
 
 // setBusyTimeout sets conn's busy timeout to busyTimeout or the time left before
-// deadline, whichever is shorter.
-func setBusyTimeout(ctx context.Context, conn *sql.Conn, deadline time.Time) error {
-	timeout := max(min(busyTimeout, time.Until(deadline)), time.Millisecond)
-	_, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", timeout.Milliseconds()))
-	return err
+// deadline, whichever is shorter, and answers the function that sets it back to the
+// database's own (the host's DSN setting) before conn returns to the pool, so that the
+// reads using the connection next keep their timeout; a connection it cannot set back
+// is discarded. When the timeout is already the database's own, it changes nothing.
+// known, when not nil, remembers the database's own timeout (in ms, plus one; 0 until
+// read) so that it is read once.
+func setBusyTimeout(ctx context.Context, conn *sql.Conn, deadline time.Time, known *atomic.Int64) (restore func(), err error) {
+	prev := int64(-1)
+	if known != nil {
+		prev = known.Load() - 1
+	}
+	if prev < 0 {
+		if err := conn.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&prev); err != nil {
+			return nil, err
+		}
+		if known != nil {
+			known.Store(prev + 1)
+		}
+	}
+	timeout := max(min(busyTimeout, time.Until(deadline)), time.Millisecond).Milliseconds()
+	if timeout == prev {
+		return func() {}, nil
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", timeout)); err != nil {
+		return nil, err
+	}
+	return func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout = %d", prev)); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}, nil
 }
 
-// statements are a Store's prepared statements for its dialect. Each is prepared once
-// on the *sql.DB; database/sql prepares it again on each connection that runs it (in a
-// transaction through tx.StmtContext) and keeps it there until the connection or the
-// statement closes. SQLite compiles a statement, with the triggers it fires, once per
-// connection instead of at every write, and recompiles it by itself after a schema
-// change (SQLITE_SCHEMA).
+// statements are a Store's statements for its dialect. On SQLite each is prepared once
+// on the *sql.DB; database/sql prepares it again on each connection that runs it and
+// keeps it there until the connection or the statement closes, so SQLite compiles a
+// statement, with the triggers it fires, once per connection instead of at every write
+// (and recompiles it by itself after a schema change, SQLITE_SCHEMA). On PostgreSQL
+// none is prepared: pgx already keeps each query's server-side statement per
+// connection, and re-prepares it after a schema change, which a database/sql prepared
+// statement would not ("cached plan must not change result type").
 type statements struct {
-	lock, control, upsert, remove *sql.Stmt
+	lock, control, upsert, remove statement
 }
 
-// prepared answers the Store's statements, preparing them at the first call that
-// succeeds (a database not yet migrated fails it, and a later call tries again), or
-// ErrClosed after Close.
+// A statement is one query of a Store, and the *sql.Stmt prepared from it on SQLite.
+type statement struct {
+	query string
+	stmt  *sql.Stmt // nil on PostgreSQL
+}
+
+// row runs the statement in tx, or on db outside any transaction when tx is nil.
+func (st statement) row(ctx context.Context, db *sql.DB, tx *sql.Tx, args ...any) *sql.Row {
+	switch {
+	case st.stmt != nil && tx != nil:
+		return tx.StmtContext(ctx, st.stmt).QueryRowContext(ctx, args...)
+	case st.stmt != nil:
+		return st.stmt.QueryRowContext(ctx, args...)
+	case tx != nil:
+		return tx.QueryRowContext(ctx, st.query, args...)
+	}
+	return db.QueryRowContext(ctx, st.query, args...)
+}
+
+// exec runs the statement in tx.
+func (st statement) exec(ctx context.Context, tx *sql.Tx, args ...any) (sql.Result, error) {
+	if st.stmt != nil {
+		return tx.StmtContext(ctx, st.stmt).ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, st.query, args...)
+}
+
+// prepared answers the Store's statements, preparing them (SQLite) at the first call
+// that succeeds (a database not yet migrated fails it, and a later call tries again),
+// or ErrClosed after Close.
 func (s *Store) prepared(ctx context.Context) (*statements, error) {
 	if st := s.stmts.Load(); st != nil {
 		return st, nil
@@ -335,41 +383,51 @@ func (s *Store) prepared(ctx context.Context) (*statements, error) {
 	if st := s.stmts.Load(); st != nil {
 		return st, nil
 	}
-	upsert := s.q.upsert
+	st := &statements{lock: statement{query: s.q.lock}, control: statement{query: s.q.control},
+		upsert: statement{query: s.q.upsert}, remove: statement{query: s.q.remove}}
 	if s.dialect == Postgres {
-		upsert += " RETURNING revision" // see putPostgres
+		st.upsert.query += " RETURNING revision" // see putPostgres
+		s.stmts.Store(st)
+		return st, nil
 	}
-	st := &statements{}
-	for _, p := range []struct {
-		stmt  **sql.Stmt
-		query string
-	}{{&st.lock, s.q.lock}, {&st.control, s.q.control}, {&st.upsert, upsert}, {&st.remove, s.q.remove}} {
+	for _, p := range st.all() {
 		stmt, err := s.db.PrepareContext(ctx, p.query)
 		if err != nil {
 			st.close()
 			return nil, err
 		}
-		*p.stmt = stmt
+		p.stmt = stmt
 	}
 	s.stmts.Store(st)
 	return st, nil
 }
 
-// failPrepare reports a failure of prepared: ErrClosed as it is, else a storage failure
-// of a write.
-func failPrepare(ctx context.Context, err error) error {
-	if errors.Is(err, ErrClosed) {
-		return err
+func (st *statements) all() []*statement {
+	return []*statement{&st.lock, &st.control, &st.upsert, &st.remove}
+}
+
+// writeStatements answers the statements of a write about to start, or why it cannot:
+// errSetup, the context's end, ErrClosed or a failed preparation.
+func (s *Store) writeStatements(ctx context.Context) (*statements, error) {
+	if s.db == nil || s.q == nil {
+		return nil, errSetup
 	}
-	return fail(ctx, "write", err)
+	if err := ctx.Err(); err != nil {
+		return nil, fail(ctx, "write", err)
+	}
+	st, err := s.prepared(ctx)
+	if err != nil && !errors.Is(err, ErrClosed) {
+		return nil, fail(ctx, "write", err)
+	}
+	return st, err
 }
 
 // close closes the statements prepared so far.
 func (st *statements) close() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{st.lock, st.control, st.upsert, st.remove} {
-		if stmt != nil {
-			errs = append(errs, stmt.Close())
+	for _, p := range st.all() {
+		if p.stmt != nil {
+			errs = append(errs, p.stmt.Close())
 		}
 	}
 	return errors.Join(errs...)

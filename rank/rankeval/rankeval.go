@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 
@@ -112,6 +113,41 @@ func Ours(docs []rank.Doc) Ranker {
 		}
 		return names
 	}
+}
+
+// Run reads the catalog and queries files (LoadCatalog, LoadQueries), ranks every query
+// with Ours, over names, titles and descriptions alone unless params, and writes the
+// report to w: one indented JSON object when asJSON, else a line "N tools, M queries"
+// and the report's text. Its errors are those of the loads (a read error names its
+// file's path: the caller decides whether to show it) and of w.
+func Run(w io.Writer, catalogPath, queriesPath string, params, asJSON bool) error {
+	docs, err := LoadCatalog(catalogPath)
+	if err != nil {
+		return err
+	}
+	if !params {
+		for i := range docs {
+			docs[i].Params = ""
+		}
+	}
+	qs, err := LoadQueries(queriesPath)
+	if err != nil {
+		return err
+	}
+	rep := Evaluate(docs, qs, Ours(docs))
+	if asJSON {
+		if rep.Skipped == nil {
+			rep.Skipped = []Skip{}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	if _, err := fmt.Fprintf(w, "%d tools, %d queries\n", len(docs), len(qs)); err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(w, rep)
+	return err
 }
 
 // Evaluate runs every query through r with limit K and scores the results. Queries naming

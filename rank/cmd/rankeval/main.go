@@ -20,7 +20,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -55,29 +54,5 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	docs, err := rankeval.LoadCatalog(*catalog)
-	if err != nil {
-		return err
-	}
-	if !*params {
-		for i := range docs {
-			docs[i].Params = ""
-		}
-	}
-	qs, err := rankeval.LoadQueries(*queries)
-	if err != nil {
-		return err
-	}
-	rep := rankeval.Evaluate(docs, qs, rankeval.Ours(docs))
-	if *asJSON {
-		if rep.Skipped == nil {
-			rep.Skipped = []rankeval.Skip{}
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	fmt.Fprintf(stdout, "catalog %s: %d tools; queries %s: %d\n", *catalog, len(docs), *queries, len(qs))
-	_, err = fmt.Fprint(stdout, rep)
-	return err
+	return rankeval.Run(stdout, *catalog, *queries, *params, *asJSON)
 }
