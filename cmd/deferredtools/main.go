@@ -29,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -80,7 +81,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	fmt.Fprintln(stderr, err) // library errors are fixed one-line texts
+	// Library errors are fixed one-line texts; each line says which command spoke.
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "deferredtools:") {
+		msg = "deferredtools: " + msg
+	}
+	fmt.Fprintln(stderr, msg)
 	return 1
 }
 
@@ -178,6 +184,8 @@ func open(spec string, create bool) (*sql.DB, sqlstore.Dialect, error) {
 		mode := "rw"
 		if create {
 			mode = "rwc"
+		} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, errNotMigrated // no file yet: migrate creates it
 		}
 		// The path is percent-encoded: SQLite reads "file:" names as URIs, and the
 		// driver reads what follows the first "?" as parameters.
@@ -209,8 +217,19 @@ func withStore(spec string, f func(ctx context.Context, s *sqlstore.Store) error
 	defer cancel()
 	s := sqlstore.New(db, d)
 	defer s.Close()
-	return f(ctx, s)
+	err = f(ctx, s)
+	if errors.Is(err, grants.ErrUnavailable) {
+		// The commonest cause on a new database: say so rather than "unavailable".
+		if ms, aerr := sqlstore.Applied(ctx, db, d); aerr == nil && len(ms) == 0 {
+			return errNotMigrated
+		}
+	}
+	return err
 }
+
+// errNotMigrated refuses a grants command on a database no migration has run on.
+// A missing SQLite file gets the same answer: migrate creates it.
+var errNotMigrated = errors.New("deferredtools: the database has no grant tables; run deferredtools migrate first")
 
 func migrate(args []string, stdout, stderr io.Writer) error {
 	f := newFlags("migrate", stderr)

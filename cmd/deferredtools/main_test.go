@@ -102,10 +102,10 @@ func TestCommand(t *testing.T) {
 		t.Run(tg.name, func(t *testing.T) {
 			db, raw := tg.db(t)
 			// FLAG-3: no tables yet: every grants subcommand is refused, nothing is created.
-			refused(t, "storage unavailable", "grants", "list", "-db", db)
-			refused(t, "storage unavailable", "grants", "allow", "-db", db, "-principal", "alice", "-tool", "t")
-			refused(t, "storage unavailable", "grants", "check", "-db", db, "-principal", "alice")
-			refused(t, "storage unavailable", "grants", "revoke", "-db", db, "-principal", "alice", "-tool", "t")
+			refused(t, "run deferredtools migrate first", "grants", "list", "-db", db)
+			refused(t, "run deferredtools migrate first", "grants", "allow", "-db", db, "-principal", "alice", "-tool", "t")
+			refused(t, "run deferredtools migrate first", "grants", "check", "-db", db, "-principal", "alice")
+			refused(t, "run deferredtools migrate first", "grants", "revoke", "-db", db, "-principal", "alice", "-tool", "t")
 
 			out := ok(t, "migrate", "-db", db)
 			if !strings.Contains(out, "applied 0018_tool_grants\napplied 0019_grant_rules\napplied 0020_revision_once\n") {
@@ -322,5 +322,26 @@ func TestListChangedBetweenPages(t *testing.T) {
 				t.Errorf("grants list during writes = exit %d, stderr %q; want exit 1 and one line saying grants changed", r.code, r.stderr)
 			}
 		})
+	}
+}
+
+// TestNotMigrated checks that a grants command on a database no migration has run on
+// (a missing SQLite file, or an empty one) says to run migrate, creates nothing, and
+// that every refusal names the command.
+func TestNotMigrated(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.db")
+	refused(t, "run deferredtools migrate first", "grants", "list", "-db", "sqlite:"+missing)
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("grants list created %s (stat: %v)", missing, err)
+	}
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	refused(t, "run deferredtools migrate first", "grants", "check", "-db", "sqlite:"+empty, "-principal", "alice")
+	r := cli(t, "grants", "revoke", "-db", "sqlite:"+empty, "-principal", "alice", "-tool", "t")
+	if !strings.HasPrefix(r.stderr, "deferredtools: ") {
+		t.Errorf("stderr %q does not name the command", r.stderr)
 	}
 }
