@@ -138,12 +138,10 @@ func edgeCorpus(denied, granted string) []edge {
 	return es
 }
 
-// stdioAnswers drives a newline-delimited JSON-RPC session through the corpus: after
-// each edge it sends a ping, and checks the edge's answer, that the ping is answered
-// (the session goes on), and that no line carries the canary.
-func stdioAnswers(t *testing.T, in io.Writer, out io.Reader, corpus []edge) {
-	t.Helper()
-	lines := make(chan []byte, 16)
+// readLines sends each line out writes, without its newline, on the channel it
+// returns (of capacity n), and closes it when out ends.
+func readLines(out io.Reader, n int) <-chan []byte {
+	lines := make(chan []byte, n)
 	go func() {
 		defer close(lines)
 		r := bufio.NewReaderSize(out, 1<<20)
@@ -155,6 +153,15 @@ func stdioAnswers(t *testing.T, in io.Writer, out io.Reader, corpus []edge) {
 			lines <- bytes.TrimSuffix(b, []byte("\n"))
 		}
 	}()
+	return lines
+}
+
+// stdioAnswers drives a newline-delimited JSON-RPC session through the corpus: after
+// each edge it sends a ping, and checks the edge's answer, that the ping is answered
+// (the session goes on), and that no line carries the canary.
+func stdioAnswers(t *testing.T, in io.Writer, out io.Reader, corpus []edge) {
+	t.Helper()
+	lines := readLines(out, 16)
 	next := func() []byte {
 		select {
 		case b, ok := <-lines:
