@@ -3,6 +3,7 @@ package mcpsdk
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -99,12 +100,15 @@ func BenchmarkPendingCalls(b *testing.B) {
 	}
 }
 
-// pendingAdapter is an Adapter, switch on, whose principal alice is granted the one
-// tool "echo".
+// pendingAdapter is an Adapter, switch on, whose principal alice is granted "echo" and
+// not "secret".
 func pendingAdapter(t *testing.T) *Adapter {
 	t.Helper()
 	ctx := context.Background()
-	cat, err := discovery.NewCatalog([]json.RawMessage{json.RawMessage(`{"name":"echo","inputSchema":{"type":"object"}}`)}, nil)
+	cat, err := discovery.NewCatalog([]json.RawMessage{
+		json.RawMessage(`{"name":"echo","inputSchema":{"type":"object"}}`),
+		json.RawMessage(`{"name":"secret","inputSchema":{"type":"object"}}`),
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,4 +221,30 @@ func TestPendingDropped(t *testing.T) {
 			t.Errorf("%d decisions held after Handler returned, want none", n)
 		}
 	})
+}
+
+// SPEC CALL-1: a decision that reaches another request (a host sharing one header map
+// between requests) grants nothing beyond its own tool: the middleware refuses a call
+// of an ungranted tool that finds the decision on "echo", and runs nothing.
+func TestPendingMisrouted(t *testing.T) {
+	ctx := context.Background()
+	a := pendingAdapter(t)
+	alice := grants.Principal{ID: "alice"}
+	call, err := a.d.AuthorizeToolThen(ctx, alice, "echo")
+	if err != nil || call == nil {
+		t.Fatalf("AuthorizeToolThen(echo) = %v, no call", err)
+	}
+	h := http.Header{}
+	defer a.pending.attachHeader(h, call)()
+	ran := false
+	mw := a.Middleware()(func(context.Context, string, mcp.Request) (mcp.Result, error) {
+		ran = true
+		return &mcp.CallToolResult{}, nil
+	})
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "secret", Arguments: json.RawMessage(`{}`)}, Extra: &mcp.RequestExtra{Header: h}}
+	_, err = mw(ctx, "tools/call", req)
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Message != string(discovery.CodeToolNotGranted) || ran {
+		t.Errorf("a call of secret holding echo's decision = %v (ran %v), want tool_not_granted", err, ran)
+	}
 }
