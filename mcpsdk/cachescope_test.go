@@ -30,51 +30,13 @@ func setTTL(ttl int, scope string) func(context.Context, mcp.Request, *mcp.Cache
 	}
 }
 
-// cacheDiscoverResult is a discover result with the SEP-2549 cache hints; TTLMs is a
-// pointer so that an absent member shows.
-type cacheDiscoverResult struct {
-	mcp.ResultBase
-	Tools      []json.RawMessage `json:"tools"`
-	NextCursor string            `json:"nextCursor,omitempty"`
-	TTLMs      *int              `json:"ttlMs"`
-	CacheScope string            `json:"cacheScope"`
-}
-
-// connectCacheClient connects a go-sdk client that reads the discover method's cache
-// hints.
-func connectCacheClient(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
-	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "cache-client", Version: "v0"}, nil)
-	if err := mcp.AddSendingCustomMethod[*discoverParams, *cacheDiscoverResult](c, discovery.DefaultMethod); err != nil {
-		t.Fatalf("AddSendingCustomMethod: %v", err)
-	}
-	cs, err := c.Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatalf("client Connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// inMemory connects a cache client to f's server through the adapter's Transport.
-func (f *fixture) inMemory(t *testing.T) *mcp.ClientSession {
-	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := f.server.Connect(context.Background(), f.a.Transport(st), nil)
-	if err != nil {
-		t.Fatalf("server Connect: %v", err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	return connectCacheClient(t, ct)
-}
-
-// overHTTP connects a cache client to f's server over streamable HTTP as token's
+// overHTTP connects a client to f's server over streamable HTTP as token's
 // principal.
 func (f *fixture) overHTTP(t *testing.T, token string) *mcp.ClientSession {
 	t.Helper()
 	srv := httptest.NewServer(f.httpHandler())
 	t.Cleanup(srv.Close)
-	return connectCacheClient(t, &mcp.StreamableClientTransport{
+	return connectClient(t, &mcp.StreamableClientTransport{
 		Endpoint:   srv.URL,
 		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}},
 	})
@@ -109,7 +71,7 @@ func TestListToolsCacheScopePrivate(t *testing.T) {
 		t.Run(tc.name+"/in-memory", func(t *testing.T) {
 			f := newFixture(t, fixtureOptions{enabled: true, principal: alice,
 				tool: "search_tools", pageSize: tc.pageSize, setCacheable: tc.set})
-			checkListCache(t, ctx, f.inMemory(t), tc.wantTTL, tc.pageSize > 0)
+			checkListCache(t, ctx, f.connect(t), tc.wantTTL, tc.pageSize > 0)
 		})
 	}
 }
@@ -170,11 +132,11 @@ func TestDiscoverCacheScopePrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	fm := newFixture(t, fixtureOptions{enabled: true, principal: alice, tool: "search_tools", setCacheable: setTTL(hostTTL, "public")})
-	for transport, cs := range map[string]*mcp.ClientSession{"in-memory": fm.inMemory(t), "http": f.overHTTP(t, "tok-alice")} {
+	for transport, cs := range map[string]*mcp.ClientSession{"in-memory": fm.connect(t), "http": f.overHTTP(t, "tok-alice")} {
 		t.Run(transport, func(t *testing.T) {
 			p := &discoverParams{Query: "weather", Limit: 3}
 			for pages := 1; ; pages++ {
-				res, err := mcp.CallCustomMethod[*discoverParams, *cacheDiscoverResult](ctx, cs, discovery.DefaultMethod, p)
+				res, err := mcp.CallCustomMethod[*discoverParams, *discoverResult](ctx, cs, discovery.DefaultMethod, p)
 				if err != nil {
 					t.Fatalf("discover: %v", err)
 				}
@@ -235,7 +197,7 @@ func TestSwitchOffCacheHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	res, err := connectCacheClient(t, ct).ListTools(context.Background(), nil)
+	res, err := connectClient(t, ct).ListTools(context.Background(), nil)
 	if err != nil || res.CacheScope != "public" || res.TTLMs != hostTTL {
 		t.Errorf("switch off, go-sdk ListTools: %+v, %v; want public, %d", res, err, hostTTL)
 	}

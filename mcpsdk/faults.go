@@ -95,6 +95,17 @@ func cleanError(err error) error {
 	return contentFree(code)
 }
 
+// cleanMessage returns msg, or a copy of the response msg with its error cleaned
+// (cleanError): what a connection writes in place of the SDK's message.
+func cleanMessage(msg jsonrpc.Message) jsonrpc.Message {
+	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+		clean := *r
+		clean.Error = cleanError(r.Error)
+		return &clean
+	}
+	return msg
+}
+
 // cleanResponse rewrites one encoded JSON-RPC response whose error is not kept; ok is
 // false when msg needs no change (a result, a request, a kept error, not JSON-RPC).
 func cleanResponse(msg []byte) (out []byte, ok bool) {

@@ -1,7 +1,6 @@
 package mcpsdk_test
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -101,18 +100,7 @@ func FuzzStdio(f *testing.F) {
 			inW.Write(append(append([]byte(nil), in...), '\n'))
 			io.WriteString(inW, `{"jsonrpc":"2.0","id":`+pingID+`,"method":"ping"}`+"\n")
 		}()
-		lines := make(chan []byte)
-		go func() {
-			defer close(lines)
-			r := bufio.NewReaderSize(outR, 1<<20)
-			for {
-				b, err := r.ReadBytes('\n')
-				if err != nil {
-					return
-				}
-				lines <- bytes.TrimSuffix(b, []byte("\n"))
-			}
-		}()
+		lines := readLines(outR, 0)
 		timeout := time.After(10 * time.Second)
 		for {
 			select {

@@ -215,6 +215,8 @@ type discoverResult struct {
 	mcp.ResultBase
 	Tools      []json.RawMessage `json:"tools"`
 	NextCursor string            `json:"nextCursor,omitempty"`
+	TTLMs      *int              `json:"ttlMs"` // a pointer, so that an absent member shows
+	CacheScope string            `json:"cacheScope"`
 }
 
 func discover(ctx context.Context, cs *mcp.ClientSession, p *discoverParams) (*discoverResult, error) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -38,15 +36,7 @@ func httpServer(t testing.TB, enabled bool) (*fixture, *httptest.Server) {
 }
 
 func (f *fixture) httpHandler() http.Handler {
-	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		p, ok := testTokens[token]
-		if !ok {
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{UserID: p.ID, Scopes: p.Scopes}, nil
-	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.server }, nil)
-	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(f.a.Handler(h))
+	return bearerAuth(f.a.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.server }, nil)))
 }
 
 type bearer struct {
@@ -116,22 +106,15 @@ func TestHTTPGoClient(t *testing.T) {
 func TestHTTPDiscoverStatus(t *testing.T) {
 	post := func(url, token, body string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if tok, ok := strings.CutSuffix(token, " rebound"); ok {
-			token, req.Host = tok, "evil.example:80" // DNS rebinding: a foreign name on a loopback address
-		}
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		status, _, b := send(t, http.MethodPost, url, body, func(req *http.Request) {
+			if tok, ok := strings.CutSuffix(token, " rebound"); ok {
+				token, req.Host = tok, "evil.example:80" // DNS rebinding: a foreign name on a loopback address
+			}
+			if token != "" {
+				req.Header.Set("Authorization", "Bearer "+token)
+			}
+		})
+		return status, b
 	}
 	_, srv := httpServer(t, true)
 	for _, c := range []struct {

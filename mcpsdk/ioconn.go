@@ -183,11 +183,7 @@ func (c *ioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
-		clean := *r
-		clean.Error = cleanError(r.Error)
-		msg = &clean
-	}
+	msg = cleanMessage(msg)
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return errors.New("mcpsdk: encoding a message failed")

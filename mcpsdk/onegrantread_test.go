@@ -3,8 +3,6 @@ package mcpsdk_test
 import (
 	"context"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,14 +36,7 @@ func TestToolsCallReadsGrantsOnce(t *testing.T) {
 			t.Cleanup(func() { ss.Close() })
 			return connectClient(t, &mcp.IOTransport{Reader: c2, Writer: c2})
 		}},
-		{"http", func(t *testing.T, f *fixture) *mcp.ClientSession {
-			srv := httptest.NewServer(f.httpHandler())
-			t.Cleanup(srv.Close)
-			return connectClient(t, &mcp.StreamableClientTransport{
-				Endpoint:   srv.URL,
-				HTTPClient: &http.Client{Transport: bearer{"tok-alice", http.DefaultTransport}},
-			})
-		}},
+		{"http", func(t *testing.T, f *fixture) *mcp.ClientSession { return f.overHTTP(t, "tok-alice") }},
 		{"middleware only", func(t *testing.T, f *fixture) *mcp.ClientSession {
 			st, ct := mcp.NewInMemoryTransports()
 			ss, err := f.server.Connect(ctx, st, nil)

@@ -25,7 +25,10 @@ type callFunc = func(ctx context.Context, p grants.Principal, c discovery.Call) 
 // *mcp.RequestExtra of the message a connection passes on (stdio and other transports;
 // see inflight), or the header map of the HTTP request, dropped when Handler returns.
 // The middleware takes a decision once; a call without one is decided by
-// AuthorizeCall, which reads grants itself.
+// AuthorizeCall, which reads grants itself. A decision that reaches the wrong request
+// (a host that shares header maps or extras between requests) is harmless: it serves
+// only its own principal and tool, once, and anything else rereads. What it saves is
+// one Reader call per granted call: little on grants.Memory, a query on a SQL store.
 type pendingCalls struct{ m sync.Map }
 
 // headerKey is the identity of an HTTP request's header map.

@@ -172,11 +172,7 @@ func (c *conn) writeError(ctx context.Context, id jsonrpc.ID, err error) {
 // Write cleans a response's error (SPEC ERR-2) and writes the message.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.calls.done(&c.a.pending, msg)
-	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
-		clean := *r
-		clean.Error = cleanError(r.Error)
-		msg = &clean
-	}
+	msg = cleanMessage(msg)
 	return c.Connection.Write(ctx, msg)
 }
 
