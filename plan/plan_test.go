@@ -273,8 +273,8 @@ func catalogNames(t testing.TB, catalog string) []string {
 	return names
 }
 
-// checkPlan asserts the invariants every plan keeps (SPEC PLAN-1, PLAN-2, PLAN-3) and
-// returns the names sent in full.
+// checkPlan asserts the invariants every plan keeps (SPEC PLAN-1, PLAN-2, PLAN-3): its
+// mode, deferred set, coverage, discovery path and sizes.
 func checkPlan(t *testing.T, f *planFixture, pol *plan.Policy, tools []planTool, tp *plan.ToolPlan, native bool, loaded ...string) {
 	t.Helper()
 	listed := f.listed(t)
@@ -292,7 +292,15 @@ func checkPlan(t *testing.T, f *planFixture, pol *plan.Policy, tools []planTool,
 		t.Fatalf("Mode = %v, want %v", tp.Mode, wantMode)
 	}
 
-	// The deferred set follows the policy (SPEC PLAN-3).
+	checkDeferred(t, pol, tools, tp, listed, native, taken, loaded)
+	hasDiscoveryTool := checkCoverage(t, tp, listed, native, toolName0)
+	checkDiscoveryPath(t, f, tp, native, taken, hasDiscoveryTool, toolName0)
+	checkSizes(t, f, tp)
+}
+
+// checkDeferred asserts that the deferred set follows the policy (SPEC PLAN-3).
+func checkDeferred(t *testing.T, pol *plan.Policy, tools []planTool, tp *plan.ToolPlan, listed map[string]json.RawMessage, native, taken bool, loaded []string) {
+	t.Helper()
 	size := 0
 	for _, def := range listed {
 		size += len(def)
@@ -308,10 +316,14 @@ func checkPlan(t *testing.T, f *planFixture, pol *plan.Policy, tools []planTool,
 	if !slices.Equal(tp.Deferred, wantDeferred) {
 		t.Fatalf("Deferred = %q, want %q (policy %+v, %d tools, %d bytes)", tp.Deferred, wantDeferred, pol, len(listed), size)
 	}
+}
 
-	// Every authorised tool appears exactly once (SPEC PLAN-1).
+// checkCoverage asserts that every authorised tool appears exactly once (SPEC PLAN-1),
+// in full unless deferred, in name order, and reports whether the plan carries the
+// discovery tool.
+func checkCoverage(t *testing.T, tp *plan.ToolPlan, listed map[string]json.RawMessage, native bool, toolName0 string) (hasDiscoveryTool bool) {
+	t.Helper()
 	seen := map[string]int{}
-	hasDiscoveryTool := false
 	var names []string
 	for _, def := range tp.Tools {
 		name := toolName(t, def)
@@ -325,26 +337,7 @@ func checkPlan(t *testing.T, f *planFixture, pol *plan.Policy, tools []planTool,
 			t.Fatalf("plan sends %q, which is not authorised", name)
 		}
 		seen[name]++
-		deferred := slices.Contains(tp.Deferred, name)
-		switch {
-		case native && deferred:
-			var got, base map[string]any
-			json.Unmarshal(def, &got)
-			json.Unmarshal(want, &base)
-			if got["defer_loading"] != true {
-				t.Fatalf("native deferred %q lacks defer_loading: true", name)
-			}
-			delete(got, "defer_loading")
-			if fmt.Sprint(got) != fmt.Sprint(base) {
-				t.Fatalf("native deferred %q differs from its definition beyond defer_loading", name)
-			}
-		case deferred:
-			t.Fatalf("client-side plan sends deferred %q in full", name)
-		default:
-			if !bytes.Equal(def, want) {
-				t.Fatalf("eager %q is not its tools/list definition", name)
-			}
-		}
+		checkSent(t, name, def, want, native, slices.Contains(tp.Deferred, name))
 	}
 	if !slices.IsSorted(names[:len(names)-btoi(hasDiscoveryTool)]) {
 		t.Fatalf("plan tools not in name order: %q", names)
@@ -365,8 +358,39 @@ func checkPlan(t *testing.T, f *planFixture, pol *plan.Policy, tools []planTool,
 	if len(seen) != len(listed) {
 		t.Fatalf("plan covers %d tools, %d authorised", len(seen), len(listed))
 	}
+	return hasDiscoveryTool
+}
 
-	// No deferral without a discovery path (SPEC PLAN-2).
+// checkSent asserts how the plan sends authorised tool name: a native deferred tool is
+// its definition with defer_loading: true, an eager one its definition byte for byte,
+// and a client-side deferred one is not sent in full.
+func checkSent(t *testing.T, name string, def, want json.RawMessage, native, deferred bool) {
+	t.Helper()
+	switch {
+	case native && deferred:
+		var got, base map[string]any
+		json.Unmarshal(def, &got)
+		json.Unmarshal(want, &base)
+		if got["defer_loading"] != true {
+			t.Fatalf("native deferred %q lacks defer_loading: true", name)
+		}
+		delete(got, "defer_loading")
+		if fmt.Sprint(got) != fmt.Sprint(base) {
+			t.Fatalf("native deferred %q differs from its definition beyond defer_loading", name)
+		}
+	case deferred:
+		t.Fatalf("client-side plan sends deferred %q in full", name)
+	default:
+		if !bytes.Equal(def, want) {
+			t.Fatalf("eager %q is not its tools/list definition", name)
+		}
+	}
+}
+
+// checkDiscoveryPath asserts that no tool is deferred without a discovery path (SPEC
+// PLAN-2).
+func checkDiscoveryPath(t *testing.T, f *planFixture, tp *plan.ToolPlan, native, taken, hasDiscoveryTool bool, toolName0 string) {
+	t.Helper()
 	if native {
 		if tp.Catalog != "" || tp.CatalogBytes != 0 {
 			t.Fatalf("native plan has a catalog segment")
@@ -386,8 +410,11 @@ func checkPlan(t *testing.T, f *planFixture, pol *plan.Policy, tools []planTool,
 	} else if hasDiscoveryTool || tp.Catalog != "" {
 		t.Fatalf("client-side plan that defers nothing carries the discovery tool or a catalog")
 	}
+}
 
-	// Sizes are reported.
+// checkSizes asserts the sizes and the contract digest a plan reports.
+func checkSizes(t *testing.T, f *planFixture, tp *plan.ToolPlan) {
+	t.Helper()
 	if got := len(joinArray(tp.Tools)); tp.ToolsBytes != got {
 		t.Fatalf("ToolsBytes = %d, want %d", tp.ToolsBytes, got)
 	}
