@@ -36,3 +36,34 @@ func TestCacheKeepsEntriesInUse(t *testing.T) {
 	}
 	runtime.KeepAlive(snap)
 }
+
+// TestCacheDigestAddressReused checks that a rows digest is keyed by its snapshot, not
+// merely its address: once the snapshot is dead, a new snapshot the allocator places at
+// the same address finds no digest (the weak pointer answers nil), so its own rows are
+// digested.
+func TestCacheDigestAddressReused(t *testing.T) {
+	var c setCache
+	c.init(1 << 20)
+	addr := func() uintptr {
+		old := &grants.Snapshot{Revision: 1, Rows: []grants.Row{{Principal: "*", Tool: "old", Effect: grants.Allow, Revision: 1}}}
+		c.putDigest(addrOf(old), snapDigest{snap: weak.Make(old), dg: rowsDigest(old)})
+		return addrOf(old)
+	}()
+	var keep []*grants.Snapshot // so that each try takes a fresh slot
+	for range 100 {
+		runtime.GC()
+		for range 1000 {
+			s := &grants.Snapshot{Revision: 2}
+			if addrOf(s) != addr {
+				keep = append(keep, s)
+				continue
+			}
+			if dg, ok := c.digest(s); ok {
+				t.Fatalf("a new snapshot at a dead one's address found its digest %x", dg[:4])
+			}
+			return
+		}
+	}
+	runtime.KeepAlive(keep)
+	t.Skip("the allocator never reused the dead snapshot's address")
+}
