@@ -122,6 +122,12 @@ func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Reque
 // (SPEC DISC-1): unknown members, duplicate members, wrong types and out-of-range values
 // answer invalid_params.
 func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, params json.RawMessage) (*Result, error) {
+	return d.discoverParams(ctx, p, params, frame{idLen: MaxIDBytes})
+}
+
+// discoverParams answers the discover params text for a page framed as f: the one path
+// of DiscoverParams, DiscoverTool and DiscoverFramed.
+func (d *Discoverer) discoverParams(ctx context.Context, p grants.Principal, params json.RawMessage, f frame) (*Result, error) {
 	if !d.opts.Enabled {
 		return nil, newError(CodeMethodNotFound, nil)
 	}
@@ -129,7 +135,7 @@ func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, par
 	if err != nil {
 		return nil, err
 	}
-	return d.discover(ctx, p, req, frame{idLen: MaxIDBytes})
+	return d.discover(ctx, p, req, f)
 }
 
 // DiscoverTool is DiscoverParams for the discovery tool (see ToolDefinition): the page
@@ -139,14 +145,7 @@ func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, par
 // framed, the response is at most MaxResponseBytes (SPEC PAGE-1). The page carries no
 // cache hints: SEP-2549 gives none to tools/call results, and a model reads the page.
 func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args json.RawMessage) (*Result, error) {
-	if !d.opts.Enabled {
-		return nil, newError(CodeMethodNotFound, nil)
-	}
-	req, err := parseParams(args)
-	if err != nil {
-		return nil, err
-	}
-	return d.discover(ctx, p, req, frame{idLen: MaxIDBytes, toolResult: true})
+	return d.discoverParams(ctx, p, args, frame{idLen: MaxIDBytes, toolResult: true})
 }
 
 // toolResultReserve is what DiscoverTool leaves for a tools/call result's own members
@@ -443,10 +442,7 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 			if n == 0 {
 				return nil, newError(CodeSchemaTooLarge, nil)
 			}
-			used -= f.tool(&cat.tools[rest[n].Doc])
-			if n > 0 {
-				used -= f.comma()
-			}
+			used -= f.tool(&cat.tools[rest[n].Doc]) + f.comma() // n > 0: it had a comma
 		}
 	}
 	res.Tools = make([]json.RawMessage, n)

@@ -5,35 +5,38 @@
 // A host compiles its tools once per catalog version with [NewCatalog], builds a
 // [Discoverer] with [New], and for each authenticated principal calls:
 //
-//   - [Discoverer.Discover] (or [Discoverer.DiscoverParams], or [Discoverer.HandleJSONRPC] for bytes in, bytes out with the
-//     HTTP status of the answer, and [Discoverer.AppendJSONRPC] for the same into a reused buffer,
-//     or [Discoverer.DiscoverFramed] for a request the host decoded itself, the page sized for
-//     its id, or [Discoverer.DiscoverTool] for a discovery tool's tools/call) for the
-//     multillm.tools.discover method: the best-matching tools for a few words, each with
-//     its complete definition, a page of at most 64 KiB at a time;
-//   - [Discoverer.ListTools] for tools/list: every tool the principal may see, and its contract digest;
-//   - [Discoverer.AuthorizeCall] before executing a tools/call: the grant is reread, the arguments
-//     validated, the host's own check run (a transport that reads the raw message can
-//     refuse earlier with [Discoverer.AuthorizeTool], on the tool name alone, before it decodes the
-//     arguments, and [Discoverer.AuthorizeToolThen] finishes that decision from the same
-//     grant read).
+//   - [Discoverer.Discover] (or [Discoverer.DiscoverParams], or
+//     [Discoverer.HandleJSONRPC] for bytes in, bytes out with the HTTP status of the
+//     answer, and [Discoverer.AppendJSONRPC] for the same into a reused buffer, or
+//     [Discoverer.DiscoverFramed] for a request the host decoded itself, the page sized
+//     for its id, or [Discoverer.DiscoverTool] for a discovery tool's tools/call) for
+//     the multillm.tools.discover method: the best-matching tools for a few words, each
+//     with its complete definition, a page of at most 64 KiB at a time;
+//   - [Discoverer.ListTools] for tools/list: every tool the principal may see, and its
+//     contract digest;
+//   - [Discoverer.AuthorizeCall] before executing a tools/call: the grant is reread, the
+//     arguments validated, the host's own check run (a transport that reads the raw
+//     message can refuse earlier with [Discoverer.AuthorizeTool], on the tool name
+//     alone, before it decodes the arguments, and [Discoverer.AuthorizeToolThen]
+//     finishes that decision from the same grant read).
 //
 // Harnesses that decide per model request how tools reach the model use package plan,
 // built on a Discoverer.
 //
 // # Decisions where the requirements are silent
 //
-// Tools are served in their RFC 8785 canonical form, so tools/list and discover serve the
-// same bytes and the contract digest can be recomputed by any client. While the switch
-// ([Options].Enabled, see [SwitchFromEnv]) is off, the Discoverer is transparent: Discover
-// answers method_not_found, HandleJSONRPC leaves every message to the host, ListTools
-// serves the whole catalog and AuthorizeCall allows every call, all without reading a
-// grant. ListTools serves canonical forms even then; a host that must stay byte for byte
-// what it was while off serves tools/list itself when Enabled reports false, as the
-// mcpsdk adapter does. A tool withheld by Visibility is refused with tool_not_granted, the same answer
-// as an unknown or denied tool, so a caller learns nothing from the difference. Absent
-// call arguments are validated as {}. Discover sizes its pages for a JSON-RPC id of up
-// to [MaxIDBytes] bytes; HandleJSONRPC counts the real id, and DiscoverFramed the id
+// Tools are served in their RFC 8785 canonical form, so tools/list and discover serve
+// the same bytes and the contract digest can be recomputed by any client. While the
+// switch ([Options].Enabled, see [SwitchFromEnv]) is off, the Discoverer is
+// transparent: Discover answers method_not_found, HandleJSONRPC leaves every message
+// to the host, ListTools serves the whole catalog and AuthorizeCall allows every
+// call, all without reading a grant. ListTools serves canonical forms even then; a
+// host that must stay byte for byte what it was while off serves tools/list itself
+// when Enabled reports false, as the mcpsdk adapter does. A tool withheld by
+// Visibility is refused with tool_not_granted, the same answer as an unknown or
+// denied tool, so a caller learns nothing from the difference. Absent call arguments
+// are validated as {}. Discover sizes its pages for a JSON-RPC id of up to
+// [MaxIDBytes] bytes; HandleJSONRPC counts the real id, and DiscoverFramed the id
 // length it is given.
 //
 // A discover result is {"tools":[...],"nextCursor"?:"...","ttlMs":0,
@@ -47,20 +50,21 @@
 //
 // Per catalog version the Discoverer precomputes canonical bytes, digests, sizes,
 // validators and the rank index; a host swapping versions at runtime (a
-// [SwappableCatalog]) builds the next with [CatalogOptions].Previous set to the current
-// one, which reuses all of it for the tools whose text is unchanged; per grant rows and principal it caches the authorised
-// set, its contract digest and the digest of the observed rows, within
-// [Options].CacheBytes. A request allocates nothing that grows with the catalog.
+// [SwappableCatalog]) builds the next with [CatalogOptions].Previous set to the
+// current one, which reuses all of it for the tools whose text is unchanged; per
+// grant rows and principal it caches the authorised set, its contract digest and the
+// digest of the observed rows, within [Options].CacheBytes. A request allocates
+// nothing that grows with the catalog.
 //
 // # Errors
 //
-// Every refusal is an [*Error] carrying a [Code], one of the Code constants: the word on
-// the wire, with its HTTP status (Code.Status) and JSON-RPC code (Code.JSONRPCCode),
-// the one table of every code the library writes, the mcpsdk adapter's included
-// (SPEC ERR-1). Test a refusal with errors.Is(err, CodeToolNotGranted); read its
-// Keyword and Path with errors.As. Its text is the fixed "discovery: " + code, never
-// arguments, schema text, storage text, the query or a cursor (SPEC ERR-2).
-// [AppendJSONRPCError] writes any error as a JSON-RPC error response, a foreign one as
-// internal_error. Catalog construction is refused apart, with a [*CatalogError] that
-// wraps [ErrCatalog].
+// Every refusal is an [*Error] carrying a [Code], one of the Code constants: the word
+// on the wire, with its HTTP status (Code.Status) and JSON-RPC code
+// (Code.JSONRPCCode), the one table of every code the library writes, the mcpsdk
+// adapter's included (SPEC ERR-1). Test a refusal with errors.Is(err,
+// CodeToolNotGranted); read its Keyword and Path with errors.As. Its text is the
+// fixed "discovery: " + code, never arguments, schema text, storage text, the query
+// or a cursor (SPEC ERR-2). [AppendJSONRPCError] writes any error as a JSON-RPC error
+// response, a foreign one as internal_error. Catalog construction is refused apart,
+// with a [*CatalogError] that wraps [ErrCatalog].
 package discovery

@@ -77,4 +77,6 @@ func TestDiscoverFramed(t *testing.T) {
 	off := newDiscoverer(cat, newStore(t, rows...), func(o *discovery.Options) { o.Enabled = false })
 	_, err = off.DiscoverFramed(ctx, alice, params, 1)
 	wantCode(t, "DiscoverFramed while off", err, discovery.CodeMethodNotFound)
+	_, err = off.DiscoverFramed(ctx, alice, params, -1) // the switch decides first (FLAG-2)
+	wantCode(t, "DiscoverFramed(id length -1) while off", err, discovery.CodeMethodNotFound)
 }

@@ -75,17 +75,10 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 // the response is at most MaxResponseBytes (SPEC PAGE-1). An id too long for any
 // response under MaxResponseBytes answers invalid_request.
 func (d *Discoverer) DiscoverFramed(ctx context.Context, p grants.Principal, params json.RawMessage, idLen int) (*Result, error) {
-	if !d.opts.Enabled {
-		return nil, newError(CodeMethodNotFound, nil)
-	}
-	if idLen < 0 || idLen > MaxResponseBytes-maxErrorEnvelope {
+	if d.opts.Enabled && (idLen < 0 || idLen > MaxResponseBytes-maxErrorEnvelope) {
 		return nil, newError(CodeInvalidRequest, nil)
 	}
-	req, err := parseParams(params)
-	if err != nil {
-		return nil, err
-	}
-	return d.discover(ctx, p, req, frame{idLen: idLen})
+	return d.discoverParams(ctx, p, params, frame{idLen: idLen})
 }
 
 // envelope is the members of a JSON-RPC message the Discoverer reads.

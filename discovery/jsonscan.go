@@ -6,9 +6,9 @@ import (
 )
 
 // This file reads the members of JSON objects by their exact names, without a decoder:
-// the discover params and the JSON-RPC envelope (tool definitions: internal/tooldef). Every function here
-// takes text that json.Valid (or schemaguard.Canonicalize) has already accepted, so it
-// only needs to find boundaries, never to report syntax.
+// the discover params and the JSON-RPC envelope (tool definitions: internal/tooldef).
+// Every function here takes text that json.Valid (or schemaguard.Canonicalize) has
+// already accepted, so it only needs to find boundaries, never to report syntax.
 
 // members calls fn with the raw key (quotes included) and the raw value of each member
 // of the JSON object b, in order, until fn answers false (see tooldef.Members).

@@ -68,8 +68,8 @@ func Resolve(snap *Snapshot, p Principal) (*Decision, error) {
 // ResolveIndex is Resolve for a caller that numbers the tools it asks about, such as a
 // catalog: index maps each such name to a distinct number in [0, n). It checks every
 // row as Resolve does, rows of tools index lacks included, and answers the same
-// decisions; AllowsIndex then decides a numbered tool without looking its name up, and
-// the rows of numbered tools are kept in a slice of n entries instead of a map. The
+// decisions; the rows of numbered tools are kept in a slice of n entries instead of a
+// map, and AppendGrantedIndex lists the granted numbers without a name lookup. The
 // Decision reads index: the caller must not change it while the Decision is in use.
 // A number outside [0, n) counts as unnumbered.
 func ResolveIndex(snap *Snapshot, p Principal, index map[string]int, n int) (*Decision, error) {
@@ -165,13 +165,6 @@ func (d *Decision) Allows(tool string) bool {
 		return d.dense[j].granted()
 	}
 	return d.tools[tool].granted()
-}
-
-// AllowsIndex reports whether the decision grants the tool numbered i by the index
-// given to ResolveIndex. A nil Decision, one Resolve made, or a number outside the
-// index's range grants nothing.
-func (d *Decision) AllowsIndex(i int) bool {
-	return d != nil && uint(i) < uint(len(d.dense)) && d.dense[i].granted()
 }
 
 // AppendGrantedIndex appends to dst, in increasing order, the number of every tool

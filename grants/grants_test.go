@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -321,6 +322,87 @@ func TestMemorySnapshotShared(t *testing.T) {
 	}
 	if a4, _ := m.ReadGrants(ctx, "alice"); a4 != a1 {
 		t.Error("deleting a missing row replaced the Snapshot, want it kept (nothing changed)")
+	}
+}
+
+// SPEC GRANT-1, GRANT-4: random Puts and Deletes over a few principals and tools (each
+// Delete of a present row moves another row of the principal into its place) leave
+// Memory holding exactly what a plain map of rows holds, revisions included: every
+// ListGrants and every principal's ReadGrants answers the model's rows, and an earlier
+// Snapshot keeps the rows it was read with.
+func TestMemoryMatchesModel(t *testing.T) {
+	ctx := context.Background()
+	m := grants.NewMemory()
+	type key struct{ p, tool string }
+	model := map[key]grants.Row{}
+	control := int64(1)
+	principals := []string{"alice", "bob", grants.AnyPrincipal}
+	rng := rand.New(rand.NewPCG(4, 2))
+	var old *grants.Snapshot
+	var oldRows []grants.Row
+	for step := range 3000 {
+		k := key{principals[rng.IntN(len(principals))], fmt.Sprintf("t%d", rng.IntN(6))}
+		if rng.IntN(2) == 0 {
+			r := row(k.p, k.tool, []grants.Effect{grants.Allow, grants.Deny}[rng.IntN(2)], []string{"a", "b", "c"}[:rng.IntN(4)]...)
+			got, err := m.Put(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			control++
+			r.Revision = control
+			if len(r.Scopes) == 0 {
+				r.Scopes = nil
+			}
+			model[k] = r
+			if got.Revision != control {
+				t.Fatalf("step %d: Put revision %d, want %d", step, got.Revision, control)
+			}
+		} else {
+			if err := m.Delete(ctx, k.p, k.tool); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := model[k]; ok {
+				control++
+				delete(model, k)
+			}
+		}
+		l, err := m.ListGrants(ctx, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := slices.Collect(maps.Values(model))
+		grants.SortRows(want)
+		if l.Revision != control || fmt.Sprint(l.Rows) != fmt.Sprint(want) {
+			t.Fatalf("step %d: ListGrants = %d %v, want %d %v", step, l.Revision, l.Rows, control, want)
+		}
+		for _, p := range principals {
+			snap, err := m.ReadGrants(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantRead []grants.Row
+			for k, r := range model {
+				if k.p == grants.AnyPrincipal || k.p == p {
+					wantRead = append(wantRead, r)
+				}
+			}
+			grants.SortRows(wantRead)
+			got := slices.Clone(snap.Rows)
+			grants.SortRows(got)
+			if snap.Revision != control || fmt.Sprint(got) != fmt.Sprint(wantRead) {
+				t.Fatalf("step %d: ReadGrants(%s) = %d %v, want %d %v", step, p, snap.Revision, got, control, wantRead)
+			}
+		}
+		if old != nil && fmt.Sprint(old.Rows) != fmt.Sprint(oldRows) {
+			t.Fatalf("step %d: an earlier Snapshot changed", step)
+		}
+		if step%50 == 0 {
+			old, _ = m.ReadGrants(ctx, "alice")
+			oldRows = slices.Clone(old.Rows)
+			for i := range oldRows { // scopes too: Memory shares their arrays
+				oldRows[i].Scopes = slices.Clone(oldRows[i].Scopes)
+			}
+		}
 	}
 }
 

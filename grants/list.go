@@ -33,7 +33,8 @@ func SortRows(rows []Row) {
 // Deciding returns the row that decides tool for principalID in snap under GRANT-2: the
 // principal's own row if there is one, else the AnyPrincipal row. ok is false when no
 // row decides, and the tool is denied by default. Deciding judges no row: call Resolve
-// on snap first.
+// on snap first. r is snap's row: its Scopes may be shared with snap and with the
+// store that read it (Memory shares them), so do not modify them.
 func Deciding(snap *Snapshot, principalID, tool string) (r Row, ok bool) {
 	if snap == nil {
 		return Row{}, false

@@ -76,38 +76,44 @@ func Read(def []byte) (f Fields, reason string) {
 	if caseTwins(keys) {
 		return f, CaseReason
 	}
-	if len(annotations) > 0 && annotations[0] == '{' {
-		keys = keys[:0]
-		Members(annotations, func(key, val []byte) bool {
-			key = key[1 : len(key)-1]
-			keys = append(keys, key)
-			switch string(key) {
-			case "title":
-				f.AnnTitle, _ = StringValue(val)
-			case "readOnlyHint":
-				f.ReadOnly = string(val) == "true"
-			}
-			return true
-		})
-		if caseTwins(keys) {
-			return f, CaseReason
+	var twins bool
+	keys, twins = hintMembers(annotations, keys, func(key, val []byte) {
+		switch string(key) {
+		case "title":
+			f.AnnTitle, _ = StringValue(val)
+		case "readOnlyHint":
+			f.ReadOnly = string(val) == "true"
 		}
+	})
+	if twins {
+		return f, CaseReason
 	}
-	if len(meta) > 0 && meta[0] == '{' {
-		keys = keys[:0]
-		Members(meta, func(key, val []byte) bool {
-			key = key[1 : len(key)-1]
-			keys = append(keys, key)
-			if string(key) == MetaEagerKey {
-				f.Eager = val
-			}
-			return true
-		})
-		if caseTwins(keys) {
-			return f, CaseReason
+	if _, twins = hintMembers(meta, keys, func(key, val []byte) {
+		if string(key) == MetaEagerKey {
+			f.Eager = val
 		}
+	}); twins {
+		return f, CaseReason
 	}
 	return f, ""
+}
+
+// hintMembers calls fn with the raw name (quotes stripped) and raw value of
+// each member of obj, a hint object (annotations or _meta), and reports whether two of
+// its names differ only by case. An obj that is no object is absent: nothing is read.
+// keys is scratch space, returned for reuse.
+func hintMembers(obj []byte, keys [][]byte, fn func(key, val []byte)) ([][]byte, bool) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return keys, false
+	}
+	keys = keys[:0]
+	Members(obj, func(key, val []byte) bool {
+		key = key[1 : len(key)-1]
+		keys = append(keys, key)
+		fn(key, val)
+		return true
+	})
+	return keys, caseTwins(keys)
 }
 
 // Members calls fn with the raw key (quotes included) and the raw value of each member
