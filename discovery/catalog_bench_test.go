@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/cputime"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
@@ -36,19 +37,6 @@ func catalogTools(n int) []json.RawMessage {
 // catalogOpts are limits no generated catalog reaches.
 var catalogOpts = &discovery.CatalogOptions{Limits: schemaguard.Limits{MaxBytes: 1 << 40, MaxNodes: 1 << 40}}
 
-// reportCPU starts counting the process's CPU time and returns the function that
-// reports it per op as cpu-ns/op: on a machine shared with other work, wall time per op
-// also counts the time spent waiting for a core. It counts from the benchmark loop's
-// start, as b.Loop's timer does, only if called just before the loop.
-func reportCPU(b *testing.B) func() {
-	cpu0, ok := catalogCPU()
-	return func() {
-		if cpu1, _ := catalogCPU(); ok && b.N > 0 {
-			b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-		}
-	}
-}
-
 // BenchmarkNewCatalog measures compiling a catalog of generated tools (1-7 KB each, a
 // few up to 30 KB), the once-per-version cost. BenchmarkNewCatalogFloor is its floor.
 func BenchmarkNewCatalog(b *testing.B) {
@@ -56,7 +44,7 @@ func BenchmarkNewCatalog(b *testing.B) {
 		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
 			tools := catalogTools(n)
 			b.ReportAllocs()
-			defer reportCPU(b)()
+			defer cputime.Report(b)()
 			for b.Loop() {
 				if _, err := discovery.NewCatalog(tools, catalogOpts); err != nil {
 					b.Fatal(err)
@@ -73,7 +61,7 @@ func BenchmarkNewCatalogFloor(b *testing.B) {
 		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
 			tools := catalogTools(n)
 			b.ReportAllocs()
-			defer reportCPU(b)()
+			defer cputime.Report(b)()
 			for b.Loop() {
 				for _, t := range tools {
 					if !json.Valid(t) {
@@ -113,7 +101,7 @@ func BenchmarkNewCatalogIncremental(b *testing.B) {
 			opts := *catalogOpts
 			opts.Previous = prev
 			b.ReportAllocs()
-			defer reportCPU(b)()
+			defer cputime.Report(b)()
 			for b.Loop() {
 				if _, err := discovery.NewCatalog(next, &opts); err != nil {
 					b.Fatal(err)

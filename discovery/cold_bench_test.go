@@ -9,6 +9,7 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/grants/sqlstore"
+	"github.com/deferredtools/deferredtools/internal/cputime"
 	"github.com/deferredtools/deferredtools/internal/dbtest"
 )
 
@@ -93,11 +94,11 @@ func benchCold(b *testing.B, store string, n int) {
 	// discover runs one request and answers its wall and CPU time (the process's, so
 	// the garbage collection it causes counts too).
 	discover := func(q string) (wall, cpu time.Duration) {
-		cpu0, _ := processCPU()
+		cpu0, _ := cputime.Process()
 		start := time.Now()
 		res, err := d.Discover(ctx, alice, discovery.Request{Query: q, Limit: 16})
 		wall = time.Since(start)
-		cpu1, _ := processCPU()
+		cpu1, _ := cputime.Process()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -137,7 +138,7 @@ func benchCold(b *testing.B, store string, n int) {
 		b.StartTimer()
 		i++
 	}
-	if _, ok := processCPU(); ok && i > 0 && warmCPU > 0 {
+	if _, ok := cputime.Process(); ok && i > 0 && warmCPU > 0 {
 		per := func(d time.Duration, n int) float64 { return float64(d) / float64(n) }
 		b.ReportMetric(per(warmWall, warmRuns*i), "warm-ns/op")
 		b.ReportMetric(per(coldCPU, i), "cpu-ns/op")

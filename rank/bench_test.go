@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/cputime"
 	"github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/rank/rankeval"
 )
@@ -54,14 +55,12 @@ func BenchmarkSearch(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			hits := 0
-			cpu0, ok := processCPU()
+			stop := cputime.Report(b)
 			for i := 0; b.Loop(); i++ {
 				dst = ix.Search(dst[:0], rankeval.BenchQueries[i%len(rankeval.BenchQueries)], allowed, 17)
 				hits += len(dst)
 			}
-			if cpu1, _ := processCPU(); ok {
-				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-			}
+			stop()
 			b.ReportMetric(perTool, "index-B/tool")
 			runtime.KeepAlive(ix)
 			if hits == 0 {
@@ -76,11 +75,9 @@ func BenchmarkSearch(b *testing.B) {
 func BenchmarkNewIndex(b *testing.B) {
 	docs := benchCatalog(b, 10000)
 	b.ReportAllocs()
-	cpu0, ok := processCPU()
+	stop := cputime.Report(b)
 	for b.Loop() {
 		rank.NewIndex(docs)
 	}
-	if cpu1, _ := processCPU(); ok {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-	}
+	stop()
 }

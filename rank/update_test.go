@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/cputime"
 	"github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/rank/rankeval"
 )
@@ -186,13 +187,11 @@ func BenchmarkUpdate(b *testing.B) {
 		from[i] = -1
 	}
 	b.ReportAllocs()
-	cpu0, ok := processCPU()
+	stop := cputime.Report(b)
 	for b.Loop() {
 		ix.Update(next, from)
 	}
-	if cpu1, _ := processCPU(); ok {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-	}
+	stop()
 }
 
 // TestUpdateRanksAsNewIndexSynthetic checks Update against NewIndex on the synthetic

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deferredtools/deferredtools/internal/cputime"
 )
 
 // BenchmarkValidate measures decode+validate of a 10-property argument object from its
@@ -48,11 +50,9 @@ func BenchmarkValidate(b *testing.B) {
 // per op (cpu-ns/op) beside ns/op: on a shared machine wall time also counts the
 // wait for a core.
 func reportCPU(b *testing.B, loop func()) {
-	cpu0, ok := processCPU()
+	stop := cputime.Report(b)
 	loop()
-	if cpu1, _ := processCPU(); ok {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-	}
+	stop()
 }
 
 // BenchmarkFullHeavy measures the full validator (NewFull, google/jsonschema-go) on

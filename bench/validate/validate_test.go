@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/cputime"
 	ours "github.com/deferredtools/deferredtools/validate"
 	google "github.com/google/jsonschema-go/jsonschema"
 	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
@@ -359,7 +360,7 @@ func BenchmarkValidate(b *testing.B) {
 			}
 			b.Run("lib="+l.name+"/case="+c.name, func(b *testing.B) {
 				b.ReportAllocs()
-				cpu0, ok := processCPU()
+				stop := cputime.Report(b)
 				for b.Loop() {
 					for i, v := range vs {
 						if err := v(c.args[i]); err != nil {
@@ -367,9 +368,7 @@ func BenchmarkValidate(b *testing.B) {
 						}
 					}
 				}
-				if cpu1, _ := processCPU(); ok {
-					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-				}
+				stop()
 			})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/cputime"
 )
 
 // seed inserts, in one transaction, n rows applicable to alice (half hers, half "*")
@@ -81,7 +82,7 @@ func BenchmarkPut(b *testing.B) {
 						r := grants.Row{Principal: "alice", Tool: "t", Scopes: []string{"a"}, Effect: grants.Allow}
 						i := 0
 						b.ReportAllocs()
-						cpu0, ok := processCPU()
+						stop := cputime.Report(b)
 						for b.Loop() {
 							if op == "insert" {
 								i++
@@ -91,9 +92,7 @@ func BenchmarkPut(b *testing.B) {
 								b.Fatal(err)
 							}
 						}
-						if cpu1, _ := processCPU(); ok {
-							b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-						}
+						stop()
 					})
 				}
 			}
@@ -149,15 +148,13 @@ func BenchmarkDiscover(b *testing.B) {
 						b.Fatalf("Discover = (%v, %v), want 10 tools", res, err)
 					}
 					b.ReportAllocs()
-					cpu0, ok := processCPU()
+					stop := cputime.Report(b)
 					for b.Loop() {
 						if _, err := d.Discover(ctx, alice, req); err != nil {
 							b.Fatal(err)
 						}
 					}
-					if cpu1, _ := processCPU(); ok {
-						b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-					}
+					stop()
 				})
 			}
 		})
