@@ -7,12 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/heapsize"
 	"github.com/deferredtools/deferredtools/schemaguard"
 	"github.com/deferredtools/deferredtools/validate"
 )
@@ -27,35 +26,6 @@ type nopValidator struct{}
 
 func (nopValidator) Validate([]byte) error { return nil }
 
-// retainedHeap answers the heap bytes that build's result keeps alive: HeapAlloc after
-// a full collection with the result alive, less HeapAlloc after one before building.
-func retainedHeap(build func() any) int64 {
-	var before, after runtime.MemStats
-	// Collect until the heap stops shrinking: pools and cleanups free in later cycles.
-	for k, last := 0, uint64(0); k < 8; k++ {
-		runtime.GC()
-		time.Sleep(time.Millisecond)
-		runtime.ReadMemStats(&before)
-		if k > 1 && before.HeapAlloc >= last {
-			break
-		}
-		last = before.HeapAlloc
-	}
-	v := build()
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	if f := os.Getenv("RETAINED_HEAPPROFILE"); f != "" {
-		// The heap profile while v is alive (with -memprofilerate=1): where its bytes are.
-		if w, err := os.Create(f); err == nil {
-			pprof.Lookup("heap").WriteTo(w, 0)
-			w.Close()
-		}
-	}
-	runtime.KeepAlive(v)
-	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
-}
-
 // reportRetained builds a catalog of tools with compiler c and reports the heap it
 // retains per tool (B/tool) and as a multiple of the tools' raw JSON (x-raw).
 func reportRetained(b *testing.B, tools []json.RawMessage, c validate.Compiler) {
@@ -66,7 +36,7 @@ func reportRetained(b *testing.B, tools []json.RawMessage, c validate.Compiler) 
 	opts := &discovery.CatalogOptions{Compiler: c, Limits: schemaguard.Limits{MaxBytes: 1 << 40, MaxNodes: 1 << 40}}
 	var heap int64
 	for b.Loop() {
-		heap = retainedHeap(func() any {
+		heap = heapsize.Retained(func() any {
 			cat, err := discovery.NewCatalog(tools, opts)
 			if err != nil {
 				b.Fatal(err)
@@ -168,7 +138,7 @@ func TestRetainedValidators(t *testing.T) {
 	heap := map[string]int64{}
 	for name, c := range map[string]validate.Compiler{"bounded": validate.NewCompiler(nil), "none": noValidator{}} {
 		opts := &discovery.CatalogOptions{Compiler: c, Limits: schemaguard.Limits{MaxBytes: 1 << 40, MaxNodes: 1 << 40}}
-		heap[name] = retainedHeap(func() any {
+		heap[name] = heapsize.Retained(func() any {
 			cat, err := discovery.NewCatalog(tools, opts)
 			if err != nil {
 				t.Fatal(err)

@@ -6,13 +6,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/deferredtools/deferredtools/internal/cputime"
+	"github.com/deferredtools/deferredtools/internal/heapsize"
 )
 
 // BenchmarkValidate measures decode+validate of a 10-property argument object from its
@@ -201,35 +200,6 @@ func genSchemas(n int) ([][]byte, int) {
 	return gen, size
 }
 
-// retainedHeap answers the heap bytes that build's result keeps alive: HeapAlloc after
-// a full collection with the result alive, less HeapAlloc after one before building.
-func retainedHeap(build func() any) int64 {
-	var before, after runtime.MemStats
-	// Collect until the heap stops shrinking: pools and cleanups free in later cycles.
-	for k, last := 0, uint64(0); k < 8; k++ {
-		runtime.GC()
-		time.Sleep(time.Millisecond)
-		runtime.ReadMemStats(&before)
-		if k > 1 && before.HeapAlloc >= last {
-			break
-		}
-		last = before.HeapAlloc
-	}
-	v := build()
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	if f := os.Getenv("RETAINED_HEAPPROFILE"); f != "" {
-		// The heap profile while v is alive (with -memprofilerate=1): where its bytes are.
-		if w, err := os.Create(f); err == nil {
-			pprof.Lookup("heap").WriteTo(w, 0)
-			w.Close()
-		}
-	}
-	runtime.KeepAlive(v)
-	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
-}
-
 // BenchmarkRetained reports the heap that compiled validators retain per schema
 // (B/schema) and as a multiple of the schemas' JSON text (x-schema): 10,000 generated
 // varied schemas of 1-7 KB, and every inputSchema of the real catalogs when present.
@@ -262,7 +232,7 @@ func BenchmarkRetained(b *testing.B) {
 			var heap int64
 			n := 0
 			for b.Loop() {
-				heap = retainedHeap(func() any {
+				heap = heapsize.Retained(func() any {
 					vs := make([]Validator, 0, len(set.schemas))
 					for _, s := range set.schemas {
 						if v, err := c.Compile(s); err == nil {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/deferredtools/deferredtools/internal/heapsize"
 )
 
 // TestLookupManyProperties checks the bisection over many property names, many of one
@@ -188,7 +190,7 @@ func TestRetained(t *testing.T) {
 	}
 	gen, size := genSchemas(2000)
 	c := NewCompiler(nil)
-	heap := retainedHeap(func() any {
+	heap := heapsize.Retained(func() any {
 		vs := make([]Validator, len(gen))
 		for k, s := range gen {
 			vs[k] = mustCompile(t, c, string(s))
@@ -220,7 +222,7 @@ func TestWeakTableShrinks(t *testing.T) {
 		defer w.mu.Unlock()
 		return len(w.m)
 	}
-	heap := retainedHeap(func() any {
+	heap := heapsize.Retained(func() any {
 		vals := make([]*value, 100000)
 		for i := range vals {
 			vals[i] = &value{}
