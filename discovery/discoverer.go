@@ -56,9 +56,9 @@ type Options struct {
 	// hanging (SPEC ERR-5). A context that has a deadline keeps it. The request stops
 	// waiting at the deadline even when the Reader does not return then (see
 	// Discoverer.read). Zero means 2 seconds; negative adds no deadline and
-	// calls the Reader directly, so a read lasts as long as the Reader takes. Reads
-	// from a *grants.Memory are called directly, without a deadline: it answers from
-	// memory and never waits on I/O.
+	// calls the Reader directly, so a read lasts as long as the Reader takes. A Reader
+	// whose NonBlocking method reports true (grants.NonBlockingReader, as *grants.Memory)
+	// is called directly, without a deadline: it never waits.
 	GrantTimeout time.Duration
 }
 
@@ -111,7 +111,7 @@ func New(opts *Options) *Discoverer {
 		d.opts.Visibility.Toolsets = slices.Clone(opts.Visibility.Toolsets)
 	}
 	d.cache.init(cmp.Or(d.opts.CacheBytes, defaultCacheBytes))
-	if _, inMemory := d.opts.Grants.(*grants.Memory); !inMemory {
+	if r, ok := d.opts.Grants.(grants.NonBlockingReader); !ok || !r.NonBlocking() {
 		d.timeout = max(cmp.Or(d.opts.GrantTimeout, defaultGrantTimeout), 0)
 	}
 	d.method = cmp.Or(d.opts.Method, DefaultMethod)

@@ -234,3 +234,48 @@ func TestGrantTimeoutDeafReader(t *testing.T) {
 		}
 	})
 }
+
+// declaringReader is a grants.Memory behind a wrapper that declares nonBlocking and
+// records whether each read's context had a deadline.
+type declaringReader struct {
+	*grants.Memory
+	nonBlocking      bool
+	reads, deadlines atomic.Int64
+}
+
+func (r *declaringReader) NonBlocking() bool { return r.nonBlocking }
+
+func (r *declaringReader) ReadGrants(ctx context.Context, id string) (*grants.Snapshot, error) {
+	r.reads.Add(1)
+	if _, ok := ctx.Deadline(); ok {
+		r.deadlines.Add(1)
+	}
+	return r.Memory.ReadGrants(ctx, id)
+}
+
+// SPEC ERR-5: a Reader that declares itself non-blocking (grants.NonBlockingReader, as
+// *grants.Memory does) is called directly, without the GrantTimeout deadline and its
+// goroutine; one that declares false, or declares nothing, is read under the deadline.
+func TestGrantTimeoutNonBlockingReader(t *testing.T) {
+	cat := newCatalog(t, sampleTools()...)
+	var _ grants.NonBlockingReader = (*grants.Memory)(nil)
+	if !new(grants.Memory).NonBlocking() {
+		t.Fatal("*grants.Memory does not declare itself non-blocking")
+	}
+	for _, nonBlocking := range []bool{true, false} {
+		t.Run(fmt.Sprint("NonBlocking=", nonBlocking), func(t *testing.T) {
+			r := &declaringReader{Memory: newStore(t, allow(alice.ID, "model_search")), nonBlocking: nonBlocking}
+			d := newDiscoverer(cat, r, nil)
+			if _, err := d.ListTools(context.Background(), alice); err != nil {
+				t.Fatal(err)
+			}
+			wantDeadlines := int64(1)
+			if nonBlocking {
+				wantDeadlines = 0
+			}
+			if r.reads.Load() != 1 || r.deadlines.Load() != wantDeadlines {
+				t.Errorf("%d reads, %d with a deadline; want 1 read, %d with one", r.reads.Load(), r.deadlines.Load(), wantDeadlines)
+			}
+		})
+	}
+}

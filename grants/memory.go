@@ -56,6 +56,9 @@ func ctxError(ctx context.Context) error {
 	return nil
 }
 
+// NonBlocking reports true: ReadGrants answers from memory (see NonBlockingReader).
+func (*Memory) NonBlocking() bool { return true }
+
 // ReadGrants returns principalID's rows and the AnyPrincipal rows with the current
 // control revision.
 func (m *Memory) ReadGrants(ctx context.Context, principalID string) (*Snapshot, error) {

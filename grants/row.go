@@ -96,6 +96,17 @@ type Reader interface {
 	ReadGrants(ctx context.Context, principalID string) (*Snapshot, error)
 }
 
+// A NonBlockingReader is a Reader that can declare that ReadGrants never waits: it
+// answers from memory, with no I/O and no lock held across I/O, as *Memory does. A
+// caller that bounds reads with a deadline can call such a Reader directly instead of
+// guarding the call with a timer and a goroutine it may abandon (see
+// discovery.Options.GrantTimeout). A wrapper may declare what the Reader it wraps does.
+type NonBlockingReader interface {
+	Reader
+	// NonBlocking reports whether every ReadGrants call returns without waiting.
+	NonBlocking() bool
+}
+
 // A Store is a Reader that also changes rows. Every change increments the row's
 // revision and the control revision in one step (SPEC GRANT-4).
 type Store interface {

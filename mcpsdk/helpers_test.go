@@ -92,6 +92,13 @@ type countingReader struct {
 	n atomic.Int64
 }
 
+// NonBlocking declares what the wrapped Reader declares (grants.NonBlockingReader): the
+// count adds no wait.
+func (r *countingReader) NonBlocking() bool {
+	nb, ok := r.Reader.(grants.NonBlockingReader)
+	return ok && nb.NonBlocking()
+}
+
 func (r *countingReader) ReadGrants(ctx context.Context, id string) (*grants.Snapshot, error) {
 	r.n.Add(1)
 	return r.Reader.ReadGrants(ctx, id)
