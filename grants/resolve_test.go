@@ -70,8 +70,9 @@ func resolveReference(snap *Snapshot, p Principal) (map[string]bool, error) {
 // TestResolveMatchesReference checks that Resolve and ResolveIndex answer what
 // resolveReference answers, the same error or the same granted set, over random
 // snapshots with and without faults: principal IDs and scopes of many lengths and
-// characters, principals holding a few scopes or hundreds, and for ResolveIndex tools
-// numbered, unnumbered and numbered out of range.
+// characters, principals holding a few scopes or hundreds, for ResolveIndex tools
+// numbered, unnumbered and numbered out of range, and (the last 500) well-formed sets
+// of up to 40 rows over 20 more tools.
 //
 // SPEC GRANT-2, GRANT-5
 func TestResolveMatchesReference(t *testing.T) {
@@ -86,7 +87,7 @@ func TestResolveMatchesReference(t *testing.T) {
 		many = append(many, fmt.Sprintf("scope:%05d", i))
 	}
 	ids := []string{"alice", "a", "abc", "abcdefgh", "exactly-16-bytes", "a-principal-id-longer-than-16", AnyPrincipal}
-	for iter := range 12000 {
+	for iter := range 12500 {
 		id := ids[rng.IntN(len(ids))]
 		p := Principal{ID: id}
 		for range rng.IntN(5) {
@@ -99,7 +100,16 @@ func TestResolveMatchesReference(t *testing.T) {
 			p.Scopes = append(p.Scopes, many[:150]...)
 		}
 		var rows []Row
-		for range rng.IntN(6) {
+		faulty := rng.IntN(6)
+		if iter >= 12000 { // large, well-formed sets: many tools decided at once
+			rows, faulty = largeRows(rng, id), 0
+			for _, s := range "abcdefghijkl" {
+				if rng.IntN(2) == 0 {
+					p.Scopes = append(p.Scopes, string(s))
+				}
+			}
+		}
+		for range faulty {
 			r := Row{Principal: []string{id, AnyPrincipal, id, AnyPrincipal, "bob", "", id + "x", "alicf"}[rng.IntN(8)],
 				Tool: tools[rng.IntN(len(tools))], Effect: []Effect{Allow, Allow, Deny, "nope"}[rng.IntN(4)],
 				Revision: int64(rng.IntN(4))}
@@ -152,7 +162,7 @@ func TestResolveMatchesReference(t *testing.T) {
 			if !slices.Equal(g, w) {
 				t.Fatalf("case %d: %s grants %q, reference %q\nprincipal %q\nrows %+v", iter, resolve.name, g, w, p, rows)
 			}
-			for _, tool := range tools {
+			for _, tool := range append(tools, largeTools[:]...) {
 				if got.Allows(tool) != want[tool] {
 					t.Fatalf("case %d: %s: Allows(%q) differs", iter, resolve.name, tool)
 				}
@@ -171,6 +181,36 @@ func TestResolveMatchesReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// largeTools are the tools of largeRows.
+var largeTools = func() (t [20]string) {
+	for i := range t {
+		t[i] = fmt.Sprintf("t%02d", i)
+	}
+	return t
+}()
+
+// largeRows returns up to 40 well-formed rows of id and AnyPrincipal over largeTools,
+// with no two rows of one key, each allowing or denying under a few of 12 scopes.
+func largeRows(rng *rand.Rand, id string) []Row {
+	var rows []Row
+	seen := map[string]bool{}
+	for range rng.IntN(41) {
+		r := Row{Principal: []string{id, AnyPrincipal}[rng.IntN(2)], Tool: largeTools[rng.IntN(len(largeTools))],
+			Effect: []Effect{Allow, Deny}[rng.IntN(2)], Revision: 1}
+		if seen[r.Principal+"/"+r.Tool] {
+			continue
+		}
+		seen[r.Principal+"/"+r.Tool] = true
+		for _, s := range "abcdefghijkl" {
+			if rng.IntN(6) == 0 {
+				r.Scopes = append(r.Scopes, string(s))
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 // TestResolveNamesOfEveryLength checks that a Decision finds every granted tool name,
