@@ -103,7 +103,7 @@ func wantInvalidConfirmation(t testing.TB, what string, err error, token, args s
 	}
 }
 
-// ERR-1 table: safe mode's codes have their status and JSON-RPC code, and a
+// SPEC ERR-1: safe mode's codes have their status and JSON-RPC code, and a
 // *ConfirmationRequired is written as confirmation_required (never with its token).
 func TestSafeModeCodes(t *testing.T) {
 	for _, tc := range []struct {
