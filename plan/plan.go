@@ -401,8 +401,8 @@ func withDeferLoading(canonical []byte) (json.RawMessage, bool) {
 	return out, true
 }
 
-// catalogLine returns "- name" + mark + ": text\n", where text is the first line of the tool's
-// description (else its title, else its annotations' title), white space collapsed,
+// catalogLine returns "- name" + mark + ": text\n", where text is the first line of
+// the tool's description (else its title, else its annotations' title), white space collapsed,
 // control characters dropped, cut to at most limit bytes, on a word boundary when the
 // text has one, with "..." marking a cut.
 func catalogLine(name, mark string, f tooldef.Fields, limit int) string {
