@@ -70,7 +70,7 @@ func (d *Discoverer) grantedTool(ctx context.Context, p grants.Principal, tool s
 
 // grantedCall decides a call whose tool grantedTool granted as cat's tool i with p's
 // authorised set: the contract pin, the arguments against the tool's input schema
-// (SPEC CALL-2), then the host's CheckCall (CALL-6).
+// (SPEC CALL-2), the host's CheckCall (CALL-6), then safe mode's confirmation.
 func (d *Discoverer) grantedCall(ctx context.Context, p grants.Principal, c Call, cat *Catalog, i int, set *authSet) error {
 	if c.ContractPin != "" && c.ContractPin != set.contract {
 		return newError(CodeContractChanged, nil)
@@ -87,7 +87,9 @@ func (d *Discoverer) grantedCall(ctx context.Context, p grants.Principal, c Call
 		return validationError(err)
 	}
 	if d.opts.CheckCall != nil {
-		return d.opts.CheckCall(ctx, p, c.Tool, args)
+		if err := d.opts.CheckCall(ctx, p, c.Tool, args); err != nil {
+			return err
+		}
 	}
-	return nil
+	return d.confirm(ctx, p, c, args, t, set) // safe mode (see SafeMode)
 }

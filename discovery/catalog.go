@@ -119,6 +119,7 @@ type tool struct {
 	strEscapes, rawEscapes int
 	nodes, depth           int // canonical's Measure, with len(canonical) its Bytes
 	readOnly               bool
+	destructive            bool // annotations.destructiveHint is true (safe mode)
 	toolset                string
 	validator              validate.Validator
 	compErr                error // why validator is nil
@@ -239,7 +240,7 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 			if len(schema) == 0 || schema[0] != '{' {
 				return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: f.Name}
 			}
-			nt.name, nt.readOnly = f.Name, f.ReadOnly
+			nt.name, nt.readOnly, nt.destructive = f.Name, f.ReadOnly, f.Destructive
 			nt.sample, nt.rawCanonical = pr.sampleOf(), bytes.Equal(raw, nt.canonical)
 			if !nt.rawCanonical {
 				nt.key = pr.keyOf()

@@ -43,6 +43,9 @@ type Options struct {
 	RevisionSync bool
 	// Visibility narrows every path alike (SPEC VIS-1).
 	Visibility Visibility
+	// SafeMode holds calls to mutating tools until they are confirmed. The zero value
+	// is off.
+	SafeMode SafeMode
 	// CheckCall is the host's own operation check, run after the grant decision and
 	// argument validation succeed (SPEC CALL-6). Its error is returned unchanged. Nil:
 	// no host check.
@@ -100,6 +103,7 @@ type Discoverer struct {
 	abandoned atomic.Int64 // grant reads abandoned at their deadline and still running
 
 	cache setCache
+	safe  safeMode
 }
 
 // New returns a Discoverer. opts is copied; nil means defaults.
@@ -111,6 +115,7 @@ func New(opts *Options) *Discoverer {
 		d.opts.Visibility.Toolsets = slices.Clone(opts.Visibility.Toolsets)
 	}
 	d.cache.init(cmp.Or(d.opts.CacheBytes, defaultCacheBytes))
+	d.safe = newSafeMode(d.opts.SafeMode)
 	if r, ok := d.opts.Grants.(grants.NonBlockingReader); !ok || !r.NonBlocking() {
 		d.timeout = max(cmp.Or(d.opts.GrantTimeout, defaultGrantTimeout), 0)
 	}
@@ -223,14 +228,18 @@ type Call struct {
 	// ContractPin, when not empty, is the contract digest the client expects; a
 	// different one answers contract_changed (SPEC CONTRACT-2).
 	ContractPin string
+	// Confirmation is the confirmation token of a call safe mode holds (see SafeMode),
+	// from params._meta[MetaConfirmation]; empty when the call carries none.
+	Confirmation string
 }
 
 // AuthorizeCall decides a tools/call. It rereads grants every time; a tool that is
 // unknown, withheld by Visibility or not granted answers tool_not_granted before the
 // arguments are looked at (SPEC CALL-1, VIS-2). A granted call's arguments are validated
 // against the tool's full input schema (CALL-2), then the host's CheckCall runs (CALL-6).
-// AuthorizeCall never executes anything. While the switch is off it allows every call
-// and reads no grant (FLAG-2).
+// In safe mode it then holds a mutating call without a valid confirmation token (see
+// SafeMode). AuthorizeCall never executes anything. While the switch is off it allows
+// every call and reads no grant (FLAG-2).
 func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Call) error {
 	if !d.opts.Enabled {
 		return nil

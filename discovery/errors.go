@@ -47,6 +47,14 @@ const (
 	// CodeCallRefused answers a tools/call the host's CheckCall refused with an error of
 	// its own (mcpsdk): 403, -32000.
 	CodeCallRefused Code = "tool_call_refused"
+	// CodeInvalidConfirmation answers a safe-mode call whose confirmation token is
+	// forged, expired (120 s) or issued for another call, principal, scopes, grant
+	// rows or contract (see SafeMode): 400, -32602.
+	CodeInvalidConfirmation Code = "invalid_confirmation"
+	// CodeConfirmationRequired is the code of a *ConfirmationRequired: safe mode holds
+	// the call until it is confirmed. Adapters answer it with a preview result, not
+	// an error; written as an error it is 428 (Precondition Required), -32000.
+	CodeConfirmationRequired Code = "confirmation_required"
 	// CodeServerError replaces an SDK error whose JSON-RPC code has no name of its own
 	// (mcpsdk, which keeps the SDK's JSON-RPC code): 500, -32000.
 	CodeServerError Code = "server_error"
@@ -72,8 +80,10 @@ func (c Code) Status() int {
 	case CodeMethodNotFound:
 		return http.StatusNotFound
 	case CodeInvalidParams, CodeInvalidCursor, CodeInvalidArguments,
-		CodeInvalidRequest, CodeParseError:
+		CodeInvalidRequest, CodeParseError, CodeInvalidConfirmation:
 		return http.StatusBadRequest
+	case CodeConfirmationRequired:
+		return http.StatusPreconditionRequired
 	case CodeUnauthenticated:
 		return http.StatusUnauthorized
 	case CodeToolNotGranted, CodeCallRefused:
@@ -98,11 +108,11 @@ func (c Code) JSONRPCCode() int {
 		return rpcInvalidRequest
 	case CodeMethodNotFound:
 		return rpcMethodNotFound
-	case CodeInvalidParams, CodeInvalidCursor, CodeInvalidArguments:
+	case CodeInvalidParams, CodeInvalidCursor, CodeInvalidArguments, CodeInvalidConfirmation:
 		return rpcInvalidParams
 	case CodeToolNotGranted, CodeContractChanged, CodeGrantsChanged, CodeSchemaTooLarge,
 		CodeValidationUnavailable, CodeGrantsUnavailable, CodeCatalogUnavailable,
-		CodeUnauthenticated, CodeCallRefused, CodeServerError:
+		CodeUnauthenticated, CodeCallRefused, CodeServerError, CodeConfirmationRequired:
 		return rpcServerError
 	}
 	return rpcInternalError

@@ -90,8 +90,10 @@
 //     its arguments, before anything decodes them: deep, long, mistyped, with
 //     duplicate keys or invalid UTF-8, a denied call gets the same answer as with {}.
 //     A granted call goes on; the middleware then decides it in full (arguments,
-//     contract pin, CheckCall) from the same grant read, so each call reads grants
-//     once. A call that reaches the middleware without the front's decision (a server
+//     contract pin, CheckCall, safe mode with the token of
+//     params._meta[discovery.MetaConfirmation]) from the same grant read, so each call
+//     reads grants once. A call safe mode holds answers a tool result with isError,
+//     the preview as text and the token in the result's _meta only. A call that reaches the middleware without the front's decision (a server
 //     without the adapter's transport) is decided by AuthorizeCall, which reads them.
 //  4. What the SDK would choke on: invalid UTF-8 (parse_error) and nesting deeper than
 //     the SDK decoder's 1,000 (invalid_request). logging/setLevel must name one of

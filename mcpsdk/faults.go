@@ -43,6 +43,7 @@ var ownCodes = map[discovery.Code]bool{
 	discovery.CodeGrantsUnavailable: true, discovery.CodeCatalogUnavailable: true, discovery.CodeInternal: true,
 	discovery.CodeUnauthenticated: true, discovery.CodeCallRefused: true, discovery.CodeParseError: true,
 	discovery.CodeInvalidRequest: true, discovery.CodeMessageTooLarge: true, discovery.CodeServerError: true,
+	discovery.CodeInvalidConfirmation: true, discovery.CodeConfirmationRequired: true,
 }
 
 // kept reports whether an outgoing JSON-RPC error may leave as it is: one the adapter

@@ -171,8 +171,8 @@ func appendTools(dst []byte, tools []json.RawMessage) []byte {
 	return append(dst, ']')
 }
 
-// callTool gates one tools/call (SPEC CALL-1, CALL-2, CALL-6) or answers the discovery
-// tool.
+// callTool gates one tools/call (SPEC CALL-1, CALL-2, CALL-6), holding it for
+// confirmation in safe mode, or answers the discovery tool.
 func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method string, req *mcp.CallToolRequest) (mcp.Result, error) {
 	params := req.Params
 	if params == nil {
@@ -186,15 +186,19 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 		return a.discoveryTool(ctx, p, params.Arguments)
 	}
 	pin, _ := params.Meta[MetaContractDigest].(string)
-	call := a.pending.take(req.Extra) // the front's decision on this request, if it made one
+	confirmation, _ := params.Meta[discovery.MetaConfirmation].(string) // safe mode's token
+	call := a.pending.take(req.Extra)                                   // the front's decision on this request, if it made one
 	if call == nil {
 		call = a.d.AuthorizeCall
 	}
-	err = call(ctx, p, discovery.Call{Tool: params.Name, Arguments: params.Arguments, ContractPin: pin})
+	err = call(ctx, p, discovery.Call{Tool: params.Name, Arguments: params.Arguments, ContractPin: pin, Confirmation: confirmation})
 	if err != nil {
 		var de *discovery.Error
 		if errors.As(err, &de) && de.Code == discovery.CodeInvalidArguments {
 			return invalidArguments(de), nil
+		}
+		if cr, ok := err.(*discovery.ConfirmationRequired); ok {
+			return preview(cr), nil
 		}
 		return nil, rpcError(err, discovery.CodeCallRefused)
 	}
@@ -209,6 +213,20 @@ func invalidArguments(e *discovery.Error) *mcp.CallToolResult {
 		text += ": keyword " + strconv.Quote(e.Keyword) + " failed at schema location " + strconv.Quote(e.Path)
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// preview is the tool result of a call safe mode holds (discovery.SafeMode): isError,
+// since nothing ran, so a client unaware of safe mode never takes it for the tool's
+// result; the text says so and holds the preview; the token travels in the result's
+// _meta[discovery.MetaConfirmation] only, for the client (and the person confirming),
+// not in the text the model reads. No structuredContent: it would have to match the
+// tool's outputSchema.
+func preview(cr *discovery.ConfirmationRequired) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Meta:    mcp.Meta{discovery.MetaConfirmation: cr.Token},
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: cr.Text()}},
+	}
 }
 
 // discoveryTool answers the discovery tool: the discover method's semantics, the page

@@ -25,6 +25,7 @@ type toolData struct {
 	eager  bool            // sent in full whatever the threshold
 	native json.RawMessage // the definition with "defer_loading": true, when !eager
 	line   string          // the client-side catalog line, when !eager
+	held   bool            // safe mode holds its calls for confirmation (marked on line)
 }
 
 // cache holds what a Planner derives from canonical tool definitions, keyed by content
@@ -39,8 +40,8 @@ type toolData struct {
 // Entries live until the bytes counted (the native definitions, lines, names and fixed
 // costs) would pass cacheBytes; then both maps are dropped at once and refill on use. A
 // list whose data alone passes the bound is still kept, alone, so the working set of one
-// catalog never thrashes. A policy is fixed per Planner, so the policy is no part of a
-// key. Safe for concurrent use; derivation runs under the lock, once per definition.
+// catalog never thrashes. A policy, and the Discoverer whose safe mode marks lines, are
+// fixed per Planner, so neither is part of a key. Safe for concurrent use; derivation runs under the lock, once per definition.
 type cache struct {
 	mu     sync.Mutex
 	budget int64

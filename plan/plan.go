@@ -135,8 +135,10 @@ type ToolPlan struct {
 	// native plan, those on the catalog segment in a client-side one.
 	Deferred []string
 	// Catalog is the client-side catalog segment for the system prompt: one header line
-	// naming the discovery tool, then "- name: one line" per deferred tool in name
-	// order, each ending in "\n". It is empty in native mode and when nothing is
+	// naming the discovery tool (and a second saying what SafeModeMark means when a
+	// listed tool bears it), then "- name: one line" per deferred tool in name order,
+	// each ending in "\n"; a tool safe mode holds for confirmation is
+	// "- name [confirm]: one line". It is empty in native mode and when nothing is
 	// deferred. The same catalog version, policy, authorised set and loaded tools give
 	// the same bytes.
 	Catalog string
@@ -166,6 +168,14 @@ type Planner struct {
 	header   string
 	cache    cache
 }
+
+// SafeModeMark follows the name of a tool on a client-side catalog line when the
+// Discoverer's safe mode holds its calls for confirmation (discovery.SafeMode); the
+// catalog's header then says what it means.
+const SafeModeMark = " [confirm]"
+
+// safeModeNote is the header line added to a client-side catalog holding a marked tool.
+const safeModeNote = "Tools marked [confirm] do not run at first: they answer a preview, and run when the same call is made again with the confirmation it hands out.\n"
 
 // New returns a Planner over d's catalog, grants and visibility. policy is copied; nil
 // means defaults.
@@ -264,12 +274,18 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 	// array of the principal's tools.
 	tp.Tools = list.Tools[:0]
 	tp.Deferred = make([]string, 0, n)
+	header := pl.header
 	if tp.Mode == ClientSide {
-		size := len(pl.header)
-		for _, t := range tools {
+		size := len(pl.header) + len(safeModeNote)
+		marked := false
+		for i, t := range tools {
 			size += len(t.line)
+			marked = marked || t.held && !t.eager && (keep == nil || !keep[i])
 		}
 		catalog.Grow(size)
+		if marked {
+			header += safeModeNote
+		}
 	}
 	for i, t := range tools {
 		if t.eager || keep != nil && keep[i] {
@@ -282,7 +298,7 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 			continue
 		}
 		if catalog.Len() == 0 {
-			catalog.WriteString(pl.header)
+			catalog.WriteString(header)
 		}
 		catalog.WriteString(t.line)
 	}
@@ -327,7 +343,12 @@ func (pl *Planner) derive(def []byte) *toolData {
 	}
 	t.eager = false
 	t.native = native
-	t.line = catalogLine(f.Name, f, pl.policy.LineBytes)
+	t.held = pl.d.SafeModeHolds(def)
+	mark := ""
+	if t.held {
+		mark = SafeModeMark
+	}
+	t.line = catalogLine(f.Name, mark, f, pl.policy.LineBytes)
 	return t
 }
 
@@ -380,11 +401,11 @@ func withDeferLoading(canonical []byte) (json.RawMessage, bool) {
 	return out, true
 }
 
-// catalogLine returns "- name: text\n", where text is the first line of the tool's
-// description (else its title, else its annotations' title), white space collapsed,
+// catalogLine returns "- name" + mark + ": text\n", where text is the first line of
+// the tool's description (else its title, else its annotations' title), white space collapsed,
 // control characters dropped, cut to at most limit bytes, on a word boundary when the
 // text has one, with "..." marking a cut.
-func catalogLine(name string, f tooldef.Fields, limit int) string {
+func catalogLine(name, mark string, f tooldef.Fields, limit int) string {
 	text := firstLine(f.Description)
 	if text == "" {
 		text = firstLine(f.Title)
@@ -393,7 +414,7 @@ func catalogLine(name string, f tooldef.Fields, limit int) string {
 		text = firstLine(f.AnnTitle)
 	}
 	if text == "" {
-		return "- " + name + "\n"
+		return "- " + name + mark + "\n"
 	}
 	if len(text) > limit {
 		cut := max(limit-3, 0)
@@ -407,7 +428,7 @@ func catalogLine(name string, f tooldef.Fields, limit int) string {
 		}
 		text = strings.TrimRight(text[:cut], " ") + "..."
 	}
-	return "- " + name + ": " + text + "\n"
+	return "- " + name + mark + ": " + text + "\n"
 }
 
 // firstLine returns the first non-blank line of s, its white space collapsed to single

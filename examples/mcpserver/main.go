@@ -19,6 +19,11 @@
 //	-tokens FILE       with -http: a JSON object mapping bearer tokens to
 //	                   {"principal": ID, "scopes": [...]}; required with -http
 //	-discovery-tool N  name of the discovery tool ("" for none; default search_tools)
+//	-safe-mode         hold calls to mutating tools (no readOnlyHint, or destructiveHint)
+//	                   for confirmation: they answer a preview and a token in
+//	                   _meta["deferredtools/confirmation"], and run when called again
+//	                   with it in params._meta (see discovery.SafeMode)
+//	-safe-mode-exempt a,b  with -safe-mode: tools it never holds
 //
 // With -http, these bound what a connection or session may hold (0 turns one off):
 //
@@ -74,6 +79,8 @@ func main() {
 type config struct {
 	catalog, grants, db, principal, scopes, http, tokens, tool string
 	limits                                                     httpLimits
+	safeMode                                                   bool
+	safeExempt                                                 string
 }
 
 // httpLimits bound what an HTTP connection or session may hold; zero turns one off.
@@ -93,6 +100,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.http, "http", "", "serve streamable HTTP on `ADDR` instead of stdio")
 	fs.StringVar(&c.tokens, "tokens", "", "with -http: `FILE` mapping bearer tokens to {\"principal\",\"scopes\"}")
 	fs.StringVar(&c.tool, "discovery-tool", discovery.DefaultToolName, "`name` of the discovery tool; empty for none")
+	fs.BoolVar(&c.safeMode, "safe-mode", false, "hold calls to mutating tools until they are confirmed (a preview first)")
+	fs.StringVar(&c.safeExempt, "safe-mode-exempt", "", "with -safe-mode: comma-separated `names` of tools it never holds")
 	fs.DurationVar(&c.limits.readHeader, "read-header-timeout", 10*time.Second, "with -http: time to read a request's headers (0: none)")
 	fs.DurationVar(&c.limits.read, "read-timeout", 30*time.Second, "with -http: time to read a whole request, body included (0: none)")
 	fs.DurationVar(&c.limits.write, "write-timeout", time.Minute, "with -http: time to write a response, the GET event stream included (0: none)")
@@ -106,6 +115,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if (c.http == "") != (c.tokens == "") {
 		return nil, errors.New("-http and -tokens go together: HTTP callers are authenticated by bearer token")
+	}
+	if c.safeExempt != "" && !c.safeMode {
+		return nil, errors.New("-safe-mode-exempt needs -safe-mode")
 	}
 	l := c.limits
 	if min(l.readHeader, l.read, l.write, l.idle, l.session) < 0 {
@@ -137,9 +149,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	d := discovery.New(&discovery.Options{
-		Enabled: discovery.SwitchFromEnv(lookup, logger),
-		Catalog: cat,
-		Grants:  store,
+		Enabled:  discovery.SwitchFromEnv(lookup, logger),
+		Catalog:  cat,
+		Grants:   store,
+		SafeMode: discovery.SafeMode{Enabled: c.safeMode, Exempt: splitScopes(c.safeExempt)},
 	})
 	opts := &mcpsdk.Options{DiscoveryTool: c.tool}
 	if c.http == "" {
@@ -151,7 +164,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	a.Install(server)
-	logger.Info("mcpserver", "tools", cat.Len(), "discovery", d.Enabled())
+	logger.Info("mcpserver", "tools", cat.Len(), "discovery", d.Enabled(), "safe_mode", c.safeMode)
 
 	if c.http == "" {
 		t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}

@@ -28,6 +28,7 @@ type Fields struct {
 	InputSchema              json.RawMessage // nil when absent
 	AnnTitle                 string          // annotations.title when a string
 	ReadOnly                 bool            // annotations.readOnlyHint is the literal true
+	Destructive              bool            // annotations.destructiveHint is the literal true
 	Eager                    json.RawMessage // _meta[MetaEagerKey], nil when absent
 }
 
@@ -83,6 +84,8 @@ func Read(def []byte) (f Fields, reason string) {
 			f.AnnTitle, _ = StringValue(val)
 		case "readOnlyHint":
 			f.ReadOnly = string(val) == "true"
+		case "destructiveHint":
+			f.Destructive = string(val) == "true"
 		}
 	})
 	if twins {
