@@ -8,6 +8,35 @@
 // bears the discovery tool's name, client-side plans defer nothing, since the model
 // could not tell the two apart. Every plan that defers a tool gives the model a way to
 // find it (SPEC PLAN-2).
+//
+// Planner.Request renders a plan in the request shape of the model's provider
+// (ModelCapabilities.Provider), as plain values to set on the request's "tools" and
+// system members, with the bytes the model reads up front:
+//
+//   - Anthropic Messages, PathAnthropicServer: custom tools {name, description,
+//     input_schema}, the deferred ones "defer_loading": true, and the tool search tool
+//     {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"} or
+//     its regex variant, by Policy.Search
+//     (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool;
+//     SDK types BetaTool, BetaToolSearchToolBm25_20251119,
+//     BetaToolSearchToolRegex20251119);
+//   - Anthropic, PathAnthropicClient: the same tools and the host's search tool,
+//     whose calls AnswerAnthropicSearch answers from the Discoverer with
+//     tool_reference blocks ("Custom tool search implementation" on that page;
+//     BetaToolResultBlockParam, BetaToolReferenceBlockParam): the provider expands
+//     definitions the request holds, grants and ranking stay the host's;
+//   - OpenAI Responses, PathOpenAIHosted: function tools {type, name, description,
+//     parameters, strict} with "defer_loading": true and {"type": "tool_search"}
+//     (https://developers.openai.com/api/docs/guides/tools-tool-search; openai-python
+//     FunctionToolParam, NamespaceToolParam.ToolFunction, ToolSearchToolParam);
+//   - OpenAI, PathOpenAIClient: the same with {"type": "tool_search", "execution":
+//     "client"}, whose tool_search_call AnswerOpenAISearch answers with a
+//     tool_search_output item (ResponseToolSearchOutputItemParam);
+//   - any other model, PathClientSide: the client-side plan as it is.
+//
+// CheckCall answers a model's call of a deferred tool it has not loaded by
+// Policy.Undiscovered (load it and retry the turn, or a structured result naming the
+// discovery path), after the grants, which refuse as for any call.
 package plan
 
 import (
@@ -35,6 +64,13 @@ type ModelCapabilities struct {
 	// tool, if the provider needs one, when it translates the plan to the provider's
 	// request shape.
 	NativeToolSearch bool
+	// Provider is the request shape the host sends the model's tools in, for
+	// Planner.Request. Zero: ProviderGeneric, which always gets a client-side plan.
+	Provider Provider
+	// ClientToolSearch reports that the provider expands deferred definitions from a
+	// search the host answers: Anthropic tool_reference blocks, OpenAI tool_search
+	// with "execution": "client". Planner.Request only.
+	ClientToolSearch bool
 }
 
 // A Mode is the mechanism a tool plan uses to reach deferred tools.
@@ -120,6 +156,14 @@ type Policy struct {
 	// the "..." that marks a cut included. Zero means DefaultLineBytes; values below 3
 	// are raised to 3.
 	LineBytes int
+	// Search picks the provider search of Planner.Request when the model offers
+	// more than one: SearchAuto (the provider's hosted search, BM25 on Anthropic),
+	// SearchBM25 or SearchRegex (Anthropic's variants), or SearchClient (the
+	// Discoverer answers, so grants and ranking stay the host's).
+	Search Search
+	// Undiscovered is what Planner.CheckCall answers a call to a deferred tool the
+	// model has not loaded. Zero: UndiscoveredAnswer.
+	Undiscovered Undiscovered
 }
 
 // A ToolPlan is what one model request carries of the principal's tools (SPEC PLAN-1).

@@ -1,0 +1,356 @@
+package plan
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/tooldef"
+)
+
+// A Provider is the request shape a host sends a model's tools in.
+type Provider uint8
+
+// The providers Planner.Request renders for.
+const (
+	// ProviderGeneric is any model: MCP definitions in the tools member and the
+	// client-side catalog in the system prompt.
+	ProviderGeneric Provider = iota
+	// ProviderAnthropic is the Anthropic Messages API ("tools", "system").
+	ProviderAnthropic
+	// ProviderOpenAI is the OpenAI Responses API ("tools", "instructions").
+	ProviderOpenAI
+)
+
+// A Search is a Policy's choice of provider search (Policy.Search).
+type Search uint8
+
+// The searches a Policy may prefer.
+const (
+	// SearchAuto is the provider's hosted search when the model has it, else the
+	// host's.
+	SearchAuto Search = iota
+	// SearchBM25 is Anthropic's tool_search_tool_bm25 (natural-language queries).
+	SearchBM25
+	// SearchRegex is Anthropic's tool_search_tool_regex (Python re patterns).
+	SearchRegex
+	// SearchClient is a search the host answers through the Discoverer, when the
+	// model accepts one (ModelCapabilities.ClientToolSearch).
+	SearchClient
+)
+
+// A Path is the mechanism one rendered request uses to reach deferred tools.
+type Path uint8
+
+// The paths of a Rendering.
+const (
+	// PathClientSide: eager MCP definitions, the discovery tool, and the catalog
+	// segment for the system prompt (a ToolPlan in ClientSide mode, unchanged).
+	PathClientSide Path = iota
+	// PathAnthropicServer: Anthropic tools, the deferred ones with
+	// "defer_loading": true, and Anthropic's tool search tool (BM25 or regex).
+	PathAnthropicServer
+	// PathAnthropicClient: Anthropic tools, the deferred ones with
+	// "defer_loading": true, and the host's search tool, answered by
+	// AnswerAnthropicSearch with tool_reference blocks.
+	PathAnthropicClient
+	// PathOpenAIHosted: Responses function tools, the deferred ones with
+	// "defer_loading": true, and the hosted {"type": "tool_search"}.
+	PathOpenAIHosted
+	// PathOpenAIClient: Responses function tools, the deferred ones with
+	// "defer_loading": true, and {"type": "tool_search", "execution": "client"},
+	// answered by AnswerOpenAISearch with a tool_search_output item.
+	PathOpenAIClient
+)
+
+var pathNames = [...]string{"client-side", "anthropic-server", "anthropic-client", "openai-hosted", "openai-client"}
+
+// String returns the path's name, like "anthropic-client".
+func (p Path) String() string {
+	if int(p) < len(pathNames) {
+		return pathNames[p]
+	}
+	return "unknown"
+}
+
+// The names and types of Anthropic's tool search tools (the 2025-11-19 versions,
+// beta header "advanced-tool-use-2025-11-20").
+const (
+	AnthropicBM25Type  = "tool_search_tool_bm25_20251119"
+	AnthropicBM25Name  = "tool_search_tool_bm25"
+	AnthropicRegexType = "tool_search_tool_regex_20251119"
+	AnthropicRegexName = "tool_search_tool_regex"
+)
+
+// AnthropicTool is a custom tool of an Anthropic Messages request (SDK type
+// BetaTool / ToolParam): the MCP tool's name, description and input schema.
+type AnthropicTool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	DeferLoading bool            `json:"defer_loading,omitempty"`
+}
+
+// AnthropicSearchTool is Anthropic's server tool search tool (SDK types
+// BetaToolSearchToolBm25_20251119, BetaToolSearchToolRegex20251119).
+type AnthropicSearchTool struct {
+	Type string `json:"type"`
+	Name string `json:"name"`
+}
+
+// OpenAIFunction is a function tool of a Responses request (SDK type
+// FunctionToolParam; NamespaceToolParam.ToolFunction for "defer_loading").
+// Strict is false: MCP input schemas are not written for strict mode, whose
+// requirements (every property required, additionalProperties false) they break.
+type OpenAIFunction struct {
+	Type         string          `json:"type"` // "function"
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	Parameters   json.RawMessage `json:"parameters"`
+	Strict       bool            `json:"strict"`
+	DeferLoading bool            `json:"defer_loading,omitempty"`
+}
+
+// OpenAIToolSearch is the Responses tool_search tool (SDK type ToolSearchToolParam):
+// hosted when Execution is empty, else "client" with the host's description and
+// parameter schema.
+type OpenAIToolSearch struct {
+	Type        string          `json:"type"` // "tool_search"
+	Execution   string          `json:"execution,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// A Rendering is one model request's tools, in its provider's shape: the members to
+// set on the request, what the model reads of them up front, and how the model
+// searches the rest.
+type Rendering struct {
+	Path Path
+	// Plan is the tool plan rendered: a client-side plan for PathClientSide, a
+	// native one for the others.
+	Plan *ToolPlan
+	// Tools is the request's "tools" member, in order: json.RawMessage MCP
+	// definitions (PathClientSide), AnthropicTool and AnthropicSearchTool values,
+	// or OpenAIFunction and OpenAIToolSearch values.
+	Tools []any
+	// System is the text for the system prompt ("system" on Anthropic,
+	// "instructions" on OpenAI): the client-side catalog segment, else empty.
+	System string
+	// Deferred names the tools the request defers, in name order.
+	Deferred []string
+	// SearchTool names the tool by which the model searches the deferred tools:
+	// the discovery tool, Anthropic's search tool, the host's Anthropic search tool
+	// (answered by AnswerAnthropicSearch) or "tool_search". Empty when nothing is
+	// deferred.
+	SearchTool string
+	// RequestBytes is the size of Tools as one JSON array plus len(System).
+	RequestBytes int
+	// UpFrontBytes is what the model reads of the request before any search: the
+	// tools sent in full, the search tool and System; on OpenAI also each deferred
+	// function's name and description, which the Responses API shows the model.
+	UpFrontBytes int
+	// FullBytes is the size, in this provider's shape, of every authorised tool sent
+	// in full: the request without deferral.
+	FullBytes int
+}
+
+// Request plans and renders the tools of one model request by principal p to a model
+// with capabilities m (SPEC PLAN-1, PLAN-2). The path follows m and the policy
+// alone, so the next request to another model gets that model's mechanism:
+//
+//   - ProviderAnthropic: PathAnthropicClient when the policy prefers SearchClient
+//     and m.ClientToolSearch, else PathAnthropicServer when m.NativeToolSearch,
+//     else PathAnthropicClient when m.ClientToolSearch;
+//   - ProviderOpenAI: likewise PathOpenAIClient and PathOpenAIHosted;
+//   - anything else, and a provider search whose tool name a catalog tool already
+//     bears: PathClientSide, the ToolPlan of Plan with m.NativeToolSearch false.
+//
+// loaded names the tools the session has loaded (through the discovery tool, the
+// host's search answers, or CheckCall's UndiscoveredLoad): they are sent in full on
+// every path. Grants are reread; errors are those of ListTools.
+func (pl *Planner) Request(ctx context.Context, p grants.Principal, m ModelCapabilities, loaded ...string) (*Rendering, error) {
+	path := pl.path(m)
+	if path != PathClientSide {
+		tp, err := pl.Plan(ctx, p, ModelCapabilities{NativeToolSearch: true})
+		if err != nil {
+			return nil, err
+		}
+		r, ok := pl.renderNative(tp, path, loaded)
+		if ok {
+			return r, nil
+		}
+	}
+	tp, err := pl.Plan(ctx, p, ModelCapabilities{}, loaded...)
+	if err != nil {
+		return nil, err
+	}
+	return renderClientSide(tp), nil
+}
+
+// path chooses the path of a request to a model with capabilities m.
+func (pl *Planner) path(m ModelCapabilities) Path {
+	var server, client Path
+	switch m.Provider {
+	case ProviderAnthropic:
+		server, client = PathAnthropicServer, PathAnthropicClient
+	case ProviderOpenAI:
+		server, client = PathOpenAIHosted, PathOpenAIClient
+	default:
+		return PathClientSide
+	}
+	switch {
+	case pl.policy.Search == SearchClient && m.ClientToolSearch:
+		return client
+	case m.NativeToolSearch:
+		return server
+	case m.ClientToolSearch:
+		return client
+	}
+	return PathClientSide
+}
+
+// renderClientSide renders a client-side plan: its MCP definitions and catalog.
+func renderClientSide(tp *ToolPlan) *Rendering {
+	r := &Rendering{Path: PathClientSide, Plan: tp, System: tp.Catalog, Deferred: tp.Deferred,
+		RequestBytes: tp.Bytes(), UpFrontBytes: tp.Bytes(), FullBytes: tp.FullBytes}
+	r.Tools = make([]any, len(tp.Tools))
+	for i, def := range tp.Tools {
+		r.Tools[i] = def
+	}
+	if len(tp.Deferred) > 0 {
+		r.SearchTool = toolName(tp.Tools[len(tp.Tools)-1]) // the discovery tool, last
+	}
+	return r
+}
+
+// upFrontFunction is what the Responses API shows the model of a deferred function
+// before tool search loads it: its name and description.
+type upFrontFunction struct {
+	Type        string `json:"type"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// renderNative renders a native plan for path, the tools named in loaded sent in
+// full. It answers false when the search tool's name is a catalog tool's, which the
+// provider would refuse as a duplicate.
+func (pl *Planner) renderNative(tp *ToolPlan, path Path, loaded []string) (*Rendering, bool) {
+	r := &Rendering{Path: path, Plan: tp}
+	openAI := path == PathOpenAIHosted || path == PathOpenAIClient
+	searchDef, _ := tooldef.Read(pl.toolDef)
+	var search any
+	switch path {
+	case PathAnthropicServer:
+		s := AnthropicSearchTool{Type: AnthropicBM25Type, Name: AnthropicBM25Name}
+		if pl.policy.Search == SearchRegex {
+			s = AnthropicSearchTool{Type: AnthropicRegexType, Name: AnthropicRegexName}
+		}
+		search, r.SearchTool = s, s.Name
+	case PathAnthropicClient:
+		search, r.SearchTool = anthropicTool(searchDef), searchDef.Name
+	case PathOpenAIHosted:
+		search, r.SearchTool = OpenAIToolSearch{Type: "tool_search"}, "tool_search"
+	case PathOpenAIClient:
+		search = OpenAIToolSearch{Type: "tool_search", Execution: "client",
+			Description: searchDef.Description, Parameters: searchDef.InputSchema}
+		r.SearchTool = "tool_search"
+	}
+	var sent, seen, full []int // sizes of the values of each array
+	r.Tools = make([]any, 0, len(tp.Tools)+1)
+	for _, def := range tp.Tools {
+		f, _ := tooldef.Read(def)
+		if !openAI && f.Name == r.SearchTool {
+			return nil, false
+		}
+		_, deferred := slices.BinarySearch(tp.Deferred, f.Name)
+		deferred = deferred && !slices.Contains(loaded, f.Name)
+		var v any
+		if openAI {
+			o := openAIFunction(f)
+			o.DeferLoading = deferred
+			v = o
+			if deferred {
+				seen = append(seen, len(marshal(upFrontFunction{"function", o.Name, o.Description})))
+			}
+		} else {
+			a := anthropicTool(f)
+			a.DeferLoading = deferred
+			v = a
+		}
+		n := len(marshal(v))
+		sent = append(sent, n)
+		if deferred {
+			r.Deferred = append(r.Deferred, f.Name)
+			full = append(full, n-len(`,"defer_loading":true`))
+		} else {
+			seen = append(seen, n)
+			full = append(full, n)
+		}
+		r.Tools = append(r.Tools, v)
+	}
+	if len(r.Deferred) == 0 {
+		r.SearchTool = "" // nothing to search: no search tool
+	} else {
+		n := len(marshal(search))
+		sent, seen = append(sent, n), append(seen, n)
+		r.Tools = append(r.Tools, search)
+	}
+	r.RequestBytes, r.UpFrontBytes, r.FullBytes = sizeOf(sent), sizeOf(seen), sizeOf(full)
+	return r, true
+}
+
+// sizeOf is the size of a JSON array of values of the given sizes.
+func sizeOf(sizes []int) int {
+	n := 2 + max(len(sizes)-1, 0)
+	for _, s := range sizes {
+		n += s
+	}
+	return n
+}
+
+// anthropicTool is an MCP tool's Anthropic definition. Its description falls back
+// to the title; a tool with no input schema takes {"type":"object"}.
+func anthropicTool(f tooldef.Fields) AnthropicTool {
+	return AnthropicTool{Name: f.Name, Description: describe(f), InputSchema: schemaOf(f)}
+}
+
+// openAIFunction is an MCP tool's Responses function definition.
+func openAIFunction(f tooldef.Fields) OpenAIFunction {
+	return OpenAIFunction{Type: "function", Name: f.Name, Description: describe(f), Parameters: schemaOf(f)}
+}
+
+func describe(f tooldef.Fields) string {
+	if f.Description != "" {
+		return f.Description
+	}
+	if f.Title != "" {
+		return f.Title
+	}
+	return f.AnnTitle
+}
+
+func schemaOf(f tooldef.Fields) json.RawMessage {
+	if f.InputSchema == nil {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return f.InputSchema
+}
+
+// marshal is the JSON of a value of this file's types, without HTML escaping, as the
+// catalog's canonical text has none. It cannot fail: their raw members are
+// canonical JSON from the catalog.
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// toolName reads the name of a canonical definition.
+func toolName(def json.RawMessage) string {
+	f, _ := tooldef.Read(def)
+	return f.Name
+}
