@@ -1,9 +1,12 @@
 // Command harness shows per-request tool plans (the PLAN requirements) as an LLM harness
 // or gateway would use them: two consecutive requests of one session, the first to a
 // model with provider-native tool search and the next to one without, each plan's size
-// in bytes next to sending every tool in full, and, when the real catalogs of
-// ../shared/data/catalogs are present (or -catalogs DIR names them), the bytes deferral
-// saves on each of them.
+// in bytes next to sending every tool in full; then every provider path of
+// plan.Request (any model, Anthropic tool search or host search, OpenAI hosted or
+// client tool search) with its request size and what the model sees up front, on the
+// demo catalog and, when the real catalogs of ../shared/data/catalogs are present (or
+// -catalogs DIR names them), on gitlab's; and the bytes deferral saves on each real
+// catalog.
 //
 //	go run ./examples/harness [-catalogs DIR]
 package main
@@ -117,6 +120,11 @@ func run(w io.Writer, catalogsDir string) error {
 		tp.Mode, len(tp.Deferred), tp.Bytes(), tp.CatalogBytes, tp.FullBytes)
 	fmt.Fprintf(w, "  sent in full: %s\n", strings.Join(eagerNames(tp), ", "))
 
+	fmt.Fprintf(w, "\n== Every provider path, %s on the demo catalog\n", demo.Alice.ID)
+	if err := printPaths(ctx, w, d, demo.Alice, &plan.Policy{Servers: map[string]plan.Loading{"inference_": plan.LoadEager}}); err != nil {
+		return err
+	}
+
 	if catalogsDir == "" {
 		return nil
 	}
@@ -128,6 +136,17 @@ func run(w io.Writer, catalogsDir string) error {
 		fmt.Fprintf(w, "\n(no real catalogs: %s is absent or empty)\n", catalogsDir)
 		return nil
 	}
+	if one := pathsCatalog(files); one != "" {
+		d, err := grantAll(ctx, one)
+		if err != nil {
+			return fmt.Errorf("%s: %w", filepath.Base(one), err)
+		}
+		fmt.Fprintf(w, "\n== Every provider path, real catalog %s, every tool granted, default policy\n", catalogName(one))
+		if err := printPaths(ctx, w, d, grants.Principal{ID: "harness"}, nil); err != nil {
+			return err
+		}
+	}
+
 	fmt.Fprintf(w, "\n== Real catalogs, every tool granted, default policy (%s)\n", catalogsDir)
 	fmt.Fprintf(w, "bytes of tool definitions; native loaded: what the model sees before its provider's search loads a tool\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -220,27 +239,112 @@ func catalogFiles(dir string) ([]string, error) {
 	return filepath.Glob(filepath.Join(dir, "*.json"))
 }
 
-// realCatalog plans one real catalog for both modes and returns its table row.
-func realCatalog(ctx context.Context, file string) (string, error) {
+// pathsCatalog picks the real catalog whose every path the harness prints: gitlab,
+// about 200 tools, when present, else the first.
+func pathsCatalog(files []string) string {
+	for _, f := range files {
+		if catalogName(f) == "gitlab" {
+			return f
+		}
+	}
+	if len(files) > 0 {
+		return files[0]
+	}
+	return ""
+}
+
+func catalogName(file string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(filepath.Base(file), ".json"), ".raw-tools")
+}
+
+// grantAll returns an enabled Discoverer over the catalog in file, every tool granted
+// to every principal.
+func grantAll(ctx context.Context, file string) (*discovery.Discoverer, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var tools []json.RawMessage
 	if err := json.Unmarshal(data, &tools); err != nil {
-		return "", err
+		return nil, err
 	}
 	cat, err := discovery.NewCatalog(tools, nil)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	store := grants.NewMemory()
 	for _, name := range cat.Names() {
 		if _, err := store.Put(ctx, grants.Row{Principal: grants.AnyPrincipal, Tool: name, Effect: grants.Allow}); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
-	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
+	return discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store}), nil
+}
+
+// providerPaths are the model declarations, one per path of plan.Request.
+var providerPaths = []struct {
+	model  string
+	search plan.Search
+	caps   plan.ModelCapabilities
+}{
+	{"any model", plan.SearchAuto, plan.ModelCapabilities{}},
+	{"Anthropic, tool search (BM25)", plan.SearchBM25, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, NativeToolSearch: true}},
+	{"Anthropic, tool search (regex)", plan.SearchRegex, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, NativeToolSearch: true}},
+	{"Anthropic, host search", plan.SearchClient, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, NativeToolSearch: true, ClientToolSearch: true}},
+	{"OpenAI Responses, hosted", plan.SearchAuto, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, NativeToolSearch: true}},
+	{"OpenAI Responses, client", plan.SearchClient, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, NativeToolSearch: true, ClientToolSearch: true}},
+}
+
+// printPaths prints, for principal p, one row per provider path: the request's size,
+// what the model reads of it up front, and every tool in full.
+func printPaths(ctx context.Context, w io.Writer, d *discovery.Discoverer, p grants.Principal, policy *plan.Policy) error {
+	fmt.Fprintln(w, "bytes of the request's tools and system text; up front: what the model reads before any search")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "model\tpath\trequest\tup front\tin full\tthe model sees up front\t")
+	for _, m := range providerPaths {
+		pol := plan.Policy{}
+		if policy != nil {
+			pol = *policy
+		}
+		pol.Search = m.search
+		r, err := plan.New(d, &pol).Request(ctx, p, m.caps)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t\n", m.model, r.Path, r.RequestBytes, r.UpFrontBytes, r.FullBytes, upFront(r))
+	}
+	return tw.Flush()
+}
+
+// upFront says what the model reads of a rendering before it searches.
+func upFront(r *plan.Rendering) string {
+	full := len(r.Tools) // client-side: the tools in full, the discovery tool included
+	if r.Path != plan.PathClientSide {
+		full -= len(r.Deferred)
+		if r.SearchTool != "" {
+			full-- // the search tool, named apart
+		}
+	}
+	switch r.Path {
+	case plan.PathClientSide:
+		return fmt.Sprintf("%d tools in full (%s included), catalog of %d lines", full, r.SearchTool, len(r.Deferred))
+	case plan.PathAnthropicServer:
+		return fmt.Sprintf("%d tools in full, %s", full, r.SearchTool)
+	case plan.PathAnthropicClient:
+		return fmt.Sprintf("%d tools in full, %s answered by the Discoverer", full, r.SearchTool)
+	case plan.PathOpenAIHosted:
+		return fmt.Sprintf("%d functions in full, name and description of %d deferred, tool_search", full, len(r.Deferred))
+	default:
+		return fmt.Sprintf("%d functions in full, name and description of %d deferred, tool_search (client)", full, len(r.Deferred))
+	}
+}
+
+// realCatalog plans one real catalog for both modes and returns its table row.
+func realCatalog(ctx context.Context, file string) (string, error) {
+	d, err := grantAll(ctx, file)
+	if err != nil {
+		return "", err
+	}
 	pl := plan.New(d, nil)
 	p := grants.Principal{ID: "harness"}
 	native, err := pl.Plan(ctx, p, plan.ModelCapabilities{NativeToolSearch: true})
@@ -251,7 +355,6 @@ func realCatalog(ctx context.Context, file string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(file), ".json"), ".raw-tools")
-	return fmt.Sprintf("%s\t%d\t%d\t%d\t%d\t%d\t%s\t", name, cat.Len(), client.FullBytes,
+	return fmt.Sprintf("%s\t%d\t%d\t%d\t%d\t%d\t%s\t", catalogName(file), len(native.Tools), client.FullBytes,
 		native.ToolsBytes, eagerBytes(native), client.Bytes(), saving(client.FullBytes, client.Bytes())), nil
 }

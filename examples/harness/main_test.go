@@ -82,3 +82,71 @@ func TestHarnessRealCatalogs(t *testing.T) {
 		}
 	}
 }
+
+// pathRows reads the rows of the provider-path table after heading: path, request,
+// up front and in full bytes.
+func pathRows(t *testing.T, out, heading string) map[string][3]int {
+	t.Helper()
+	_, section, ok := strings.Cut(out, heading)
+	if !ok {
+		t.Fatalf("output lacks %q:\n%s", heading, out)
+	}
+	section, _, _ = strings.Cut(section, "\n== ")
+	rows := map[string][3]int{}
+	for _, m := range regexp.MustCompile(`(?m)^.*?  +(client-side|anthropic-server|anthropic-client|openai-hosted|openai-client) +(\d+) +(\d+) +(\d+) +(.*)$`).FindAllStringSubmatch(section, -1) {
+		key := m[1]
+		if strings.Contains(m[5], "regex") {
+			key += "-regex"
+		}
+		var v [3]int
+		for i := range v {
+			v[i], _ = strconv.Atoi(m[2+i])
+		}
+		rows[key] = v
+	}
+	return rows
+}
+
+// SPEC PLAN-1, PLAN-2: the harness prints every provider path of plan.Request for the
+// demo catalog, each with what the model reads up front below the full tool set.
+func TestHarnessPaths(t *testing.T) {
+	var buf bytes.Buffer
+	if err := run(&buf, ""); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	rows := pathRows(t, buf.String(), "== Every provider path, alice on the demo catalog")
+	for _, path := range []string{"client-side", "anthropic-server", "anthropic-server-regex", "anthropic-client", "openai-hosted", "openai-client"} {
+		r, ok := rows[path]
+		if !ok {
+			t.Errorf("no row for %s:\n%s", path, buf.String())
+			continue
+		}
+		if r[1] >= r[2] || r[1] > r[0] {
+			t.Errorf("%s: request %d, up front %d, in full %d: up front should be below both", path, r[0], r[1], r[2])
+		}
+	}
+	if !strings.Contains(buf.String(), "search_tools answered by the Discoverer") {
+		t.Errorf("the host-search row does not say who answers:\n%s", buf.String())
+	}
+}
+
+// The real catalog's provider paths, when the catalogs are present.
+func TestHarnessPathsRealCatalog(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "data", "catalogs")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("real catalogs absent (%s): %v", dir, err)
+	}
+	var buf bytes.Buffer
+	if err := run(&buf, dir); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	rows := pathRows(t, buf.String(), "== Every provider path, real catalog gitlab")
+	if len(rows) != 6 {
+		t.Fatalf("%d path rows for gitlab, want 6:\n%s", len(rows), buf.String())
+	}
+	for path, r := range rows {
+		if r[1] >= r[2] {
+			t.Errorf("gitlab %s: up front %d, in full %d", path, r[1], r[2])
+		}
+	}
+}
