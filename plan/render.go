@@ -164,8 +164,12 @@ type Rendering struct {
 //     and m.ClientToolSearch, else PathAnthropicServer when m.NativeToolSearch,
 //     else PathAnthropicClient when m.ClientToolSearch;
 //   - ProviderOpenAI: likewise PathOpenAIClient and PathOpenAIHosted;
-//   - anything else, and a provider search whose tool name a catalog tool already
-//     bears: PathClientSide, the ToolPlan of Plan with m.NativeToolSearch false.
+//   - anything else: PathClientSide, the ToolPlan of Plan with m.NativeToolSearch
+//     false.
+//
+// A catalog tool bearing the search tool's name moves a host-search path to the
+// provider's own search when the model has it, and any other path to PathClientSide
+// (which then defers nothing): the provider would refuse two tools of one name.
 //
 // loaded names the tools the session has loaded (through the discovery tool, the
 // host's search answers, or CheckCall's UndiscoveredLoad): they are sent in full on
@@ -178,6 +182,9 @@ func (pl *Planner) Request(ctx context.Context, p grants.Principal, m ModelCapab
 			return nil, err
 		}
 		r, ok := pl.renderNative(tp, path, loaded)
+		if !ok && m.NativeToolSearch && path == PathAnthropicClient {
+			r, ok = pl.renderNative(tp, PathAnthropicServer, loaded) // Anthropic's own search
+		}
 		if ok {
 			return r, nil
 		}

@@ -437,6 +437,36 @@ func TestRequestSearchNameTaken(t *testing.T) {
 	if r.Path != plan.PathClientSide || len(r.Deferred) != 0 || len(r.Tools) != len(tools) {
 		t.Errorf("path %v, %d deferred, %d tools; want client-side, none deferred, all %d", r.Path, len(r.Deferred), len(r.Tools), len(tools))
 	}
+	// With Anthropic's own search available, the request uses it instead.
+	r, err = pl.Request(context.Background(), fx.p, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, NativeToolSearch: true, ClientToolSearch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Path != plan.PathAnthropicServer || r.SearchTool != plan.AnthropicBM25Name || len(r.Deferred) != len(tools) {
+		t.Errorf("path %v, search %q, %d deferred; want anthropic-server, BM25, all %d", r.Path, r.SearchTool, len(r.Deferred), len(tools))
+	}
+}
+
+// Below the thresholds, and while the switch is off, no path defers or adds a
+// search tool: every tool is sent in full in the provider's shape (SPEC PLAN-2,
+// FLAG-2).
+func TestRequestNothingDeferred(t *testing.T) {
+	tools := []planTool{{Name: "a_tool", Description: "A."}, {Name: "b_tool", Description: "B."}}
+	fx := newPlanFixture(t, tools, nil, discovery.Visibility{}, nil)
+	off := discovery.New(&discovery.Options{Catalog: fx.cat, Grants: fx.store})
+	for _, d := range []*discovery.Discoverer{fx.d, off} {
+		for _, c := range renderCases {
+			r, err := plan.New(d, &plan.Policy{Search: c.search}).Request(context.Background(), fx.p, c.caps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Deferred) != 0 || r.SearchTool != "" || len(r.Tools) != 2 || r.System != "" ||
+				r.UpFrontBytes != r.RequestBytes || r.RequestBytes != r.FullBytes {
+				t.Errorf("%s (enabled %v): %d deferred, search %q, %d tools, sizes %d/%d/%d; want both tools in full, no search",
+					c.name, d.Enabled(), len(r.Deferred), r.SearchTool, len(r.Tools), r.RequestBytes, r.UpFrontBytes, r.FullBytes)
+			}
+		}
+	}
 }
 
 // The host's search answers are the Discoverer's page, in its rank order, as
@@ -586,6 +616,23 @@ func TestCheckCall(t *testing.T) {
 					if c.path == plan.PathClientSide {
 						golden(t, "not-loaded-answer.json", append(cc.Result, '\n'))
 					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRequest renders the 200-tool golden catalog for each path.
+func BenchmarkRequest(b *testing.B) {
+	f := newRenderFixture(b)
+	ctx := context.Background()
+	for _, c := range renderCases {
+		b.Run(c.name, func(b *testing.B) {
+			pl := f.planner(c.search, plan.UndiscoveredAnswer)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := pl.Request(ctx, f.p, c.caps); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
