@@ -171,20 +171,23 @@ func (pl *Planner) AnswerAnthropicSearch(ctx context.Context, p grants.Principal
 // OpenAIToolSearchOutput is the input item answering a client-executed tool search
 // call (SDK type ResponseToolSearchOutputItemParam).
 type OpenAIToolSearchOutput struct {
-	Type      string           `json:"type"` // "tool_search_output"
-	CallID    string           `json:"call_id"`
-	Execution string           `json:"execution"` // "client"
-	Status    string           `json:"status"`    // "completed"
-	Tools     []OpenAIFunction `json:"tools"`
+	Type      string `json:"type"` // "tool_search_output"
+	CallID    string `json:"call_id"`
+	Execution string `json:"execution"` // "client"
+	Status    string `json:"status"`    // "completed"
+	// Tools are OpenAIFunction values, and OpenAINamespace values holding the
+	// found members of a namespace the request holds.
+	Tools []any `json:"tools"`
 }
 
 // AnswerOpenAISearch answers a tool_search_call of PathOpenAIClient (its call_id and
 // arguments) with the Discoverer's page: the deferred tools found, in rank order, as
-// function definitions; those r sends in full or does not hold are left out. Arguments the discovery tool refuses answer
+// function definitions, a namespace's members inside their namespace (placed where
+// its first member ranks); those r sends in full or does not hold are left out. Arguments the discovery tool refuses answer
 // an output with no tools; loaded lists the tools returned.
 func (pl *Planner) AnswerOpenAISearch(ctx context.Context, p grants.Principal, r *Rendering, callID string, arguments json.RawMessage) (out *OpenAIToolSearchOutput, loaded []string, err error) {
 	out = &OpenAIToolSearchOutput{Type: "tool_search_output", CallID: callID, Execution: "client",
-		Status: "completed", Tools: []OpenAIFunction{}}
+		Status: "completed", Tools: []any{}}
 	page, err := pl.d.DiscoverTool(ctx, p, arguments)
 	if err != nil {
 		var de *discovery.Error
@@ -193,12 +196,35 @@ func (pl *Planner) AnswerOpenAISearch(ctx context.Context, p grants.Principal, r
 		}
 		return out, nil, nil
 	}
+	spaces := map[string]*OpenAINamespace{} // the request's namespaces, by member
+	for _, v := range r.Tools {
+		if ns, ok := v.(OpenAINamespace); ok {
+			for _, f := range ns.Tools {
+				spaces[f.Name] = &ns
+			}
+		}
+	}
+	found := map[string]int{} // index in out.Tools of a namespace answered
 	for _, def := range page.Tools {
 		f, _ := tooldef.Read(def)
-		if isDeferred(r, f.Name) {
-			out.Tools = append(out.Tools, openAIFunction(f))
-			loaded = append(loaded, f.Name)
+		if !isDeferred(r, f.Name) {
+			continue
 		}
+		loaded = append(loaded, f.Name)
+		ns := spaces[f.Name]
+		if ns == nil {
+			out.Tools = append(out.Tools, openAIFunction(f))
+			continue
+		}
+		i, ok := found[ns.Name]
+		if !ok {
+			i = len(out.Tools)
+			found[ns.Name] = i
+			out.Tools = append(out.Tools, OpenAINamespace{Type: "namespace", Name: ns.Name, Description: ns.Description})
+		}
+		g := out.Tools[i].(OpenAINamespace)
+		g.Tools = append(g.Tools, openAIFunction(f))
+		out.Tools[i] = g
 	}
 	return out, loaded, nil
 }

@@ -28,7 +28,8 @@
 //   - OpenAI Responses, PathOpenAIHosted: function tools {type, name, description,
 //     parameters, strict} with "defer_loading": true and {"type": "tool_search"}
 //     (https://developers.openai.com/api/docs/guides/tools-tool-search; openai-python
-//     FunctionToolParam, NamespaceToolParam.ToolFunction, ToolSearchToolParam);
+//     FunctionToolParam, NamespaceToolParam.ToolFunction, ToolSearchToolParam),
+//     grouped into namespaces by Policy.OpenAINamespace (NamespaceToolParam);
 //   - OpenAI, PathOpenAIClient: the same with {"type": "tool_search", "execution":
 //     "client"}, whose tool_search_call AnswerOpenAISearch answers with a
 //     tool_search_output item (ResponseToolSearchOutputItemParam);
@@ -164,6 +165,11 @@ type Policy struct {
 	// Undiscovered is what Planner.CheckCall answers a call to a deferred tool the
 	// model has not loaded. Zero: UndiscoveredAnswer.
 	Undiscovered Undiscovered
+	// OpenAINamespace groups the deferred functions of OpenAI paths into namespaces,
+	// of which the model reads only the name and description up front: it returns the
+	// namespace of the named tool and the namespace's description, or "" to leave
+	// the tool top-level. Nil: no namespaces.
+	OpenAINamespace func(tool string) (namespace, description string)
 }
 
 // A ToolPlan is what one model request carries of the principal's tools (SPEC PLAN-1).

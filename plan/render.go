@@ -113,6 +113,15 @@ type OpenAIFunction struct {
 	DeferLoading bool            `json:"defer_loading,omitempty"`
 }
 
+// OpenAINamespace is a group of function tools of a Responses request (SDK type
+// NamespaceToolParam); the model calls a member by its own name and the namespace's.
+type OpenAINamespace struct {
+	Type        string           `json:"type"` // "namespace"
+	Name        string           `json:"name"`
+	Description string           `json:"description"`
+	Tools       []OpenAIFunction `json:"tools"`
+}
+
 // OpenAIToolSearch is the Responses tool_search tool (SDK type ToolSearchToolParam):
 // hosted when Execution is empty, else "client" with the host's description and
 // parameter schema.
@@ -133,7 +142,7 @@ type Rendering struct {
 	Plan *ToolPlan
 	// Tools is the request's "tools" member, in order: json.RawMessage MCP
 	// definitions (PathClientSide), AnthropicTool and AnthropicSearchTool values,
-	// or OpenAIFunction and OpenAIToolSearch values.
+	// or OpenAIFunction, OpenAINamespace and OpenAIToolSearch values.
 	Tools []any
 	// System is the text for the system prompt ("system" on Anthropic,
 	// "instructions" on OpenAI): the client-side catalog segment, else empty.
@@ -149,7 +158,8 @@ type Rendering struct {
 	RequestBytes int
 	// UpFrontBytes is what the model reads of the request before any search: the
 	// tools sent in full, the search tool and System; on OpenAI also each deferred
-	// function's name and description, which the Responses API shows the model.
+	// function's name and description, which the Responses API shows the model,
+	// or for a namespace its name and description alone.
 	UpFrontBytes int
 	// FullBytes is the size, in this provider's shape, of every authorised tool sent
 	// in full: the request without deferral.
@@ -297,6 +307,9 @@ func (pl *Planner) renderNative(tp *ToolPlan, path Path, loaded []string) (*Rend
 		}
 		r.Tools = append(r.Tools, v)
 	}
+	if openAI && pl.policy.OpenAINamespace != nil && len(r.Deferred) > 0 {
+		sent, seen = pl.namespaces(r, sent, seen)
+	}
 	if len(r.Deferred) == 0 {
 		r.SearchTool = "" // nothing to search: no search tool
 	} else {
@@ -306,6 +319,79 @@ func (pl *Planner) renderNative(tp *ToolPlan, path Path, loaded []string) (*Rend
 	}
 	r.RequestBytes, r.UpFrontBytes, r.FullBytes = sizeOf(sent), sizeOf(seen), sizeOf(full)
 	return r, true
+}
+
+// namespaces groups r's deferred functions by the policy's OpenAINamespace, each
+// namespace where its first member was, and returns the sizes of r.Tools, sent and
+// seen up front, updated. A namespace whose name breaks the provider's name rule or
+// is a tool's own name is not made: its members stay top-level.
+func (pl *Planner) namespaces(r *Rendering, sent, seen []int) ([]int, []int) {
+	names := make(map[string]bool, len(r.Tools))
+	for _, v := range r.Tools {
+		names[v.(OpenAIFunction).Name] = true
+	}
+	type group struct {
+		at int // index in r.Tools of its first member
+		ns OpenAINamespace
+	}
+	groups := map[string]*group{}
+	member := make([]*group, len(r.Tools))
+	for i, v := range r.Tools {
+		f := v.(OpenAIFunction)
+		if !f.DeferLoading {
+			continue
+		}
+		ns, desc := pl.policy.OpenAINamespace(f.Name)
+		if ns == "" || names[ns] || !validName(ns) {
+			continue
+		}
+		g := groups[ns]
+		if g == nil {
+			g = &group{at: i, ns: OpenAINamespace{Type: "namespace", Name: ns, Description: desc}}
+			groups[ns] = g
+		}
+		g.ns.Tools = append(g.ns.Tools, f)
+		member[i] = g
+	}
+	if len(groups) == 0 {
+		return sent, seen
+	}
+	tools := make([]any, 0, len(r.Tools))
+	sent, seen = sent[:0], seen[:0]
+	for i, v := range r.Tools {
+		f := v.(OpenAIFunction)
+		switch g := member[i]; {
+		case g == nil:
+			tools = append(tools, v)
+			sent = append(sent, len(marshal(f)))
+			if f.DeferLoading {
+				seen = append(seen, len(marshal(upFrontFunction{"function", f.Name, f.Description})))
+			} else {
+				seen = append(seen, len(marshal(f)))
+			}
+		case g.at == i:
+			tools = append(tools, g.ns)
+			sent = append(sent, len(marshal(g.ns)))
+			seen = append(seen, len(marshal(OpenAINamespace{Type: "namespace", Name: g.ns.Name, Description: g.ns.Description}))-len(`,"tools":null`))
+		}
+	}
+	r.Tools = tools
+	return sent, seen
+}
+
+// validName reports whether name is a valid tool or namespace name for the
+// providers: 1 to 64 ASCII letters, digits, "_" or "-".
+func validName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // sizeOf is the size of a JSON array of values of the given sizes.

@@ -94,12 +94,28 @@ func newRenderFixtureOf(t testing.TB, tools []json.RawMessage) *renderFixture {
 // planner returns a Planner with the golden tests' policy: inference tools and
 // models_search eager, search as given.
 func (f *renderFixture) planner(search plan.Search, undiscovered plan.Undiscovered) *plan.Planner {
+	return f.plannerNS(search, undiscovered, nil)
+}
+
+// plannerNS is planner with OpenAI namespaces.
+func (f *renderFixture) plannerNS(search plan.Search, undiscovered plan.Undiscovered, ns func(string) (string, string)) *plan.Planner {
 	return plan.New(f.d, &plan.Policy{
-		Servers:      map[string]plan.Loading{"inference_": plan.LoadEager},
-		Tools:        map[string]plan.Loading{"models_search": plan.LoadEager},
-		Search:       search,
-		Undiscovered: undiscovered,
+		Servers:         map[string]plan.Loading{"inference_": plan.LoadEager},
+		Tools:           map[string]plan.Loading{"models_search": plan.LoadEager},
+		Search:          search,
+		Undiscovered:    undiscovered,
+		OpenAINamespace: ns,
 	})
+}
+
+// areaNamespace groups tools by area: ops_<noun> for the generated tools, the first
+// word for the demo's (models, datasets, ...), at most 8 functions each.
+func areaNamespace(tool string) (string, string) {
+	ns, _, _ := strings.Cut(tool, "_")
+	if ns == "ops" {
+		ns = tool[:strings.LastIndexByte(tool, '_')]
+	}
+	return ns, "Tools for " + strings.ReplaceAll(ns, "_", " ") + "."
 }
 
 // renderCase is one provider path of the golden tests.
@@ -108,15 +124,18 @@ type renderCase struct {
 	search plan.Search
 	caps   plan.ModelCapabilities
 	path   plan.Path
+	ns     func(string) (string, string)
 }
 
 var renderCases = []renderCase{
-	{"client-side", plan.SearchAuto, plan.ModelCapabilities{}, plan.PathClientSide},
-	{"anthropic-server-bm25", plan.SearchAuto, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, NativeToolSearch: true}, plan.PathAnthropicServer},
-	{"anthropic-server-regex", plan.SearchRegex, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, NativeToolSearch: true, ClientToolSearch: true}, plan.PathAnthropicServer},
-	{"anthropic-client", plan.SearchClient, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, NativeToolSearch: true, ClientToolSearch: true}, plan.PathAnthropicClient},
-	{"openai-hosted", plan.SearchAuto, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, NativeToolSearch: true, ClientToolSearch: true}, plan.PathOpenAIHosted},
-	{"openai-client", plan.SearchClient, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, NativeToolSearch: true, ClientToolSearch: true}, plan.PathOpenAIClient},
+	{"client-side", plan.SearchAuto, plan.ModelCapabilities{}, plan.PathClientSide, nil},
+	{"anthropic-server-bm25", plan.SearchAuto, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, NativeToolSearch: true}, plan.PathAnthropicServer, nil},
+	{"anthropic-server-regex", plan.SearchRegex, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, NativeToolSearch: true, ClientToolSearch: true}, plan.PathAnthropicServer, nil},
+	{"anthropic-client", plan.SearchClient, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, NativeToolSearch: true, ClientToolSearch: true}, plan.PathAnthropicClient, nil},
+	{"openai-hosted", plan.SearchAuto, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, NativeToolSearch: true, ClientToolSearch: true}, plan.PathOpenAIHosted, nil},
+	{"openai-client", plan.SearchClient, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, NativeToolSearch: true, ClientToolSearch: true}, plan.PathOpenAIClient, nil},
+	{"openai-hosted-namespaces", plan.SearchAuto, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, NativeToolSearch: true}, plan.PathOpenAIHosted, areaNamespace},
+	{"openai-client-namespaces", plan.SearchClient, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, ClientToolSearch: true}, plan.PathOpenAIClient, areaNamespace},
 }
 
 // requestJSON is the request members a rendering sets, one tool per line: "system"
@@ -189,7 +208,7 @@ func TestRenderGolden(t *testing.T) {
 	fmt.Fprintf(&table, "%-24s %6s %8s %8s %8s %8s\n", "path", "tools", "deferred", "request", "upfront", "full")
 	for _, c := range renderCases {
 		t.Run(c.name, func(t *testing.T) {
-			pl := f.planner(c.search, plan.UndiscoveredAnswer)
+			pl := f.plannerNS(c.search, plan.UndiscoveredAnswer, c.ns)
 			r, err := pl.Request(ctx, f.p, c.caps)
 			if err != nil {
 				t.Fatalf("Request: %v", err)
@@ -239,7 +258,28 @@ func checkShape(t *testing.T, r *plan.Rendering, req []byte) []string {
 	}
 	var names []string
 	searches := 0
+	var flat []map[string]json.RawMessage // namespaces' members inlined
 	for _, m := range tools {
+		if str(m, "type") != "namespace" {
+			flat = append(flat, m)
+			continue
+		}
+		// NamespaceToolParam: name, description and tools required.
+		allowed(m, "type", "name", "description", "tools")
+		var members []map[string]json.RawMessage
+		if r.Path != plan.PathOpenAIHosted && r.Path != plan.PathOpenAIClient ||
+			!providerName.MatchString(str(m, "name")) || str(m, "description") == "" ||
+			json.Unmarshal(m["tools"], &members) != nil || len(members) == 0 {
+			t.Errorf("%s: namespace %s is not a documented namespace", r.Path, m["name"])
+		}
+		for _, f := range members {
+			if string(f["defer_loading"]) != "true" {
+				t.Errorf("%s: namespace %s holds %s not deferred", r.Path, m["name"], f["name"])
+			}
+		}
+		flat = append(flat, members...)
+	}
+	for _, m := range flat {
 		typ, name := str(m, "type"), str(m, "name")
 		deferred := string(m["defer_loading"]) == "true"
 		if v, ok := m["defer_loading"]; ok && string(v) != "true" {
@@ -373,7 +413,7 @@ func TestRenderRealCatalog(t *testing.T) {
 	f := newRenderFixtureOf(t, tools)
 	for _, c := range renderCases {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := f.planner(c.search, plan.UndiscoveredAnswer).Request(context.Background(), f.p, c.caps)
+			r, err := f.plannerNS(c.search, plan.UndiscoveredAnswer, c.ns).Request(context.Background(), f.p, c.caps)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -522,12 +562,41 @@ func TestSearchAnswersGolden(t *testing.T) {
 	if !slices.Equal(loaded, ranked) || len(out.Tools) != len(ranked) {
 		t.Errorf("OpenAI answer loads %v, want the page's %v", loaded, ranked)
 	}
-	for _, fn := range out.Tools {
-		if fn.DeferLoading || fn.Type != "function" || len(fn.Parameters) == 0 {
-			t.Errorf("OpenAI answer tool %+v", fn)
+	for _, v := range out.Tools {
+		if fn, ok := v.(plan.OpenAIFunction); !ok || fn.DeferLoading || fn.Type != "function" || len(fn.Parameters) == 0 {
+			t.Errorf("OpenAI answer tool %+v", v)
 		}
 	}
 	golden(t, "openai-client-answer.json", append(encode(t, out), '\n'))
+
+	// With namespaces, each found function comes inside its namespace, holding the
+	// found members only.
+	pn := f.plannerNS(plan.SearchClient, plan.UndiscoveredAnswer, areaNamespace)
+	rn, err := pn.Request(ctx, f.p, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, ClientToolSearch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outNS, loaded, err := pn.AnswerOpenAISearch(ctx, f.p, rn, "call_03", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inNS []string
+	for _, v := range outNS.Tools {
+		ns, ok := v.(plan.OpenAINamespace)
+		if !ok {
+			t.Fatalf("namespaced answer holds %T", v)
+		}
+		for _, fn := range ns.Tools {
+			if want, _ := areaNamespace(fn.Name); want != ns.Name {
+				t.Errorf("%s answered in namespace %s, want %s", fn.Name, ns.Name, want)
+			}
+			inNS = append(inNS, fn.Name)
+		}
+	}
+	if !slices.Equal(loaded, ranked) || len(inNS) != len(ranked) {
+		t.Errorf("namespaced answer loads %v holding %v, want the page's %v", loaded, inNS, ranked)
+	}
+	golden(t, "openai-client-namespaces-answer.json", append(encode(t, outNS), '\n'))
 
 	// Refused arguments answer an error result, not a Go error.
 	bad := json.RawMessage(`{"query":""}`)
@@ -551,7 +620,7 @@ func TestCheckCall(t *testing.T) {
 	for _, c := range renderCases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, u := range []plan.Undiscovered{plan.UndiscoveredAnswer, plan.UndiscoveredLoad} {
-				pl := f.planner(c.search, u)
+				pl := f.plannerNS(c.search, u, c.ns)
 				r, err := pl.Request(ctx, f.p, c.caps)
 				if err != nil {
 					t.Fatal(err)

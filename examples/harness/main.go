@@ -121,7 +121,12 @@ func run(w io.Writer, catalogsDir string) error {
 	fmt.Fprintf(w, "  sent in full: %s\n", strings.Join(eagerNames(tp), ", "))
 
 	fmt.Fprintf(w, "\n== Every provider path, %s on the demo catalog\n", demo.Alice.ID)
-	if err := printPaths(ctx, w, d, demo.Alice, &plan.Policy{Servers: map[string]plan.Loading{"inference_": plan.LoadEager}}); err != nil {
+	// Namespaces by area: the first word of a demo tool's name (models, datasets, ...).
+	area := func(tool string) (string, string) {
+		ns, _, _ := strings.Cut(tool, "_")
+		return ns, "Machine-learning platform: " + ns + " tools."
+	}
+	if err := printPaths(ctx, w, d, demo.Alice, &plan.Policy{Servers: map[string]plan.Loading{"inference_": plan.LoadEager}}, area); err != nil {
 		return err
 	}
 
@@ -142,7 +147,12 @@ func run(w io.Writer, catalogsDir string) error {
 			return fmt.Errorf("%s: %w", filepath.Base(one), err)
 		}
 		fmt.Fprintf(w, "\n== Every provider path, real catalog %s, every tool granted, default policy\n", catalogName(one))
-		if err := printPaths(ctx, w, d, grants.Principal{ID: "harness"}, nil); err != nil {
+		// One namespace for the whole server, as an MCP server deferred at once.
+		name := catalogName(one)
+		server := func(string) (string, string) {
+			return name, "The " + name + " MCP server's tools."
+		}
+		if err := printPaths(ctx, w, d, grants.Principal{ID: "harness"}, nil, server); err != nil {
 			return err
 		}
 	}
@@ -293,11 +303,12 @@ var providerPaths = []struct {
 	{"Anthropic, host search", plan.SearchClient, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, NativeToolSearch: true, ClientToolSearch: true}},
 	{"OpenAI Responses, hosted", plan.SearchAuto, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, NativeToolSearch: true}},
 	{"OpenAI Responses, client", plan.SearchClient, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, NativeToolSearch: true, ClientToolSearch: true}},
+	{"OpenAI Responses, hosted, namespaces", plan.SearchAuto, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, NativeToolSearch: true}},
 }
 
 // printPaths prints, for principal p, one row per provider path: the request's size,
 // what the model reads of it up front, and every tool in full.
-func printPaths(ctx context.Context, w io.Writer, d *discovery.Discoverer, p grants.Principal, policy *plan.Policy) error {
+func printPaths(ctx context.Context, w io.Writer, d *discovery.Discoverer, p grants.Principal, policy *plan.Policy, namespace func(string) (string, string)) error {
 	fmt.Fprintln(w, "bytes of the request's tools and system text; up front: what the model reads before any search")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "model\tpath\trequest\tup front\tin full\tthe model sees up front\t")
@@ -307,6 +318,9 @@ func printPaths(ctx context.Context, w io.Writer, d *discovery.Discoverer, p gra
 			pol = *policy
 		}
 		pol.Search = m.search
+		if strings.HasSuffix(m.model, "namespaces") {
+			pol.OpenAINamespace = namespace
+		}
 		r, err := plan.New(d, &pol).Request(ctx, p, m.caps)
 		if err != nil {
 			return err
@@ -333,10 +347,24 @@ func upFront(r *plan.Rendering) string {
 	case plan.PathAnthropicClient:
 		return fmt.Sprintf("%d tools in full, %s answered by the Discoverer", full, r.SearchTool)
 	case plan.PathOpenAIHosted:
+		if n := namespaces(r); n > 0 {
+			return fmt.Sprintf("%d functions in full, name and description of %d namespaces holding %d deferred, tool_search", full-n+len(r.Deferred), n, len(r.Deferred))
+		}
 		return fmt.Sprintf("%d functions in full, name and description of %d deferred, tool_search", full, len(r.Deferred))
 	default:
 		return fmt.Sprintf("%d functions in full, name and description of %d deferred, tool_search (client)", full, len(r.Deferred))
 	}
+}
+
+// namespaces counts the OpenAI namespaces of a rendering.
+func namespaces(r *plan.Rendering) int {
+	n := 0
+	for _, v := range r.Tools {
+		if _, ok := v.(plan.OpenAINamespace); ok {
+			n++
+		}
+	}
+	return n
 }
 
 // realCatalog plans one real catalog for both modes and returns its table row.

@@ -98,6 +98,9 @@ func pathRows(t *testing.T, out, heading string) map[string][3]int {
 		if strings.Contains(m[5], "regex") {
 			key += "-regex"
 		}
+		if strings.Contains(m[5], "namespaces holding") {
+			key += "-namespaces"
+		}
 		var v [3]int
 		for i := range v {
 			v[i], _ = strconv.Atoi(m[2+i])
@@ -115,7 +118,7 @@ func TestHarnessPaths(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	rows := pathRows(t, buf.String(), "== Every provider path, alice on the demo catalog")
-	for _, path := range []string{"client-side", "anthropic-server", "anthropic-server-regex", "anthropic-client", "openai-hosted", "openai-client"} {
+	for _, path := range []string{"client-side", "anthropic-server", "anthropic-server-regex", "anthropic-client", "openai-hosted", "openai-client", "openai-hosted-namespaces"} {
 		r, ok := rows[path]
 		if !ok {
 			t.Errorf("no row for %s:\n%s", path, buf.String())
@@ -124,6 +127,9 @@ func TestHarnessPaths(t *testing.T) {
 		if r[1] >= r[2] || r[1] > r[0] {
 			t.Errorf("%s: request %d, up front %d, in full %d: up front should be below both", path, r[0], r[1], r[2])
 		}
+	}
+	if rows["openai-hosted-namespaces"][1] >= rows["openai-hosted"][1] {
+		t.Errorf("namespaces show the model %d bytes up front, no fewer than flat functions' %d", rows["openai-hosted-namespaces"][1], rows["openai-hosted"][1])
 	}
 	if !strings.Contains(buf.String(), "search_tools answered by the Discoverer") {
 		t.Errorf("the host-search row does not say who answers:\n%s", buf.String())
@@ -141,8 +147,8 @@ func TestHarnessPathsRealCatalog(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	rows := pathRows(t, buf.String(), "== Every provider path, real catalog gitlab")
-	if len(rows) != 6 {
-		t.Fatalf("%d path rows for gitlab, want 6:\n%s", len(rows), buf.String())
+	if len(rows) != 7 {
+		t.Fatalf("%d path rows for gitlab, want 7:\n%s", len(rows), buf.String())
 	}
 	for path, r := range rows {
 		if r[1] >= r[2] {
