@@ -149,6 +149,10 @@ type Rendering struct {
 	System string
 	// Deferred names the tools the request defers, in name order.
 	Deferred []string
+	// Omitted names the authorised tools a provider path leaves out because their
+	// names break the provider's name rule, in name order; the host may serve them
+	// under other names. Always empty on PathClientSide.
+	Omitted []string
 	// SearchTool names the tool by which the model searches the deferred tools:
 	// the discovery tool, Anthropic's search tool, the host's Anthropic search tool
 	// (answered by AnswerAnthropicSearch) or "tool_search". Empty when nothing is
@@ -179,7 +183,11 @@ type Rendering struct {
 //
 // A catalog tool bearing the search tool's name moves a host-search path to the
 // provider's own search when the model has it, and any other path to PathClientSide
-// (which then defers nothing): the provider would refuse two tools of one name.
+// (which defers nothing if the discovery tool's name is taken too): the provider
+// would refuse two tools of one name. On the provider paths a tool whose name breaks
+// the providers' rule (1 to 64 of a-z, A-Z, 0-9, "_", "-") is left out of the
+// request and named in Rendering.Omitted, since the provider would refuse the
+// whole request.
 //
 // loaded names the tools the session has loaded (through the discovery tool, the
 // host's search answers, or CheckCall's UndiscoveredLoad): they are sent in full on
@@ -280,6 +288,10 @@ func (pl *Planner) renderNative(tp *ToolPlan, path Path, loaded []string) (*Rend
 		f, _ := tooldef.Read(def)
 		if !openAI && f.Name == r.SearchTool {
 			return nil, false
+		}
+		if !validName(f.Name) {
+			r.Omitted = append(r.Omitted, f.Name)
+			continue
 		}
 		_, deferred := slices.BinarySearch(tp.Deferred, f.Name)
 		deferred = deferred && !slices.Contains(loaded, f.Name)

@@ -487,6 +487,34 @@ func TestRequestSearchNameTaken(t *testing.T) {
 	}
 }
 
+// A tool whose name the providers refuse is left out of a provider request and
+// named in Omitted, never sent to fail the whole request; the client-side path sends
+// it as it is.
+func TestRequestOmitsInvalidNames(t *testing.T) {
+	tools := []planTool{{Name: "files.read", Description: "Dotted name."}}
+	for i := range 12 {
+		tools = append(tools, planTool{Name: fmt.Sprintf("tool_%02d", i), Description: "A tool."})
+	}
+	fx := newPlanFixture(t, tools, nil, discovery.Visibility{}, nil)
+	for _, c := range renderCases {
+		r, err := plan.New(fx.d, &plan.Policy{Search: c.search}).Request(context.Background(), fx.p, c.caps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := requestJSON(t, r)
+		if c.path == plan.PathClientSide {
+			if len(r.Omitted) != 0 || !bytes.Contains(req, []byte("files.read")) {
+				t.Errorf("client-side: omitted %v; want files.read sent", r.Omitted)
+			}
+			continue
+		}
+		if !slices.Equal(r.Omitted, []string{"files.read"}) || bytes.Contains(req, []byte("files.read")) || len(r.Deferred) != 12 {
+			t.Errorf("%s: omitted %v, %d deferred; want files.read omitted and absent, 12 deferred", c.name, r.Omitted, len(r.Deferred))
+		}
+		checkRenderSizes(t, r)
+	}
+}
+
 // Below the thresholds, and while the switch is off, no path defers or adds a
 // search tool: every tool is sent in full in the provider's shape (SPEC PLAN-2,
 // FLAG-2).
