@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -54,8 +53,8 @@ type CallCheck struct {
 	Result json.RawMessage
 }
 
-// ErrNotRendered is CheckCall's answer for a Rendering the Planner did not make.
-var ErrNotRendered = errors.New("plan: rendering not made by Request")
+// ErrNotRendered is CheckCall's answer for a nil Rendering or one without its plan.
+var ErrNotRendered = errors.New("plan: no rendering")
 
 // CheckCall decides what the host does with the model's call of tool in answer to
 // request r, the session having loaded the tools named in loaded. Grants decide
@@ -64,8 +63,9 @@ var ErrNotRendered = errors.New("plan: rendering not made by Request")
 // when the tool is deferred in r and not loaded on a path where the host knows what
 // the model loaded: PathClientSide, PathAnthropicClient and PathOpenAIClient (on the
 // provider-hosted paths, the provider loads tools and would not emit a call to one
-// it has not loaded). Such a call is answered by the policy's Undiscovered, never
-// passed on to run: a provider rejects a call whose tool is not in the request.
+// it has not loaded). Such a call is answered by the policy's Undiscovered and never
+// passed on to run, so the model learns how to load the tool instead of meeting a
+// provider error or a silent failure.
 func (pl *Planner) CheckCall(ctx context.Context, p grants.Principal, r *Rendering, tool string, loaded ...string) (*CallCheck, error) {
 	if r == nil || r.Plan == nil {
 		return nil, ErrNotRendered
@@ -90,11 +90,7 @@ func notLoaded(r *Rendering, tool string) json.RawMessage {
 		Tool      string         `json:"tool"`
 		Arguments map[string]any `json:"arguments"`
 	}
-	args := map[string]any{"query": tool}
-	switch r.SearchTool {
-	case AnthropicRegexName:
-		args = map[string]any{"pattern": "^" + regexp.QuoteMeta(tool) + "$"}
-	}
+	args := map[string]any{"query": tool} // the host's search: the discovery params
 	return marshal(struct {
 		Error    string   `json:"error"`
 		Tool     string   `json:"tool"`
