@@ -187,6 +187,22 @@ type ListResult struct {
 	// Catalog is the catalog version Tools were read from, for questions about the
 	// whole catalog (a planner asks whether a tool name is taken).
 	Catalog *Catalog
+	set     *authSet // nil while the switch is off
+}
+
+// Tool returns the definition Tools holds for the named tool (a meta tool's narrowed
+// to the actions served), and whether Tools holds it.
+func (r *ListResult) Tool(name string) (json.RawMessage, bool) {
+	i, ok := r.Catalog.byName[name]
+	switch {
+	case !ok:
+		return nil, false
+	case r.set == nil:
+		return r.Catalog.tools[i].canonical, true
+	case !r.set.bits.Has(i):
+		return nil, false
+	}
+	return r.set.tool(r.Catalog, i).canonical, true
 }
 
 // ListTools returns the principal's authorised tools, narrowed by Visibility. While the
@@ -207,10 +223,10 @@ func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (*ListRe
 	if err != nil {
 		return nil, err
 	}
-	r := &ListResult{Tools: make([]json.RawMessage, 0, set.count), ContractDigest: set.contract, Catalog: cat}
+	r := &ListResult{Tools: make([]json.RawMessage, 0, set.count), ContractDigest: set.contract, Catalog: cat, set: set}
 	for i := range cat.tools {
 		if set.bits.Has(i) {
-			r.Tools = append(r.Tools, cat.tools[i].canonical)
+			r.Tools = append(r.Tools, set.tool(cat, i).canonical)
 		}
 	}
 	return r, nil
