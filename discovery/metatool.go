@@ -443,10 +443,10 @@ func readAction(args []byte, arg string) (string, bool) {
 		}
 		return n < 2
 	})
-	if n != 1 {
+	if n != 1 || val[0] != '"' {
 		return "", false
 	}
-	return stringValue(val)
+	return string(jsonlex.Unescape(nil, val[1:len(val)-1])), true // invalid UTF-8 as U+FFFD
 }
 
 // grantNames returns the names grant rows decide, numbered for grants.ResolveIndex:

@@ -128,4 +128,3 @@ func parseMetaAction(val []byte) (a MetaAction, ok bool) {
 	})
 	return a, ok && seenName
 }
-
