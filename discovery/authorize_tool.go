@@ -12,8 +12,9 @@ import (
 // AuthorizeTool decides whether p may call tool, from its name alone: the first step of
 // AuthorizeCall, for a transport that must answer a refusal before it decodes the
 // arguments (SPEC CALL-1, VIS-2). It rereads grants every time; a tool that is unknown,
-// withheld by Visibility or not granted answers tool_not_granted, and grant storage
-// that fails answers its 503. Nil means the name is granted: the call still needs
+// withheld by Visibility or not granted answers tool_not_granted (a meta tool is
+// granted when one of its actions is served), and grant storage that fails answers its
+// 503. Nil means the name is granted: the call still needs
 // AuthorizeCall, which checks the contract pin, validates the arguments and runs the
 // host's CheckCall. While the switch is off it allows every tool and reads no grant
 // (FLAG-2).
@@ -90,8 +91,8 @@ func (d *Discoverer) grantedTool(ctx context.Context, p grants.Principal, tool s
 }
 
 // grantedCall decides a call whose tool grantedTool granted as cat's tool i with p's
-// authorised set: the contract pin, the arguments against the tool's input schema
-// (SPEC CALL-2), then the host's CheckCall (CALL-6).
+// authorised set: a meta tool's action (SPEC CALL-1), the contract pin, the arguments
+// against the tool's input schema (CALL-2), then the host's CheckCall (CALL-6).
 func (d *Discoverer) grantedCall(ctx context.Context, p grants.Principal, c Call, cat *Catalog, i int, set *authSet) error {
 	args := argsOrEmpty(c.Arguments)
 	if _, err := set.action(cat, i, args); err != nil { // a meta tool: its action first

@@ -71,9 +71,10 @@ const (
 // Visibility is the deployment's narrowing of the catalog (SPEC VIS-1). The zero value
 // withholds nothing.
 type Visibility struct {
-	// Exclude withholds tools by exact name.
+	// Exclude withholds tools by exact name, and a meta tool's action by its ID.
 	Exclude []string
-	// ReadOnly serves only tools whose annotations.readOnlyHint is true. It wins over
+	// ReadOnly serves only tools whose annotations.readOnlyHint is true, and of a meta
+	// tool only the actions read-only by their own hint, else the tool's. It wins over
 	// any other selection.
 	ReadOnly bool
 	// Toolsets, when not empty, serves only tools whose toolset (CatalogOptions.Toolset)
@@ -245,6 +246,8 @@ type Call struct {
 // unknown, withheld by Visibility or not granted answers tool_not_granted before the
 // arguments are looked at (SPEC CALL-1, VIS-2). A granted call's arguments are validated
 // against the tool's full input schema (CALL-2), then the host's CheckCall runs (CALL-6).
+// A meta tool's call is decided on its action first, read alone from the arguments (see
+// CatalogOptions.MetaTools): an action not served answers tool_not_granted.
 // AuthorizeCall never executes anything. While the switch is off it allows every call
 // and reads no grant (FLAG-2).
 func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Call) error {
