@@ -131,8 +131,13 @@ func TestMetaToolsDemoWalkthrough(t *testing.T) {
 	if def, _ := after.Tool("keys"); !strings.Contains(string(def), `"enum":["list","create"]`) || after.ContractDigest == before.ContractDigest {
 		t.Errorf("after granting keys.create: %s, digest %s (was %s)", def, after.ContractDigest, before.ContractDigest)
 	}
-	if err := d.AuthorizeCall(ctx, demo.Alice, discovery.Call{Tool: "keys", Arguments: json.RawMessage(`{"action":"create","project":"p1","scopes":["read"]}`)}); err != nil {
+	create := discovery.Call{Tool: "keys", Arguments: json.RawMessage(`{"action":"create","project":"p1","scopes":["read"]}`)}
+	if err := d.AuthorizeCall(ctx, demo.Alice, create); err != nil {
 		t.Errorf("alice: keys create after the grant = %v", err)
+	}
+	create.ContractPin = before.ContractDigest
+	if err := d.AuthorizeCall(ctx, demo.Alice, create); !errors.Is(err, discovery.CodeContractChanged) {
+		t.Errorf("alice: keys create pinned to the digest before the grant = %v, want contract_changed", err)
 	}
 }
 
