@@ -390,8 +390,10 @@ func narrowed(t *tool, m *metaTool, set rank.Set) *tool {
 // tool returns the definition of cat's tool i as s serves it: a meta tool's narrowed
 // form, or the catalog's.
 func (s *authSet) tool(cat *Catalog, i int) *tool {
-	if t, ok := s.served[i]; ok {
-		return t
+	if s.served != nil {
+		if t, ok := s.served[i]; ok {
+			return t
+		}
 	}
 	return &cat.tools[i]
 }
@@ -413,6 +415,9 @@ func (s *authSet) metaBytes() int {
 // undeclared, not granted, withheld, missing, mistyped or repeated alike, whatever
 // the other members hold. A plain tool answers -1 without a look at args.
 func (s *authSet) action(cat *Catalog, i int, args json.RawMessage) (int, error) {
+	if cat.metas == nil {
+		return -1, nil
+	}
 	m := cat.metas[i]
 	if m == nil {
 		return -1, nil
