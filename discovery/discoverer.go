@@ -78,7 +78,7 @@ type Visibility struct {
 	// any other selection.
 	ReadOnly bool
 	// Toolsets, when not empty, serves only tools whose toolset (CatalogOptions.Toolset)
-	// is listed.
+	// is listed; a meta tool's actions are in its toolset.
 	Toolsets []string
 }
 

@@ -427,3 +427,29 @@ func TestMetaToolActionIDsAreGrantNames(t *testing.T) {
 		t.Errorf("rows issue.*, issue. and * listed %d tools, want none", len(tools))
 	}
 }
+
+// The hints of a call are its action's own, else its tool's: what decisions per action
+// (read-only mode, safe mode) read.
+func TestMetaToolCallHints(t *testing.T) {
+	cat := metaCatalog(t, metaDecls())
+	for _, c := range []struct {
+		tool, args            string
+		readOnly, destructive bool
+		declared              bool // the action declares destructiveHint
+	}{
+		{"issue", `{"action":"list"}`, true, false, false},    // its own readOnlyHint
+		{"issue", `{"action":"create"}`, false, false, false}, // the tool's
+		{"issue", `{"action":"close"}`, false, true, true},
+		{"repo", `{"method":"get"}`, true, false, false},
+		{"repo", `{"method":"archive"}`, false, false, false}, // repo has no readOnlyHint
+		{"echo", `{"action":"list"}`, false, false, false},    // a plain tool: its own
+	} {
+		ro, de, ok := discovery.CallHints(cat, c.tool, []byte(c.args))
+		if !ok || ro != c.readOnly || (de != nil) != c.declared || de != nil && *de != c.destructive {
+			t.Errorf("%s %s: readOnly %v, destructive %v, ok %v; want %v, declared %v %v", c.tool, c.args, ro, de, ok, c.readOnly, c.declared, c.destructive)
+		}
+	}
+	if _, _, ok := discovery.CallHints(cat, "issue", []byte(`{"action":"drop"}`)); ok {
+		t.Errorf("an undeclared action has hints")
+	}
+}
