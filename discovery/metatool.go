@@ -422,10 +422,11 @@ func (s *authSet) action(cat *Catalog, i int, args json.RawMessage) (int, error)
 	if m == nil {
 		return -1, nil
 	}
-	name, ok := readAction(args, m.arg)
+	var buf [64]byte
+	name, ok := appendAction(buf[:0], args, m.arg)
 	if ok {
 		for k, a := range m.actions {
-			if a.name == name && s.actions.Has(m.first+k) {
+			if a.name == string(name) && s.actions.Has(m.first+k) {
 				return m.first + k, nil
 			}
 		}
@@ -436,8 +437,15 @@ func (s *authSet) action(cat *Catalog, i int, args json.RawMessage) (int, error)
 // readAction reads the string member arg of args, exactly: args must be one valid JSON
 // object holding a member named arg (escapes decoded, no case folding) once, a string.
 func readAction(args []byte, arg string) (string, bool) {
+	b, ok := appendAction(nil, args, arg)
+	return string(b), ok
+}
+
+// appendAction is readAction appending the decoded value to dst, which with room
+// allocates nothing.
+func appendAction(dst, args []byte, arg string) ([]byte, bool) {
 	if _, valid := jsonlex.Valid(args); !valid || args[jsonlex.SkipSpace(args, 0)] != '{' {
-		return "", false
+		return dst, false
 	}
 	var val []byte
 	n := 0
@@ -449,9 +457,9 @@ func readAction(args []byte, arg string) (string, bool) {
 		return n < 2
 	})
 	if n != 1 || val[0] != '"' {
-		return "", false
+		return dst, false
 	}
-	return string(jsonlex.Unescape(nil, val[1:len(val)-1])), true // invalid UTF-8 as U+FFFD
+	return jsonlex.Unescape(dst, val[1:len(val)-1]), true // invalid UTF-8 as U+FFFD
 }
 
 // grantNames returns the names grant rows decide, numbered for grants.ResolveIndex:

@@ -453,3 +453,18 @@ func TestMetaToolCallHints(t *testing.T) {
 		t.Errorf("an undeclared action has hints")
 	}
 }
+
+// BenchmarkAuthorizeCallMetaTool is AuthorizeCall of a meta tool's granted action: the
+// action gate reads the action before validation.
+func BenchmarkAuthorizeCallMetaTool(b *testing.B) {
+	ctx := context.Background()
+	cat := metaCatalog(b, metaDecls())
+	d := newDiscoverer(cat, newStore(b, allow("alice", "issue.list"), allow("alice", "issue.create")), nil)
+	call := discovery.Call{Tool: "issue", Arguments: json.RawMessage(`{"project":"deferredtools/deferredtools","title":"Meta tools: decisions per action","action":"list","iid":18}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := d.AuthorizeCall(ctx, alice, call); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
