@@ -474,7 +474,8 @@ func (c *Catalog) Names() []string {
 }
 
 // Tool returns the canonical definition of the named tool, and whether it exists. The
-// returned bytes are shared and must not be modified.
+// returned bytes are shared and must not be modified. A meta tool's holds every action:
+// ListResult.Tool gives the definition a principal is served.
 func (c *Catalog) Tool(name string) (json.RawMessage, bool) {
 	i, ok := c.byName[name]
 	if !ok {

@@ -293,12 +293,26 @@ func TestMetaToolGrantChangeInvalidates(t *testing.T) {
 	if err := d.AuthorizeCall(ctx, alice, call); err != nil {
 		t.Errorf("call pinned to the current digest: %v", err)
 	}
+	// A cursor of the page before an action's grant changes does not open after it.
+	store.Put(ctx, allow("alice", "issue_notes"))
+	notes := json.RawMessage(`{"name":"issue_notes","description":"Read the notes on project issues.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object"}}`)
+	cat2, err := discovery.NewCatalog(append(metaTools(), notes), &discovery.CatalogOptions{MetaTools: metaDecls()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = newDiscoverer(cat2, store, nil)
+	first, err := d.Discover(ctx, alice, discovery.Request{Query: "project issues", Limit: 1})
+	if err != nil || first.NextCursor == "" {
+		t.Fatalf("first page: %v, cursor %q", err, first.NextCursor)
+	}
+	store.Put(ctx, allow("alice", "issue.close"))
+	_, err = d.Discover(ctx, alice, discovery.Request{Query: "project issues", Limit: 1, Cursor: first.NextCursor})
+	wantCode(t, "second page after granting issue.close", err, discovery.CodeInvalidCursor)
 
 	// The same rows under two catalog versions whose only difference is issue.close's
 	// read-only hint.
 	decls := metaDecls()
 	decls["issue"].Actions[2].ReadOnlyHint = yes()
-	notes := json.RawMessage(`{"name":"issue_notes","description":"Read the notes on project issues.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object"}}`)
 	v1, err := discovery.NewCatalog(append(metaTools(), notes), &discovery.CatalogOptions{MetaTools: decls})
 	if err != nil {
 		t.Fatal(err)
