@@ -99,10 +99,9 @@ func validActionName(name string) bool {
 	return len(name) <= 64 && validToolName(name) && !strings.Contains(name, ".")
 }
 
-// compileMetaTools compiles opts into c, whose tools are sorted: each declared tool's
-// argument and actions are checked against its input schema, and the action IDs
-// against every tool name. inputs maps a catalog position to its input position,
-// for errors.
+// compileMetaTools compiles decls into c, whose tools are sorted: each declared tool's
+// argument and actions are checked against its input schema, and each action ID
+// against every tool name and other ID; the first broken rule refuses the catalog.
 func (c *Catalog) compileMetaTools(decls map[string]MetaTool) error {
 	if len(decls) == 0 {
 		return nil
@@ -158,7 +157,7 @@ func (c *Catalog) compileMetaTools(decls map[string]MetaTool) error {
 			}
 			c.grantIndex[id] = n + len(c.actionTool)
 			c.actionTool = append(c.actionTool, i)
-			ma := metaAction{name: v, id: id, readOnly: t.readOnly, destructive: a.DestructiveHint}
+			ma := metaAction{name: v, id: id, readOnly: t.readOnly, destructive: cloneBool(a.DestructiveHint)}
 			if a.ReadOnlyHint != nil {
 				ma.readOnly = *a.ReadOnlyHint
 			}
