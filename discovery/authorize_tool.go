@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync/atomic"
 
@@ -11,8 +12,9 @@ import (
 // AuthorizeTool decides whether p may call tool, from its name alone: the first step of
 // AuthorizeCall, for a transport that must answer a refusal before it decodes the
 // arguments (SPEC CALL-1, VIS-2). It rereads grants every time; a tool that is unknown,
-// withheld by Visibility or not granted answers tool_not_granted, and grant storage
-// that fails answers its 503. Nil means the name is granted: the call still needs
+// withheld by Visibility or not granted answers tool_not_granted (a meta tool is
+// granted when one of its actions is served), and grant storage that fails answers its
+// 503. Nil means the name is granted: the call still needs
 // AuthorizeCall, which checks the contract pin, validates the arguments and runs the
 // host's CheckCall. While the switch is off it allows every tool and reads no grant
 // (FLAG-2).
@@ -33,12 +35,32 @@ func (d *Discoverer) AuthorizeTool(ctx context.Context, p grants.Principal, tool
 // is off call is AuthorizeCall, which allows every call. call is safe for concurrent
 // use.
 func (d *Discoverer) AuthorizeToolThen(ctx context.Context, p grants.Principal, tool string) (call func(ctx context.Context, p grants.Principal, c Call) error, err error) {
+	return d.authorizeThen(ctx, p, tool, nil, false)
+}
+
+// AuthorizeActionThen is AuthorizeToolThen for a transport that holds the raw
+// arguments (args, the JSON text of "arguments"; empty means {}) but has decoded
+// nothing of them: a meta tool's call is also decided on its action, read alone from
+// args, so an action not served answers tool_not_granted whatever the other arguments
+// hold (see CatalogOptions.MetaTools). For any other tool args are not looked at.
+// call decides again the action of the arguments it is given.
+func (d *Discoverer) AuthorizeActionThen(ctx context.Context, p grants.Principal, tool string, args json.RawMessage) (call func(ctx context.Context, p grants.Principal, c Call) error, err error) {
+	return d.authorizeThen(ctx, p, tool, args, true)
+}
+
+// authorizeThen is AuthorizeToolThen, and AuthorizeActionThen when withArgs.
+func (d *Discoverer) authorizeThen(ctx context.Context, p grants.Principal, tool string, args json.RawMessage, withArgs bool) (call func(ctx context.Context, p grants.Principal, c Call) error, err error) {
 	if !d.opts.Enabled {
 		return d.AuthorizeCall, nil
 	}
 	cat, i, set, err := d.grantedTool(ctx, p, tool)
 	if err != nil {
 		return nil, err
+	}
+	if withArgs {
+		if _, err := set.action(cat, i, argsOrEmpty(args)); err != nil {
+			return nil, err
+		}
 	}
 	var used atomic.Bool
 	return func(ctx context.Context, q grants.Principal, c Call) error {
@@ -69,19 +91,21 @@ func (d *Discoverer) grantedTool(ctx context.Context, p grants.Principal, tool s
 }
 
 // grantedCall decides a call whose tool grantedTool granted as cat's tool i with p's
-// authorised set: the contract pin, the arguments against the tool's input schema
-// (SPEC CALL-2), the host's CheckCall (CALL-6), then safe mode's confirmation.
+// authorised set: a meta tool's action (SPEC CALL-1), the contract pin, the arguments
+// against the tool's input schema (CALL-2), the host's CheckCall (CALL-6), then safe
+// mode's confirmation.
 func (d *Discoverer) grantedCall(ctx context.Context, p grants.Principal, c Call, cat *Catalog, i int, set *authSet) error {
+	args := argsOrEmpty(c.Arguments)
+	act, err := set.action(cat, i, args) // a meta tool: its action first
+	if err != nil {
+		return err
+	}
 	if c.ContractPin != "" && c.ContractPin != set.contract {
 		return newError(CodeContractChanged, nil)
 	}
 	t := &cat.tools[i]
 	if t.validator == nil {
 		return newError(CodeValidationUnavailable, t.compErr)
-	}
-	args := c.Arguments
-	if len(args) == 0 {
-		args = emptyObject
 	}
 	if err := t.validator.Validate(args); err != nil {
 		return validationError(err)
@@ -91,5 +115,13 @@ func (d *Discoverer) grantedCall(ctx context.Context, p grants.Principal, c Call
 			return err
 		}
 	}
-	return d.confirm(ctx, p, c, args, t, set) // safe mode (see SafeMode)
+	return d.confirm(ctx, p, c, args, t, cat.safeHeld(&d.safe, i, act), set) // safe mode (see SafeMode)
+}
+
+// argsOrEmpty returns args, or {} for absent arguments.
+func argsOrEmpty(args json.RawMessage) json.RawMessage {
+	if len(args) == 0 {
+		return emptyObject
+	}
+	return args
 }

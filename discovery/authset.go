@@ -19,6 +19,10 @@ type authSet struct {
 	contract string   // SPEC CONTRACT-2
 	rowsKey  [32]byte // observed rows with their revisions (SPEC CURSOR-2)
 	scopes   string
+	// Meta tools (metatool.go): the actions served, by action number, and the
+	// narrowed definition of each meta tool served with fewer than all its actions.
+	actions rank.Set
+	served  map[int]*tool
 }
 
 // access reads the principal's grants and returns its authorised set over cat, with the
@@ -82,7 +86,7 @@ func (d *Discoverer) authorized(snap *grants.Snapshot, p grants.Principal, cat *
 // is rows. Visibility is checked for granted tools only, so nothing is computed per
 // catalog version.
 func (d *Discoverer) resolve(snap *grants.Snapshot, p grants.Principal, cat *Catalog, rows [32]byte) (*authSet, error) {
-	dec, err := grants.ResolveIndex(snap, p, cat.byName, len(cat.tools))
+	dec, err := grants.ResolveIndex(snap, p, cat.grantNames(), len(cat.tools)+len(cat.actionTool))
 	if err != nil {
 		return nil, grantsError(err)
 	}
@@ -91,11 +95,14 @@ func (d *Discoverer) resolve(snap *grants.Snapshot, p grants.Principal, cat *Cat
 	sc := resolvePool.Get().(*resolveScratch)
 	defer resolvePool.Put(sc)
 	sc.granted = dec.AppendGrantedIndex(sc.granted[:0]) // in catalog order
+	if cat.metas != nil {
+		sc.granted = d.metaGranted(cat, sc.granted, s) // decided per action
+	}
 	digests := sc.digests[:0]
 	for _, i := range sc.granted {
-		if d.visible(v, &cat.tools[i]) {
+		if t := s.tool(cat, i); d.visible(v, t) {
 			s.bits.Add(i)
-			digests = append(digests, cat.tools[i].digest)
+			digests = append(digests, t.digest)
 		}
 	}
 	sc.digests = digests

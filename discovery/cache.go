@@ -67,7 +67,7 @@ const (
 
 // setBytes is what a set entry under key counts against the budget.
 func setBytes(key string, s *authSet) int64 {
-	return int64(setEntryBytes + len(key) + 8*len(s.bits) + len(s.contract) + len(s.scopes))
+	return int64(setEntryBytes + len(key) + 8*len(s.bits) + len(s.contract) + len(s.scopes) + s.metaBytes())
 }
 
 func (c *setCache) init(budget int64) {

@@ -57,7 +57,17 @@ type CatalogOptions struct {
 	// does not retain Previous, only what the two share. A version differing from
 	// Previous by a few tools costs a comparison (or hash) of every tool's text and a
 	// copy of the rank index, not a compilation.
+	//
+	// A catalog with MetaTools, or replacing one that had them, is built without
+	// reuse: Previous is then ignored.
 	Previous *Catalog
+	// MetaTools declares, by tool name, the catalog's meta tools: tools that take an
+	// action argument, each action decided on its own (see MetaTool). A declared
+	// tool's inputSchema must be {"type":"object"} listing the argument in "required",
+	// with properties[argument] an object whose "enum" holds exactly the declared
+	// actions' names, each once; the catalog is refused otherwise, and when an action
+	// ID is another tool's name or action ID. Nil: no meta tools.
+	MetaTools map[string]MetaTool
 }
 
 // ErrCatalog reports a catalog that NewCatalog refused; see CatalogError.
@@ -68,7 +78,12 @@ var ErrCatalog = errors.New("discovery: catalog refused")
 type CatalogError struct {
 	Index int // position of the offending tool, or -1 for the whole catalog
 	// Reason is the rule broken: "malformed", "name", "duplicate name", "inputSchema",
-	// "member names differing only by case", or "limit: " and the limit.
+	// "member names differing only by case", "limit: " and the limit, or for
+	// CatalogOptions.MetaTools "meta tool: " and one of "no such tool" (Index -1),
+	// "argument" (the schema does not declare the action argument as MetaTools
+	// requires), "actions" (no action, more than 256, an invalid or repeated name, or
+	// not the enum's values) or "action ID" (an action ID already names a tool or
+	// action).
 	Reason string
 	// Name is the tool's exact "name" member when it was read and is a valid tool name
 	// (a host may print it to say which tool), else "". Error does not include it.
@@ -102,6 +117,12 @@ type Catalog struct {
 	inputs    []int32           // inputs[i] is the tool given at position i
 
 	cacheID atomic.Uint64 // names the version in a Discoverer's cache keys; see cacheKey
+
+	// Meta tools (metatool.go), all nil without CatalogOptions.MetaTools.
+	metas      map[int]*metaTool     // by catalog position
+	declared   map[string]MetaAction // by action ID, as declared
+	grantIndex map[string]int        // byName, and each action ID numbered after the tools
+	actionTool []int                 // the position of each action's tool, by action number
 }
 
 // tool is one compiled catalog entry.
@@ -144,6 +165,9 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 	var o CatalogOptions
 	if opts != nil {
 		o = *opts
+	}
+	if len(o.MetaTools) > 0 || o.Previous != nil && o.Previous.metas != nil {
+		o.Previous = nil // meta tools are built afresh (see CatalogOptions.Previous)
 	}
 	r := newReuse(&o)
 	compiler := o.Compiler
@@ -250,7 +274,11 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 			nt.strEscapes, nt.rawEscapes = escapes(nt.canonical)
 			nt.validator, nt.compErr = compile(compiler, schema)
 			built[i] = int32(len(fresh))
-			fresh, freshDocs = append(fresh, nt), append(freshDocs, rankDoc(f, o.IgnoreParamText))
+			doc := rankDoc(f, o.IgnoreParamText)
+			if m, ok := o.MetaTools[f.Name]; ok && !o.IgnoreParamText {
+				doc.Params = metaParamText(schema, argumentOf(m)) // no action enum (SPEC DISC-5)
+			}
+			fresh, freshDocs = append(fresh, nt), append(freshDocs, doc)
 			t = &fresh[len(fresh)-1]
 		}
 		if toolsets != nil {
@@ -270,6 +298,9 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 	}
 	in := catalogInput{prevOf: prevOf, built: built, named: named, fresh: fresh, freshDocs: freshDocs, toolsets: toolsets}
 	c.sortTools(&in, r)
+	if err := c.compileMetaTools(o.MetaTools); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -444,7 +475,8 @@ func (c *Catalog) Names() []string {
 }
 
 // Tool returns the canonical definition of the named tool, and whether it exists. The
-// returned bytes are shared and must not be modified.
+// returned bytes are shared and must not be modified. A meta tool's holds every action:
+// ListResult.Tool gives the definition a principal is served.
 func (c *Catalog) Tool(name string) (json.RawMessage, bool) {
 	i, ok := c.byName[name]
 	if !ok {

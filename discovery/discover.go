@@ -417,7 +417,7 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 	budget := MaxResponseBytes - f.fixed(set.contract)
 	n, used := 0, 0
 	for n < req.Limit && n < len(rest) {
-		size := f.tool(&cat.tools[rest[n].Doc])
+		size := f.tool(set.tool(cat, rest[n].Doc))
 		if n > 0 {
 			size += f.comma()
 		}
@@ -442,12 +442,12 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 			if n == 0 {
 				return nil, newError(CodeSchemaTooLarge, nil)
 			}
-			used -= f.tool(&cat.tools[rest[n].Doc]) + f.comma() // n > 0: it had a comma
+			used -= f.tool(set.tool(cat, rest[n].Doc)) + f.comma() // n > 0: it had a comma
 		}
 	}
 	res.Tools = make([]json.RawMessage, n)
 	for i := range n {
-		res.Tools[i] = cat.tools[rest[i].Doc].canonical
+		res.Tools[i] = set.tool(cat, rest[i].Doc).canonical
 	}
 
 	// SPEC CURSOR-4: a grant change observed while the page was prepared answers 409.

@@ -74,13 +74,14 @@ const (
 // Visibility is the deployment's narrowing of the catalog (SPEC VIS-1). The zero value
 // withholds nothing.
 type Visibility struct {
-	// Exclude withholds tools by exact name.
+	// Exclude withholds tools by exact name, and a meta tool's action by its ID.
 	Exclude []string
-	// ReadOnly serves only tools whose annotations.readOnlyHint is true. It wins over
+	// ReadOnly serves only tools whose annotations.readOnlyHint is true, and of a meta
+	// tool only the actions read-only by their own hint, else the tool's. It wins over
 	// any other selection.
 	ReadOnly bool
 	// Toolsets, when not empty, serves only tools whose toolset (CatalogOptions.Toolset)
-	// is listed.
+	// is listed; a meta tool's actions are in its toolset.
 	Toolsets []string
 }
 
@@ -192,6 +193,22 @@ type ListResult struct {
 	// Catalog is the catalog version Tools were read from, for questions about the
 	// whole catalog (a planner asks whether a tool name is taken).
 	Catalog *Catalog
+	set     *authSet // nil while the switch is off
+}
+
+// Tool returns the definition Tools holds for the named tool (a meta tool's narrowed
+// to the actions served), and whether Tools holds it.
+func (r *ListResult) Tool(name string) (json.RawMessage, bool) {
+	i, ok := r.Catalog.byName[name]
+	switch {
+	case !ok:
+		return nil, false
+	case r.set == nil:
+		return r.Catalog.tools[i].canonical, true
+	case !r.set.bits.Has(i):
+		return nil, false
+	}
+	return r.set.tool(r.Catalog, i).canonical, true
 }
 
 // ListTools returns the principal's authorised tools, narrowed by Visibility. While the
@@ -212,10 +229,10 @@ func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (*ListRe
 	if err != nil {
 		return nil, err
 	}
-	r := &ListResult{Tools: make([]json.RawMessage, 0, set.count), ContractDigest: set.contract, Catalog: cat}
+	r := &ListResult{Tools: make([]json.RawMessage, 0, set.count), ContractDigest: set.contract, Catalog: cat, set: set}
 	for i := range cat.tools {
 		if set.bits.Has(i) {
-			r.Tools = append(r.Tools, cat.tools[i].canonical)
+			r.Tools = append(r.Tools, set.tool(cat, i).canonical)
 		}
 	}
 	return r, nil
@@ -237,7 +254,9 @@ type Call struct {
 // unknown, withheld by Visibility or not granted answers tool_not_granted before the
 // arguments are looked at (SPEC CALL-1, VIS-2). A granted call's arguments are validated
 // against the tool's full input schema (CALL-2), then the host's CheckCall runs (CALL-6).
-// In safe mode it then holds a mutating call without a valid confirmation token (see
+// A meta tool's call is decided on its action first, read alone from the arguments (see
+// CatalogOptions.MetaTools): an action not served answers tool_not_granted. In safe
+// mode it then holds a mutating call without a valid confirmation token (see
 // SafeMode). AuthorizeCall never executes anything. While the switch is off it allows
 // every call and reads no grant (FLAG-2).
 func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Call) error {

@@ -40,6 +40,29 @@
 // [MaxIDBytes] bytes; HandleJSONRPC counts the real id, and DiscoverFramed the id
 // length it is given.
 //
+// # Meta tools
+//
+// A meta tool serves one resource through several actions chosen by one argument
+// (gitlab_issue with action create, list or close); [CatalogOptions].MetaTools declares
+// them. Each action has an ID, tool name + "." + action (gitlab_issue.create), which
+// grant rows and Visibility.Exclude name like a tool; a row naming the meta tool itself
+// decides nothing, and excluding it withholds every action. Rows name exactly: there is
+// no wildcard, and an action ID that is another tool's name refuses the catalog. An
+// action is served when its ID is granted (GRANT-2) and visible: not excluded, and
+// under ReadOnly read-only by its own hint, else the tool's. The tool is listed and
+// discoverable when one action is served, and it is served narrowed: the enum of its
+// action argument holds the served actions alone, so a served schema is the enforced
+// one, the contract digest (a digest of the served definitions, CONTRACT-2) and so the
+// cursors change with any action's grant, and a client recomputes the digest from what
+// it was served. A call is decided on its action before anything else: read alone from
+// the raw arguments, it must be one string member named exactly as the argument, naming
+// a served action; anything else (an action not granted, withheld or undeclared, none,
+// two, another type, arguments that are no JSON object) answers tool_not_granted, the
+// one answer of an unknown or denied tool, so a caller cannot tell an undeclared action
+// from a denied one, and the other arguments never change it. The enum's values are
+// left out of the tool's text for ranking, since not every caller is served them
+// (DISC-5).
+//
 // A discover result is {"tools":[...],"nextCursor"?:"...","ttlMs":0,
 // "cacheScope":"private","_meta":{"contract_digest":"..."}}: DISC-3's members and the
 // cache hints MCP 2026-07-28 (SEP-2549) requires on list results. A page is one

@@ -55,7 +55,8 @@ type SafeMode struct {
 	// Enabled turns safe mode on.
 	Enabled bool
 	// Exempt names tools safe mode never holds, by exact name: tools that preview each
-	// action themselves. Nil: none.
+	// action themselves. A meta tool's action is exempt by the tool's name or by its
+	// action ID (CatalogOptions.MetaTools). Nil: none.
 	Exempt []string
 	// Preview returns the text of the preview of one held call: what it would do. args
 	// are the call's arguments, validated. Its error refuses the call and is returned
@@ -131,9 +132,9 @@ const confirmSealOffset = 0
 // confirm is the last step of a granted call whose arguments args (validated) the host's
 // CheckCall allowed: nil when safe mode lets it run, a *ConfirmationRequired when it
 // holds the call and c carries no token, invalid_confirmation when the token is not
-// one confirming this very call.
-func (d *Discoverer) confirm(ctx context.Context, p grants.Principal, c Call, args json.RawMessage, t *tool, set *authSet) error {
-	if !d.safe.holds(t.name, t.readOnly, t.destructive) {
+// one confirming this very call. held says whether safe mode holds it (Catalog.safeHeld).
+func (d *Discoverer) confirm(ctx context.Context, p grants.Principal, c Call, args json.RawMessage, t *tool, held bool, set *authSet) error {
+	if !held {
 		return nil
 	}
 	binding := d.confirmBinding(p, set, t, args)

@@ -84,11 +84,14 @@
 //     invalid_request: MCP dropped them in 2025-06-18, and the SDK's batch path ends
 //     the session on any bad element.
 //  3. tools/call is decided on params.name, read exactly (one member named "name", a
-//     string; otherwise invalid_params), with Discoverer.AuthorizeToolThen, which rereads
-//     grants and applies Visibility: a tool the principal may not call is refused
-//     (tool_not_granted, or unauthenticated, or the 503 of failing storage) whatever
-//     its arguments, before anything decodes them: deep, long, mistyped, with
+//     string; otherwise invalid_params), with Discoverer.AuthorizeActionThen, which
+//     rereads grants and applies Visibility: a tool the principal may not call is
+//     refused (tool_not_granted, or unauthenticated, or the 503 of failing storage)
+//     whatever its arguments, before anything decodes them: deep, long, mistyped, with
 //     duplicate keys or invalid UTF-8, a denied call gets the same answer as with {}.
+//     A meta tool (discovery.CatalogOptions.MetaTools) is decided here on its action
+//     too, read alone from params.arguments (when params holds one such member): an
+//     action not served is refused alike, whatever the other arguments.
 //     A granted call goes on; the middleware then decides it in full (arguments,
 //     contract pin, CheckCall, safe mode with the token of
 //     params._meta[discovery.MetaConfirmation]) from the same grant read, so each call

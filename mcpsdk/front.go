@@ -57,9 +57,11 @@ func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst 
 
 // precall decides a tools/call on its tool name (SPEC CALL-1): a name that is not one
 // string is invalid params, an unauthenticated caller is refused, and a tool the
-// principal may not call is tool_not_granted, whatever the arguments. Otherwise the
-// call goes on to the SDK, whose middleware decides it in full (arguments, pin,
-// CheckCall) with call, the rest of this decision (nil for the discovery tool).
+// principal may not call is tool_not_granted, whatever the arguments; so is a meta
+// tool's action not served, read alone from the raw arguments (params.arguments, when
+// params holds it once). Otherwise the call goes on to the SDK, whose middleware
+// decides it in full (arguments, pin, CheckCall) with call, the rest of this decision
+// (nil for the discovery tool).
 func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, params []byte) (call callFunc, err error) {
 	name, ok := stringParam(params, "name")
 	if !ok {
@@ -72,7 +74,7 @@ func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, params [
 	if err != nil {
 		return nil, err
 	}
-	return a.d.AuthorizeToolThen(ctx, p, name)
+	return a.d.AuthorizeActionThen(ctx, p, name, onlyMember(params, "arguments"))
 }
 
 // answerDiscover answers a discover message (a call or a notification) straight from

@@ -66,23 +66,15 @@ func (a *Adapter) listTools(ctx context.Context, next mcp.MethodHandler, method 
 		// nothing is listed rather than everything.
 		return nil, wireError(discovery.CodeCatalogUnavailable)
 	}
-	// The authorised definitions are the catalog's own bytes: a tool of the SDK's list is
-	// served when its catalog definition is one of them.
-	authorized := make(map[*byte]struct{}, len(list.Tools))
-	for _, t := range list.Tools {
-		if len(t) > 0 {
-			authorized[&t[0]] = struct{}{}
-		}
-	}
+	// A tool of the SDK's list is served as the definition the authorised list holds
+	// for its name (a meta tool's narrowed to its served actions), if it holds one.
 	out := &listResult{ListToolsResult: lr, tools: make([]json.RawMessage, 0, len(lr.Tools)+1)}
 	for _, t := range lr.Tools {
 		if t == nil || t.Name == a.opts.DiscoveryTool {
 			continue
 		}
-		if def, ok := list.Catalog.Tool(t.Name); ok && len(def) > 0 {
-			if _, ok := authorized[&def[0]]; ok {
-				out.tools = append(out.tools, def)
-			}
+		if def, ok := list.Tool(t.Name); ok {
+			out.tools = append(out.tools, def)
 		}
 	}
 	if a.toolDef != nil && lr.NextCursor == "" {

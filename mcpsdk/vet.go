@@ -209,3 +209,23 @@ func plainASCII(raw []byte) bool {
 	}
 	return true
 }
+
+// onlyMember returns the raw value of params[key] when params, an object, holds that
+// member once; nil otherwise.
+func onlyMember(params []byte, key string) []byte {
+	var value []byte
+	n := 0
+	if len(params) > 0 && params[0] == '{' {
+		members(params, func(k string, val []byte) bool {
+			if k == key {
+				n++
+				value = val
+			}
+			return n < 2
+		})
+	}
+	if n != 1 {
+		return nil
+	}
+	return value
+}

@@ -9,6 +9,8 @@
 // Flags:
 //
 //	-catalog FILE      a JSON array of MCP tool definitions (default: the embedded demo catalog)
+//	-meta-tools FILE   a JSON object declaring the catalog's meta tools and their actions
+//	                   (see discovery.ParseMetaTools; the demo's: examples/internal/demo/metatools.json)
 //	-grants FILE       a JSON array of {"principal","tool","scopes","effect","revision"} rows
 //	                   (default: the demo grants with the demo catalog, none with -catalog)
 //	-db sqlite:PATH    keep grants in a SQLite database (created and migrated when needed;
@@ -77,10 +79,10 @@ func main() {
 
 // config is the parsed command line.
 type config struct {
-	catalog, grants, db, principal, scopes, http, tokens, tool string
-	limits                                                     httpLimits
-	safeMode                                                   bool
-	safeExempt                                                 string
+	catalog, metaTools, grants, db, principal, scopes, http, tokens, tool string
+	limits                                                                httpLimits
+	safeMode                                                              bool
+	safeExempt                                                            string
 }
 
 // httpLimits bound what an HTTP connection or session may hold; zero turns one off.
@@ -93,6 +95,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	c := &config{}
 	fs.StringVar(&c.catalog, "catalog", "", "`FILE` holding a JSON array of MCP tool definitions (default: the embedded demo catalog)")
+	fs.StringVar(&c.metaTools, "meta-tools", "", "`FILE` holding a JSON object declaring the catalog's meta tools and their actions (default: none)")
 	fs.StringVar(&c.grants, "grants", "", "`FILE` holding a JSON array of {\"principal\",\"tool\",\"scopes\",\"effect\",\"revision\"} rows (default: the demo grants)")
 	fs.StringVar(&c.db, "db", "", "grant store `sqlite:PATH` (migrated; seeded with the \"*\" rows of -grants or the demo)")
 	fs.StringVar(&c.principal, "principal", demo.Alice.ID, "principal `ID` of the stdio session")
@@ -136,7 +139,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	cat, err := discovery.NewCatalog(tools, nil)
+	metaTools, err := loadMetaTools(c.metaTools)
+	if err != nil {
+		return err
+	}
+	cat, err := discovery.NewCatalog(tools, &discovery.CatalogOptions{MetaTools: metaTools})
 	if err != nil {
 		var ce *discovery.CatalogError
 		if errors.As(err, &ce) && ce.Name != "" {
@@ -236,6 +243,23 @@ func loadCatalog(path string) ([]json.RawMessage, error) {
 		return nil, fmt.Errorf("-catalog: not a JSON array of tool definitions: %w", err)
 	}
 	return tools, nil
+}
+
+// loadMetaTools reads the -meta-tools file: nil without one; a file that is no
+// declaration is refused with its *discovery.MetaToolsError.
+func loadMetaTools(path string) (map[string]discovery.MetaTool, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := discovery.ParseMetaTools(data)
+	if err != nil {
+		return nil, fmt.Errorf("-meta-tools: %w", err)
+	}
+	return m, nil
 }
 
 // openGrants returns the grant store the flags name.

@@ -1,4 +1,4 @@
-// Command quickstart shows deferred tool discovery end to end, in memory: a 42-tool
+// Command quickstart shows deferred tool discovery end to end, in memory: a 43-tool
 // catalog, two principals with different grants, discovery with a second page through
 // its cursor, granted, denied and invalid calls, a stale cursor after a grant change,
 // and the contract digests. It needs no argument, no network and no file.

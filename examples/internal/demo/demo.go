@@ -1,7 +1,10 @@
-// Package demo holds the demonstration catalog the examples serve: 42 tools of a
+// Package demo holds the demonstration catalog the examples serve: 43 tools of a
 // machine-learning platform (model registry, datasets, training, evaluation,
 // deployments, inference, billing, API keys, monitoring), their grant rows, and two
-// principals.
+// principals. One tool, keys, takes an action argument (list, create, revoke):
+// metatools.json declares it a meta tool (discovery.ParseMetaTools), whose actions
+// the rows keys.list, keys.create and keys.revoke grant; without that declaration no
+// row names keys and it is never granted.
 package demo
 
 import (
