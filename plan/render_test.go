@@ -21,8 +21,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
-// renderFixture is a 200-tool catalog: the 42 demo tools of examples/internal/demo
-// and 158 generated ones, every tool granted to alice but those of denied.
+// renderFixture is a 200-tool catalog: the 43 demo tools of examples/internal/demo
+// and 157 generated ones, every tool granted to alice but those of denied.
 type renderFixture struct {
 	d      *discovery.Discoverer
 	p      grants.Principal
