@@ -60,6 +60,14 @@ type Options struct {
 	// from a *grants.Memory are called directly, without a deadline: it answers from
 	// memory and never waits on I/O.
 	GrantTimeout time.Duration
+	// Observe, when not nil, receives one Event per decision (see Event): no query,
+	// arguments, cursor or principal. It is called on the request's goroutine after
+	// the decision is made and before the entry point returns, concurrently from
+	// concurrent requests; its time adds to the request's latency, so a slow observer
+	// slows requests: hand events on without blocking. A panic in Observe is
+	// recovered and dropped, so an observer cannot change or fail a decision. Nil: no
+	// events, and no cost.
+	Observe func(Event)
 }
 
 // Defaults of Options.CacheBytes and Options.GrantTimeout, as their docs say.
@@ -175,6 +183,7 @@ func (d *Discoverer) catalog(ctx context.Context) (*Catalog, error) {
 	if err != nil || c == nil {
 		return nil, newError(CodeCatalogUnavailable, err)
 	}
+	d.noteCatalog(ctx, c)
 	return c, nil
 }
 
@@ -191,7 +200,8 @@ type ListResult struct {
 
 // ListTools returns the principal's authorised tools, narrowed by Visibility. While the
 // switch is off it returns the whole catalog and reads no grant (SPEC FLAG-2).
-func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (*ListResult, error) {
+func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (res *ListResult, err error) {
+	defer d.observe(&ctx, OpList).list(&res, &err)
 	cat, err := d.catalog(ctx)
 	if err != nil {
 		return nil, err
@@ -231,7 +241,8 @@ type Call struct {
 // against the tool's full input schema (CALL-2), then the host's CheckCall runs (CALL-6).
 // AuthorizeCall never executes anything. While the switch is off it allows every call
 // and reads no grant (FLAG-2).
-func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Call) error {
+func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Call) (err error) {
+	defer d.observe(&ctx, OpAuthorizeCall).decision(&err)
 	if !d.opts.Enabled {
 		return nil
 	}
