@@ -109,7 +109,10 @@ func TestObserveEvents(t *testing.T) {
 		run  func() any // what the entry point returned, to size the served result
 		want []want
 	}{
-		{"Discover", func() any { r, _ := d.Discover(ctx, alice, discovery.Request{Query: "model search", Limit: 1}); return r },
+		{"Discover", func() any {
+			r, _ := d.Discover(ctx, alice, discovery.Request{Query: "model search", Limit: 1})
+			return r
+		},
 			[]want{{discovery.OpDiscover, "", 1, pageBytes(page), digest}}},
 		{"Discover invalid params", func() any { d.Discover(ctx, alice, discovery.Request{}); return nil },
 			[]want{{discovery.OpDiscover, discovery.CodeInvalidParams, 0, 0, ""}}},
@@ -117,11 +120,20 @@ func TestObserveEvents(t *testing.T) {
 			d.Discover(ctx, alice, discovery.Request{Query: "model search", Limit: 2, Cursor: page.NextCursor})
 			return nil
 		}, []want{{discovery.OpDiscover, discovery.CodeInvalidCursor, 0, 0, digest}}},
-		{"DiscoverParams", func() any { r, _ := d.DiscoverParams(ctx, alice, json.RawMessage(`{"query":"model search","limit":1}`)); return r },
+		{"DiscoverParams", func() any {
+			r, _ := d.DiscoverParams(ctx, alice, json.RawMessage(`{"query":"model search","limit":1}`))
+			return r
+		},
 			[]want{{discovery.OpDiscover, "", 1, -1, digest}}},
-		{"DiscoverTool", func() any { r, _ := d.DiscoverTool(ctx, alice, json.RawMessage(`{"query":"model search","limit":1}`)); return r },
+		{"DiscoverTool", func() any {
+			r, _ := d.DiscoverTool(ctx, alice, json.RawMessage(`{"query":"model search","limit":1}`))
+			return r
+		},
 			[]want{{discovery.OpDiscoverTool, "", 1, -1, digest}}},
-		{"DiscoverFramed", func() any { r, _ := d.DiscoverFramed(ctx, alice, json.RawMessage(`{"query":"model search","limit":1}`), 3); return r },
+		{"DiscoverFramed", func() any {
+			r, _ := d.DiscoverFramed(ctx, alice, json.RawMessage(`{"query":"model search","limit":1}`), 3)
+			return r
+		},
 			[]want{{discovery.OpDiscover, "", 1, -1, digest}}},
 		{"DiscoverFramed invalid request", func() any { d.DiscoverFramed(ctx, alice, json.RawMessage(`{"query":"x"}`), -1); return nil },
 			[]want{{discovery.OpDiscover, discovery.CodeInvalidRequest, 0, 0, ""}}},
@@ -296,7 +308,7 @@ func canaryRun(t *testing.T, obs func(discovery.Event)) {
 		dd.ListTools(ctx, who)
 	}
 	calls := []discovery.Call{
-		{Tool: "model_search", Arguments: json.RawMessage(`{"text":"` + canary + `"}`)},        // allowed
+		{Tool: "model_search", Arguments: json.RawMessage(`{"text":"` + canary + `"}`)},       // allowed
 		{Tool: "model_search", Arguments: json.RawMessage(`{"` + canary + `":"x","text":1}`)}, // invalid_arguments
 		{Tool: "model_search", Arguments: json.RawMessage(`{"text":"x"}`), ContractPin: canary + "-pin"},
 		{Tool: canary + "_unknown", Arguments: json.RawMessage(`{"text":"` + canary + `"}`)}, // tool_not_granted
