@@ -61,13 +61,14 @@ type Options struct {
 	// memory and never waits on I/O.
 	GrantTimeout time.Duration
 	// Observe, when not nil, receives one Event per decision (see Event): no query,
-	// arguments, cursor or principal. It is called on the request's goroutine after
-	// the decision is made and before the entry point returns, concurrently from
-	// concurrent requests; its time adds to the request's latency, so a slow observer
-	// slows requests: hand events on without blocking. A panic in Observe is
-	// recovered and dropped, so an observer cannot change or fail a decision. Nil: no
-	// events, and no cost.
-	Observe func(Event)
+	// arguments, cursor or principal. ctx is the context the entry point was given,
+	// for correlation with a trace (an OpenTelemetry exemplar, say). It is called on
+	// the request's goroutine after the decision is made and before the entry point
+	// returns, concurrently from concurrent requests; its time adds to the request's
+	// latency, so a slow observer slows requests (the host's to avoid: record without
+	// blocking). A panic in Observe is recovered and dropped, so an observer cannot
+	// change or fail a decision. Nil: no events, and no cost.
+	Observe func(ctx context.Context, e Event)
 }
 
 // Defaults of Options.CacheBytes and Options.GrantTimeout, as their docs say.

@@ -62,7 +62,8 @@ type Event struct {
 type span struct {
 	op      Op
 	start   time.Time
-	observe func(Event)
+	ctx     context.Context // the entry point's, for the observer
+	observe func(context.Context, Event)
 	catalog *Catalog // the version the decision read, noted by Discoverer.catalog
 	served  *Result  // the page served, noted by Discoverer.discover
 }
@@ -83,7 +84,7 @@ func (d *Discoverer) observe(ctx *context.Context, op Op) *span {
 }
 
 func (d *Discoverer) startSpan(ctx *context.Context, op Op) *span {
-	s := &span{op: op, start: time.Now(), observe: d.opts.Observe}
+	s := &span{op: op, start: time.Now(), ctx: *ctx, observe: d.opts.Observe}
 	*ctx = context.WithValue(*ctx, spanKey{}, s)
 	return s
 }
@@ -193,7 +194,7 @@ func (s *span) event(err error) Event {
 // decision is made, and an observer cannot change or fail it.
 func (s *span) emit(e Event) {
 	defer func() { _ = recover() }()
-	s.observe(e)
+	s.observe(s.ctx, e)
 }
 
 // eventCode is the Code an Event reports for err: one of the Code constants, whatever

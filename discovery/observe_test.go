@@ -22,7 +22,7 @@ type eventLog struct {
 	events []discovery.Event
 }
 
-func (l *eventLog) observe(e discovery.Event) {
+func (l *eventLog) observe(_ context.Context, e discovery.Event) {
 	l.mu.Lock()
 	l.events = append(l.events, e)
 	l.mu.Unlock()
@@ -241,7 +241,7 @@ func (failingSource) Catalog(context.Context) (*discovery.Catalog, error) {
 // allowed, and each refusal (params, cursor, arguments, grant, contract, CheckCall's
 // own error and a Code of the host's making, storage and catalog failures, switch off).
 // obs receives the events of every Discoverer it builds.
-func canaryRun(t *testing.T, obs func(discovery.Event)) {
+func canaryRun(t *testing.T, obs func(context.Context, discovery.Event)) {
 	ctx := context.Background()
 	who := grants.Principal{ID: canary + "-principal", Scopes: []string{canary + ":scope"}}
 	tools := append(sampleTools(), toolDef(canary+"_tool", "Search the "+canary+" registry."))
@@ -368,7 +368,7 @@ func TestObservePanic(t *testing.T) {
 	store := newStore(t, allow("alice", "model_search"), allow("*", "dataset_search"))
 	calls := 0
 	panicking := newDiscoverer(cat, store, func(o *discovery.Options) {
-		o.Observe = func(discovery.Event) { calls++; panic("observer bug") }
+		o.Observe = func(context.Context, discovery.Event) { calls++; panic("observer bug") }
 	})
 	plain := newDiscoverer(cat, store, nil)
 	for _, d := range []*discovery.Discoverer{panicking, plain} {
@@ -407,9 +407,9 @@ func TestObserveUnsetAllocs(t *testing.T) {
 	ctx := context.Background()
 	cat := newCatalog(t, sampleTools()...)
 	for _, c := range []struct {
-		observe func(discovery.Event)
+		observe func(context.Context, discovery.Event)
 		want    float64
-	}{{nil, 0}, {func(discovery.Event) {}, 2}} {
+	}{{nil, 0}, {func(context.Context, discovery.Event) {}, 2}} {
 		d := newDiscoverer(cat, forbiddenReader{t}, func(o *discovery.Options) { o.Enabled = false; o.Observe = c.observe })
 		got := testing.AllocsPerRun(100, func() {
 			if err := d.AuthorizeTool(ctx, alice, "model_search"); err != nil {
@@ -454,8 +454,8 @@ func BenchmarkObserve(b *testing.B) {
 	served := 0
 	for _, c := range []struct {
 		name    string
-		observe func(discovery.Event)
-	}{{"unset", nil}, {"set", func(e discovery.Event) { served += e.Tools }}} {
+		observe func(context.Context, discovery.Event)
+	}{{"unset", nil}, {"set", func(_ context.Context, e discovery.Event) { served += e.Tools }}} {
 		d := newDiscoverer(cat, store, func(o *discovery.Options) { o.Observe = c.observe })
 		for _, q := range benchQueries { // warm the caches, check the path
 			if res, err := d.Discover(ctx, alice, discovery.Request{Query: q, Limit: 16}); err != nil || len(res.Tools) == 0 {
@@ -483,5 +483,22 @@ func BenchmarkObserve(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+// TestObserveContext checks that the observer receives the context the entry point was
+// given, for trace correlation.
+func TestObserveContext(t *testing.T) {
+	type key struct{}
+	ctx := context.WithValue(context.Background(), key{}, "request-7")
+	var got []any
+	d := newDiscoverer(newCatalog(t, sampleTools()...), newStore(t, allow("alice", "model_search")), func(o *discovery.Options) {
+		o.Observe = func(ctx context.Context, _ discovery.Event) { got = append(got, ctx.Value(key{})) }
+	})
+	d.Discover(ctx, alice, discovery.Request{Query: "model"})
+	d.HandleJSONRPC(ctx, alice, discoverMsg("1", "model", 1, ""))
+	d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search"})
+	if len(got) != 3 || got[0] != "request-7" || got[1] != "request-7" || got[2] != "request-7" {
+		t.Errorf("observer contexts carry %v, want request-7 three times", got)
 	}
 }
