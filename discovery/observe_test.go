@@ -502,3 +502,25 @@ func TestObserveContext(t *testing.T) {
 		t.Errorf("observer contexts carry %v, want request-7 three times", got)
 	}
 }
+
+// BenchmarkObserveHook measures the hook alone: AuthorizeTool with the switch off
+// does nothing else. Unset, the hook is a nil check; set, a span, its context and the
+// observer's call.
+func BenchmarkObserveHook(b *testing.B) {
+	cat := newCatalog(b, sampleTools()...)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name    string
+		observe func(context.Context, discovery.Event)
+	}{{"unset", nil}, {"set", func(context.Context, discovery.Event) {}}} {
+		d := newDiscoverer(cat, nil, func(o *discovery.Options) { o.Enabled = false; o.Observe = c.observe })
+		b.Run("observer="+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := d.AuthorizeTool(ctx, alice, "model_search"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
