@@ -524,3 +524,97 @@ func BenchmarkObserveHook(b *testing.B) {
 		})
 	}
 }
+
+// TestObserveConcurrentSwap lists tools from several goroutines while the catalog
+// version is swapped, and checks that each event names the version its own decision
+// read (the one its ListResult carries): for -race, since a window this short rarely
+// catches a shared "last version read" (TestObserveNestedCatalog does, every time).
+func TestObserveConcurrentSwap(t *testing.T) {
+	type slot struct{}
+	versions := []*discovery.Catalog{newCatalog(t, sampleTools()...), newCatalog(t, sampleTools()[:5]...)}
+	digests := map[*discovery.Catalog]string{}
+	for _, c := range versions {
+		digests[c] = catalogDigest(t, c)
+	}
+	var src discovery.SwappableCatalog
+	src.Store(versions[0])
+	d := newDiscoverer(&src, newStore(t, allow("*", "model_search")), func(o *discovery.Options) {
+		o.Observe = func(ctx context.Context, e discovery.Event) {
+			*ctx.Value(slot{}).(*discovery.Event) = e // each request's own slot
+		}
+	})
+	stop := make(chan struct{})
+	var swapper sync.WaitGroup
+	swapper.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+				src.Store(versions[i%2])
+			}
+		}
+	})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			var got discovery.Event
+			ctx := context.WithValue(context.Background(), slot{}, &got)
+			for range 500 {
+				res, err := d.ListTools(ctx, alice)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if want := digests[res.Catalog]; got.CatalogDigest != want || got.Op != discovery.OpList {
+					t.Errorf("event %s catalog %s, want list of %s", got.Op, got.CatalogDigest, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	swapper.Wait()
+}
+
+// alternating is a CatalogSource that answers its versions in turn, one per read.
+type alternating struct {
+	mu       sync.Mutex
+	versions []*discovery.Catalog
+	next     int
+}
+
+func (a *alternating) Catalog(context.Context) (*discovery.Catalog, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c := a.versions[a.next%len(a.versions)]
+	a.next++
+	return c, nil
+}
+
+// TestObserveNestedCatalog runs a decision inside another (a CheckCall that lists
+// tools) while each reads a different catalog version, and checks that each event
+// names its own decision's version: the outer call's is not the inner list's, read
+// after it.
+func TestObserveNestedCatalog(t *testing.T) {
+	v0, v1 := newCatalog(t, sampleTools()...), newCatalog(t, sampleTools()[:5]...)
+	src := &alternating{versions: []*discovery.Catalog{v0, v1}}
+	log := &eventLog{}
+	var d *discovery.Discoverer
+	d = newDiscoverer(src, newStore(t, allow("*", "model_search")), func(o *discovery.Options) {
+		o.Observe = log.observe
+		o.CheckCall = func(ctx context.Context, p grants.Principal, _ string, _ json.RawMessage) error {
+			_, err := d.ListTools(ctx, p)
+			return err
+		}
+	})
+	if err := d.AuthorizeCall(context.Background(), alice, discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{"text":"x"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	got := log.take()
+	want := []string{string(discovery.OpList) + " " + catalogDigest(t, v1), string(discovery.OpAuthorizeCall) + " " + catalogDigest(t, v0)}
+	if len(got) != 2 || string(got[0].Op)+" "+got[0].CatalogDigest != want[0] || string(got[1].Op)+" "+got[1].CatalogDigest != want[1] {
+		t.Errorf("events %+v, want %v", got, want)
+	}
+}
