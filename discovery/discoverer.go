@@ -67,7 +67,8 @@ type Options struct {
 	// returns, concurrently from concurrent requests; its time adds to the request's
 	// latency, so a slow observer slows requests (the host's to avoid: record without
 	// blocking). A panic in Observe is recovered and dropped, so an observer cannot
-	// change or fail a decision. Nil: no events, and no cost.
+	// change or fail a decision. Nil: no events; each entry point then pays a nil
+	// check (a few nanoseconds) and no allocation.
 	Observe func(ctx context.Context, e Event)
 }
 
