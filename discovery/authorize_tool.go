@@ -18,11 +18,12 @@ import (
 // AuthorizeCall, which checks the contract pin, validates the arguments and runs the
 // host's CheckCall. While the switch is off it allows every tool and reads no grant
 // (FLAG-2).
-func (d *Discoverer) AuthorizeTool(ctx context.Context, p grants.Principal, tool string) error {
+func (d *Discoverer) AuthorizeTool(ctx context.Context, p grants.Principal, tool string) (err error) {
+	defer d.observe(&ctx, OpAuthorizeTool).decision(&err)
 	if !d.opts.Enabled {
 		return nil
 	}
-	_, _, _, err := d.grantedTool(ctx, p, tool)
+	_, _, _, err = d.grantedTool(ctx, p, tool)
 	return err
 }
 
@@ -50,6 +51,7 @@ func (d *Discoverer) AuthorizeActionThen(ctx context.Context, p grants.Principal
 
 // authorizeThen is AuthorizeToolThen, and AuthorizeActionThen when withArgs.
 func (d *Discoverer) authorizeThen(ctx context.Context, p grants.Principal, tool string, args json.RawMessage, withArgs bool) (call func(ctx context.Context, p grants.Principal, c Call) error, err error) {
+	defer d.observe(&ctx, OpAuthorizeTool).decision(&err)
 	if !d.opts.Enabled {
 		return d.AuthorizeCall, nil
 	}
@@ -67,7 +69,7 @@ func (d *Discoverer) authorizeThen(ctx context.Context, p grants.Principal, tool
 		if c.Tool != tool || q.ID != p.ID || !slices.Equal(q.Scopes, p.Scopes) || used.Swap(true) {
 			return d.AuthorizeCall(ctx, q, c)
 		}
-		return d.grantedCall(ctx, q, c, cat, i, set)
+		return d.thenCall(ctx, q, c, cat, i, set)
 	}, nil
 }
 

@@ -108,7 +108,8 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 
 // Discover answers one discover request for principal p. Its page, framed in a JSON-RPC
 // response whose id encodes in at most MaxIDBytes bytes, is at most MaxResponseBytes.
-func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Request) (*Result, error) {
+func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Request) (res *Result, err error) {
+	defer d.observe(&ctx, OpDiscover).page(&res, &err)
 	if !d.opts.Enabled {
 		return nil, newError(CodeMethodNotFound, nil)
 	}
@@ -121,7 +122,8 @@ func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Reque
 // DiscoverParams is Discover for the JSON text of the request's params, checked strictly
 // (SPEC DISC-1): unknown members, duplicate members, wrong types and out-of-range values
 // answer invalid_params.
-func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, params json.RawMessage) (*Result, error) {
+func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, params json.RawMessage) (res *Result, err error) {
+	defer d.observe(&ctx, OpDiscover).page(&res, &err)
 	return d.discoverParams(ctx, p, params, frame{idLen: MaxIDBytes})
 }
 
@@ -144,7 +146,8 @@ func (d *Discoverer) discoverParams(ctx context.Context, p grants.Principal, par
 // MaxIDBytes bytes and whose other framing takes at most 256 bytes. So
 // framed, the response is at most MaxResponseBytes (SPEC PAGE-1). The page carries no
 // cache hints: SEP-2549 gives none to tools/call results, and a model reads the page.
-func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args json.RawMessage) (*Result, error) {
+func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args json.RawMessage) (res *Result, err error) {
+	defer d.observe(&ctx, OpDiscoverTool).page(&res, &err)
 	return d.discoverParams(ctx, p, args, frame{idLen: MaxIDBytes, toolResult: true})
 }
 
@@ -458,6 +461,7 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 	if snap2 != snap && (rev2 != rev || rowsDigest(snap2) != set.rowsKey) {
 		return nil, newError(CodeGrantsChanged, nil)
 	}
+	d.notePage(ctx, res)
 	return res, nil
 }
 

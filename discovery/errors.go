@@ -3,6 +3,7 @@ package discovery
 import (
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/validate"
@@ -59,6 +60,19 @@ const (
 	// (mcpsdk, which keeps the SDK's JSON-RPC code): 500, -32000.
 	CodeServerError Code = "server_error"
 )
+
+// allCodes lists every Code constant, in their order above.
+var allCodes = [...]Code{
+	CodeMethodNotFound, CodeInvalidParams, CodeInvalidCursor, CodeInvalidArguments,
+	CodeToolNotGranted, CodeContractChanged, CodeGrantsChanged, CodeSchemaTooLarge,
+	CodeValidationUnavailable, CodeGrantsUnavailable, CodeCatalogUnavailable, CodeInternal,
+	CodeInvalidRequest, CodeParseError, CodeMessageTooLarge, CodeUnauthenticated,
+	CodeCallRefused, CodeInvalidConfirmation, CodeConfirmationRequired, CodeServerError,
+}
+
+// Codes returns every public error code the library writes, in a fixed order: for a
+// host that prepares something per code, such as metric series.
+func Codes() []Code { return slices.Clone(allCodes[:]) }
 
 // JSON-RPC 2.0 error codes.
 const (

@@ -47,6 +47,7 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 	if env.ID == nil {
 		return dst, http.StatusAccepted // a notification: discovery executes nothing, answers nothing
 	}
+	defer d.observe(&ctx, OpDiscover).rpc(len(dst), &resp, &status)
 	// An id too long to echo in any response under MaxResponseBytes is answered as an
 	// invalid request with a null id (SPEC PAGE-1).
 	if !validID(env.ID) || env.JSONRPC != "2.0" || len(env.ID) > MaxResponseBytes-maxErrorEnvelope {
@@ -74,7 +75,8 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 // response writes it, and the page is sized as AppendJSONRPC sizes it for that id, so
 // the response is at most MaxResponseBytes (SPEC PAGE-1). An id too long for any
 // response under MaxResponseBytes answers invalid_request.
-func (d *Discoverer) DiscoverFramed(ctx context.Context, p grants.Principal, params json.RawMessage, idLen int) (*Result, error) {
+func (d *Discoverer) DiscoverFramed(ctx context.Context, p grants.Principal, params json.RawMessage, idLen int) (res *Result, err error) {
+	defer d.observe(&ctx, OpDiscover).page(&res, &err)
 	if d.opts.Enabled && (idLen < 0 || idLen > MaxResponseBytes-maxErrorEnvelope) {
 		return nil, newError(CodeInvalidRequest, nil)
 	}

@@ -1,0 +1,252 @@
+package discovery
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/deferredtools/deferredtools/grants"
+)
+
+// An Op names the kind of decision an Event reports.
+type Op string
+
+// The decisions a Discoverer reports to Options.Observe, one Event each.
+const (
+	// OpDiscover is a discover request: Discover, DiscoverParams, DiscoverFramed,
+	// and HandleJSONRPC or AppendJSONRPC for a discover request with an id.
+	OpDiscover Op = "discover"
+	// OpDiscoverTool is a discovery tool's tools/call: DiscoverTool.
+	OpDiscoverTool Op = "discover_tool"
+	// OpList is a tools/list: ListTools.
+	OpList Op = "list"
+	// OpAuthorizeTool is a tools/call decided on the tool name alone: AuthorizeTool,
+	// AuthorizeToolThen.
+	OpAuthorizeTool Op = "authorize_tool"
+	// OpAuthorizeCall is a whole tools/call decision: AuthorizeCall, and the call
+	// AuthorizeToolThen returns.
+	OpAuthorizeCall Op = "authorize_call"
+)
+
+// An Event is one decision of a Discoverer, as Options.Observe receives it. It holds
+// no content: never a query, arguments, a cursor, a tool name, a JSON-RPC id or a
+// principal's ID or scopes, only the facts below, so it can be logged or exported as
+// it is.
+type Event struct {
+	Op Op
+	// Code is the refusal's code, or empty when the decision served or allowed. It
+	// is always one of the Code constants: an error of the host's own (CheckCall's) is
+	// CodeCallRefused, any other error that carries no library Code CodeInternal.
+	Code Code
+	// Duration is the time the decision took, from the entry point's start to its
+	// answer, the observer's own time excluded.
+	Duration time.Duration
+	// Tools is the number of tools served: on a page, or in a list; 0 otherwise.
+	Tools int
+	// Bytes is the size of what was served: a page's JSON (Result.AppendJSON), the
+	// response AppendJSONRPC wrote (error responses included), or the sum of a list's
+	// tool definitions; 0 for refusals of the other entry points and for
+	// authorisation decisions.
+	Bytes int
+	// CatalogDigest names the catalog version the decision read: the contract digest
+	// of the whole catalog (the ContractDigest ListTools serves while the switch is
+	// off). Empty when the decision read none: it was refused before, the source had
+	// none, or the switch is off for an authorisation.
+	CatalogDigest string
+}
+
+// A span is one decision being observed (see Discoverer.observe); nil when no
+// observer is set, and then each of its methods returns at once.
+type span struct {
+	op      Op
+	start   time.Time
+	ctx     context.Context // the entry point's, for the observer
+	observe func(context.Context, Event)
+	catalog *Catalog // the version the decision read, noted by Discoverer.catalog
+	served  *Result  // the page served, noted by Discoverer.discover
+}
+
+// spanKey is the context key under which a decision's span travels to
+// Discoverer.catalog.
+type spanKey struct{}
+
+// observe starts observing one decision of kind op, for an entry point that defers
+// one of the span's methods on its named results. With no observer set it returns
+// nil and touches nothing; otherwise it replaces *ctx with a context carrying the
+// span, so that the catalog version the decision reads is noted in it.
+func (d *Discoverer) observe(ctx *context.Context, op Op) *span {
+	if d.opts.Observe == nil {
+		return nil // inlined: the whole cost of an entry point's hook when unset
+	}
+	return d.startSpan(ctx, op)
+}
+
+func (d *Discoverer) startSpan(ctx *context.Context, op Op) *span {
+	s := &span{op: op, start: time.Now(), ctx: *ctx, observe: d.opts.Observe}
+	*ctx = context.WithValue(*ctx, spanKey{}, s)
+	return s
+}
+
+// noteCatalog records c as the catalog version of the decision ctx observes, if any.
+func (d *Discoverer) noteCatalog(ctx context.Context, c *Catalog) {
+	if d.opts.Observe != nil {
+		note(ctx, c, nil)
+	}
+}
+
+// notePage records res as the page the decision ctx observes served, if any.
+func (d *Discoverer) notePage(ctx context.Context, res *Result) {
+	if d.opts.Observe != nil {
+		note(ctx, nil, res)
+	}
+}
+
+// note records what is not nil of c and res in the span ctx carries, if any.
+func note(ctx context.Context, c *Catalog, res *Result) {
+	s, ok := ctx.Value(spanKey{}).(*span)
+	switch {
+	case !ok:
+	case c != nil:
+		s.catalog = c
+	case res != nil:
+		s.served = res
+	}
+}
+
+// page reports a discover decision whose results are *res and *err.
+func (s *span) page(res **Result, err *error) {
+	if s == nil {
+		return
+	}
+	e := s.event(*err)
+	if *err == nil && *res != nil {
+		e.Tools, e.Bytes = len((*res).Tools), (*res).jsonLen()
+	}
+	s.emit(e)
+}
+
+// list reports a ListTools decision.
+func (s *span) list(res **ListResult, err *error) {
+	if s == nil {
+		return
+	}
+	e := s.event(*err)
+	if *err == nil && *res != nil {
+		e.Tools = len((*res).Tools)
+		for _, t := range (*res).Tools {
+			e.Bytes += len(t)
+		}
+	}
+	s.emit(e)
+}
+
+// decision reports an authorisation decision.
+func (s *span) decision(err *error) {
+	if s == nil {
+		return
+	}
+	s.emit(s.event(*err))
+}
+
+// rpc reports AppendJSONRPC's answer: the bytes it appended after the first n of
+// *resp, and its code, read back from the error response it wrote.
+func (s *span) rpc(n int, resp *[]byte, status *int) {
+	if s == nil {
+		return
+	}
+	e := s.event(nil)
+	out := (*resp)[min(n, len(*resp)):]
+	e.Bytes = len(out)
+	if *status != http.StatusOK {
+		e.Code = rpcErrorCode(out)
+	} else if s.served != nil {
+		e.Tools = len(s.served.Tools)
+	}
+	s.emit(e)
+}
+
+// thenCall is grantedCall observed as the AuthorizeCall decision it stands for: the
+// fast path of the call AuthorizeToolThen returns, which reads no catalog itself.
+func (d *Discoverer) thenCall(ctx context.Context, p grants.Principal, c Call, cat *Catalog, i int, set *authSet) (err error) {
+	s := d.observe(&ctx, OpAuthorizeCall)
+	if s != nil {
+		s.catalog = cat
+	}
+	defer s.decision(&err)
+	return d.grantedCall(ctx, p, c, cat, i, set)
+}
+
+// event is the Event of the span's decision with outcome err, sizes left to fill.
+func (s *span) event(err error) Event {
+	e := Event{Op: s.op, Duration: time.Since(s.start)}
+	if s.catalog != nil {
+		e.CatalogDigest = s.catalog.contract
+	}
+	if err != nil {
+		e.Code = eventCode(s.op, err)
+	}
+	return e
+}
+
+// emit hands e to the observer. A panic in the observer is recovered and dropped: the
+// decision is made, and an observer cannot change or fail it.
+func (s *span) emit(e Event) {
+	defer func() { _ = recover() }()
+	s.observe(s.ctx, e)
+}
+
+// eventCode is the Code an Event reports for err: one of the Code constants, whatever
+// text a host's error carries.
+func eventCode(op Op, err error) Code {
+	switch e := err.(type) {
+	case *Error:
+		return knownCode(e.Code)
+	case Code:
+		return knownCode(e)
+	}
+	var e *Error
+	var c Code
+	switch {
+	case errors.As(err, &e):
+		return knownCode(e.Code)
+	case errors.As(err, &c):
+		return knownCode(c)
+	case op == OpAuthorizeCall:
+		return CodeCallRefused // CheckCall's own error
+	}
+	return CodeInternal
+}
+
+// knownCode returns c when it is one of the Code constants, else CodeInternal, so no
+// text of a host's making reaches an Event.
+func knownCode(c Code) Code {
+	if slices.Contains(allCodes[:], c) {
+		return c
+	}
+	return CodeInternal
+}
+
+// rpcErrorCode reads the code back from an error response appendRPCError wrote: the
+// word in its closing `"data":{"error":"<code>"`, the last such member of the response
+// (the id, which comes before it, cannot hold a later one).
+func rpcErrorCode(resp []byte) Code {
+	const mark = `"data":{"error":"`
+	i := bytes.LastIndex(resp, []byte(mark))
+	if i < 0 {
+		return CodeInternal
+	}
+	word := resp[i+len(mark):]
+	if j := bytes.IndexByte(word, '"'); j >= 0 {
+		word = word[:j]
+	}
+	for _, c := range allCodes {
+		if string(word) == string(c) {
+			return c
+		}
+	}
+	return CodeInternal
+}
+

@@ -1,0 +1,59 @@
+package otelmetrics_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/otelmetrics"
+)
+
+// A Discoverer's decisions counted by op and code, read back through the SDK's manual
+// reader (a real host registers an exporter's reader instead).
+func Example() {
+	ctx := context.Background()
+	reader := sdkmetric.NewManualReader()
+	m, err := otelmetrics.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	if err != nil {
+		panic(err)
+	}
+	cat, err := discovery.NewCatalog([]json.RawMessage{
+		json.RawMessage(`{"name":"model_search","description":"Search the model registry.","inputSchema":{"type":"object"}}`),
+		json.RawMessage(`{"name":"invoice_get","description":"Get an invoice.","inputSchema":{"type":"object"}}`),
+	}, nil)
+	if err != nil {
+		panic(err)
+	}
+	store := grants.NewMemory()
+	store.Put(ctx, grants.Row{Principal: "ana", Tool: "model_search", Effect: grants.Allow, Revision: 1})
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store, Observe: m.Observe})
+
+	ana := grants.Principal{ID: "ana"}
+	d.Discover(ctx, ana, discovery.Request{Query: "model registry"})
+	d.AuthorizeCall(ctx, ana, discovery.Call{Tool: "model_search"})
+	d.AuthorizeCall(ctx, ana, discovery.Call{Tool: "invoice_get"})
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		panic(err)
+	}
+	for _, metric := range rm.ScopeMetrics[0].Metrics {
+		if metric.Name != "deferredtools.decisions" {
+			continue
+		}
+		for _, dp := range metric.Data.(metricdata.Sum[int64]).DataPoints {
+			op, _ := dp.Attributes.Value(otelmetrics.OpKey)
+			code, _ := dp.Attributes.Value(otelmetrics.CodeKey)
+			fmt.Printf("%s %s: %d\n", op.AsString(), code.AsString(), dp.Value)
+		}
+	}
+	// Unordered output:
+	// discover ok: 1
+	// authorize_call ok: 1
+	// authorize_call tool_not_granted: 1
+}
