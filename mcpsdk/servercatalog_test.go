@@ -222,7 +222,9 @@ func TestServerCatalogRefusedTool(t *testing.T) {
 	before, _ := sc.Catalog(ctx)
 	// A name over 128 characters is refused by NewCatalog (SPEC CONTRACT-3).
 	bad := &mcp.Tool{Name: longName(), InputSchema: json.RawMessage(`{"type":"object"}`)}
-	s.AddTool(bad, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+	s.AddTool(bad, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
 	waitFor(t, "OnError", func() bool { return reported.Load() != nil })
 	var ce *discovery.CatalogError
 	if err := reported.Load().(error); !errors.As(err, &ce) {
