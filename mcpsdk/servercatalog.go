@@ -37,7 +37,10 @@ type ServerCatalogOptions struct {
 // middleware that must not see these listings). A change is seen once the SDK sends its
 // notification (debounced by about 10 ms); until then a new tool is unknown to the
 // catalog and refused, and a removed one is refused by the SDK. Call Refresh after
-// changing tools to make the catalog current at once. It is safe for concurrent use.
+// changing tools to make the catalog current at once, and after every change on a
+// server whose ServerOptions.Capabilities turn tools.listChanged off (it then sends no
+// notification). The watching session is one of s.Sessions() until Close; it answers
+// pings and ignores every other message. It is safe for concurrent use.
 type ServerCatalog struct {
 	list    mcp.MethodHandler // the server's receiving handler beneath any later middleware
 	ss      *mcp.ServerSession

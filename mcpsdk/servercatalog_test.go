@@ -272,3 +272,32 @@ func jsonEqual(a, b []byte) bool {
 	jb, _ := json.Marshal(y)
 	return string(ja) == string(jb)
 }
+
+// The watching session answers the server's keep-alive pings, so a server with
+// KeepAlive keeps it open and changes are still followed.
+func TestServerCatalogKeepAlive(t *testing.T) {
+	ctx := context.Background()
+	s := mcp.NewServer(&mcp.Implementation{Name: "ka", Version: "v1"}, &mcp.ServerOptions{KeepAlive: 20 * time.Millisecond})
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	sc := newServerCatalog(t, s, nil)
+	time.Sleep(300 * time.Millisecond) // many ping intervals
+	n := 0
+	for range s.Sessions() {
+		n++
+	}
+	if n != 1 {
+		t.Fatalf("the server has %d sessions after the pings, want the watching one", n)
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "late", Description: "Late."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+	waitFor(t, "the added tool", func() bool {
+		cat, _ := sc.Catalog(ctx)
+		_, ok := cat.Tool("late")
+		return ok
+	})
+}
