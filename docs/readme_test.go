@@ -141,10 +141,15 @@ func TestREADMEListsExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	listed := map[string]string{} // file -> its line in the list
+	listed := map[string]string{} // file -> its item in the list, continuation lines joined
+	last := ""
 	for _, l := range strings.Split(string(data), "\n") {
 		if path, _, ok := strings.Cut(strings.TrimPrefix(l, "- "), ": `"); ok && strings.HasPrefix(l, "- ") && strings.HasSuffix(path, "_test.go") {
-			listed[path] = l
+			listed[path], last = l, path
+		} else if last != "" && strings.HasPrefix(l, "  ") {
+			listed[last] += " " + l
+		} else {
+			last = ""
 		}
 	}
 	exampleFunc := regexp.MustCompile(`(?m)^func (Example[A-Za-z0-9_]*)\(`)
