@@ -30,7 +30,6 @@ func main() {
 
 func run(w io.Writer, args []string) error {
 	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
-	fs.SetOutput(w)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
