@@ -153,7 +153,10 @@ func (c *ServerCatalog) tools(ctx context.Context) ([]json.RawMessage, error) {
 }
 
 // read drains the watching session: a tools/list_changed notification schedules a
-// rebuild, a request (a keep-alive ping) is answered with an empty result.
+// rebuild, a request (a keep-alive ping) is answered with an empty result. The session
+// never initializes, so go-sdk v1.8.0 counts it as a pre-2026-07-28 session and sends
+// it every list_changed without a subscription; TestServerCatalogFollowsChanges fails
+// if an SDK upgrade stops doing so.
 func (c *ServerCatalog) read() {
 	defer c.wg.Done()
 	ctx := context.Background()
