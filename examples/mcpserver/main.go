@@ -38,7 +38,8 @@
 //	-session-timeout D      an MCP session lives without a request (default 10m)
 //
 // DEFERRED_TOOLS_ENABLED turns discovery on (see discovery.SwitchFromEnv); while it is
-// off the server is a plain go-sdk server of the same tools. The catalog has no
+// off the server is a plain go-sdk server of the same tools: every tool listed and
+// callable, grants not read. It prints which at start, on stderr. The catalog has no
 // handlers: a call that passes authorisation and validation answers a text result
 // naming the tool, so any catalog can be served.
 package main
@@ -172,6 +173,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	a.Install(server)
 	logger.Info("mcpserver", "tools", cat.Len(), "discovery", d.Enabled(), "safe_mode", c.safeMode)
+	fmt.Fprintln(stderr, "mcpserver:", switchState(d.Enabled()))
 
 	if c.http == "" {
 		t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}

@@ -1,15 +1,9 @@
 // Command quickstart shows deferred tool discovery end to end, in memory: a 43-tool
 // catalog, two principals with different grants, discovery with a second page through
 // its cursor, granted, denied and invalid calls, a stale cursor after a grant change,
-// and the contract digests. It needs no argument, no network and no file.
-//
-// With -db it keeps the grants in a database instead and runs the same flow there:
-//
-//	go run ./examples/quickstart -db sqlite:grants.db
-//	go run ./examples/quickstart -db postgres://user@localhost:5432/app
-//
-// The database is migrated (0018_tool_grants, with the demo's "*" rows as its
-// compatibility rows) and the demo's rows of each principal are written with Put.
+// and the contract digests. It needs no argument, no network and no file, and links
+// no database driver: grants are kept in memory. Grants in a database are shown by
+// examples/mcpserver (-db sqlite:PATH) and the examples of package grants/sqlstore.
 package main
 
 import (
@@ -36,7 +30,6 @@ func main() {
 
 func run(w io.Writer, args []string) error {
 	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
-	dbSpec := fs.String("db", "", "keep grants in `sqlite:FILE` or postgres:URL (migrated and seeded) instead of memory")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -51,23 +44,15 @@ func run(w io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	store, err := openStore(ctx, *dbSpec)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	opts := &discovery.Options{Enabled: true, Catalog: catalog, Grants: store}
-	if store.db != nil {
-		// A database keeps a control revision: bind cursors to it (SPEC CURSOR-5).
-		opts.RevisionSync = true
-		snap, err := store.ReadGrants(ctx, demo.Alice.ID)
-		if err != nil {
+	store := grants.NewMemory()
+	for _, r := range demo.Rows() {
+		if _, err := store.Put(ctx, r); err != nil {
 			return err
 		}
-		section(w, "Grant store")
-		out("%s: migration 0018 applied, the demo's grants written; control revision %d", store.where, snap.Revision)
 	}
-	d := discovery.New(opts)
+	// The switch is on here, to show the flow; a server reads it with SwitchFromEnv.
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: catalog, Grants: store})
+	out("%s", switchState(d.Enabled()))
 	alice, bob := demo.Alice, demo.Bob
 
 	section(w, "Catalog")
@@ -154,6 +139,15 @@ func run(w io.Writer, args []string) error {
 	resp, _ = d.HandleJSONRPC(ctx, bob, bad)
 	out("limit 99: %s", resp)
 	return nil
+}
+
+// switchState is the line the quickstart prints first: whether discovery is on, and
+// what off would mean.
+func switchState(on bool) string {
+	if on {
+		return "discovery: on (tools/list narrowed to grants, tools/call gated, the discover method answered; off: every tool listed and callable, grants not read)"
+	}
+	return "discovery: off (every tool listed and callable, grants not read, the discover method unknown)"
 }
 
 func section(w io.Writer, title string) {

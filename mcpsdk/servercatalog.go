@@ -1,0 +1,211 @@
+package mcpsdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deferredtools/deferredtools/discovery"
+)
+
+// ServerCatalogOptions configure NewServerCatalog. A nil *ServerCatalogOptions means all
+// defaults; NewServerCatalog copies it.
+type ServerCatalogOptions struct {
+	// Catalog is passed to discovery.NewCatalog for every version; its Previous is set
+	// to the current version on each rebuild, so unchanged tools are reused. Nil: the
+	// defaults.
+	Catalog *discovery.CatalogOptions
+	// OnError receives the error of a rebuild after a change that discovery.NewCatalog
+	// refused (a *discovery.CatalogError naming the tool); the previous version stays
+	// in use. Nil: such errors are dropped, and Refresh still returns them.
+	OnError func(error)
+}
+
+// ServerCatalog is a discovery.CatalogSource built from the tools registered on a go-sdk
+// server, mcp.AddTool's typed tools included, so each tool is registered once: on the
+// server. It follows the server's tools/list_changed notifications, rebuilding the
+// catalog (with CatalogOptions.Previous, so unchanged tools cost a comparison) and
+// swapping it in atomically.
+//
+// It watches through a session of its own on an in-memory transport, which the server
+// counts among its sessions, and lists tools by calling the server's receiving method
+// handler as it was when NewServerCatalog ran: create it before Adapter.Install (or any
+// middleware that must not see these listings). A change is seen once the SDK sends its
+// notification (debounced by about 10 ms); until then a new tool is unknown to the
+// catalog and refused, and a removed one is refused by the SDK. Call Refresh after
+// changing tools to make the catalog current at once, and after every change on a
+// server whose ServerOptions.Capabilities turn tools.listChanged off (it then sends no
+// notification). The watching session is one of s.Sessions() until Close; it answers
+// pings and ignores every other message. It is safe for concurrent use.
+type ServerCatalog struct {
+	list    mcp.MethodHandler // the server's receiving handler beneath any later middleware
+	ss      *mcp.ServerSession
+	conn    mcp.Connection
+	copts   discovery.CatalogOptions
+	onError func(error)
+
+	cur     discovery.SwappableCatalog
+	mu      sync.Mutex    // serialises rebuilds
+	changed chan struct{} // a list_changed notification arrived (capacity 1)
+	done    chan struct{} // closed by Close
+	closeMu sync.Once
+	wg      sync.WaitGroup
+}
+
+var _ discovery.CatalogSource = (*ServerCatalog)(nil)
+
+// NewServerCatalog lists the tools registered on s, builds the first catalog version
+// from them and starts following changes until Close. It fails when a tool is refused
+// by discovery.NewCatalog (a *discovery.CatalogError) or the session cannot be opened.
+func NewServerCatalog(ctx context.Context, s *mcp.Server, opts *ServerCatalogOptions) (*ServerCatalog, error) {
+	c := &ServerCatalog{changed: make(chan struct{}, 1), done: make(chan struct{})}
+	if opts != nil {
+		if opts.Catalog != nil {
+			c.copts = *opts.Catalog
+		}
+		c.onError = opts.OnError
+	}
+	// Capture the handler beneath every middleware added later (the adapter's).
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		c.list = next
+		return next
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := ct.Connect(ctx)
+	if err != nil {
+		ss.Close()
+		return nil, err
+	}
+	c.ss, c.conn = ss, conn
+	if err := c.Refresh(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.wg.Add(2)
+	go c.read()
+	go c.rebuild()
+	return c, nil
+}
+
+// Catalog returns the current version.
+func (c *ServerCatalog) Catalog(ctx context.Context) (*discovery.Catalog, error) {
+	return c.cur.Catalog(ctx)
+}
+
+// Refresh lists the server's tools now and swaps in the catalog built from them. On
+// error the current version stays.
+func (c *ServerCatalog) Refresh(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tools, err := c.tools(ctx)
+	if err != nil {
+		return err
+	}
+	copts := c.copts
+	copts.Previous, _ = c.cur.Catalog(ctx)
+	cat, err := discovery.NewCatalog(tools, &copts)
+	if err != nil {
+		return err
+	}
+	c.cur.Store(cat)
+	return nil
+}
+
+// ErrServerTools is the error Refresh returns when the server's tools/list handler fails
+// or answers something other than a tools/list result.
+var ErrServerTools = errors.New("mcpsdk: the server's tools could not be listed")
+
+// tools returns the definitions of every tool registered on the server, page by page.
+func (c *ServerCatalog) tools(ctx context.Context) ([]json.RawMessage, error) {
+	var (
+		out    []json.RawMessage
+		cursor string
+	)
+	for {
+		res, err := c.list(ctx, "tools/list", &mcp.ListToolsRequest{Session: c.ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
+		if err != nil {
+			return nil, ErrServerTools
+		}
+		lr, ok := res.(*mcp.ListToolsResult)
+		if !ok || lr == nil {
+			return nil, ErrServerTools
+		}
+		for _, t := range lr.Tools {
+			def, err := json.Marshal(t)
+			if err != nil {
+				return nil, ErrServerTools
+			}
+			out = append(out, def)
+		}
+		if lr.NextCursor == "" || lr.NextCursor == cursor {
+			return out, nil
+		}
+		cursor = lr.NextCursor
+	}
+}
+
+// read drains the watching session: a tools/list_changed notification schedules a
+// rebuild, a request (a keep-alive ping) is answered with an empty result. The session
+// never initializes, so go-sdk v1.8.0 counts it as a pre-2026-07-28 session and sends
+// it every list_changed without a subscription; TestServerCatalogFollowsChanges fails
+// if an SDK upgrade stops doing so.
+func (c *ServerCatalog) read() {
+	defer c.wg.Done()
+	ctx := context.Background()
+	for {
+		msg, err := c.conn.Read(ctx)
+		if err != nil {
+			return
+		}
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok {
+			continue
+		}
+		switch {
+		case req.Method == "notifications/tools/list_changed":
+			select {
+			case c.changed <- struct{}{}:
+			default: // a rebuild is already due
+			}
+		case req.ID.IsValid():
+			if c.conn.Write(ctx, &jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{}`)}) != nil {
+				return
+			}
+		}
+	}
+}
+
+// rebuild runs Refresh for each change until Close.
+func (c *ServerCatalog) rebuild() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-c.changed:
+			if err := c.Refresh(context.Background()); err != nil && c.onError != nil {
+				c.onError(err)
+			}
+		}
+	}
+}
+
+// Close stops following changes and closes the watching session; the last version
+// stays in use.
+func (c *ServerCatalog) Close() error {
+	c.closeMu.Do(func() {
+		close(c.done)
+		c.ss.Close()
+		c.conn.Close()
+	})
+	c.wg.Wait()
+	return nil
+}
