@@ -205,4 +205,3 @@ func (w *sdkWriter) Write(p []byte) (int, error) {
 		w.buf = append(w.buf[:0], w.buf[i+1:]...)
 	}
 }
-
