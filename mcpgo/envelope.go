@@ -40,15 +40,15 @@ func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 	if msg[jsonlex.SkipSpace(msg, 0)] != '{' {
 		return env, discovery.CodeInvalidRequest // a batch, or a scalar
 	}
-	m, ok := readMembers(msg, envelopeMembers)
-	if !ok {
-		return env, discovery.CodeInvalidRequest
-	}
+	m, ambiguous := readMembersAmbiguous(msg, envelopeMembers)
 	if id := m["id"]; id != nil && !bytes.Equal(id, []byte("null")) {
 		if !rpcwire.ValidID(id) {
 			return env, discovery.CodeInvalidRequest
 		}
-		env.id = id
+		env.id = id // unless it is ambiguous itself, a refusal carries the id
+	}
+	if len(ambiguous) > 0 {
+		return env, discovery.CodeInvalidRequest
 	}
 	if v := m["jsonrpc"]; v == nil || string(v) != `"2.0"` {
 		return env, discovery.CodeInvalidRequest
@@ -69,13 +69,18 @@ func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 // readMembers returns the raw values of the members of object b named in names. ok is
 // false when b is not an object, or a member's name equals one of names under
 // encoding/json's case folding without being it, or one of names appears twice: a
-// message mcp-go would read another way than the front.
+// message mcp-go would read another way than the front. Then ambiguous holds the names
+// concerned, and m the members read without doubt.
 func readMembers(b []byte, names []string) (m map[string][]byte, ok bool) {
+	m, ambiguous := readMembersAmbiguous(b, names)
+	return m, m != nil && len(ambiguous) == 0
+}
+
+func readMembersAmbiguous(b []byte, names []string) (m map[string][]byte, ambiguous map[string]bool) {
 	if len(b) == 0 || b[jsonlex.SkipSpace(b, 0)] != '{' {
-		return nil, false
+		return nil, nil
 	}
 	m = make(map[string][]byte, len(names))
-	ok = true
 	var buf []byte
 	tooldef.Members(b, func(rawKey, val []byte) bool {
 		key := rawKey[1 : len(rawKey)-1]
@@ -87,13 +92,17 @@ func readMembers(b []byte, names []string) (m map[string][]byte, ok bool) {
 			if !bytes.EqualFold(key, []byte(name)) {
 				continue
 			}
-			if string(key) != name || m[name] != nil {
-				ok = false
-				return false
+			if string(key) != name || m[name] != nil || ambiguous[name] {
+				if ambiguous == nil {
+					ambiguous = map[string]bool{}
+				}
+				ambiguous[name] = true
+				delete(m, name)
+				continue
 			}
 			m[name] = val
 		}
 		return true
 	})
-	return m, ok
+	return m, ambiguous
 }
