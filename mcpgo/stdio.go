@@ -50,6 +50,9 @@ func (a *Adapter) Listen(ctx context.Context, ss *server.StdioServer, in io.Read
 	go c.readLoop(rpcwire.NewLineReader(in, a.opts.MaxLineBytes), pw)
 	err := ss.Listen(ctx, pr, &sdkWriter{c: c})
 	pr.Close() // the read loop stops at its next message
+	c.mu.Lock()
+	c.closed = true // what the read loop answers from now on goes nowhere
+	c.mu.Unlock()
 	return err
 }
 
@@ -60,8 +63,10 @@ type stdioConn struct {
 	ctx context.Context
 	sem chan struct{}
 
-	mu  sync.Mutex // guards out
-	out io.Writer
+	mu     sync.Mutex // guards out and closed
+	out    io.Writer
+	closed bool           // Listen returned
+	wg     sync.WaitGroup // discover answers in flight (added to by the read loop only)
 
 	listMu sync.Mutex
 	lists  map[string]bool // ids (as mcp-go writes them) of tools/list requests passed on
@@ -74,6 +79,7 @@ func (c *stdioConn) readLoop(lr *rpcwire.LineReader, sdk *io.PipeWriter) {
 	for {
 		line, tooLong, err := lr.Next()
 		if err != nil {
+			c.wg.Wait() // every discover answered before mcp-go sees the end
 			sdk.Close()
 			return
 		}
@@ -114,8 +120,9 @@ func (c *stdioConn) discover(env envelope, msg []byte) {
 	}
 	select {
 	case c.sem <- struct{}{}:
+		c.wg.Add(1)
 		go func() {
-			defer func() { <-c.sem }()
+			defer func() { <-c.sem; c.wg.Done() }()
 			answer()
 		}()
 	default:
@@ -162,6 +169,9 @@ func idKey(id []byte) string {
 func (c *stdioConn) writeLine(b []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed {
+		return io.ErrClosedPipe
+	}
 	_, err := c.out.Write(append(b, '\n'))
 	return err
 }
