@@ -3,6 +3,8 @@ package mcpgo_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/mcpgo"
 )
 
@@ -114,5 +117,44 @@ func TestGrantsUnavailable(t *testing.T) {
 	wantError(t, httpAnswer(resp, body), discovery.CodeGrantsUnavailable)
 	if f.calls("weather_get") != 0 {
 		t.Error("a call ran without grants")
+	}
+}
+
+// SPEC CALL-1, CALL-6, GRANT-6: a granted call reads grants once (the front's tool-name
+// decision is finished from the same read), and the host's CheckCall runs after it: an
+// error of its own is tool_call_refused, without its text, and the tool never runs.
+func TestCallOneGrantReadAndCheckCall(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true})
+	c := f.listen(t, mcpgo.WithPrincipal(context.Background(), bob))
+	c.initialize()
+	before := f.reads.n.Load()
+	if ok := c.call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"Oslo"}}}`, "1"); !bytes.Contains(ok, []byte("ran weather_get")) {
+		t.Fatalf("granted call = %s", ok)
+	}
+	if n := f.reads.n.Load() - before; n != 1 {
+		t.Errorf("a granted call read grants %d times, want 1", n)
+	}
+	checked := discovery.New(&discovery.Options{Enabled: true, Catalog: f.cat, Grants: f.reads,
+		CheckCall: func(context.Context, grants.Principal, string, json.RawMessage) error {
+			return errors.New("host refusal " + canary)
+		}})
+	f.a = mcpgo.New(checked, nil)
+	h := &httpSession{t: t, url: f.httpServer(t).URL, token: "tok-bob"}
+	h.initialize()
+	_, body := h.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"Oslo"}}}`, "")
+	wantError(t, httpAnswer(&http.Response{Header: http.Header{}}, body), discovery.CodeCallRefused)
+	if n := f.calls("weather_get"); n != 1 {
+		t.Errorf("weather_get ran %d times, want 1 (the refused call never)", n)
+	}
+}
+
+// SPEC DISC-1: on HTTP the discover method needs no MCP session: it is answered
+// before initialize, without an Mcp-Session-Id.
+func TestHTTPDiscoverWithoutSession(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true})
+	h := &httpSession{t: t, url: f.httpServer(t).URL, token: "tok-alice"}
+	resp, body := h.post(`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"weather","limit":2}}`, "")
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"nextCursor"`)) {
+		t.Errorf("discover without a session: HTTP %d %.300s", resp.StatusCode, body)
 	}
 }

@@ -179,11 +179,12 @@ func (c *stdioConn) writeLine(b []byte) error {
 // outgoing is the front's rewrite of one message mcp-go writes: a tools/list response
 // narrowed, an error that is not the library's made content-free (SPEC ERR-2).
 func (c *stdioConn) outgoing(msg []byte) []byte {
+	m, ok := readMembers(msg, []string{"id", "result", "method"})
+	list := ok && m["method"] == nil && m["id"] != nil && c.listResponse(m["id"]) // forgotten, answered either way
 	if clean, changed := rpcwire.CleanResponse(msg); changed {
 		return clean
 	}
-	m, ok := readMembers(msg, []string{"id", "result", "method"})
-	if ok && m["method"] == nil && m["result"] != nil && m["id"] != nil && c.listResponse(m["id"]) {
+	if list && m["result"] != nil {
 		return c.a.narrowList(c.ctx, msg)
 	}
 	return msg
