@@ -311,3 +311,38 @@ func TestCacheScopePrivate(t *testing.T) {
 		t.Errorf("discover = %.300s, want cacheScope \"private\", ttlMs 0", d)
 	}
 }
+
+// SPEC ERR-2: mcp-go's plain-text error bodies, which quote what they were sent (an
+// Mcp-Protocol-Version header it does not speak, a session id), are replaced: by a
+// content-free JSON-RPC error with the request's id for a 400, else by the status text
+// (mcp-go answers the unknown version with a JSON-RPC error of its own, rewritten).
+func TestHTTPTextErrorsReplaced(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true})
+	h := &httpSession{t: t, url: f.httpServer(t).URL, token: "tok-bob"}
+	h.initialize()
+	for _, c := range []struct {
+		header, value string
+		status        int
+	}{
+		{"Mcp-Protocol-Version", canary, http.StatusBadRequest},
+		{"Mcp-Session-Id", canary, http.StatusNotFound},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer tok-bob")
+		req.Header.Set("Mcp-Session-Id", h.session)
+		req.Header.Set(c.header, c.value)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || bytes.Contains(body, []byte(canary)) {
+			t.Errorf("%s: HTTP %d %q, want %d without the canary", c.header, resp.StatusCode, body, c.status)
+		}
+		if c.status == http.StatusBadRequest {
+			checkAnswer(t, c.header, body, "", "5", true)
+		}
+	}
+}
