@@ -1,5 +1,5 @@
 #!/bin/sh
-# tsclient.sh installs what mcpsdk's TypeScript client test needs on a fresh machine:
+# tsclient.sh installs what the TypeScript client tests of mcpsdk and mcpgo need on a fresh machine:
 # the official MCP TypeScript SDK, exactly as the committed lockfile pins it. Needs
 # Node.js 20 and npm; the npm registry must be reachable. Run from anywhere.
 set -eu

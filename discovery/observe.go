@@ -249,4 +249,3 @@ func rpcErrorCode(resp []byte) Code {
 	}
 	return CodeInternal
 }
-

@@ -1,0 +1,68 @@
+package rpcwire
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/discovery"
+)
+
+// LineReader returns each non-blank line without its ending, reports a line over the
+// cap as too long without keeping it, and goes on with the next line.
+func TestLineReader(t *testing.T) {
+	in := "a\r\n\n  \nbb\n" + strings.Repeat("x", 100) + "\ncc"
+	lr := NewLineReader(strings.NewReader(in), 10)
+	type got struct {
+		line    string
+		tooLong bool
+	}
+	var lines []got
+	for {
+		b, tooLong, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, got{string(b), tooLong})
+	}
+	want := []got{{"a", false}, {"bb", false}, {"", true}, {"cc", false}}
+	if len(lines) != len(want) {
+		t.Fatalf("lines = %+v, want %+v", lines, want)
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d = %+v, want %+v", i, lines[i], want[i])
+		}
+	}
+}
+
+// CleanResponse keeps the library's own errors and results, and rewrites any other
+// error content-free with its id (SPEC ERR-2); AppendError writes
+// discovery.AppendJSONRPCError's bytes.
+func TestCleanResponse(t *testing.T) {
+	own := AppendError(nil, []byte(`7`), discovery.CodeToolNotGranted, -32000)
+	if want := discovery.AppendJSONRPCError(nil, []byte(`7`), discovery.CodeToolNotGranted); !bytes.Equal(own, want) {
+		t.Errorf("AppendError = %s, want %s", own, want)
+	}
+	for _, c := range []struct {
+		msg, want string // want "" means kept
+	}{
+		{string(own), ""},
+		{`{"jsonrpc":"2.0","id":1,"result":{"x":"secret"}}`, ""},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"tool 'secret' not found"}}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`},
+		{`{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"tool_not_granted","data":{"error":"tool_not_granted","status":403,"x":"secret"}}}`,
+			`{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"server_error","data":{"error":"server_error","status":500}}}`},
+		{`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"secret"}}`,
+			`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"method_not_found","data":{"error":"method_not_found","status":404}}}`},
+	} {
+		out, changed := CleanResponse([]byte(c.msg))
+		if c.want == "" && changed || c.want != "" && string(out) != c.want {
+			t.Errorf("CleanResponse(%s) = %s, %v; want %q", c.msg, out, changed, c.want)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+// Package mcpgo puts a [discovery.Discoverer] in front of a server of
+// github.com/mark3labs/mcp-go (v1.2): narrowed tools/list with the contract digest,
+// gated tools/call with the library's errors, the discover method on stdio and
+// streamable HTTP, and an optional discovery tool.
+//
+// Quick start (the package Example runs it):
+//
+//	s := server.NewMCPServer("weather", "v1")             // the host's server and tools, as before
+//	cat, err := mcpgo.CatalogFromServer(s, nil)            // the catalog from the registered tools
+//	d := discovery.New(&discovery.Options{Enabled: discovery.SwitchFromEnv(nil, nil), Catalog: cat, Grants: store})
+//	a := mcpgo.New(d, &mcpgo.Options{DiscoveryTool: "search_tools"})
+//	http.Handle("/mcp", auth(a.Handler(server.NewStreamableHTTPServer(s)))) // auth calls mcpgo.WithPrincipal
+//	// or over stdio, for the principal the host authenticated at launch:
+//	a = mcpgo.New(d, &mcpgo.Options{Principal: mcpgo.StaticPrincipal(p), DiscoveryTool: "search_tools"})
+//	err = a.ServeStdio(s)
+//
+// # How it works: a front, not middleware
+//
+// mcp-go's transports call MCPServer.HandleMessage directly and offer no hook that can
+// answer a message with an error of the library's form (its tool filters refuse with
+// -32602 "tool not found", quoting the name). So the adapter sits in front of mcp-go's
+// transports: Handler wraps its *server.StreamableHTTPServer, and Listen (ServeStdio)
+// runs its *server.StdioServer behind a reader and a writer of the adapter's. Every
+// message is read by the adapter first, and every message mcp-go writes passes back
+// through it; mcp-go keeps everything else (sessions, notifications, sampling and
+// elicitation, protocol 2026-07-28). A server served any other way (mcp-go's SSE
+// server, an in-process client) gets none of this: serve it only through Handler and
+// Listen.
+//
+// While the switch is off ([discovery.Options].Enabled false) Handler returns mcp-go's
+// handler itself, Listen is the stdio server's own Listen, and no grant is read (SPEC
+// FLAG-2); the discover method then meets mcp-go's own -32601.
+//
+// # Decisions where the requirements are silent
+//
+// Reading the message as mcp-go will: mcp-go decodes with encoding/json, which matches
+// member names case-insensitively and keeps the last of repeated ones. The front reads
+// the envelope (jsonrpc, id, method, params, result, error) and the tools/call params
+// (name, arguments, _meta, task) under the same folding, and refuses a message that
+// names one of them twice or in another case (invalid_request, invalid_params):
+// otherwise {"method":"tools/list","Method":"tools/call",...} would pass the front as a
+// list and run in mcp-go as a call. A message that is not one JSON object with
+// "jsonrpc":"2.0", a string method and an id that is absent, null, a string or an
+// integer within ±2^53 is refused (parse_error for text that is not JSON or not UTF-8,
+// invalid_request otherwise; batches too), with its id when it could be read.
+//
+// tools/call is decided by the front in full, from the raw message, before mcp-go
+// decodes anything: the tool name with Discoverer.AuthorizeToolThen (a tool that is
+// unknown, denied or withheld is tool_not_granted, 403, whatever the arguments: deep,
+// long, mistyped, with duplicate keys or invalid UTF-8; SPEC CALL-1, VIS-2), then from
+// the same grant read the contract pin (params._meta.contract_digest), the arguments
+// against the full schema, and the host's CheckCall. Refusals are JSON-RPC errors
+// {"code","message","data":{"error","status"}}; invalid arguments (400) are a
+// CallToolResult with isError true whose text names the failing keyword and its schema
+// location, never a value (SEP-1303, SPEC ERR-2); a CheckCall error that is not a
+// *discovery.Error is tool_call_refused (403), without its text. Only a call that
+// passes reaches mcp-go. A tools/call notification (no id) is dropped: it would run
+// nothing in mcp-go either.
+//
+// tools/list: mcp-go's response is rewritten on its way out. A tool stays when the
+// principal's authorised set holds it and is served as the catalog's RFC 8785
+// canonical definition, byte for byte what discover serves (mcp-go's encoder would
+// reorder members and escape HTML); the discovery tool, when configured, is appended
+// to the last page. Every other member is kept (nextCursor, ttlMs, resultType, _meta's
+// members); _meta gains contract_digest, and cacheScope (SEP-2549) is "private"
+// whatever the host's WithCacheHints chose, since the list is one principal's. A tool
+// mcp-go registers but the catalog lacks is never listed: build the catalog from the
+// server (CatalogFromServer) so both hold the same tools. A result the adapter cannot
+// read as a tool list answers catalog_unavailable: nothing is listed rather than
+// everything.
+//
+// The discover method is answered by the front from the message's bytes with
+// Discoverer.AppendJSONRPC, the page sized for the request's real id (SPEC PAGE-1); it
+// needs no MCP session (it is answered before initialize, and on HTTP without an
+// Mcp-Session-Id). On HTTP a discover refusal answers its HTTP status; a tools/call
+// answer is HTTP 200 (MCP clients read 401 and 403 as authorisation challenges), as
+// application/json or, when the request's Accept takes only text/event-stream, as one
+// event. On stdio discover requests are answered concurrently with mcp-go's work (up
+// to 16 at a time), so their responses may overtake earlier ones, as JSON-RPC allows.
+//
+// The discovery tool answers with structuredContent holding the discover result
+// without cache hints and one text block with the same JSON; its invalid params and
+// invalid cursor are isError results, its other refusals errors. Its pages come from
+// Discoverer.DiscoverTool, sized for a result that carries the page twice.
+//
+// Outgoing errors: every JSON-RPC error mcp-go writes that is not the library's
+// (message one of the discovery.Code values, data exactly {"error","status"}) is
+// rewritten to the content-free error of its code (-32700 parse_error, -32600
+// invalid_request, -32601 method_not_found, -32602 invalid_params, -32603
+// internal_error, any other server_error with its code kept): mcp-go's errors quote
+// tool names, prompt names, URIs and header values. On HTTP a text/plain error body of
+// mcp-go's is replaced, for a 400 or 413 answering a request with an id, by the
+// content-free JSON-RPC error with that id, else by the status text.
+//
+// Bounds: mcp-go reads stdio lines and HTTP bodies unbounded; the front reads at most
+// Options.MaxLineBytes a line (16 MiB; a longer line is skipped to its newline without
+// being kept) and Options.MaxRequestBodyBytes a body (4 MiB), answering
+// message_too_large (413) beyond. One bad message never ends a session: it gets one
+// content-free error and the next message is served.
+//
+// The principal: a PrincipalFunc reads it from the request's context. On HTTP that is
+// r.Context(), which mcp-go's handlers also see: put the host's authentication in front
+// of Handler and have it call WithPrincipal (the default PrincipalFunc,
+// PrincipalFromContext, reads it). On stdio it is the context given to Listen
+// (ServeStdio's has none: use StaticPrincipal). A PrincipalFunc that fails answers
+// tools/call, tools/list and the discover method with unauthenticated (401 on the
+// discover method), listing and running nothing.
+package mcpgo

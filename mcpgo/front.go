@@ -1,0 +1,196 @@
+package mcpgo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/tooldef"
+)
+
+// The front: what Listen and Handler do with one raw message before mcp-go sees it.
+
+// action is the front's verdict on one message.
+type action int
+
+const (
+	passOn   action = iota // hand the message to mcp-go
+	answered               // the front answered (or, for a notification, dropped) it
+	discover               // the discover method: answer it with answerDiscover
+)
+
+// verdict is the front's decision on one message.
+type verdict struct {
+	act    action
+	resp   []byte // the answer, when answered (empty for a dropped notification)
+	status int    // the HTTP status of the answer
+	env    envelope
+}
+
+// screen decides one raw message (SPEC CALL-1, VIS-2, ERR-2), appending any answer to
+// dst. A tools/call is decided here in full, from the raw message: on its tool name
+// first, before the arguments are looked at, then on its arguments, contract pin and
+// the host's CheckCall, from the same grant read; only a call that passes goes on to
+// mcp-go. The discovery tool is answered here, the discover method left to
+// answerDiscover, and a malformed message refused content-free.
+func (a *Adapter) screen(ctx context.Context, msg, dst []byte) verdict {
+	env, fault := parseEnvelope(msg)
+	if fault == "" && env.hasMethod && env.method == "tools/call" {
+		if env.id == nil {
+			return verdict{act: answered, status: http.StatusAccepted, env: env} // never run
+		}
+		if resp, ok := a.call(ctx, env, dst); ok {
+			return verdict{act: answered, resp: resp, status: http.StatusOK, env: env}
+		}
+		return verdict{act: passOn, env: env}
+	}
+	switch {
+	case fault != "":
+	case !utf8.Valid(msg):
+		fault = discovery.CodeParseError
+	case env.hasMethod && env.method == a.d.Method():
+		return verdict{act: discover, env: env}
+	default:
+		return verdict{act: passOn, env: env}
+	}
+	return verdict{act: answered, resp: appendError(dst, env.id, fault), status: fault.Status(), env: env}
+}
+
+// callMembers are the members of tools/call params mcp-go reads.
+var callMembers = []string{"name", "arguments", "_meta", "task"}
+
+// call decides one tools/call request. ok reports that the front answered it (a
+// refusal, an invalid-arguments result or the discovery tool's page); otherwise the
+// call is granted and valid, and goes on to mcp-go.
+func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []byte, ok bool) {
+	m, ok := readMembers(env.params, callMembers)
+	var name string
+	if ok && m["name"] != nil {
+		name, ok = tooldef.StringValue(m["name"])
+	}
+	if !ok || m["name"] == nil || !utf8.ValidString(name) {
+		return appendError(dst, env.id, discovery.CodeInvalidParams), true
+	}
+	p, err := a.principal(ctx)
+	if err != nil {
+		return appendError(dst, env.id, discovery.CodeUnauthenticated), true
+	}
+	args := m["arguments"]
+	if a.toolDef != nil && name == a.opts.DiscoveryTool {
+		return a.discoveryTool(ctx, p, env.id, args, dst), true
+	}
+	finish, err := a.d.AuthorizeToolThen(ctx, p, name) // the tool name alone: CALL-1
+	if err != nil {
+		return appendError(dst, env.id, codeOf(err, discovery.CodeInternal)), true
+	}
+	err = finish(ctx, p, discovery.Call{Tool: name, Arguments: args, ContractPin: pin(m["_meta"])})
+	if err == nil {
+		return nil, false
+	}
+	var de *discovery.Error
+	if errors.As(err, &de) && de.Code == discovery.CodeInvalidArguments {
+		return appendResult(dst, env.id, invalidArguments(de)), true
+	}
+	return appendError(dst, env.id, codeOf(err, discovery.CodeCallRefused)), true
+}
+
+// MetaContractDigest is the _meta member that carries the contract digest: in
+// tools/list results, and, as the client's pin, in tools/call params (SPEC CONTRACT-2).
+const MetaContractDigest = "contract_digest"
+
+// pin reads the client's contract pin, params._meta.contract_digest, when it is a
+// string.
+func pin(meta []byte) string {
+	var s string
+	if len(meta) > 0 && meta[0] == '{' {
+		tooldef.Members(meta, func(key, val []byte) bool {
+			if string(key) == `"`+MetaContractDigest+`"` {
+				s, _ = tooldef.StringValue(val)
+				return false
+			}
+			return true
+		})
+	}
+	return s
+}
+
+// invalidArguments is the tool result of a validation failure (SEP-1303): isError,
+// and a text naming the keyword and the schema location, never a value (SPEC ERR-2).
+func invalidArguments(e *discovery.Error) []byte {
+	text := "invalid arguments"
+	if e.Keyword != "" {
+		text += ": keyword " + strconv.Quote(e.Keyword) + " failed at schema location " + strconv.Quote(e.Path)
+	}
+	b := append([]byte(`{"content":[{"type":"text","text":`), quote(text)...)
+	return append(b, `}],"isError":true}`...)
+}
+
+// discoveryTool answers the discovery tool: the discover method's semantics, the page
+// as structuredContent and as one text block. Invalid params and an invalid cursor are
+// tool results with isError (the model can correct them); other refusals are errors.
+func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, args, dst []byte) []byte {
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	res, err := a.d.DiscoverTool(ctx, p, args) // pages sized for this framing
+	if err != nil {
+		code := codeOf(err, discovery.CodeInternal)
+		if code.JSONRPCCode() == discovery.CodeInvalidParams.JSONRPCCode() {
+			b := append([]byte(`{"content":[{"type":"text","text":`), quote(string(code))...)
+			return appendResult(dst, id, append(b, `}],"isError":true}`...))
+		}
+		return appendError(dst, id, code)
+	}
+	page := res.AppendJSON(nil)
+	b := make([]byte, 0, 2*len(page)+96)
+	b = append(b, `{"content":[{"type":"text","text":`...)
+	b = append(b, quote(string(page))...)
+	b = append(b, `}],"structuredContent":`...)
+	b = append(b, page...)
+	return appendResult(dst, id, append(b, '}'))
+}
+
+// appendResult appends the JSON-RPC result response with id and result.
+func appendResult(dst, id, result []byte) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, id...)
+	dst = append(dst, `,"result":`...)
+	dst = append(dst, result...)
+	return append(dst, '}')
+}
+
+// quote encodes s as a JSON string as mcp-go's encoder would, without escaping HTML.
+func quote(s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// answerDiscover answers a discover message (a call or a notification) from its bytes
+// with Discoverer.AppendJSONRPC, whose page is sized for the real id (SPEC PAGE-1),
+// and reports the HTTP status of the answer. A notification gets no answer.
+func (a *Adapter) answerDiscover(ctx context.Context, env envelope, msg, dst []byte) ([]byte, int) {
+	p, err := a.principal(ctx)
+	if err != nil {
+		if env.id == nil {
+			return dst, http.StatusAccepted
+		}
+		return appendError(dst, env.id, discovery.CodeUnauthenticated), discovery.CodeUnauthenticated.Status()
+	}
+	resp, status := a.d.AppendJSONRPC(ctx, dst, p, msg)
+	if status == 0 && env.id != nil {
+		return appendError(dst, env.id, discovery.CodeMethodNotFound), discovery.CodeMethodNotFound.Status()
+	}
+	if status == 0 {
+		status = http.StatusAccepted
+	}
+	return resp, status
+}

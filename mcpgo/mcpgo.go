@@ -1,0 +1,127 @@
+package mcpgo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
+)
+
+// A PrincipalFunc returns the authenticated caller of one request from its context:
+// on streamable HTTP the request's context (r.Context(), where the host's
+// authentication middleware put it), on stdio the context given to Listen. An error
+// refuses the request with unauthenticated (HTTP 401); its text never reaches the
+// wire. It must be safe for concurrent use.
+type PrincipalFunc func(ctx context.Context) (grants.Principal, error)
+
+// ErrNoPrincipal is the error PrincipalFromContext returns for a context that carries
+// no principal.
+var ErrNoPrincipal = errors.New("mcpgo: no authenticated principal")
+
+type principalKey struct{}
+
+// WithPrincipal returns a copy of ctx carrying p, for PrincipalFromContext: what a
+// host's authentication middleware calls before the adapter's Handler, or a stdio host
+// on the context it gives Listen.
+func WithPrincipal(ctx context.Context, p grants.Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFromContext is the default PrincipalFunc: the principal WithPrincipal put
+// in ctx, or ErrNoPrincipal when there is none or its ID is empty.
+func PrincipalFromContext(ctx context.Context) (grants.Principal, error) {
+	p, ok := ctx.Value(principalKey{}).(grants.Principal)
+	if !ok || p.ID == "" {
+		return grants.Principal{}, ErrNoPrincipal
+	}
+	return p, nil
+}
+
+// StaticPrincipal returns a PrincipalFunc that answers p for every request: the usual
+// choice for a stdio server, whose one client the host authenticated at launch.
+func StaticPrincipal(p grants.Principal) PrincipalFunc {
+	return func(context.Context) (grants.Principal, error) { return p, nil }
+}
+
+// Options configure an Adapter. A nil *Options means all defaults; New copies it.
+type Options struct {
+	// Principal identifies the caller of each request. Nil means PrincipalFromContext.
+	Principal PrincipalFunc
+	// DiscoveryTool, when not empty, is the name of the discovery tool the adapter
+	// lists and answers while the switch is on, for clients that cannot send the
+	// discover method (see discovery.ToolDefinition). It must not name a catalog tool.
+	// Empty: no discovery tool.
+	DiscoveryTool string
+	// MaxRequestBodyBytes caps the HTTP request body Handler reads: a larger body
+	// answers 413 message_too_large, read no further than the cap. Zero or negative
+	// means 4 MiB. (mcp-go's own handler reads bodies unbounded.)
+	MaxRequestBodyBytes int64
+	// MaxLineBytes caps a stdio message: a longer line answers message_too_large and
+	// is skipped to its newline without being kept. Zero or negative means 16 MiB.
+	// (mcp-go's own stdio server reads lines unbounded.)
+	MaxLineBytes int
+}
+
+// An Adapter puts a Discoverer in front of mcp-go servers: it is safe for concurrent
+// use and may serve many servers, connections and requests.
+type Adapter struct {
+	d       *discovery.Discoverer
+	opts    Options
+	toolDef json.RawMessage // the discovery tool's definition, or nil
+}
+
+// New returns an Adapter for d, which must not be nil. opts is copied; nil means
+// defaults.
+func New(d *discovery.Discoverer, opts *Options) *Adapter {
+	a := &Adapter{d: d}
+	if opts != nil {
+		a.opts = *opts
+	}
+	if a.opts.Principal == nil {
+		a.opts.Principal = PrincipalFromContext
+	}
+	if a.opts.MaxRequestBodyBytes <= 0 {
+		a.opts.MaxRequestBodyBytes = rpcwire.DefaultMaxBody
+	}
+	if a.opts.MaxLineBytes <= 0 {
+		a.opts.MaxLineBytes = rpcwire.DefaultMaxLine
+	}
+	if a.opts.DiscoveryTool != "" {
+		a.toolDef = discovery.ToolDefinition(a.opts.DiscoveryTool)
+	}
+	return a
+}
+
+// Discoverer returns the Discoverer the adapter serves.
+func (a *Adapter) Discoverer() *discovery.Discoverer { return a.d }
+
+// principal runs the host's PrincipalFunc; a failure is unauthenticated.
+func (a *Adapter) principal(ctx context.Context) (grants.Principal, error) {
+	p, err := a.opts.Principal(ctx)
+	if err != nil {
+		return grants.Principal{}, discovery.CodeUnauthenticated
+	}
+	return p, nil
+}
+
+// codeOf is the code a refusal err is written with: an *Error's or a Code's, else
+// unknown (a host's CheckCall error, whose text must not reach the wire).
+func codeOf(err error, unknown discovery.Code) discovery.Code {
+	var de *discovery.Error
+	if errors.As(err, &de) {
+		return de.Code
+	}
+	var code discovery.Code
+	if errors.As(err, &code) {
+		return code
+	}
+	return unknown
+}
+
+// appendError appends the adapter's JSON-RPC error response for code.
+func appendError(dst, id []byte, code discovery.Code) []byte {
+	return rpcwire.AppendError(dst, id, code, int64(code.JSONRPCCode()))
+}
