@@ -26,7 +26,8 @@ func readmeSafeMode(ctx context.Context, catalog *discovery.Catalog, store grant
 	for {
 		err := d.AuthorizeCall(ctx, p, discovery.Call{Tool: name, Arguments: args, Confirmation: token})
 		var held *discovery.ConfirmationRequired
-		if errors.As(err, &held) { /* show held.Text() (held.Preview), hand out held.Token; run nothing */
+		if errors.As(err, &held) {
+			// show held.Text() (held.Preview), hand out held.Token; run nothing
 		}
 		if held == nil || token != "" {
 			return token != "", err
