@@ -30,6 +30,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	}
 	s.order()
 	cands := s.score(ix, allowed, k)
+	cands = s.floor(cands)
 	dst = s.appendTop(ix, dst, cands, k)
 	for _, d := range s.touched {
 		s.acc[d] = 0
@@ -48,6 +49,8 @@ type scratch struct {
 	touched []uint32 // the docs with a score, in the order they were found
 	cands   []uint32 // the candidates left once pruning, filtered in place
 	sel     []int64  // the heap of kth
+	unknown float64  // weight of the query's words no allowed doc holds
+	info    int64    // the query's informative weight, in fixed point (see floor)
 }
 
 func (ix *Index) getScratch() *scratch {
