@@ -69,7 +69,7 @@ func TestRelatedGrid(t *testing.T) {
 
 // printPools prints the pools the grids compare on one line.
 func printPools(pools map[string]*pooled) {
-	for _, k := range []string{"metatool", "dev", "typo(generated)", "kinds:paraphrase", "kinds:task", "kinds:nonenglish", "kinds:nomatch"} {
+	for _, k := range []string{"metatool", "dev", "long15", "typo(generated)", "kinds:paraphrase", "kinds:task", "kinds:nonenglish", "kinds:nomatch"} {
 		p := pools[k]
 		if p == nil {
 			continue
@@ -161,6 +161,17 @@ func evalPools(sets []kindSet, print bool) map[string]*pooled {
 			one := &pooled{}
 			one.add(&rep)
 			fmt.Printf("%-20s %s\n", ds.name, one)
+		}
+		var long []rankeval.Query
+		for _, q := range ds.qs {
+			if len(strings.Fields(q.Query)) >= 15 {
+				long = append(long, q)
+			}
+		}
+		if len(long) > 0 {
+			// Long queries (15 words or more) of every set, MetaTool's included.
+			lrep := rankeval.Evaluate(ds.docs, long, rankeval.Ours(ds.docs))
+			add("long15", &lrep)
 		}
 		_, group, _ := strings.Cut(ds.name, ".")
 		if group != "kinds" && group != "kblind" && ds.name != "metatool" {

@@ -10,8 +10,8 @@ import (
 var relatedWeight = 0.4
 
 // related maps the stem of a query word to the stems of the words of tool catalogs it is
-// related to: wordnetRelated (from WordNet) and curatedRelated. A related word is one more
-// query term at relatedWeight.
+// related to: wordnetRelated (from WordNet), curatedRelated and foreignRelated. A related
+// word is one more query term at relatedWeight.
 var related = map[string][][]byte{}
 
 // curatedRelated maps a folded query word to catalog words it stands for in requests to
@@ -29,8 +29,8 @@ var curatedRelated = map[string][]string{
 	"retract": {"unapprove", "remove"}, "revoke": {"unapprove", "remove"},
 	"changes": {"diff"}, "changeset": {"diff", "commit"}, "patch": {"diff"},
 	"differ": {"diff", "compare"}, "differs": {"diff", "compare"}, "difference": {"diff", "compare"},
-	"blame": {"blame"}, "authored": {"blame", "author"},
-	"cve": {"vulnerability", "advisory"}, "cves": {"vulnerability", "advisory"},
+	"authored": {"blame", "author"},
+	"cve":      {"vulnerability", "advisory"}, "cves": {"vulnerability", "advisory"},
 	"weakness": {"vulnerability"}, "weaknesses": {"vulnerability"}, "vulnerable": {"vulnerability", "alert"},
 	"leaked": {"secret"}, "leak": {"secret"}, "credential": {"secret", "password"},
 	"credentials": {"secret", "password"}, "token": {"secret"}, "tokens": {"secret"},
@@ -40,8 +40,7 @@ var curatedRelated = map[string][]string{
 	"ci": {"pipeline", "workflow", "job"}, "cd": {"pipeline", "deployment"},
 	"compiled": {"artifact"}, "binaries": {"artifact"}, "binary": {"artifact"},
 	"abort": {"cancel", "stop"}, "freeze": {"protect", "lock"},
-	"todo": {"todo"}, "pending": {"todo", "pending"},
-	"lint": {"lint", "validate"}, "syntax": {"lint", "validate"},
+	"lint": {"validate"}, "syntax": {"lint", "validate"},
 	"vars": {"variable"}, "envvars": {"variable"},
 	// Files and memory.
 	"hierarchy": {"tree"}, "structure": {"tree"}, "nested": {"tree"},
@@ -70,7 +69,7 @@ var curatedRelated = map[string][]string{
 	// Cloud.
 	"instance": {"vm"}, "instances": {"vm"}, "linux": {"vm"},
 	"billing": {"pricing", "cost"}, "spend": {"pricing", "cost"}, "cost": {"pricing"},
-	"sms": {"sms"}, "texting": {"sms"},
+	"texting":    {"sms"},
 	"transcribe": {"speech", "recognize", "stt"}, "spoken": {"speech", "recognize", "stt"},
 	"dictation": {"speech", "recognize"}, "aloud": {"speech", "synthesize", "tts"},
 	"voice": {"speech", "synthesize"}, "narrate": {"speech", "synthesize", "tts"},
@@ -98,4 +97,5 @@ func init() {
 	}
 	add(wordnetRelated)
 	add(curatedRelated)
+	add(foreignRelated)
 }

@@ -93,6 +93,7 @@ func TestSearchRelatedWords(t *testing.T) {
 		{"erase a branch", "delete_branch"},       // WordNet: erase -> delete
 		{"erase the disk", "erase_disk"},          // the word itself outweighs a related word
 		{"bookmark this repo", "star_repository"}, // ours: bookmark -> star
+		{"borrar la rama", "delete_branch"},       // Spanish: borrar -> delete, rama -> branch
 	}
 	for _, tt := range tests {
 		if got := names(docs, ix.Search(nil, tt.query, all, 3)); len(got) == 0 || got[0] != tt.want {
