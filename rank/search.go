@@ -6,7 +6,8 @@ import "math/bits"
 // them, and returns the extended slice. Equal scores are ordered by Name, ascending byte
 // order. Every scoring statistic is computed over the docs in allowed only, so a doc
 // outside allowed never changes a result (SPEC DISC-5). A query none of whose words
-// occur in an allowed doc yields no hits (DISC-6). k <= 0 means no limit.
+// occur in an allowed doc yields no hits (DISC-6), and neither does a doc under the
+// relevance floor (the package doc says which). k <= 0 means no limit.
 //
 // Bits of allowed beyond Len are ignored. Scores are positive; a Hit's Score is only
 // comparable with scores of the same query and allowed set. Search allocates nothing

@@ -6,10 +6,13 @@
 //
 // FILE for -catalog is a JSON array of tools {name, title?, description, inputSchema?,
 // ...} (the schema's parameter text is ranked too, as discovery does); FILE for
-// -queries is a JSON array of {"query": ..., "relevant": [tool names]}. Every query runs
-// through rank with limit 10 and every tool allowed; the command prints Recall@1, @5, @10,
-// MRR@10 and nDCG@10 (binary relevance), and for queries with an empty relevant list the
-// mean number of results. Queries naming an unknown tool are reported and skipped. -json
+// -queries is a JSON array of {"query": ..., "relevant": [tool names], "kind"?: ...}.
+// Every query runs through rank with limit 16 (discovery's largest page) and every tool
+// allowed; the command prints Recall@1, @5, @10, MRR@10 and nDCG@10 of the first 10
+// results (binary relevance), for queries with an empty relevant list the mean number of
+// results and the share answered with none, the mean tools and bytes of text of a first
+// page, and the same for each kind of query. Queries naming an unknown tool are reported
+// and skipped. -json
 // prints the same as one JSON object; -params=false ranks names, titles and
 // descriptions alone (discovery.CatalogOptions.IgnoreParamText).
 //
