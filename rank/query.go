@@ -32,7 +32,19 @@ type qterm struct {
 	// word is the weight the query's own words give the term (synonyms, words as
 	// written and pairs left out): what the relevance floor measures coverage against.
 	word float64
+	from source // where the term first came from, for Explain
 }
+
+// A source says where a query term comes from.
+type source uint8
+
+const (
+	fromWord    source = iota // a word of the query (or the whole query)
+	fromSynonym               // a synonym or phrasal verb
+	fromSurface               // a word as written
+	fromPair                  // two consecutive words
+	fromRelated               // a related word (lexicon.go)
+)
 
 // maxQueryTerms and maxQueryTF bound what a query can weigh, so that fixed-point scores
 // never overflow whatever the query's length: beyond them, words are ignored.
@@ -76,7 +88,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			// it or not.
 			for _, r := range related[string(s.an.term(i))] {
 				if rid, ok := ix.terms[string(r)]; ok && ix.held(rid) > 0 {
-					s.addList(ix, qterm{id: rid, qtf: relatedWeight, need: noTerm})
+					s.addList(ix, qterm{id: rid, qtf: relatedWeight, need: noTerm, from: fromRelated})
 					known = true
 				}
 			}
@@ -92,7 +104,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 		if p := s.an.parent[i]; only && p >= 0 {
 			need = s.ids[p]
 		}
-		s.addList(ix, qterm{id: id, qtf: w, only: only, need: need, pair: kind == termPair, word: word})
+		s.addList(ix, qterm{id: id, qtf: w, only: only, need: need, pair: kind == termPair, word: word, from: sourceOf(kind)})
 	}
 	return len(s.qterms) > 0
 }
@@ -107,8 +119,21 @@ func (s *scratch) addList(ix *Index, q qterm) {
 	}
 	s.addTerm(q)
 	if q.partner != noTerm {
-		s.addTerm(qterm{id: q.partner, qtf: q.qtf, need: noTerm, partner: id, param: true})
+		s.addTerm(qterm{id: q.partner, qtf: q.qtf, need: noTerm, partner: id, param: true, from: q.from})
 	}
+}
+
+// sourceOf returns the source of an analyzer term of kind k.
+func sourceOf(k termKind) source {
+	switch k {
+	case termSynonym:
+		return fromSynonym
+	case termSurface:
+		return fromSurface
+	case termPair:
+		return fromPair
+	}
+	return fromWord
 }
 
 // listLen returns the number of postings of list l.

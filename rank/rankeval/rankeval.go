@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/deferredtools/deferredtools/rank"
 )
@@ -339,4 +340,48 @@ func (r Report) String() string {
 		s += fmt.Sprintf("skipped query %d: unknown tool %q\n", sk.Index, sk.Unknown)
 	}
 	return s
+}
+
+// RunExplain reads the catalog and queries files as Run does and writes, for each query,
+// its best k hits over every tool, each with the query terms it matches: where each term
+// comes from, the fields holding it and what it adds to the score ([rank.Index.Explain]).
+// A relevant hit is starred.
+func RunExplain(w io.Writer, catalogPath, queriesPath string, params bool, k int) error {
+	docs, err := LoadCatalog(catalogPath)
+	if err != nil {
+		return err
+	}
+	if !params {
+		for i := range docs {
+			docs[i].Params = ""
+		}
+	}
+	qs, err := LoadQueries(queriesPath)
+	if err != nil {
+		return err
+	}
+	ix := rank.NewIndex(docs)
+	all := rank.NewSet(len(docs))
+	for i := range docs {
+		all.Add(i)
+	}
+	for _, q := range qs {
+		if _, err := fmt.Fprintf(w, "%q\n", q.Query); err != nil {
+			return err
+		}
+		for i, h := range ix.Search(nil, q.Query, all, k) {
+			mark := " "
+			if slices.Contains(q.Relevant, docs[h.Doc].Name) {
+				mark = "*"
+			}
+			line := fmt.Sprintf("%s%2d %-40s %7.3f ", mark, i+1, docs[h.Doc].Name, h.Score)
+			for _, m := range ix.Explain(q.Query, all, h.Doc, docs[h.Doc]) {
+				line += fmt.Sprintf(" %s(%s %s)%.3f", m.Term, m.From, strings.Join(m.Fields, ","), m.Score)
+			}
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

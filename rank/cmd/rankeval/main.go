@@ -14,7 +14,10 @@
 // page, and the same for each kind of query. Queries naming an unknown tool are reported
 // and skipped. -json
 // prints the same as one JSON object; -params=false ranks names, titles and
-// descriptions alone (discovery.CatalogOptions.IgnoreParamText).
+// descriptions alone (discovery.CatalogOptions.IgnoreParamText). -explain N prints instead
+// each query's best N hits, relevant ones starred, each with the query terms it matches:
+// where the term comes from (word, synonym, related...), the fields holding it and what
+// it adds to the score.
 //
 // For example, on the MetaTool development set:
 //
@@ -50,12 +53,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	queries := fs.String("queries", "", `JSON array of {"query": ..., "relevant": [tool names]}`)
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	params := fs.Bool("params", true, "rank the text of each tool's parameters too, as discovery does by default")
+	explain := fs.Int("explain", 0, "instead of the metrics, print each query's best `N` hits and the terms each matches")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *catalog == "" || *queries == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return errUsage
+	}
+	if *explain > 0 {
+		return rankeval.RunExplain(stdout, *catalog, *queries, *params, *explain)
 	}
 	return rankeval.Run(stdout, *catalog, *queries, *params, *asJSON)
 }
