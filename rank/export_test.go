@@ -59,3 +59,41 @@ func (ix *Index) ParamOnlyLists() int {
 	}
 	return n
 }
+
+// SetFloor sets the relevance floor's constants and returns a function restoring them.
+func SetFloor(top, info, unknown float64) func() {
+	t, i, u := floorTop, floorInfo, unknownWeight
+	floorTop, floorInfo, unknownWeight = top, info, unknown
+	return func() { floorTop, floorInfo, unknownWeight = t, i, u }
+}
+
+// QueryInfo returns the query's informative weight over allowed with unknown words
+// weighing as set, as a score would be (not in fixed point).
+func (ix *Index) QueryInfo(query string, allowed Set) float64 {
+	s := ix.getScratch()
+	defer ix.putScratch(s)
+	if !s.queryTerms(ix, query) {
+		return 0
+	}
+	allowed, n := ix.clipAllowed(allowed)
+	s.weigh(ix, allowed, n)
+	return float64(s.info) / scoreScale
+}
+
+// SetRelatedWeight sets the weight of related words and returns a function restoring it.
+func SetRelatedWeight(w float64) func() {
+	old := relatedWeight
+	relatedWeight = w
+	return func() { relatedWeight = old }
+}
+
+// SetUnknownCap sets the most unknown words the floor counts and returns a function
+// restoring it.
+func SetUnknownCap(c float64) func() {
+	old := unknownCap
+	unknownCap = c
+	return func() { unknownCap = old }
+}
+
+// FloorTop is the relevance floor's fraction of the best score.
+var FloorTop = floorTop

@@ -29,7 +29,22 @@ type qterm struct {
 	df      int  // documents of allowed in this list
 	param   bool // the list of docs holding the term in their parameters alone
 	early   bool // scored right after the term it needs
+	// word is the weight the query's own words give the term (synonyms, words as
+	// written and pairs left out): what the relevance floor measures coverage against.
+	word float64
+	from source // where the term first came from, for Explain
 }
+
+// A source says where a query term comes from.
+type source uint8
+
+const (
+	fromWord    source = iota // a word of the query (or the whole query)
+	fromSynonym               // a synonym or phrasal verb
+	fromSurface               // a word as written
+	fromPair                  // two consecutive words
+	fromRelated               // a related word (lexicon.go)
+)
 
 // maxQueryTerms and maxQueryTF bound what a query can weigh, so that fixed-point scores
 // never overflow whatever the query's length: beyond them, words are ignored.
@@ -43,11 +58,13 @@ const (
 func (s *scratch) queryTerms(ix *Index, query string) bool {
 	s.an.reset()
 	s.an.add(query)
+	words := s.an.n() // the whole query's term, if any, comes after its words
 	if ix.p.Whole {
 		s.an.addWhole()
 	}
 	s.qterms = s.qterms[:0]
 	s.ids = s.ids[:0]
+	s.unknown = 0
 	for i := 0; i < s.an.n(); i++ {
 		id, ok := uint32(noTerm), false
 		if p := s.an.parent[i]; p < 0 || s.ids[p] != noTerm {
@@ -60,25 +77,63 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 		s.ids = append(s.ids, id)
 	}
 	for i, id := range s.ids {
+		kind := s.an.kind[i]
+		word := 0.0
+		if kind == termWord && i < words {
+			word = 1
+		}
+		known := false
+		if word > 0 {
+			// The words related to this one, weighed below it, whether the index holds
+			// it or not.
+			for _, r := range related[string(s.an.term(i))] {
+				if rid, ok := ix.terms[string(r)]; ok && ix.held(rid) > 0 {
+					s.addList(ix, qterm{id: rid, qtf: relatedWeight, need: noTerm, from: fromRelated})
+					known = true
+				}
+			}
+		}
 		if id == noTerm {
+			if !known {
+				s.unknown += word // neither the index nor the lexicon knows it
+			}
 			continue
 		}
-		kind := s.an.kind[i]
 		w, only := ix.queryWeight(kind)
 		need := uint32(noTerm)
 		if p := s.an.parent[i]; only && p >= 0 {
 			need = s.ids[p]
 		}
-		po := uint32(noTerm)
-		if int(id) < len(ix.paramOnly) && ix.paramOnly[id] != noTerm && ix.listLen(ix.paramOnly[id]) > 0 {
-			po = ix.paramOnly[id] // weighed as id is, so scores are as if the lists were one
-		}
-		s.addTerm(qterm{id: id, qtf: w, only: only, need: need, pair: kind == termPair, partner: po})
-		if po != noTerm {
-			s.addTerm(qterm{id: po, qtf: w, need: noTerm, partner: id, param: true})
-		}
+		s.addList(ix, qterm{id: id, qtf: w, only: only, need: need, pair: kind == termPair, word: word, from: sourceOf(kind)})
 	}
 	return len(s.qterms) > 0
+}
+
+// addList adds q, and the list of docs holding its term in their parameters alone if
+// there is one.
+func (s *scratch) addList(ix *Index, q qterm) {
+	id := q.id
+	q.partner = noTerm
+	if int(id) < len(ix.paramOnly) && ix.paramOnly[id] != noTerm && ix.listLen(ix.paramOnly[id]) > 0 {
+		q.partner = ix.paramOnly[id] // weighed as id is, so scores are as if the lists were one
+	}
+	s.addTerm(q)
+	if q.partner != noTerm {
+		s.addTerm(qterm{id: q.partner, qtf: q.qtf, need: noTerm, partner: id, param: true, from: q.from})
+	}
+}
+
+// sourceOf returns the source of an analyzer term of kind k.
+func sourceOf(k termKind) source {
+	switch k {
+	case termSynonym:
+		return fromSynonym
+	case termSurface:
+		return fromSurface
+	case termPair:
+		return fromPair
+	}
+	return fromWord
 }
 
 // listLen returns the number of postings of list l.
@@ -115,6 +170,7 @@ func (s *scratch) addTerm(q qterm) {
 	for j := range s.qterms {
 		if s.qterms[j].id == q.id {
 			s.qterms[j].qtf = min(s.qterms[j].qtf+q.qtf, maxQueryTF)
+			s.qterms[j].word = min(s.qterms[j].word+q.word, maxQueryTF)
 			s.qterms[j].only = s.qterms[j].only && q.only
 			if s.qterms[j].partner == noTerm {
 				s.qterms[j].partner = q.partner
@@ -153,10 +209,9 @@ func (s *scratch) weigh(ix *Index, allowed Set, nAllowed int) bool {
 	}
 	N := float64(nAllowed)
 	live := s.qterms[:0]
+	unknown := s.unknown
+	info := 0.0
 	for _, q := range s.qterms {
-		if q.df == 0 {
-			continue
-		}
 		df := q.df
 		if q.partner != noTerm {
 			// The two lists of a term are one term: its df is theirs together.
@@ -168,11 +223,24 @@ func (s *scratch) weigh(ix *Index, allowed Set, nAllowed int) bool {
 			}
 		}
 		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
+		if !q.param {
+			if df == 0 {
+				unknown += q.word
+			} else {
+				info += idf * q.word
+			}
+		}
+		if q.df == 0 {
+			continue
+		}
 		q.wt = idf * q.qtf * scoreScale
 		q.ub = contribution(q.wt, ix.maxSat[q.id])
 		live = append(live, q)
 	}
 	s.qterms = live
+	// A word no allowed doc holds weighs as the rarest word would.
+	info += unknownWeight * min(unknown, unknownCap) * math.Log(1+(N+0.5)/0.5)
+	s.info = int64(info * scoreScale)
 	return len(live) > 0
 }
 

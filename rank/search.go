@@ -6,7 +6,8 @@ import "math/bits"
 // them, and returns the extended slice. Equal scores are ordered by Name, ascending byte
 // order. Every scoring statistic is computed over the docs in allowed only, so a doc
 // outside allowed never changes a result (SPEC DISC-5). A query none of whose words
-// occur in an allowed doc yields no hits (DISC-6). k <= 0 means no limit.
+// occur in an allowed doc yields no hits (DISC-6), and neither does a doc under the
+// relevance floor (the package doc says which). k <= 0 means no limit.
 //
 // Bits of allowed beyond Len are ignored. Scores are positive; a Hit's Score is only
 // comparable with scores of the same query and allowed set. Search allocates nothing
@@ -30,6 +31,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	}
 	s.order()
 	cands := s.score(ix, allowed, k)
+	cands = s.floor(cands)
 	dst = s.appendTop(ix, dst, cands, k)
 	for _, d := range s.touched {
 		s.acc[d] = 0
@@ -48,6 +50,8 @@ type scratch struct {
 	touched []uint32 // the docs with a score, in the order they were found
 	cands   []uint32 // the candidates left once pruning, filtered in place
 	sel     []int64  // the heap of kth
+	unknown float64  // weight of the query's words no allowed doc holds
+	info    int64    // the query's informative weight, in fixed point (see floor)
 }
 
 func (ix *Index) getScratch() *scratch {

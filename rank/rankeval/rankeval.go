@@ -11,20 +11,31 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/deferredtools/deferredtools/rank"
 )
 
-// K is the cut-off of the evaluation: every query asks the ranker for K results.
+// K is the cut-off of the evaluation: the metrics read the first K results.
 const K = 10
 
+// PageLimit is the number of results every query asks the ranker for: discovery's
+// largest page (SPEC DISC-2), whose size Report.PageTools and PageBytes measure. The
+// metrics read its first K results.
+const PageLimit = 16
+
 // A Query is one labelled query: the tools that answer it, by name. An empty Relevant
-// means no tool should match; such queries are measured by the number of results.
+// means no tool should match; such queries are measured by the number of results. Kind,
+// optional, names the kind of query (paraphrase, task, nomatch...): Report.ByKind
+// measures each kind apart.
 type Query struct {
 	Query    string   `json:"query"`
 	Relevant []string `json:"relevant"`
+	Kind     string   `json:"kind,omitempty"`
 }
 
 // A Ranker returns the names of at most k tools for query, best first.
@@ -47,7 +58,18 @@ type Report struct {
 	NDCG10   float64 `json:"ndcg@10"`
 
 	EmptyQueries     int     `json:"empty_queries"`      // queries with no relevant tool
-	EmptyMeanResults float64 `json:"empty_mean_results"` // mean number of results they got
+	EmptyMeanResults float64 `json:"empty_mean_results"` // mean number of results they got (at most K)
+	EmptyAnswered    float64 `json:"empty_answered"`     // share of them answered with no result
+
+	// PageTools and PageBytes are the mean number of results at limit PageLimit, and of
+	// bytes of their text (name, title, description and parameter text), over every
+	// evaluated query.
+	PageTools float64 `json:"page_tools"`
+	PageBytes float64 `json:"page_bytes"`
+
+	// ByKind holds the report of each Kind of query, when some query has one; a query
+	// without a kind counts under "".
+	ByKind map[string]*Report `json:"by_kind,omitempty"`
 
 	Skipped []Skip `json:"skipped"`
 }
@@ -150,52 +172,106 @@ func Run(w io.Writer, catalogPath, queriesPath string, params, asJSON bool) erro
 	return err
 }
 
-// Evaluate runs every query through r with limit K and scores the results. Queries naming
-// a tool absent from docs are listed in Report.Skipped and not counted.
+// Evaluate runs every query through r with limit PageLimit and scores its first K
+// results. Queries naming a tool absent from docs are listed in Report.Skipped and not
+// counted.
 func Evaluate(docs []rank.Doc, queries []Query, r Ranker) Report {
-	known := make(map[string]bool, len(docs))
-	for _, d := range docs {
-		known[d.Name] = true
+	known := make(map[string]int, len(docs))
+	for i, d := range docs {
+		known[d.Name] = i
 	}
 	var rep Report
-	var emptyResults int
+	var acc, kinds = &tally{}, map[string]*tally{}
+	tagged := false
 queries:
 	for i, q := range queries {
 		for _, name := range q.Relevant {
-			if !known[name] {
+			if _, ok := known[name]; !ok {
 				rep.Skipped = append(rep.Skipped, Skip{Index: i, Unknown: name})
 				continue queries
 			}
 		}
-		got := r(q.Query, K)
-		if len(got) > K {
-			got = got[:K]
+		got := r(q.Query, PageLimit)
+		if len(got) > PageLimit {
+			got = got[:PageLimit]
 		}
-		if len(q.Relevant) == 0 {
-			rep.EmptyQueries++
-			emptyResults += len(got)
-			continue
+		bytes := 0
+		for _, name := range got {
+			if d, ok := known[name]; ok {
+				bytes += len(docs[d].Name) + len(docs[d].Title) + len(docs[d].Description) + len(docs[d].Params)
+			}
 		}
-		m := Score(got, q.Relevant)
-		rep.Queries++
-		rep.Recall1 += m.Recall1
-		rep.Recall5 += m.Recall5
-		rep.Recall10 += m.Recall10
-		rep.MRR10 += m.MRR10
-		rep.NDCG10 += m.NDCG10
+		top := got[:min(len(got), K)]
+		var m Metrics
+		if len(q.Relevant) > 0 {
+			m = Score(top, q.Relevant)
+		}
+		tagged = tagged || q.Kind != ""
+		k := kinds[q.Kind]
+		if k == nil {
+			k = &tally{}
+			kinds[q.Kind] = k
+		}
+		for _, t := range [...]*tally{acc, k} {
+			t.add(m, len(q.Relevant) == 0, len(top), len(got), bytes)
+		}
 	}
-	if rep.Queries > 0 {
-		n := float64(rep.Queries)
-		rep.Recall1 /= n
-		rep.Recall5 /= n
-		rep.Recall10 /= n
-		rep.MRR10 /= n
-		rep.NDCG10 /= n
-	}
-	if rep.EmptyQueries > 0 {
-		rep.EmptyMeanResults = float64(emptyResults) / float64(rep.EmptyQueries)
+	acc.report(&rep)
+	if tagged {
+		rep.ByKind = make(map[string]*Report, len(kinds))
+		for name, k := range kinds {
+			kr := &Report{}
+			k.report(kr)
+			rep.ByKind[name] = kr
+		}
 	}
 	return rep
+}
+
+// A tally sums the metrics of a group of queries.
+type tally struct {
+	m                      Metrics
+	queries, empty         int
+	emptyResults, answered int
+	all, pageTools, bytes  int
+}
+
+func (t *tally) add(m Metrics, empty bool, results, page, bytes int) {
+	t.all++
+	t.pageTools += page
+	t.bytes += bytes
+	if empty {
+		t.empty++
+		t.emptyResults += results
+		if results == 0 {
+			t.answered++
+		}
+		return
+	}
+	t.queries++
+	t.m.Recall1 += m.Recall1
+	t.m.Recall5 += m.Recall5
+	t.m.Recall10 += m.Recall10
+	t.m.MRR10 += m.MRR10
+	t.m.NDCG10 += m.NDCG10
+}
+
+// report writes the means of t into r.
+func (t *tally) report(r *Report) {
+	r.Queries, r.EmptyQueries = t.queries, t.empty
+	if t.queries > 0 {
+		n := float64(t.queries)
+		r.Recall1, r.Recall5, r.Recall10 = t.m.Recall1/n, t.m.Recall5/n, t.m.Recall10/n
+		r.MRR10, r.NDCG10 = t.m.MRR10/n, t.m.NDCG10/n
+	}
+	if t.empty > 0 {
+		r.EmptyMeanResults = float64(t.emptyResults) / float64(t.empty)
+		r.EmptyAnswered = float64(t.answered) / float64(t.empty)
+	}
+	if t.all > 0 {
+		r.PageTools = float64(t.pageTools) / float64(t.all)
+		r.PageBytes = float64(t.bytes) / float64(t.all)
+	}
 }
 
 // Metrics are the scores of one query.
@@ -252,10 +328,60 @@ func (r Report) String() string {
 	s := fmt.Sprintf("queries    %d\nRecall@1   %.4f\nRecall@5   %.4f\nRecall@10  %.4f\nMRR@10     %.4f\nnDCG@10    %.4f\n",
 		r.Queries, r.Recall1, r.Recall5, r.Recall10, r.MRR10, r.NDCG10)
 	if r.EmptyQueries > 0 {
-		s += fmt.Sprintf("no-answer queries  %d, mean results %.2f\n", r.EmptyQueries, r.EmptyMeanResults)
+		s += fmt.Sprintf("no-answer queries  %d, mean results %.2f, answered empty %.2f\n", r.EmptyQueries, r.EmptyMeanResults, r.EmptyAnswered)
+	}
+	s += fmt.Sprintf("first page at limit %d: %.2f tools, %.0f bytes\n", PageLimit, r.PageTools, r.PageBytes)
+	for _, k := range slices.Sorted(maps.Keys(r.ByKind)) {
+		b := r.ByKind[k]
+		s += fmt.Sprintf("kind %-12q n=%d R@5 %.4f R@10 %.4f nDCG@10 %.4f empty %d (answered empty %.2f) page %.2f tools %.0f bytes\n",
+			k, b.Queries, b.Recall5, b.Recall10, b.NDCG10, b.EmptyQueries, b.EmptyAnswered, b.PageTools, b.PageBytes)
 	}
 	for _, sk := range r.Skipped {
 		s += fmt.Sprintf("skipped query %d: unknown tool %q\n", sk.Index, sk.Unknown)
 	}
 	return s
+}
+
+// RunExplain reads the catalog and queries files as Run does and writes, for each query,
+// its best k hits over every tool, each with the query terms it matches: where each term
+// comes from, the fields holding it and what it adds to the score ([rank.Index.Explain]).
+// A relevant hit is starred.
+func RunExplain(w io.Writer, catalogPath, queriesPath string, params bool, k int) error {
+	docs, err := LoadCatalog(catalogPath)
+	if err != nil {
+		return err
+	}
+	if !params {
+		for i := range docs {
+			docs[i].Params = ""
+		}
+	}
+	qs, err := LoadQueries(queriesPath)
+	if err != nil {
+		return err
+	}
+	ix := rank.NewIndex(docs)
+	all := rank.NewSet(len(docs))
+	for i := range docs {
+		all.Add(i)
+	}
+	for _, q := range qs {
+		if _, err := fmt.Fprintf(w, "%q\n", q.Query); err != nil {
+			return err
+		}
+		for i, h := range ix.Search(nil, q.Query, all, k) {
+			mark := " "
+			if slices.Contains(q.Relevant, docs[h.Doc].Name) {
+				mark = "*"
+			}
+			line := fmt.Sprintf("%s%2d %-40s %7.3f ", mark, i+1, docs[h.Doc].Name, h.Score)
+			for _, m := range ix.Explain(q.Query, all, h.Doc, docs[h.Doc]) {
+				line += fmt.Sprintf(" %s(%s %s)%.3f", m.Term, m.From, strings.Join(m.Fields, ","), m.Score)
+			}
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

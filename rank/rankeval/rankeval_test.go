@@ -45,16 +45,17 @@ func TestEvaluate(t *testing.T) {
 	}
 	r := func(q string, k int) []string { return results[q] }
 	qs := []Query{
-		{"qa", []string{"a"}},
-		{"qb", []string{"b"}},
-		{"bad", []string{"a", "zzz"}},
-		{"none", nil},
-		{"none2", []string{}},
+		{Query: "qa", Relevant: []string{"a"}},
+		{Query: "qb", Relevant: []string{"b"}},
+		{Query: "bad", Relevant: []string{"a", "zzz"}},
+		{Query: "none", Relevant: nil},
+		{Query: "none2", Relevant: []string{}},
 	}
 	rep := Evaluate(docs, qs, r)
 	want := Report{
 		Queries: 2, Recall1: 0.5, Recall5: 1, Recall10: 1, MRR10: 0.75, NDCG10: (1 + 1/math.Log2(3)) / 2,
-		EmptyQueries: 2, EmptyMeanResults: 0.5,
+		EmptyQueries: 2, EmptyMeanResults: 0.5, EmptyAnswered: 0.5,
+		PageTools: 1.25, PageBytes: 1.25, // one byte of text per tool
 		Skipped: []Skip{{Index: 2, Unknown: "zzz"}},
 	}
 	if diff := cmp.Diff(want, rep, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
@@ -109,5 +110,29 @@ func TestSynthetic(t *testing.T) {
 	}
 	if len(BenchQueries) != 100 {
 		t.Errorf("len(BenchQueries) = %d, want 100", len(BenchQueries))
+	}
+}
+
+func TestEvaluateByKind(t *testing.T) {
+	docs := []rank.Doc{{Name: "a"}, {Name: "bb"}}
+	results := map[string][]string{"p": {"bb", "a"}, "n": {"a"}, "m": nil}
+	r := func(q string, k int) []string { return results[q] }
+	qs := []Query{
+		{Query: "p", Relevant: []string{"a"}, Kind: "para"},
+		{Query: "n", Kind: "nomatch"},
+		{Query: "m", Kind: "nomatch"},
+	}
+	rep := Evaluate(docs, qs, r)
+	if len(rep.ByKind) != 2 {
+		t.Fatalf("ByKind has %d kinds, want 2", len(rep.ByKind))
+	}
+	if p := rep.ByKind["para"]; p.Queries != 1 || p.Recall1 != 0 || p.Recall5 != 1 || p.PageTools != 2 || p.PageBytes != 3 {
+		t.Errorf("ByKind[para] = %+v, want 1 query, R@1 0, R@5 1, 2 tools, 3 bytes", p)
+	}
+	if n := rep.ByKind["nomatch"]; n.EmptyQueries != 2 || n.EmptyAnswered != 0.5 || n.EmptyMeanResults != 0.5 || n.PageTools != 0.5 {
+		t.Errorf("ByKind[nomatch] = %+v, want 2 empty queries, half answered empty, 0.5 results", n)
+	}
+	if rep.PageTools != 1 || rep.Queries != 1 || rep.EmptyQueries != 2 {
+		t.Errorf("Report = %+v, want 1 query, 2 empty, 1 tool per page", rep)
 	}
 }

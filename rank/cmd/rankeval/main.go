@@ -6,12 +6,18 @@
 //
 // FILE for -catalog is a JSON array of tools {name, title?, description, inputSchema?,
 // ...} (the schema's parameter text is ranked too, as discovery does); FILE for
-// -queries is a JSON array of {"query": ..., "relevant": [tool names]}. Every query runs
-// through rank with limit 10 and every tool allowed; the command prints Recall@1, @5, @10,
-// MRR@10 and nDCG@10 (binary relevance), and for queries with an empty relevant list the
-// mean number of results. Queries naming an unknown tool are reported and skipped. -json
+// -queries is a JSON array of {"query": ..., "relevant": [tool names], "kind"?: ...}.
+// Every query runs through rank with limit 16 (discovery's largest page) and every tool
+// allowed; the command prints Recall@1, @5, @10, MRR@10 and nDCG@10 of the first 10
+// results (binary relevance), for queries with an empty relevant list the mean number of
+// results and the share answered with none, the mean tools and bytes of text of a first
+// page, and the same for each kind of query. Queries naming an unknown tool are reported
+// and skipped. -json
 // prints the same as one JSON object; -params=false ranks names, titles and
-// descriptions alone (discovery.CatalogOptions.IgnoreParamText).
+// descriptions alone (discovery.CatalogOptions.IgnoreParamText). -explain N prints instead
+// each query's best N hits, relevant ones starred, each with the query terms it matches:
+// where the term comes from (word, synonym, related...), the fields holding it and what
+// it adds to the score.
 //
 // For example, on the MetaTool development set:
 //
@@ -47,12 +53,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	queries := fs.String("queries", "", `JSON array of {"query": ..., "relevant": [tool names]}`)
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	params := fs.Bool("params", true, "rank the text of each tool's parameters too, as discovery does by default")
+	explain := fs.Int("explain", 0, "instead of the metrics, print each query's best `N` hits and the terms each matches")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *catalog == "" || *queries == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return errUsage
+	}
+	if *explain > 0 {
+		return rankeval.RunExplain(stdout, *catalog, *queries, *params, *explain)
 	}
 	return rankeval.Run(stdout, *catalog, *queries, *params, *asJSON)
 }

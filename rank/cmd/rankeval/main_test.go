@@ -54,6 +54,17 @@ func TestRun(t *testing.T) {
 	if err := run([]string{"-catalog", cat}, &out, &errOut); err == nil {
 		t.Error("run without -queries succeeded")
 	}
+
+	// -explain prints each query's hits, relevant ones starred, with their terms.
+	out.Reset()
+	if err := run([]string{"-catalog", cat, "-queries", qs, "-explain", "2"}, &out, &errOut); err != nil {
+		t.Fatalf("run -explain: %v", err)
+	}
+	for _, line := range []string{`"listing branches"`, "* 1 list_branches", "branch(word name,title,description)", "list(word name,title,description)"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("-explain output lacks %q:\n%s", line, out.String())
+		}
+	}
 }
 
 // -params=false ranks names, titles and descriptions alone: a word only a parameter

@@ -1,0 +1,132 @@
+package rank
+
+import (
+	"slices"
+	"strings"
+)
+
+// A Match is one query term's share of a hit's score, as Explain reports it.
+type Match struct {
+	// Term is the term as indexed: a stem ("creat"), a word as written, two words of a
+	// pair ("pull requests"), or the whole query ("list group wiki pages").
+	Term string
+	// From says where the query got it: "word", "synonym", "surface" (a word as
+	// written), "pair", "related" (a related word) or "whole" (the whole query).
+	From string
+	// Fields are the fields of the doc holding the term: "name", "title",
+	// "description", "params".
+	Fields []string
+	// Score is what the term adds to the doc's score; a Match's scores sum to the Hit's.
+	Score float64
+}
+
+// Explain returns why doc d ranks as it does for query over allowed: each query term it
+// matches, where the term comes from, which of d's fields hold it and what it adds to
+// its score, largest first (then by term). doc must be the Doc d was built from; its
+// fields are read again to name them. A doc that matches nothing gets none. Explain is
+// for tuning and for answering "why this tool": unlike Search, it allocates.
+func (ix *Index) Explain(query string, allowed Set, d int, doc Doc) []Match {
+	if d < 0 || d >= ix.n {
+		return nil
+	}
+	s := ix.getScratch()
+	defer ix.putScratch(s)
+	if !s.queryTerms(ix, query) {
+		return nil
+	}
+	allowed, n := ix.clipAllowed(allowed)
+	if n == 0 || !s.weigh(ix, allowed, n) {
+		return nil
+	}
+	names := make(map[uint32]string, len(s.qterms))
+	for _, q := range s.qterms {
+		id := q.id
+		if q.param {
+			id = q.partner
+		}
+		names[id] = ""
+	}
+	for t, id := range ix.terms {
+		if _, ok := names[id]; ok {
+			names[id] = t
+		}
+	}
+	fields := ix.docFields(doc)
+	var out []Match
+	for _, q := range s.qterms {
+		sat := ix.lookup(q.id, uint32(d))
+		if sat == 0 {
+			continue
+		}
+		id := q.id
+		if q.param {
+			id = q.partner
+		}
+		term := names[id]
+		m := Match{Term: displayTerm(term), From: q.from.String(), Score: float64(contribution(q.wt, sat)) / scoreScale}
+		if len(term) > 0 && term[0] == wholeMark {
+			m.From = "whole"
+		}
+		for f, terms := range fields {
+			if terms[term] {
+				m.Fields = append(m.Fields, fieldNames[f])
+			}
+		}
+		out = append(out, m)
+	}
+	slices.SortFunc(out, func(a, b Match) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return strings.Compare(a.Term, b.Term)
+	})
+	return out
+}
+
+var fieldNames = [numFields]string{"name", "title", "description", "params"}
+
+// docFields returns the terms of each field of doc, analysed as the index analyses them.
+func (ix *Index) docFields(doc Doc) [numFields]map[string]bool {
+	p := ix.p
+	an := newAnalyzer(p.Off)
+	var out [numFields]map[string]bool
+	for f, text := range [numFields]string{doc.Name, doc.Title, doc.Description, doc.Params} {
+		an.reset()
+		an.pairs = p.Pair > 0 && f < fieldDesc
+		an.surface = p.Surf > 0 && f != fieldParams
+		an.add(text)
+		if f == fieldName && p.Whole {
+			an.addWhole()
+		}
+		out[f] = make(map[string]bool, an.n())
+		for i := range an.n() {
+			out[f][string(an.term(i))] = true
+		}
+	}
+	return out
+}
+
+// displayTerm returns term without its pair or whole-name mark.
+func displayTerm(term string) string {
+	if len(term) > 0 && (term[0] == pairMark || term[0] == wholeMark) {
+		return term[1:]
+	}
+	return term
+}
+
+func (s source) String() string {
+	switch s {
+	case fromSynonym:
+		return "synonym"
+	case fromSurface:
+		return "surface"
+	case fromPair:
+		return "pair"
+	case fromRelated:
+		return "related"
+	}
+	return "word"
+}

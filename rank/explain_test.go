@@ -1,0 +1,76 @@
+package rank_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/rank"
+)
+
+// Explain's matches add up to each hit's score, and name the fields holding each term.
+func TestExplainSumsToScore(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	checked := 0
+	for range 20 {
+		docs := randomCatalog(r, 50+r.IntN(200), "d")
+		ix := rank.NewIndex(docs)
+		allowed := allOf(len(docs))
+		for range 10 {
+			q := randomQuery(r)
+			for _, h := range ix.Search(nil, q, allowed, 5) {
+				ms := ix.Explain(q, allowed, h.Doc, docs[h.Doc])
+				sum := 0.0
+				for _, m := range ms {
+					sum += m.Score
+					if len(m.Fields) == 0 {
+						t.Errorf("Explain(%q, %s): term %q (%s) in no field", q, docs[h.Doc].Name, m.Term, m.From)
+					}
+				}
+				if math.Abs(sum-h.Score) > 1e-6 {
+					t.Fatalf("Explain(%q, %s) sums to %v, the hit scores %v: %+v", q, docs[h.Doc].Name, sum, h.Score, ms)
+				}
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no hit explained")
+	}
+}
+
+func TestExplain(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "list_pull_requests", Title: "List pull requests", Description: "List pull requests in a repository."},
+		{Name: "delete_branch", Description: "Delete a branch.", Params: "branch name"},
+		{Name: "create_issue", Description: "Create an issue."},
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	ms := ix.Explain("erase the branch", all, 1, docs[1])
+	var got []string
+	for _, m := range ms {
+		got = append(got, m.Term+"/"+m.From)
+	}
+	for _, want := range []string{"branch/word", "delet/synonym"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Explain(erase the branch, delete_branch) = %v, want %s among them", got, want)
+		}
+	}
+	for _, m := range ms {
+		if m.Term == "branch" && !slices.Equal(m.Fields, []string{"name", "description", "params"}) {
+			t.Errorf("branch is in %v, want name, description, params", m.Fields)
+		}
+	}
+	if ms := ix.Explain("open a ticket", all, 2, docs[2]); len(ms) != 1 || ms[0].Term != "issu" || ms[0].From != "related" {
+		t.Errorf("Explain(open a ticket, create_issue) = %+v, want issu (the stem of issue), a related word", ms)
+	}
+	ms = ix.Explain("pull requests", all, 0, docs[0])
+	if len(ms) == 0 || ms[0].From != "word" && ms[0].From != "pair" && ms[0].From != "whole" {
+		t.Errorf("Explain(pull requests) = %+v", ms)
+	}
+	if ms := ix.Explain("erase the branch", all, 0, docs[0]); len(ms) != 0 {
+		t.Errorf("Explain of a doc matching nothing = %+v, want none", ms)
+	}
+}

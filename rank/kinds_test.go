@@ -1,0 +1,201 @@
+package rank_test
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/rank"
+	"github.com/deferredtools/deferredtools/rank/rankeval"
+)
+
+// TestKinds prints, for RANK_KINDS=1, the figures of every development set (the
+// held-out .fresh and the blind .kblind sets only with RANK_KINDS=all): nDCG@10, Recall@5
+// and @10, the share of no-answer queries answered empty, and the mean tools and bytes of
+// a first page at limit 16; then the .kinds sets pooled by kind of query (paraphrase,
+// task, nomatch, nonenglish), and the mean over the other sets.
+func TestKinds(t *testing.T) {
+	mode := os.Getenv("RANK_KINDS")
+	if mode == "" {
+		t.Skip("set RANK_KINDS=1 (or all, with the held-out and blind sets)")
+	}
+	sets := loadKindSets(t, mode == "all")
+	pools := evalPools(sets, true)
+	for _, k := range slices.Sorted(maps.Keys(pools)) {
+		fmt.Printf("POOL %-18s %s\n", k, pools[k])
+	}
+}
+
+// TestFloorGrid prints, for RANK_FLOOR=1, the pooled figures of the tuning sets for a
+// grid of relevance floors.
+func TestFloorGrid(t *testing.T) {
+	if os.Getenv("RANK_FLOOR") == "" {
+		t.Skip("set RANK_FLOOR=1")
+	}
+	sets := loadKindSets(t, false)
+	for _, top := range []float64{0, 0.15} {
+		for _, info := range []float64{0, 0.05, 0.07, 0.1} {
+			for _, unk := range []float64{1} {
+				rc := rank.SetUnknownCap(2)
+				restore := rank.SetFloor(top, info, unk)
+				pools := evalPools(sets, false)
+				restore()
+				rc()
+				fmt.Printf("top %.2f info %.2f unk %.1f", top, info, unk)
+				printPools(pools)
+			}
+		}
+	}
+}
+
+// TestRelatedGrid prints, for RANK_RELATED=1, the pooled figures of the tuning sets for
+// a grid of related-word weights.
+func TestRelatedGrid(t *testing.T) {
+	if os.Getenv("RANK_RELATED") == "" {
+		t.Skip("set RANK_RELATED=1")
+	}
+	sets := loadKindSets(t, false)
+	for _, w := range []float64{0, 0.2, 0.3, 0.4, 0.5} {
+		restore := rank.SetRelatedWeight(w)
+		pools := evalPools(sets, false)
+		restore()
+		fmt.Printf("related %.2f", w)
+		printPools(pools)
+	}
+}
+
+// printPools prints the pools the grids compare on one line.
+func printPools(pools map[string]*pooled) {
+	for _, k := range []string{"metatool", "dev", "long15", "typo(generated)", "kinds:paraphrase", "kinds:task", "kinds:nonenglish", "kinds:nomatch"} {
+		p := pools[k]
+		if p == nil {
+			continue
+		}
+		d := max(p.n, 1)
+		fmt.Printf(" | %s %.3f/%.3f/%.3f e%.2f p%.1f", k, p.ndcg/d, p.r5/d, p.r10/d, p.answered/max(p.empty, 1), p.tools/max(p.all, 1))
+	}
+	fmt.Println()
+}
+
+// typoQueries returns qs with the two letters after the second of the longest word of
+// each query swapped, as a typing slip would ("branches" -> "brnaches"); queries whose
+// words are all shorter than five letters are left out.
+func typoQueries(qs []rankeval.Query) []rankeval.Query {
+	var out []rankeval.Query
+	for _, q := range qs {
+		words := strings.Fields(q.Query)
+		long := -1
+		for i, w := range words {
+			if len(w) >= 5 && (long < 0 || len(w) > len(words[long])) {
+				long = i
+			}
+		}
+		if long < 0 || len(q.Relevant) == 0 {
+			continue
+		}
+		b := []byte(words[long])
+		b[2], b[3] = b[3], b[2]
+		words[long] = string(b)
+		out = append(out, rankeval.Query{Query: strings.Join(words, " "), Relevant: q.Relevant, Kind: "typo"})
+	}
+	return out
+}
+
+type kindSet struct {
+	devSet
+	docs []rank.Doc
+	qs   []rankeval.Query
+}
+
+// loadKindSets loads the development sets, with the held-out and blind ones if all.
+func loadKindSets(t *testing.T, all bool) []kindSet {
+	var sets []kindSet
+	for _, ds := range devSets(t) {
+		if heldOut(ds.name) && !all {
+			continue
+		}
+		docs, qs := ds.load(t)
+		sets = append(sets, kindSet{ds, docs, qs})
+	}
+	return sets
+}
+
+type pooled struct{ n, empty, all, answered, ndcg, r5, r10, tools, bytes float64 }
+
+func (p *pooled) String() string {
+	d := max(p.n, 1)
+	return fmt.Sprintf("n=%4.0f nDCG@10 %.3f R@5 %.3f R@10 %.3f empty %2.0f answered %.2f page %5.2f tools %6.0f bytes",
+		p.n, p.ndcg/d, p.r5/d, p.r10/d, p.empty, p.answered/max(p.empty, 1), p.tools/max(p.all, 1), p.bytes/max(p.all, 1))
+}
+
+func (p *pooled) add(rep *rankeval.Report) {
+	n, e := float64(rep.Queries), float64(rep.EmptyQueries)
+	p.n += n
+	p.empty += e
+	p.answered += rep.EmptyAnswered * e
+	p.ndcg += rep.NDCG10 * n
+	p.r5 += rep.Recall5 * n
+	p.r10 += rep.Recall10 * n
+	p.all += n + e
+	p.tools += rep.PageTools * (n + e)
+	p.bytes += rep.PageBytes * (n + e)
+}
+
+// evalPools evaluates every set and pools the reports: metatool, dev (our older sets),
+// fresh (held out), the .kinds and .kblind sets by kind, and the older sets' queries
+// with a typo.
+func evalPools(sets []kindSet, print bool) map[string]*pooled {
+	pools := map[string]*pooled{}
+	add := func(key string, rep *rankeval.Report) {
+		if pools[key] == nil {
+			pools[key] = &pooled{}
+		}
+		pools[key].add(rep)
+	}
+	for _, ds := range sets {
+		rep := rankeval.Evaluate(ds.docs, ds.qs, rankeval.Ours(ds.docs))
+		if print {
+			one := &pooled{}
+			one.add(&rep)
+			fmt.Printf("%-20s %s\n", ds.name, one)
+		}
+		var long []rankeval.Query
+		for _, q := range ds.qs {
+			if len(strings.Fields(q.Query)) >= 15 {
+				long = append(long, q)
+			}
+		}
+		if len(long) > 0 {
+			// Long queries (15 words or more) of every set, MetaTool's included.
+			lrep := rankeval.Evaluate(ds.docs, long, rankeval.Ours(ds.docs))
+			add("long15", &lrep)
+		}
+		_, group, _ := strings.Cut(ds.name, ".")
+		if group != "kinds" && group != "kblind" && ds.name != "metatool" {
+			// The same queries with a typo: two letters of the longest word swapped.
+			typo := rankeval.Evaluate(ds.docs, typoQueries(ds.qs), rankeval.Ours(ds.docs))
+			add("typo(generated)", &typo)
+		}
+		switch group {
+		case "kinds", "kblind":
+			for k, r := range rep.ByKind {
+				add(group+":"+k, r)
+			}
+			add(group+":all", &rep)
+		case "":
+			if ds.name == "metatool" {
+				add(ds.name, &rep)
+			} else {
+				add("dev", &rep)
+			}
+		case "fresh":
+			add("fresh", &rep)
+		default:
+			add("dev", &rep)
+		}
+	}
+	return pools
+}
