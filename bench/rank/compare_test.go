@@ -12,36 +12,46 @@ import (
 
 const dataDir = "../../../shared/data"
 
-// dataset is one catalog with a labelled query set.
+// dataset is one catalog with a labelled query set. pooled sets (the per-kind sets,
+// *.kinds.json and *.kblind.json, of 5 to 20 answered queries per catalog) are
+// compared pooled over their catalogs, not one by one.
 type dataset struct {
 	name, catalog, queries string
+	pooled                 string // the pool's name; "" for a set compared alone
 }
 
 func datasets(t testing.TB) []dataset {
 	if _, err := os.Stat(dataDir); err != nil {
 		t.Skipf("shared data folder %s absent: no comparison", dataDir)
 	}
-	sets := []dataset{{"metatool", filepath.Join(dataDir, "retrieval/metatool/tools.json"), filepath.Join(dataDir, "retrieval/metatool/queries.json")}}
+	sets := []dataset{{"metatool", filepath.Join(dataDir, "retrieval/metatool/tools.json"), filepath.Join(dataDir, "retrieval/metatool/queries.json"), ""}}
 	qfiles, _ := filepath.Glob("../../rank/testdata/queries/*.json")
 	if len(qfiles) == 0 {
 		t.Fatal("no query sets under ../../rank/testdata/queries")
 	}
 	for _, q := range qfiles {
 		name := strings.TrimSuffix(filepath.Base(q), ".json")
-		catalog, _, _ := strings.Cut(name, ".") // github.agent.json is a second set for github.json
-		sets = append(sets, dataset{name, filepath.Join(dataDir, "catalogs", catalog+".json"), q})
+		catalog, kind, _ := strings.Cut(name, ".") // github.agent.json is a second set for github.json
+		pool := ""
+		if kind == "kinds" || kind == "kblind" {
+			pool = kind
+		}
+		sets = append(sets, dataset{name, filepath.Join(dataDir, "catalogs", catalog+".json"), q, pool})
 	}
 	return sets
 }
 
 // TestCompare prints rank's and bleve's metrics side by side on every dataset (bleve's
 // NewMemOnly index, and its scorch index in memory). It fails where rank does not beat
-// bleve on nDCG@10 or on Recall@5 (unless rank's is perfect) on a dataset, or where its
+// bleve on nDCG@10 or on Recall@5 (unless rank's is perfect) on a dataset, or on a pool
+// of small per-kind sets (query-weighted means over their catalogs), or where its
 // Recall@5 is not above bleve's summed over the datasets.
 func TestCompare(t *testing.T) {
 	var b strings.Builder
 	var sumOurs float64
 	var sumTheirs [2]float64
+	type poolSums struct{ n, ndcg, recall5 [3]float64 } // ours, bleve, scorch
+	pools := map[string]*poolSums{}
 	fmt.Fprintf(&b, "%-16s %-6s %5s %6s %6s %6s %6s %6s %6s\n", "dataset", "ranker", "n", "R@1", "R@5", "R@10", "MRR10", "nDCG10", "empty")
 	for _, ds := range datasets(t) {
 		docs, err := rankeval.LoadCatalog(ds.catalog)
@@ -73,6 +83,19 @@ func TestCompare(t *testing.T) {
 		if len(ours.Skipped) > 0 {
 			t.Errorf("%s: %d queries skipped for unknown tools: %v", ds.name, len(ours.Skipped), ours.Skipped)
 		}
+		if ds.pooled != "" {
+			ps := pools[ds.pooled]
+			if ps == nil {
+				ps = &poolSums{}
+				pools[ds.pooled] = ps
+			}
+			for i, r := range []rankeval.Report{ours, theirs, scorch} {
+				ps.n[i] += float64(r.Queries)
+				ps.ndcg[i] += float64(r.Queries) * r.NDCG10
+				ps.recall5[i] += float64(r.Queries) * r.Recall5
+			}
+			continue
+		}
 		for i, th := range []rankeval.Report{theirs, scorch} {
 			if ours.NDCG10 <= th.NDCG10 {
 				t.Errorf("%s: ours nDCG@10 %.3f, bleve %.3f: not better", ds.name, ours.NDCG10, th.NDCG10)
@@ -85,6 +108,19 @@ func TestCompare(t *testing.T) {
 			sumTheirs[i] += th.Recall5
 		}
 		sumOurs += ours.Recall5
+	}
+	for name, ps := range pools {
+		for i, peer := range []string{"bleve", "scorch"} {
+			ours, theirs := ps.ndcg[0]/ps.n[0], ps.ndcg[i+1]/ps.n[i+1]
+			fmt.Fprintf(&b, "pool %-11s ours nDCG10 %.3f R@5 %.3f; %s %.3f %.3f (%d queries)\n", name,
+				ours, ps.recall5[0]/ps.n[0], peer, theirs, ps.recall5[i+1]/ps.n[i+1], int(ps.n[0]))
+			if ours <= theirs {
+				t.Errorf("pool %s: ours nDCG@10 %.3f, %s %.3f: not better", name, ours, peer, theirs)
+			}
+			if ps.recall5[0] <= ps.recall5[i+1] {
+				t.Errorf("pool %s: ours Recall@5 %.3f, %s %.3f: not better", name, ps.recall5[0]/ps.n[0], peer, ps.recall5[i+1]/ps.n[i+1])
+			}
+		}
 	}
 	for _, st := range sumTheirs {
 		if sumOurs <= st {
