@@ -204,7 +204,7 @@ func TestMetricsNoContent(t *testing.T) {
 	d := f.build(nil)
 	off := f.build(func(o *discovery.Options) { o.Enabled = false })
 	broken := f.build(func(o *discovery.Options) { o.Grants = failingReader{} })
-	first, err := d.Discover(ctx, who, discovery.Request{Query: canary + " registry", Limit: 1})
+	first, err := d.Discover(ctx, who, discovery.Request{Query: "model of the registry " + canary, Limit: 1})
 	if err != nil || first.NextCursor == "" {
 		t.Fatalf("first page: %v, %v; want a page with a cursor", first, err)
 	}

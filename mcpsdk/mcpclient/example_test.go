@@ -77,7 +77,7 @@ func ExampleDiscover() {
 	}
 
 	var names []string
-	for tool, err := range mcpclient.All(ctx, cs, &mcpclient.DiscoverParams{Query: "weather alerts", Limit: 2}) {
+	for tool, err := range mcpclient.All(ctx, cs, &mcpclient.DiscoverParams{Query: "weather of a city", Limit: 2}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -96,6 +96,6 @@ func ExampleDiscover() {
 	// page 1: 2 tools, more: true, digest sha256:
 	// page 2: 2 tools, more: true, digest sha256:
 	// page 3: 1 tools, more: false, digest sha256:
-	// all: weather_alerts first of 5
+	// all: weather_now first of 5
 	// forged cursor: -32602 invalid_cursor
 }
