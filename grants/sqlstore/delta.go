@@ -52,7 +52,15 @@ type rowKey struct{ principal, tool string }
 // it. A tombstone of a key that holds a row now is not read, so a stray one (written
 // by hand) changes nothing.
 func (s *Store) readDelta(ctx context.Context, principalID string, cached *grants.Snapshot) (*grants.Snapshot, bool) {
-	rows, err := s.db.QueryContext(ctx, s.q.delta, principalID, cached.Revision)
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	if st := s.deltaStmt(ctx); st != nil {
+		rows, err = st.QueryContext(ctx, principalID, cached.Revision)
+	} else {
+		rows, err = s.db.QueryContext(ctx, s.q.delta, principalID, cached.Revision)
+	}
 	if err != nil {
 		return nil, false
 	}
@@ -153,4 +161,30 @@ func applyDelta(cached *grants.Snapshot, rev int64, changed []grants.Row, left [
 	}
 	out = append(out, changed...)
 	return &grants.Snapshot{Revision: rev, Rows: out}
+}
+
+// deltaStmt answers the delta read prepared (on SQLite, where compiling it costs about
+// as much as running it), preparing it at the first call; nil on PostgreSQL (see
+// statements), after Close, or when preparing fails (the next call tries again).
+func (s *Store) deltaStmt(ctx context.Context) *sql.Stmt {
+	if s.dialect != SQLite {
+		return nil
+	}
+	if st := s.deltaQ.Load(); st != nil {
+		return st
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return nil
+	}
+	if st := s.deltaQ.Load(); st != nil {
+		return st
+	}
+	st, err := s.db.PrepareContext(ctx, s.q.delta)
+	if err != nil {
+		return nil
+	}
+	s.deltaQ.Store(st)
+	return st
 }

@@ -187,8 +187,9 @@ var busyTimeout = 5 * time.Second // a var: tests lower it to force lock content
 // answers the same *Snapshot while the rows and revision stay the same, so consumers
 // may key caches by the Snapshot pointer.
 //
-// On SQLite a Store prepares its write statements and the control revision read at
-// their first use and keeps them until Close (or until its *sql.DB closes).
+// On SQLite a Store prepares its write statements, the control revision read and the
+// delta read at their first use and keeps them until Close (or until its *sql.DB
+// closes).
 type Store struct {
 	db      *sql.DB
 	dialect Dialect
@@ -202,6 +203,7 @@ type Store struct {
 	counted atomic.Int32                       // countedYes once 0020 is found recorded, countedDelta 0021, countedNo neither
 
 	stmts  atomic.Pointer[statements] // prepared on first use, see prepared
+	deltaQ atomic.Pointer[sql.Stmt]   // SQLite: the delta read, prepared at its first use
 	mu     sync.Mutex                 // serialises preparing and Close
 	closed atomic.Bool
 }
