@@ -16,7 +16,8 @@ const DefaultCacheBytes = 32 << 20
 
 // snapshotCache holds the last Snapshot read for each principal, least recently used
 // first out, within max bytes as snapshotSize estimates them. It holds only Snapshots of
-// successful full reads; each is valid while the control revision equals its Revision.
+// successful reads (full or delta); each is valid while the control revision equals its
+// Revision.
 // It is safe for concurrent use.
 type snapshotCache struct {
 	mu    sync.Mutex

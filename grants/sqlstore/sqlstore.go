@@ -19,7 +19,7 @@
 //     revision, joined, bounded by LIMIT 4097. One statement sees one snapshot on both
 //     databases, so the revision is the one the rows were read at (SPEC CURSOR-5).
 //   - Cached reads: a Store keeps the Snapshot of each principal's last successful
-//     full read, bounded by Options.CacheBytes (DefaultCacheBytes, 32 MiB; least
+//     read, bounded by Options.CacheBytes (DefaultCacheBytes, 32 MiB; least
 //     recently used out first). A read of a principal it holds first reads the control
 //     revision alone (one row by primary key): equal to the Snapshot's revision, it
 //     answers the Snapshot; higher, it reads what changed since (below); lower but not
