@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"container/list"
+	"context"
+	"fmt"
 	"sync"
 	"unsafe"
 
@@ -14,7 +16,8 @@ const DefaultCacheBytes = 32 << 20
 
 // snapshotCache holds the last Snapshot read for each principal, least recently used
 // first out, within max bytes as snapshotSize estimates them. It holds only Snapshots of
-// successful full reads; each is valid while the control revision equals its Revision.
+// successful reads (full or delta); each is valid while the control revision equals its
+// Revision.
 // It is safe for concurrent use.
 type snapshotCache struct {
 	mu    sync.Mutex
@@ -97,4 +100,35 @@ func snapshotSize(principal string, snap *grants.Snapshot) int64 {
 		}
 	}
 	return n
+}
+
+// countsWrites finds out, after a successful full read, whether the database records
+// migration 0020, whose triggers count every write exactly once: only then may a Store
+// answer from its cache without reading the rows (it still answers an equal cached
+// Snapshot's pointer); and 0021, whose tombstones let it bring a cached Snapshot up to
+// date from what changed (readDelta). It asks once per Store; a database migrated
+// while the Store runs is used so from the next Store on. A failed look-up leaves the
+// answer unknown, to ask again after the next full read.
+func (s *Store) countsWrites(ctx context.Context) {
+	if s.counted.Load() != countedUnknown {
+		return
+	}
+	if s.cache.max <= 0 {
+		s.counted.Store(countedNo)
+		return
+	}
+	var counted, deleted int
+	q := fmt.Sprintf("SELECT count(CASE WHEN version = %d THEN 1 END), count(CASE WHEN version = %d THEN 1 END) FROM sqlstore_migrations",
+		versionCounted, versionDeleted)
+	if err := s.db.QueryRowContext(ctx, q).Scan(&counted, &deleted); err != nil {
+		return
+	}
+	switch {
+	case counted == 1 && deleted == 1:
+		s.counted.Store(countedDelta)
+	case counted == 1:
+		s.counted.Store(countedYes)
+	default:
+		s.counted.Store(countedNo)
+	}
 }

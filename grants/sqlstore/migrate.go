@@ -30,6 +30,9 @@ const (
 	// 0020_revision_once: triggers counting each change exactly once, which the
 	// Store's cache relies on
 	versionCounted = 20
+	// 0021_deleted_rows: tombstones of the rows that leave a key, which the Store's
+	// delta reads rely on
+	versionDeleted = 21
 )
 
 // ErrMigrationChanged reports that a migration recorded as applied differs (by checksum)
@@ -147,8 +150,14 @@ func splitStatements(src string) []string {
 //     exactly once whatever SQL writes it (an upsert, ON CONFLICT DO NOTHING, an UPDATE
 //     that sets the revision, TRUNCATE on PostgreSQL). A Store answers from its cache
 //     only over a database that records 0020.
+//   - 0021_deleted_rows adds tombstones: the triggers record each row deleted or moved
+//     to another key, at the revision of the change, in tool_grants_deleted (pruned to
+//     the last 65,536 revisions), above the revision in tool_grants_deleted_floor. A
+//     Store brings a cached Snapshot up to date from what changed since its revision
+//     only over a database that records 0021.
 //
-// Every run also restores the control row at revision 1 if it was deleted. A recorded
+// Every run also restores the control row at revision 1 if it was deleted, and the
+// tombstone floor row, at the control revision, if it was deleted. A recorded
 // migration whose checksum differs from the embedded one answers ErrMigrationChanged.
 // Compat rows failing grants.CheckRow (Revision aside), naming another principal than
 // "*" or repeating a tool are refused with a *grants.MalformedError before db is
@@ -267,6 +276,16 @@ func migrate(ctx context.Context, db *sql.DB, dialect Dialect, compat []grants.R
 			}
 		}
 		if _, err := tx.ExecContext(ctx, "INSERT INTO control_revisions (name, revision) VALUES ('model_grants', 1) ON CONFLICT (name) DO NOTHING"); err != nil {
+			return false, err
+		}
+		if exists, err := tableExists(ctx, tx, dialect, "tool_grants_deleted_floor"); err != nil || !exists {
+			return err == nil, err
+		}
+		// Tombstones deleted while the floor row was missing raised nothing: the
+		// control revision is a floor above every one of them.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tool_grants_deleted_floor (revision)
+SELECT revision FROM control_revisions WHERE name = 'model_grants'
+    AND NOT EXISTS (SELECT 1 FROM tool_grants_deleted_floor)`); err != nil {
 			return false, err
 		}
 		return true, nil

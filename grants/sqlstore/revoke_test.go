@@ -223,7 +223,10 @@ func TestRevocationSeenAfterCommit(t *testing.T) {
 			if checked < 2*rounds {
 				t.Errorf("only %d reads fell inside the %d windows: the test proved little", checked, rounds)
 			}
-			t.Logf("%d reads checked in %d windows", checked, rounds)
+			if s.reads.delta.Load() == 0 {
+				t.Error("no read brought its cached Snapshot up to date from the changes: the delta reads went unchecked")
+			}
+			t.Logf("%d reads checked in %d windows (%d full reads, %d delta reads)", checked, rounds, s.reads.full.Load(), s.reads.delta.Load())
 		})
 	}
 }

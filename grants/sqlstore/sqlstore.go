@@ -2,7 +2,7 @@
 // one process, PostgreSQL for many processes sharing grants.
 //
 // The host opens the *sql.DB with the driver it chooses (this package imports none),
-// applies the embedded migrations with Migrate (0018_tool_grants, 0019_grant_rules;
+// applies the embedded migrations with Migrate (0018_tool_grants to 0021_deleted_rows;
 // each runs once and is recorded in sqlstore_migrations), and hands New's Store to the
 // Discoverer as its grants.Reader.
 //
@@ -19,11 +19,12 @@
 //     revision, joined, bounded by LIMIT 4097. One statement sees one snapshot on both
 //     databases, so the revision is the one the rows were read at (SPEC CURSOR-5).
 //   - Cached reads: a Store keeps the Snapshot of each principal's last successful
-//     full read, bounded by Options.CacheBytes (DefaultCacheBytes, 32 MiB; least
+//     read, bounded by Options.CacheBytes (DefaultCacheBytes, 32 MiB; least
 //     recently used out first). A read of a principal it holds first reads the control
 //     revision alone (one row by primary key): equal to the Snapshot's revision, it
-//     answers the Snapshot; higher, or lower but not stale, it reads the rows in full;
-//     stale, missing or unreadable, it fails closed as a full read would. The cache is
+//     answers the Snapshot; higher, it reads what changed since (below); lower but not
+//     stale, it reads the rows in full; stale, missing or unreadable, it fails closed
+//     as a full read would. The cache is
 //     never a fallback (SPEC GRANT-6): every read confirms the revision with the
 //     database. It is used only over a database recording migration 0020, whose
 //     triggers bump the control revision exactly once in the transaction of every
@@ -32,6 +33,21 @@
 //     control_revisions by hand back to a value a Store has cached, or editing rows
 //     with the triggers dropped, defeats this: restart the processes after such
 //     surgery.
+//   - Delta reads: over a database recording migration 0021, a principal whose cached
+//     Snapshot is older than the control revision is brought up to date by one
+//     statement reading the control revision, the tombstone floor, the principal's
+//     and "*" rows whose revision is above the Snapshot's (the triggers stamp every
+//     insert and update, and an index on (principal_id, revision) finds them), and the
+//     tombstones above it of keys that hold no row now (the triggers write one, at the
+//     change's revision, for every row deleted or moved to another key). The result
+//     equals a full read at that revision. A full read is made instead when the
+//     Snapshot is below the floor (its tombstones were pruned, deleted by hand or never
+//     written: TRUNCATE on PostgreSQL, changes before 0021), when more than 1,024
+//     changes apply, or when the delta read fails or would break a rule (too many
+//     rows), so that the full read reports it. Tombstones are pruned by the triggers:
+//     each deletion removes those 65,536 revisions or more older than its own, so the
+//     table holds at most 65,536 rows (each change takes a revision of its own), and
+//     the floor rises to the newest pruned.
 //   - Stale: each Store remembers the highest control revision it has confirmed (read
 //     or written). A read that started after that and answers a lower revision is
 //     stale (a lagging replica, a database restored from a backup) and fails with
@@ -171,8 +187,9 @@ var busyTimeout = 5 * time.Second // a var: tests lower it to force lock content
 // answers the same *Snapshot while the rows and revision stay the same, so consumers
 // may key caches by the Snapshot pointer.
 //
-// On SQLite a Store prepares its write statements and the control revision read at
-// their first use and keeps them until Close (or until its *sql.DB closes).
+// On SQLite a Store prepares its write statements, the control revision read and the
+// delta read at their first use and keeps them until Close (or until its *sql.DB
+// closes).
 type Store struct {
 	db      *sql.DB
 	dialect Dialect
@@ -182,18 +199,22 @@ type Store struct {
 	busy    atomic.Int64 // SQLite: the database's own busy timeout, see setBusyTimeout
 
 	cache   *snapshotCache
-	counted atomic.Int32 // countedYes once 0020 is found recorded, countedNo once not
+	reads   struct{ full, delta atomic.Int64 } // rows read in full, Snapshots brought up to date
+	counted atomic.Int32                       // countedYes once 0020 is found recorded, countedDelta 0021, countedNo neither
 
 	stmts  atomic.Pointer[statements] // prepared on first use, see prepared
+	deltaQ atomic.Pointer[sql.Stmt]   // SQLite: the delta read, prepared at its first use
 	mu     sync.Mutex                 // serialises preparing and Close
 	closed atomic.Bool
 }
 
-// The states of Store.counted: whether the database counts every write exactly once.
+// The states of Store.counted: whether the database counts every write exactly once
+// (0020), and records the rows that leave a key too (0021).
 const (
 	countedUnknown = iota
 	countedYes
 	countedNo
+	countedDelta
 )
 
 var (
@@ -227,7 +248,7 @@ func NewWithOptions(db *sql.DB, dialect Dialect, opts *Options) *Store {
 
 // queries are a dialect's statements.
 type queries struct {
-	read, lock, control, upsert, remove, list string
+	read, delta, lock, control, upsert, remove, list string
 }
 
 var (
@@ -260,6 +281,7 @@ FROM control_revisions c
 LEFT JOIN tool_grants g ON g.principal_id IN (%s, '*')
 WHERE c.name = 'model_grants'
 LIMIT %d`, arg(1), grants.MaxRows+1),
+		delta: deltaQuery(arg),
 		// lock reads the control revision before a change, locking its row, so
 		// writers queue there; the triggers of migration 0019 then increment it.
 		lock:    lock,
@@ -314,9 +336,10 @@ func (s *Store) raise(rev int64) {
 //
 // When the Store holds a Snapshot of principalID, it first reads the control revision
 // alone: the same revision as the Snapshot's answers the Snapshot (every write bumps the
-// control revision in its own transaction, so no row changed since); any other, or
-// none, falls through to the full read and its rules. Only successful full reads are
-// cached.
+// control revision in its own transaction, so no row changed since); a higher one
+// answers the Snapshot brought up to date by a delta read when it can (see the package
+// doc); any other, or none, falls through to the full read and its rules. Only
+// successful reads are cached.
 func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Snapshot, error) {
 	if s.db == nil || s.q == nil {
 		return nil, errSetup
@@ -325,7 +348,8 @@ func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Sna
 		return nil, ErrClosed
 	}
 	floor := s.highest.Load()
-	if cached := s.cache.get(principalID); cached != nil && s.counted.Load() == countedYes {
+	counted := s.counted.Load()
+	if cached := s.cache.get(principalID); cached != nil && (counted == countedYes || counted == countedDelta) {
 		st, err := s.prepared(ctx)
 		if err != nil {
 			if errors.Is(err, ErrClosed) {
@@ -343,8 +367,15 @@ func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Sna
 			return nil, ErrStale
 		case control == cached.Revision:
 			return cached, nil
+		case control > cached.Revision && counted == countedDelta:
+			if snap, ok := s.readDelta(ctx, principalID, cached); ok && snap.Revision >= floor {
+				s.reads.delta.Add(1)
+				s.raise(snap.Revision)
+				return s.cache.put(principalID, snap), nil
+			}
 		}
 	}
+	s.reads.full.Add(1)
 	snap, err := s.read(ctx, principalID)
 	if err != nil {
 		return nil, err
@@ -355,33 +386,6 @@ func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Sna
 	s.raise(snap.Revision)
 	s.countsWrites(ctx)
 	return s.cache.put(principalID, snap), nil
-}
-
-// countsWrites finds out, after a successful full read, whether the database records
-// migration 0020, whose triggers
-// count every write exactly once: only then may a Store answer from its cache without
-// reading the rows (it still answers an equal cached Snapshot's pointer). It asks
-// once per Store; a database migrated while the Store runs is cached from the next
-// Store on. A failed look-up leaves the answer unknown, to ask again after the next
-// full read.
-func (s *Store) countsWrites(ctx context.Context) {
-	if s.counted.Load() != countedUnknown {
-		return
-	}
-	if s.cache.max <= 0 {
-		s.counted.Store(countedNo)
-		return
-	}
-	var n int
-	q := fmt.Sprintf("SELECT count(*) FROM sqlstore_migrations WHERE version = %d", versionCounted)
-	if err := s.db.QueryRowContext(ctx, q).Scan(&n); err != nil {
-		return
-	}
-	if n == 1 {
-		s.counted.Store(countedYes)
-	} else {
-		s.counted.Store(countedNo)
-	}
 }
 
 func (s *Store) read(ctx context.Context, principalID string) (*grants.Snapshot, error) {

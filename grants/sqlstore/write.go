@@ -442,10 +442,15 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed.Store(true)
+	var errs []error
 	if st := s.stmts.Swap(nil); st != nil {
-		if err := st.close(); err != nil {
-			return fail(context.Background(), "close", err)
-		}
+		errs = append(errs, st.close())
+	}
+	if d := s.deltaQ.Swap(nil); d != nil {
+		errs = append(errs, d.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fail(context.Background(), "close", err)
 	}
 	return nil
 }
