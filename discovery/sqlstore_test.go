@@ -351,8 +351,16 @@ func sqRun(t *testing.T, f *sqFixture, r grants.Reader, revisionSync bool, d tim
 		failed atomic.Bool
 		wg     sync.WaitGroup
 	)
-	deadline := time.Now().Add(d)
-	stop := func() bool { return failed.Load() || time.Now().After(deadline) }
+	// The run lasts d, and longer (up to 10 s more) until it has proved something: a
+	// loaded machine may schedule too few writes or chains in d alone.
+	deadline, hard := time.Now().Add(d), time.Now().Add(d+10*time.Second)
+	enough := func() bool {
+		return f.writes.Load() >= 3 && stats.complete.Load() > 0 && stats.invalidCursor.Load()+stats.changed.Load() > 0
+	}
+	stop := func() bool {
+		now := time.Now()
+		return failed.Load() || now.After(deadline) && (enough() || now.After(hard))
+	}
 	report := func(format string, args ...any) {
 		if !failed.Swap(true) {
 			errorf(format, args...)
