@@ -1,7 +1,6 @@
 package discovery
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -33,6 +32,8 @@ type CatalogOptions struct {
 	// validate.NewCompiler(nil): the bounded validator of the strict CALL-3 subset.
 	// NewCatalog does not look inside inputSchema for names differing only by case: a
 	// Compiler must read keywords by their exact names, as the default one does.
+	// A Compiler given here is called on one goroutine, tool by tool in input order;
+	// the default one compiles on every core (GOMAXPROCS) with the rest of the build.
 	Compiler validate.Compiler
 	// Toolset names the toolset a tool belongs to, for toolset selection (SPEC VIS-1).
 	// Nil means no tool belongs to any toolset.
@@ -134,7 +135,10 @@ type tool struct {
 // property names and keywords are the Compiler's to read (the default one refuses an
 // unknown keyword such as "Type", so such a tool answers tool_validation_unavailable).
 // A tool whose schema the Compiler cannot enforce is kept: calls to it answer
-// tool_validation_unavailable (SPEC CALL-4). tools is not retained.
+// tool_validation_unavailable (SPEC CALL-4). tools is not retained. The work of each
+// tool runs on up to GOMAXPROCS goroutines; the refusal is the one of the first
+// offending tool in input order, and Toolset is called in input order, as if the tools
+// were read one by one.
 //
 // With opts.Previous, a tool whose text is byte for byte one Previous was built from
 // takes what Previous computed for it (see CatalogOptions.Previous); the catalog is the
@@ -145,21 +149,31 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		o = *opts
 	}
 	r := newReuse(&o)
-	compiler := o.Compiler
-	if compiler == nil {
-		compiler = validate.NewCompiler(nil)
-	}
 	n := len(tools)
 	c := &Catalog{byName: make(map[string]int, n), compiler: o.Compiler, paramText: !o.IgnoreParamText}
 	// Each input is read into one of: prevOf[i], the tool of Previous built from the same
 	// text, kept as it is; or built[i], its index in fresh (and freshDocs, its text for
 	// ranking). named[i] is the tool of Previous of the same name, -1 if none.
 	prevOf, built, named := make([]int32, n), make([]int32, n), make([]int32, n)
-	var fresh []tool
-	var freshDocs []rank.Doc
-	if r.prev == nil {
-		fresh, freshDocs = make([]tool, 0, n), make([]rank.Doc, 0, n)
+	// First, in input order (find follows it), the texts Previous was built from.
+	var probes []probe // kept for the inputs built afresh: their sample and key
+	if r.prev != nil {
+		probes = make([]probe, n)
 	}
+	nb := 0
+	for i, raw := range tools {
+		prevOf[i], built[i] = -1, -1
+		if r.prev != nil {
+			probes[i] = probe{text: raw}
+			prevOf[i] = int32(r.find(&probes[i]))
+		}
+		if prevOf[i] < 0 || !r.validators || !r.rank {
+			built[i] = int32(nb)
+			nb++
+		}
+	}
+	b := newBuilder(tools, &o, r, prevOf, built, probes, nb)
+	b.run()
 	var toolsets []string
 	if o.Toolset != nil {
 		toolsets = make([]string, n)
@@ -188,69 +202,36 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		c.byName[name] = -1
 		return false
 	}
-	var buf []byte // canonical form of the tool being read, before it is kept
-	for i, raw := range tools {
-		pr := probe{text: raw}
-		j := r.find(&pr)
-		prevOf[i], built[i] = int32(j), -1
+	// Then, in input order, the checks that look at other tools, and what the options'
+	// functions compute: their calls come in input order, as each tool passes its checks.
+	for i := range tools {
 		var t *tool
-		if j >= 0 {
+		k := built[i]
+		if j := prevOf[i]; j >= 0 {
 			// The same text as a tool of Previous: it passed every check below but the
 			// one that looks at the other tools.
 			t = &r.prev.tools[j]
-			if seen(i, t.name, j) {
+			if seen(i, t.name, int(j)) {
 				return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: t.name}
 			}
-			if !r.validators || !r.rank {
-				nt := *t
-				f, _ := tooldef.Read(nt.canonical)
+			if k >= 0 {
+				t = &b.fresh[k]
 				if !r.validators {
-					nt.validator, nt.compErr = compile(compiler, f.InputSchema)
+					b.compileLate(k)
 				}
-				var d rank.Doc
-				if !r.rank {
-					d = rankDoc(f, o.IgnoreParamText)
-				}
-				built[i] = int32(len(fresh))
-				fresh, freshDocs = append(fresh, nt), append(freshDocs, d)
-				t = &fresh[len(fresh)-1]
 			}
 		} else {
-			var nt tool
-			var m schemaguard.Measure
-			var err error
-			buf, m, err = schemaguard.Canonicalize(buf[:0], raw)
-			if err != nil {
-				return nil, &CatalogError{Index: i, Reason: "malformed", cause: err}
+			if e := b.early[k]; e != nil {
+				return nil, e
 			}
-			nt.canonical = slices.Clone(buf)
-			// Read from the canonical form: a member name there is spelled one way only.
-			f, reason := tooldef.Read(nt.canonical)
-			if reason != "" {
-				return nil, &CatalogError{Index: i, Reason: reason, Name: nameIfValid(f.Name)}
+			t = &b.fresh[k]
+			if seen(i, t.name, -1) {
+				return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: t.name}
 			}
-			if !validToolName(f.Name) {
-				return nil, &CatalogError{Index: i, Reason: "name"}
+			if b.noSchema[k] {
+				return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: t.name}
 			}
-			if seen(i, f.Name, -1) {
-				return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: f.Name}
-			}
-			schema := f.InputSchema
-			if len(schema) == 0 || schema[0] != '{' {
-				return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: f.Name}
-			}
-			nt.name, nt.readOnly = f.Name, f.ReadOnly
-			nt.sample, nt.rawCanonical = pr.sampleOf(), bytes.Equal(raw, nt.canonical)
-			if !nt.rawCanonical {
-				nt.key = pr.keyOf()
-			}
-			nt.nodes, nt.depth = m.Nodes, m.Depth
-			nt.digest = schemaguard.Digest(nt.canonical)
-			nt.strEscapes, nt.rawEscapes = escapes(nt.canonical)
-			nt.validator, nt.compErr = compile(compiler, schema)
-			built[i] = int32(len(fresh))
-			fresh, freshDocs = append(fresh, nt), append(freshDocs, rankDoc(f, o.IgnoreParamText))
-			t = &fresh[len(fresh)-1]
+			b.compileLate(k)
 		}
 		if toolsets != nil {
 			toolsets[i] = o.Toolset(t.name)
@@ -267,7 +248,7 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		}
 		return nil, &CatalogError{Index: -1, Reason: reason, cause: err}
 	}
-	in := catalogInput{prevOf: prevOf, built: built, named: named, fresh: fresh, freshDocs: freshDocs, toolsets: toolsets}
+	in := catalogInput{prevOf: prevOf, built: built, named: named, fresh: b.fresh, freshDocs: b.docs, toolsets: toolsets}
 	c.sortTools(&in, r)
 	return c, nil
 }
