@@ -150,7 +150,13 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 	}
 	r := newReuse(&o)
 	n := len(tools)
-	c := &Catalog{byName: make(map[string]int, n), compiler: o.Compiler, paramText: !o.IgnoreParamText}
+	c := &Catalog{compiler: o.Compiler, paramText: !o.IgnoreParamText}
+	// Until sortTools makes it, byName holds the names read that Previous lacks.
+	if r.prev == nil {
+		c.byName = make(map[string]int, n)
+	} else {
+		c.byName = make(map[string]int)
+	}
 	// Each input is read into one of: prevOf[i], the tool of Previous built from the same
 	// text, kept as it is; or built[i], its index in fresh (and freshDocs, its text for
 	// ranking). named[i] is the tool of Previous of the same name, -1 if none.
@@ -332,6 +338,16 @@ func (c *Catalog) sortTools(in *catalogInput, r reuse) {
 	from := make([]int, n)
 	digests := make([][32]byte, n)
 	reused, same := 0, r.prev != nil && n == len(r.prev.tools)
+	// Names all those of r.prev at the same positions: c.byName is r.prev's.
+	sameNames := same
+	for p, i := range order {
+		sameNames = sameNames && int(in.named[i]) == p
+	}
+	if sameNames {
+		c.byName = r.prev.byName
+	} else if r.prev != nil {
+		c.byName = make(map[string]int, n)
+	}
 	for p, i := range order {
 		t := &c.tools[p]
 		c.inputs[i] = int32(p)
@@ -351,7 +367,9 @@ func (c *Catalog) sortTools(in *catalogInput, r reuse) {
 		if in.toolsets != nil {
 			t.toolset = in.toolsets[i]
 		}
-		c.byName[t.name] = p
+		if !sameNames {
+			c.byName[t.name] = p
+		}
 		docs[p].Name = t.name
 		digests[p] = t.digest
 	}
