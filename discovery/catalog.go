@@ -162,20 +162,20 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 	// ranking). named[i] is the tool of Previous of the same name, -1 if none.
 	prevOf, built, named := make([]int32, n), make([]int32, n), make([]int32, n)
 	// First, in input order (find follows it), the texts Previous was built from.
-	var probes []probe // kept for the inputs built afresh: their sample and key
-	if r.prev != nil {
-		probes = make([]probe, n)
-	}
+	var probes []probe // probes[k]: input k of fresh looked for, with its sample and key
 	nb := 0
 	for i, raw := range tools {
 		prevOf[i], built[i] = -1, -1
+		pr := probe{text: raw}
 		if r.prev != nil {
-			probes[i] = probe{text: raw}
-			prevOf[i] = int32(r.find(&probes[i]))
+			prevOf[i] = int32(r.find(&pr))
 		}
 		if prevOf[i] < 0 || !r.validators || !r.rank {
 			built[i] = int32(nb)
 			nb++
+			if r.prev != nil {
+				probes = append(probes, pr)
+			}
 		}
 	}
 	b := newBuilder(tools, &o, r, prevOf, built, probes, nb)

@@ -24,7 +24,7 @@ type builder struct {
 	o      *CatalogOptions
 	r      reuse
 	prevOf []int32
-	probes []probe // nil without Previous
+	probes []probe // probes[k] is input inputs[k] as looked for in Previous; nil without
 	inputs []int32 // inputs[k] is the input built as fresh[k]
 
 	compiler validate.Compiler
@@ -117,7 +117,7 @@ func (b *builder) read(w, k int) {
 	}
 	pr := &probe{text: raw}
 	if b.probes != nil {
-		pr = &b.probes[i]
+		pr = &b.probes[k]
 	}
 	nt.readOnly = f.ReadOnly
 	nt.sample, nt.rawCanonical = pr.sampleOf(), bytes.Equal(raw, nt.canonical)
