@@ -44,75 +44,6 @@ type analyzer struct {
 	prevAt   int32   // the index of the previous word's stem term
 	surface  bool    // keep words as written beside their stems
 	off      feature // features turned off, to measure what each one brings
-
-	// memo, when not nil, holds the terms of words analysed before (see wordMemo):
-	// a word found there is emitted as its terms' ids, recorded in hits, with empty
-	// term bytes; a word not found is analysed and recorded in misses, for the
-	// caller to store once it has numbered the terms. Set only where words make no
-	// pairs and have no synonyms (the description and parameters of a doc).
-	memo   *wordMemo
-	hits   []memoHit
-	misses []memoMiss
-}
-
-// A wordMemo maps words, as written, to the ids of the terms analysing them emits
-// (see analyzer.memo), for the fields where that depends on the word alone: one map
-// for words kept as written beside their stems, one for words that are not.
-type wordMemo struct {
-	spans [2]map[string]memoSpan
-	// The terms of the span {at, n}: ids[at:at+n], their kinds, and their parents
-	// relative to the span's first term (-1 for none).
-	ids     []uint32
-	kinds   []termKind
-	parents []int32
-}
-
-// A memoSpan is where the terms of one word are in a wordMemo.
-type memoSpan struct{ at, n int32 }
-
-// A memoHit is term k, emitted from the memo as the term numbered id.
-type memoHit struct {
-	k  int32
-	id uint32
-}
-
-// A memoMiss is a word analysed afresh into terms [k0, k1).
-type memoMiss struct {
-	word   string
-	k0, k1 int32
-}
-
-func newWordMemo() *wordMemo {
-	return &wordMemo{spans: [2]map[string]memoSpan{make(map[string]memoSpan), make(map[string]memoSpan)}}
-}
-
-// memoTable answers the map of a's memo for its surface setting.
-func (a *analyzer) memoTable() map[string]memoSpan {
-	if a.surface {
-		return a.memo.spans[1]
-	}
-	return a.memo.spans[0]
-}
-
-// storeMisses records in the memo the words of a.misses, whose terms are numbered by
-// ids (ids[k] is the id of term k), and forgets them.
-func (a *analyzer) storeMisses(ids []uint32) {
-	m, table := a.memo, a.memoTable()
-	for _, ms := range a.misses {
-		if _, ok := table[ms.word]; ok {
-			continue // a word met twice in one text
-		}
-		table[ms.word] = memoSpan{int32(len(m.ids)), ms.k1 - ms.k0}
-		m.ids = append(m.ids, ids[ms.k0:ms.k1]...)
-		m.kinds = append(m.kinds, a.kind[ms.k0:ms.k1]...)
-		for _, p := range a.parent[ms.k0:ms.k1] {
-			if p >= 0 {
-				p -= ms.k0
-			}
-			m.parents = append(m.parents, p)
-		}
-	}
-	a.misses = a.misses[:0]
 }
 
 // A feature is a step of analysis that can be turned off in evaluations.
@@ -138,8 +69,6 @@ func (a *analyzer) reset() {
 	a.ends = a.ends[:0]
 	a.kind = a.kind[:0]
 	a.parent = a.parent[:0]
-	a.hits = a.hits[:0]
-	a.misses = a.misses[:0]
 }
 
 // n reports the number of terms produced since the last reset.
@@ -402,35 +331,8 @@ func (a *analyzer) flushWord() {
 	a.word = a.word[:0]
 }
 
-// foldAndEmit folds the case of w, in place when it is ASCII, and emits its terms;
-// through the memo when a has one.
+// foldAndEmit folds the case of w, in place when it is ASCII, and emits its terms.
 func (a *analyzer) foldAndEmit(w []byte) {
-	if a.memo == nil || a.pairs || a.synonyms {
-		a.foldEmit(w)
-		return
-	}
-	table := a.memoTable()
-	if sp, ok := table[string(w)]; ok {
-		m, k0 := a.memo, int32(len(a.ends))
-		for j := sp.at; j < sp.at+sp.n; j++ {
-			p := m.parents[j]
-			if p >= 0 {
-				p += k0
-			}
-			a.hits = append(a.hits, memoHit{int32(len(a.ends)), m.ids[j]})
-			a.ends = append(a.ends, int32(len(a.out)))
-			a.kind = append(a.kind, m.kinds[j])
-			a.parent = append(a.parent, p)
-		}
-		return
-	}
-	k0, word := int32(len(a.ends)), string(w) // before w is folded in place
-	a.foldEmit(w)
-	a.misses = append(a.misses, memoMiss{word, k0, int32(len(a.ends))})
-}
-
-// foldEmit folds the case of w, in place when it is ASCII, and emits its terms.
-func (a *analyzer) foldEmit(w []byte) {
 	if isASCII(w) {
 		for i, b := range w {
 			if 'A' <= b && b <= 'Z' {

@@ -168,12 +168,10 @@ type inverter struct {
 	stamp []int
 	seen  []uint32
 	words *[]string // when not nil, the terms numbered, in id order
-	memo  *wordMemo // the terms of the words of descriptions and parameters met so far
-	ids   []uint32  // scratch: the ids of the terms of the field being counted
 }
 
 func newInverter(p params, base, terms map[string]uint32) *inverter {
-	v := &inverter{p: p, an: newAnalyzer(p.Off), base: base, terms: terms, next: uint32(len(base)), memo: newWordMemo()}
+	v := &inverter{p: p, an: newAnalyzer(p.Off), base: base, terms: terms, next: uint32(len(base))}
 	v.tf, v.stamp = make([][numFields]uint16, len(base)), make([]int, len(base))
 	v.an.surface = p.Surf > 0
 	return v
@@ -215,27 +213,13 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 		// Parameters weigh a tenth of the description: their words as written
 		// would weigh a hundredth, for a sixth of the index.
 		an.surface = p.Surf > 0 && f != fieldParams
-		// Descriptions and parameters make no pairs: a word's terms depend on the
-		// word alone, and are looked up in the memo once analysed.
-		an.memo = nil
-		if f >= fieldDesc {
-			an.memo = v.memo
-		}
 		an.add(text)
 		length[f] = an.words()
 		if f == fieldName && p.Whole {
 			an.addWhole()
 		}
-		v.ids = v.ids[:0]
-		hits := an.hits
 		for k := 0; k < an.n(); k++ {
-			var id uint32
-			if len(hits) > 0 && int(hits[0].k) == k {
-				id, hits = hits[0].id, hits[1:]
-			} else {
-				id = v.id(an.term(k))
-			}
-			v.ids = append(v.ids, id)
+			id := v.id(an.term(k))
 			for int(id) >= len(v.tf) {
 				v.tf = append(v.tf, [numFields]uint16{})
 				v.stamp = append(v.stamp, 0)
@@ -248,9 +232,6 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 			if v.tf[id][f] < math.MaxUint16 {
 				v.tf[id][f]++
 			}
-		}
-		if an.memo != nil {
-			an.storeMisses(v.ids)
 		}
 	}
 	var norm [numFields]float64

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -54,38 +53,6 @@ func TestInvertParallelSameIndex(t *testing.T) {
 	} {
 		if !reflect.DeepEqual(f.one, f.at) {
 			t.Errorf("index.%s differs between one goroutine and four", f.name)
-		}
-	}
-}
-
-// TestUpdateInPlaceSameLists checks Update of docs changed in place (every other doc
-// keeping its number, whose untouched lists keep ix's bitsets and largest saturations)
-// builds the postings, bitsets and saturations NewIndex builds.
-func TestUpdateInPlaceSameLists(t *testing.T) {
-	docs := make([]Doc, 300)
-	for i := range docs {
-		docs[i] = Doc{Name: fmt.Sprintf("tool_%03d", i), Description: fmt.Sprintf("list files common word%d", i%7),
-			Params: fmt.Sprintf("path owner%d", i%3)}
-	}
-	ix := NewIndex(docs)
-	next := slices.Clone(docs)
-	from := make([]int, len(next))
-	for i := range from {
-		from[i] = i
-	}
-	for _, i := range []int{3, 150, 299} {
-		next[i].Description = "create a branch word2 files"
-		from[i] = -1
-	}
-	got, want := ix.Update(next, from), NewIndex(next)
-	for w, id := range want.terms {
-		g, ok := got.terms[w]
-		if !ok {
-			t.Fatalf("term %q missing after Update", w)
-		}
-		gl, wl := got.docs[got.off[g]:got.off[g+1]], want.docs[want.off[id]:want.off[id+1]]
-		if !slices.Equal(gl, wl) || got.maxSat[g] != want.maxSat[id] || !reflect.DeepEqual(got.dense[g], want.dense[id]) {
-			t.Errorf("term %q: Update's list, largest saturation or bitset differs from NewIndex's", w)
 		}
 	}
 }

@@ -41,7 +41,6 @@ type updater struct {
 
 	remap    []uint32 // remap[d] is the new doc of ix's doc d, noTerm when d is gone
 	monotone bool     // kept docs keep their relative order: lists need no sorting
-	identity bool     // kept docs keep their numbers: an untouched list keeps its summary (same n)
 	news     []added  // the new docs' postings, in doc order
 	terms    int      // ids of terms, ix's and the new ones
 	src      []uint32 // src[l] is the list of ix whose kept postings list l starts from, or noTerm
@@ -72,12 +71,11 @@ func (u *updater) remapDocs(from []int) {
 		}
 		u.remap[d] = uint32(i)
 	}
-	u.monotone, u.identity = true, true
+	u.monotone = true
 	last := -1
-	for d, i := range u.remap {
+	for _, i := range u.remap {
 		if i != noTerm {
 			u.monotone = u.monotone && int(i) > last
-			u.identity = u.identity && int(i) == d
 			last = int(i)
 		}
 	}
@@ -189,9 +187,6 @@ func (u *updater) merge() {
 func (u *updater) mergeList(s uint32, l, at int, fresh []posting, words int) int {
 	ix, nu := u.ix, u.nu
 	out, outSat := nu.docs, nu.sat
-	// A list whose docs keep their numbers, none gone and none come, keeps its largest
-	// saturation and bitset, which no index changes.
-	untouched := s != noTerm && u.identity && ix.n == nu.n && len(fresh) == 0
 	if s != noTerm {
 		lo, hi := ix.off[s], ix.off[s+1]
 		sat := ix.sat[lo:hi]
@@ -214,10 +209,6 @@ func (u *updater) mergeList(s uint32, l, at int, fresh []posting, words int) int
 		at++
 	}
 	list := outSat[nu.off[l]:at]
-	if untouched && len(list) == ix.listLen(s) {
-		nu.maxSat[l], nu.dense[l] = ix.maxSat[s], ix.dense[s]
-		return at
-	}
 	if !u.monotone {
 		sortPostings(out[nu.off[l]:at], list)
 	}
