@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/deferredtools/deferredtools/internal/parallel"
 )
 
 // A Doc is the text of one tool that ranking sees.
@@ -167,7 +165,6 @@ type inverter struct {
 	tf    [][numFields]uint16
 	stamp []int
 	seen  []uint32
-	words *[]string // when not nil, the terms numbered, in id order
 }
 
 func newInverter(p params, base, terms map[string]uint32) *inverter {
@@ -186,11 +183,7 @@ func (v *inverter) id(t []byte) uint32 {
 	if !ok {
 		id = v.next
 		v.next++
-		w := string(t)
-		v.terms[w] = id
-		if v.words != nil {
-			*v.words = append(*v.words, w)
-		}
+		v.terms[string(t)] = id
 	}
 	return id
 }
@@ -245,114 +238,58 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 	}
 }
 
-// A flat posting is one posting of a doc and the list it joins: while docs are
-// analysed, the analysing worker's id of its term, with paramList set when the doc
-// holds the term in its parameters alone; then a term id, or the index of a
-// parameter-only list with paramList set.
-type flat struct {
-	list uint32
-	e    posting
-}
-
-const paramList = 1 << 31
-
-// docChunk is how many docs one goroutine of NewIndex analyses at a time.
-const docChunk = 128
-
-// A termWorker analyses ranges of docs into postings of its own term ids (a worker's
-// terms are numbered as it meets them), so that workers share nothing.
-type termWorker struct {
-	v     *inverter
-	words []string // words[id] is the term the worker numbered id
-	gid   []uint32 // gid[id] is the index's id of term words[id], noTerm until known
-	out   []flat   // scratch: the postings of the range being analysed
-}
-
 // invert analyses docs and stores the postings of each term in the index's flat arrays,
 // lists indexed by term id, with each list's largest saturation, filling ix.terms and
 // ix.paramOnly. The lists of docs holding a term in their parameters alone come after
-// those of all terms.
-//
-// Docs are analysed in ranges of docChunk on every core (parallel.Chunks), each worker
-// numbering the terms it meets; then, range by range in doc order, each worker's ids
-// are mapped to the index's, a term being numbered when the first doc holding it is
-// met, as one pass over the docs in order would. The postings are placed by a counting
-// sort, which keeps doc order within each list.
+// those of all terms. The postings are gathered in one slice, in doc order, and placed by
+// a counting sort, which keeps doc order within each list.
 func (ix *Index) invert(docs []Doc, p params) {
-	nw := parallel.Workers(len(docs), docChunk)
-	workers := make([]termWorker, nw)
-	for w := range workers {
-		wk := &workers[w]
-		wk.v = newInverter(p, nil, make(map[string]uint32))
-		wk.v.words = &wk.words
+	// A flat posting's list is a term id, or the index of a parameter-only list with
+	// paramList set.
+	const paramList = 1 << 31
+	type flat struct {
+		list uint32
+		e    posting
 	}
-	chunks := make([][]flat, (len(docs)+docChunk-1)/docChunk)
-	by := make([]int, len(chunks)) // by[c] is the worker that analysed chunk c
-	parallel.Chunks(len(docs), docChunk, func(w, lo, hi int) {
-		wk := &workers[w]
-		out := wk.out[:0]
-		emit := func(id uint32, e posting, only bool) {
-			if only && !p.Joined {
-				id |= paramList
-			}
-			out = append(out, flat{id, e})
+	// The postings, in chunks of flatChunk, so that gathering them copies none.
+	const flatChunk = 1 << 12
+	var all [][]flat
+	total := 0
+	add := func(f flat) {
+		if n := len(all); n == 0 || len(all[n-1]) == flatChunk {
+			all = append(all, make([]flat, 0, flatChunk))
 		}
-		for i := lo; i < hi; i++ {
-			wk.v.doc(i, docs[i], emit)
-		}
-		chunks[lo/docChunk], by[lo/docChunk] = slices.Clone(out), w
-		wk.out = out
-	})
+		all[len(all)-1] = append(all[len(all)-1], f)
+		total++
+	}
 	var count []uint32 // count[l] is the length of list l (terms' lists, then the others')
 	var pcount []uint32
 	var paramOnly []uint32 // paramOnly[t] indexes the parameter-only lists, noTerm if none
-	next, total := uint32(0), 0
-	for w := range workers {
-		wk := &workers[w]
-		wk.gid = make([]uint32, len(wk.words))
-		for k := range wk.gid {
-			wk.gid[k] = noTerm
+	v := newInverter(p, nil, ix.terms)
+	emit := func(id uint32, e posting, only bool) {
+		if !p.Joined && only {
+			for len(paramOnly) <= int(id) {
+				paramOnly = append(paramOnly, noTerm)
+			}
+			if paramOnly[id] == noTerm {
+				paramOnly[id] = uint32(len(pcount))
+				pcount = append(pcount, 0)
+			}
+			pcount[paramOnly[id]]++
+			add(flat{paramOnly[id] | paramList, e})
+			return
 		}
-	}
-	for c, chunk := range chunks {
-		wk := &workers[by[c]]
-		for k := range chunk {
-			f := &chunk[k]
-			only := f.list&paramList != 0
-			local := f.list &^ paramList
-			id := wk.gid[local]
-			if id == noTerm {
-				word := wk.words[local]
-				var ok bool
-				if id, ok = ix.terms[word]; !ok {
-					id = next
-					next++
-					ix.terms[word] = id
-				}
-				wk.gid[local] = id
-			}
-			if only {
-				for len(paramOnly) <= int(id) {
-					paramOnly = append(paramOnly, noTerm)
-				}
-				if paramOnly[id] == noTerm {
-					paramOnly[id] = uint32(len(pcount))
-					pcount = append(pcount, 0)
-				}
-				pcount[paramOnly[id]]++
-				f.list = paramOnly[id] | paramList
-				continue
-			}
-			for int(id) >= len(count) {
-				count = append(count, 0)
-			}
-			count[id]++
-			f.list = id
+		for int(id) >= len(count) {
+			count = append(count, 0)
 		}
-		total += len(chunk)
+		count[id]++
+		add(flat{id, e})
 	}
-	// Every term is held by the doc that numbered it: the terms' lists are next.
-	terms := int(next)
+	for i, d := range docs {
+		v.doc(i, d, emit)
+	}
+	// Every term is held by the doc that numbered it: the terms' lists are v.next.
+	terms := int(v.next)
 	for len(count) < terms {
 		count = append(count, 0)
 	}
@@ -377,7 +314,7 @@ func (ix *Index) invert(docs []Doc, p params) {
 	ix.docs = make([]uint32, total)
 	ix.sat = make([]float32, total)
 	ix.maxSat = make([]float32, len(count))
-	for c, chunk := range chunks {
+	for c, chunk := range all {
 		for _, f := range chunk {
 			l := f.list
 			if l&paramList != 0 {
@@ -389,7 +326,7 @@ func (ix *Index) invert(docs []Doc, p params) {
 			ix.sat[at] = f.e.sat
 			ix.maxSat[l] = max(ix.maxSat[l], f.e.sat)
 		}
-		chunks[c] = nil // the GC may take it back
+		all[c] = nil // the GC may take it back
 	}
 }
 
