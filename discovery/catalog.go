@@ -1,7 +1,6 @@
 package discovery
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -33,6 +32,8 @@ type CatalogOptions struct {
 	// validate.NewCompiler(nil): the bounded validator of the strict CALL-3 subset.
 	// NewCatalog does not look inside inputSchema for names differing only by case: a
 	// Compiler must read keywords by their exact names, as the default one does.
+	// A Compiler given here is called on one goroutine, tool by tool in input order;
+	// the default one compiles on every core (GOMAXPROCS) with the rest of the build.
 	Compiler validate.Compiler
 	// Toolset names the toolset a tool belongs to, for toolset selection (SPEC VIS-1).
 	// Nil means no tool belongs to any toolset.
@@ -156,7 +157,10 @@ type tool struct {
 // property names and keywords are the Compiler's to read (the default one refuses an
 // unknown keyword such as "Type", so such a tool answers tool_validation_unavailable).
 // A tool whose schema the Compiler cannot enforce is kept: calls to it answer
-// tool_validation_unavailable (SPEC CALL-4). tools is not retained.
+// tool_validation_unavailable (SPEC CALL-4). tools is not retained. The work of each
+// tool runs on up to GOMAXPROCS goroutines; the refusal is the one of the first
+// offending tool in input order, and Toolset is called in input order, as if the tools
+// were read one by one.
 //
 // With opts.Previous, a tool whose text is byte for byte one Previous was built from
 // takes what Previous computed for it (see CatalogOptions.Previous); the catalog is the
@@ -170,21 +174,37 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		o.Previous = nil // meta tools are built afresh (see CatalogOptions.Previous)
 	}
 	r := newReuse(&o)
-	compiler := o.Compiler
-	if compiler == nil {
-		compiler = validate.NewCompiler(nil)
-	}
 	n := len(tools)
-	c := &Catalog{byName: make(map[string]int, n), compiler: o.Compiler, paramText: !o.IgnoreParamText}
+	c := &Catalog{compiler: o.Compiler, paramText: !o.IgnoreParamText}
+	// Until sortTools makes it, byName holds the names read that Previous lacks.
+	if r.prev == nil {
+		c.byName = make(map[string]int, n)
+	} else {
+		c.byName = make(map[string]int)
+	}
 	// Each input is read into one of: prevOf[i], the tool of Previous built from the same
 	// text, kept as it is; or built[i], its index in fresh (and freshDocs, its text for
 	// ranking). named[i] is the tool of Previous of the same name, -1 if none.
 	prevOf, built, named := make([]int32, n), make([]int32, n), make([]int32, n)
-	var fresh []tool
-	var freshDocs []rank.Doc
-	if r.prev == nil {
-		fresh, freshDocs = make([]tool, 0, n), make([]rank.Doc, 0, n)
+	// First, in input order (find follows it), the texts Previous was built from.
+	var probes []probe // probes[k]: input k of fresh looked for, with its sample and key
+	nb := 0
+	for i, raw := range tools {
+		prevOf[i], built[i] = -1, -1
+		pr := probe{text: raw}
+		if r.prev != nil {
+			prevOf[i] = int32(r.find(&pr))
+		}
+		if prevOf[i] < 0 || !r.validators || !r.rank {
+			built[i] = int32(nb)
+			nb++
+			if r.prev != nil {
+				probes = append(probes, pr)
+			}
+		}
 	}
+	b := newBuilder(tools, &o, r, prevOf, built, probes, nb)
+	b.run()
 	var toolsets []string
 	if o.Toolset != nil {
 		toolsets = make([]string, n)
@@ -213,73 +233,36 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		c.byName[name] = -1
 		return false
 	}
-	var buf []byte // canonical form of the tool being read, before it is kept
-	for i, raw := range tools {
-		pr := probe{text: raw}
-		j := r.find(&pr)
-		prevOf[i], built[i] = int32(j), -1
+	// Then, in input order, the checks that look at other tools, and what the options'
+	// functions compute: their calls come in input order, as each tool passes its checks.
+	for i := range tools {
 		var t *tool
-		if j >= 0 {
+		k := built[i]
+		if j := prevOf[i]; j >= 0 {
 			// The same text as a tool of Previous: it passed every check below but the
 			// one that looks at the other tools.
 			t = &r.prev.tools[j]
-			if seen(i, t.name, j) {
+			if seen(i, t.name, int(j)) {
 				return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: t.name}
 			}
-			if !r.validators || !r.rank {
-				nt := *t
-				f, _ := tooldef.Read(nt.canonical)
+			if k >= 0 {
+				t = &b.fresh[k]
 				if !r.validators {
-					nt.validator, nt.compErr = compile(compiler, f.InputSchema)
+					b.compileLate(k)
 				}
-				var d rank.Doc
-				if !r.rank {
-					d = rankDoc(f, o.IgnoreParamText)
-				}
-				built[i] = int32(len(fresh))
-				fresh, freshDocs = append(fresh, nt), append(freshDocs, d)
-				t = &fresh[len(fresh)-1]
 			}
 		} else {
-			var nt tool
-			var m schemaguard.Measure
-			var err error
-			buf, m, err = schemaguard.Canonicalize(buf[:0], raw)
-			if err != nil {
-				return nil, &CatalogError{Index: i, Reason: "malformed", cause: err}
+			if e := b.early[k]; e != nil {
+				return nil, e
 			}
-			nt.canonical = slices.Clone(buf)
-			// Read from the canonical form: a member name there is spelled one way only.
-			f, reason := tooldef.Read(nt.canonical)
-			if reason != "" {
-				return nil, &CatalogError{Index: i, Reason: reason, Name: nameIfValid(f.Name)}
+			t = &b.fresh[k]
+			if seen(i, t.name, -1) {
+				return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: t.name}
 			}
-			if !validToolName(f.Name) {
-				return nil, &CatalogError{Index: i, Reason: "name"}
+			if b.noSchema[k] {
+				return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: t.name}
 			}
-			if seen(i, f.Name, -1) {
-				return nil, &CatalogError{Index: i, Reason: "duplicate name", Name: f.Name}
-			}
-			schema := f.InputSchema
-			if len(schema) == 0 || schema[0] != '{' {
-				return nil, &CatalogError{Index: i, Reason: "inputSchema", Name: f.Name}
-			}
-			nt.name, nt.readOnly, nt.destructive = f.Name, f.ReadOnly, f.Destructive
-			nt.sample, nt.rawCanonical = pr.sampleOf(), bytes.Equal(raw, nt.canonical)
-			if !nt.rawCanonical {
-				nt.key = pr.keyOf()
-			}
-			nt.nodes, nt.depth = m.Nodes, m.Depth
-			nt.digest = schemaguard.Digest(nt.canonical)
-			nt.strEscapes, nt.rawEscapes = escapes(nt.canonical)
-			nt.validator, nt.compErr = compile(compiler, schema)
-			built[i] = int32(len(fresh))
-			doc := rankDoc(f, o.IgnoreParamText)
-			if m, ok := o.MetaTools[f.Name]; ok && !o.IgnoreParamText {
-				doc.Params = metaParamText(schema, argumentOf(m)) // no action enum (SPEC DISC-5)
-			}
-			fresh, freshDocs = append(fresh, nt), append(freshDocs, doc)
-			t = &fresh[len(fresh)-1]
+			b.compileLate(k)
 		}
 		if toolsets != nil {
 			toolsets[i] = o.Toolset(t.name)
@@ -296,7 +279,7 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 		}
 		return nil, &CatalogError{Index: -1, Reason: reason, cause: err}
 	}
-	in := catalogInput{prevOf: prevOf, built: built, named: named, fresh: fresh, freshDocs: freshDocs, toolsets: toolsets}
+	in := catalogInput{prevOf: prevOf, built: built, named: named, fresh: b.fresh, freshDocs: b.docs, toolsets: toolsets}
 	c.sortTools(&in, r)
 	if err := c.compileMetaTools(o.MetaTools); err != nil {
 		return nil, err
@@ -383,6 +366,16 @@ func (c *Catalog) sortTools(in *catalogInput, r reuse) {
 	from := make([]int, n)
 	digests := make([][32]byte, n)
 	reused, same := 0, r.prev != nil && n == len(r.prev.tools)
+	// Names all those of r.prev at the same positions: c.byName is r.prev's.
+	sameNames := same
+	for p, i := range order {
+		sameNames = sameNames && int(in.named[i]) == p
+	}
+	if sameNames {
+		c.byName = r.prev.byName
+	} else if r.prev != nil {
+		c.byName = make(map[string]int, n)
+	}
 	for p, i := range order {
 		t := &c.tools[p]
 		c.inputs[i] = int32(p)
@@ -402,7 +395,9 @@ func (c *Catalog) sortTools(in *catalogInput, r reuse) {
 		if in.toolsets != nil {
 			t.toolset = in.toolsets[i]
 		}
-		c.byName[t.name] = p
+		if !sameNames {
+			c.byName[t.name] = p
+		}
 		docs[p].Name = t.name
 		digests[p] = t.digest
 	}

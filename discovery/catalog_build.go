@@ -1,0 +1,163 @@
+package discovery
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"github.com/deferredtools/deferredtools/internal/parallel"
+	"github.com/deferredtools/deferredtools/internal/tooldef"
+	"github.com/deferredtools/deferredtools/rank"
+	"github.com/deferredtools/deferredtools/schemaguard"
+	"github.com/deferredtools/deferredtools/validate"
+)
+
+// buildChunk is how many tools one goroutine of a catalog build takes at a time.
+const buildChunk = 64
+
+// A builder reads, on every core, the inputs of NewCatalog that no tool of Previous
+// can stand for as it is: each tool's canonical form, digests, sizes, text for
+// ranking and, with the default Compiler, validator. It looks at no other tool: the
+// checks that do, and the calls of the options' functions, stay with NewCatalog.
+type builder struct {
+	tools  []json.RawMessage
+	o      *CatalogOptions
+	r      reuse
+	prevOf []int32
+	probes []probe // probes[k] is input inputs[k] as looked for in Previous; nil without
+	inputs []int32 // inputs[k] is the input built as fresh[k]
+
+	compiler validate.Compiler
+	// fresh[k] and docs[k] are what input inputs[k] was read into; early[k] says why it
+	// was refused before its name could be compared with the others', noSchema[k] that
+	// it has no object inputSchema (refused unless its name is a duplicate).
+	fresh    []tool
+	docs     []rank.Doc
+	early    []*CatalogError
+	noSchema []bool
+	// schemas[k] is the inputSchema of fresh[k] left for compileLate, when a Compiler
+	// was given (nil otherwise): it is called in input order, on one goroutine.
+	schemas [][]byte
+	bufs    [][]byte // per worker: the canonical form being written
+}
+
+func newBuilder(tools []json.RawMessage, o *CatalogOptions, r reuse, prevOf, built []int32, probes []probe, nb int) *builder {
+	b := &builder{
+		tools: tools, o: o, r: r, prevOf: prevOf, probes: probes,
+		inputs:   make([]int32, nb),
+		compiler: o.Compiler,
+		fresh:    make([]tool, nb),
+		docs:     make([]rank.Doc, nb),
+		early:    make([]*CatalogError, nb),
+		noSchema: make([]bool, nb),
+		bufs:     make([][]byte, parallel.Workers(nb, buildChunk)),
+	}
+	if b.compiler == nil {
+		b.compiler = validate.NewCompiler(nil)
+	} else {
+		b.schemas = make([][]byte, nb)
+	}
+	for i, k := range built {
+		if k >= 0 {
+			b.inputs[k] = int32(i)
+		}
+	}
+	return b
+}
+
+// run reads every input to build.
+func (b *builder) run() {
+	parallel.Chunks(len(b.inputs), buildChunk, func(w, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			b.read(w, k)
+		}
+	})
+}
+
+// read reads input inputs[k] into fresh[k], on worker w.
+func (b *builder) read(w, k int) {
+	i := int(b.inputs[k])
+	if j := b.prevOf[i]; j >= 0 {
+		// A tool of Previous whose validator or text for ranking is not this version's.
+		nt := b.r.prev.tools[j]
+		f, _ := tooldef.Read(nt.canonical)
+		if !b.r.validators {
+			b.compile(&nt, k, f.InputSchema)
+		}
+		if !b.r.rank {
+			b.docs[k] = b.rankDoc(f)
+		}
+		b.fresh[k] = nt
+		return
+	}
+	raw := b.tools[i]
+	nt := &b.fresh[k]
+	buf, m, err := schemaguard.Canonicalize(b.bufs[w][:0], raw)
+	b.bufs[w] = buf
+	if err != nil {
+		b.early[k] = &CatalogError{Index: i, Reason: "malformed", cause: err}
+		return
+	}
+	nt.canonical = slices.Clone(buf)
+	// Read from the canonical form: a member name there is spelled one way only.
+	f, reason := tooldef.Read(nt.canonical)
+	if reason != "" {
+		b.early[k] = &CatalogError{Index: i, Reason: reason, Name: nameIfValid(f.Name)}
+		return
+	}
+	if !validToolName(f.Name) {
+		b.early[k] = &CatalogError{Index: i, Reason: "name"}
+		return
+	}
+	nt.name = f.Name
+	schema := f.InputSchema
+	if len(schema) == 0 || schema[0] != '{' {
+		b.noSchema[k] = true
+		return
+	}
+	pr := &probe{text: raw}
+	if b.probes != nil {
+		pr = &b.probes[k]
+	}
+	nt.readOnly, nt.destructive = f.ReadOnly, f.Destructive
+	nt.sample, nt.rawCanonical = pr.sampleOf(), bytes.Equal(raw, nt.canonical)
+	if !nt.rawCanonical {
+		nt.key = pr.keyOf()
+	}
+	nt.nodes, nt.depth = m.Nodes, m.Depth
+	nt.digest = schemaguard.Digest(nt.canonical)
+	nt.strEscapes, nt.rawEscapes = escapes(nt.canonical)
+	b.compile(nt, k, schema)
+	b.docs[k] = b.rankDoc(f)
+}
+
+// rankDoc returns the text rank indexes for the tool f: a meta tool's parameter text
+// leaves out its action enum (SPEC DISC-5: an action a caller is not served must not
+// move their results).
+func (b *builder) rankDoc(f tooldef.Fields) rank.Doc {
+	doc := rankDoc(f, b.o.IgnoreParamText)
+	if m, ok := b.o.MetaTools[f.Name]; ok && !b.o.IgnoreParamText {
+		doc.Params = metaParamText(f.InputSchema, argumentOf(m))
+	}
+	return doc
+}
+
+// compile compiles schema into t, fresh[k], with the default Compiler; a given one is
+// left for compileLate.
+func (b *builder) compile(t *tool, k int, schema []byte) {
+	if b.schemas != nil {
+		b.schemas[k] = schema
+		return
+	}
+	t.validator, t.compErr = compile(b.compiler, schema)
+}
+
+// compileLate compiles fresh[k] with the Compiler given, if any.
+func (b *builder) compileLate(k int32) {
+	if b.schemas == nil {
+		return
+	}
+	t := &b.fresh[k]
+	t.validator, t.compErr = compile(b.compiler, b.schemas[k])
+	b.schemas[k] = nil
+}
