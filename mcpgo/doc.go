@@ -45,11 +45,16 @@
 // invalid_request otherwise; batches too), with its id when it could be read.
 //
 // tools/call is decided by the front in full, from the raw message, before mcp-go
-// decodes anything: the tool name with Discoverer.AuthorizeToolThen (a tool that is
-// unknown, denied or withheld is tool_not_granted, 403, whatever the arguments: deep,
-// long, mistyped, with duplicate keys or invalid UTF-8; SPEC CALL-1, VIS-2), then from
-// the same grant read the contract pin (params._meta.contract_digest), the arguments
-// against the full schema, and the host's CheckCall. Refusals are JSON-RPC errors
+// decodes anything: the tool name, and a meta tool's action read alone from the raw
+// arguments, with Discoverer.AuthorizeActionThen (a tool that is unknown, denied or
+// withheld, or an action not served, is tool_not_granted, 403, whatever the other
+// arguments: deep, long, mistyped, with duplicate keys or invalid UTF-8; SPEC CALL-1,
+// VIS-2), then from the same grant read the contract pin
+// (params._meta.contract_digest), the arguments against the full schema, the host's
+// CheckCall and, in safe mode, the confirmation token
+// (params._meta[discovery.MetaConfirmation]). A call safe mode holds is answered, as
+// mcpsdk answers it, with a preview result: isError, the preview as text, the token in
+// the result's _meta only. Refusals are JSON-RPC errors
 // {"code","message","data":{"error","status"}}; invalid arguments (400) are a
 // CallToolResult with isError true whose text names the failing keyword and its schema
 // location, never a value (SEP-1303, SPEC ERR-2); a CheckCall error that is not a
@@ -57,7 +62,8 @@
 // passes reaches mcp-go. A tools/call notification (no id) is dropped: it would run
 // nothing in mcp-go either.
 //
-// tools/list: mcp-go's response is rewritten on its way out. A tool stays when the
+// tools/list: mcp-go's response is rewritten on its way out (a meta tool as served to
+// the principal, its action enum narrowed to the served actions). A tool stays when the
 // principal's authorised set holds it and is served as the catalog's RFC 8785
 // canonical definition, byte for byte what discover serves (mcp-go's encoder would
 // reorder members and escape HTML); the discovery tool, when configured, is appended

@@ -85,11 +85,15 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 	if a.toolDef != nil && name == a.opts.DiscoveryTool {
 		return a.discoveryTool(ctx, p, env.id, args, dst), true
 	}
-	finish, err := a.d.AuthorizeToolThen(ctx, p, name) // the tool name alone: CALL-1
+	// The tool name alone (CALL-1), and a meta tool's action read alone from the raw
+	// arguments (see discovery.CatalogOptions.MetaTools).
+	finish, err := a.d.AuthorizeActionThen(ctx, p, name, args)
 	if err != nil {
 		return appendError(dst, env.id, codeOf(err, discovery.CodeInternal)), true
 	}
-	err = finish(ctx, p, discovery.Call{Tool: name, Arguments: args, ContractPin: pin(m["_meta"])})
+	err = finish(ctx, p, discovery.Call{Tool: name, Arguments: args,
+		ContractPin:  metaString(m["_meta"], MetaContractDigest),
+		Confirmation: metaString(m["_meta"], discovery.MetaConfirmation)}) // safe mode's token
 	if err == nil {
 		return nil, false
 	}
@@ -97,20 +101,35 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 	if errors.As(err, &de) && de.Code == discovery.CodeInvalidArguments {
 		return appendResult(dst, env.id, invalidArguments(de)), true
 	}
+	if cr, ok := err.(*discovery.ConfirmationRequired); ok {
+		return appendResult(dst, env.id, preview(cr)), true
+	}
 	return appendError(dst, env.id, codeOf(err, discovery.CodeCallRefused)), true
+}
+
+// preview is the tool result of a call safe mode holds (discovery.SafeMode), as the
+// mcpsdk adapter writes it: isError, since nothing ran; the text says so and holds the
+// preview; the token travels in the result's _meta[discovery.MetaConfirmation] only,
+// not in the text the model reads.
+func preview(cr *discovery.ConfirmationRequired) []byte {
+	b := append([]byte(`{"_meta":{`), quote(discovery.MetaConfirmation)...)
+	b = append(append(b, ':'), quote(cr.Token)...)
+	b = append(b, `},"content":[{"type":"text","text":`...)
+	b = append(b, quote(cr.Text())...)
+	return append(b, `}],"isError":true}`...)
 }
 
 // MetaContractDigest is the _meta member that carries the contract digest: in
 // tools/list results, and, as the client's pin, in tools/call params (SPEC CONTRACT-2).
 const MetaContractDigest = "contract_digest"
 
-// pin reads the client's contract pin, params._meta.contract_digest, when it is a
-// string.
-func pin(meta []byte) string {
+// metaString reads the string member key of params._meta (the client's contract pin,
+// safe mode's confirmation token), or "" when it is absent or no string.
+func metaString(meta []byte, key string) string {
 	var s string
 	if len(meta) > 0 && meta[0] == '{' {
-		tooldef.Members(meta, func(key, val []byte) bool {
-			if string(key) == `"`+MetaContractDigest+`"` {
+		tooldef.Members(meta, func(k, val []byte) bool {
+			if string(k) == `"`+key+`"` {
 				s, _ = tooldef.StringValue(val)
 				return false
 			}

@@ -63,12 +63,6 @@ func (a *Adapter) narrowResult(result []byte, list *discovery.ListResult) ([]byt
 	if !ok || len(m["tools"]) == 0 || m["tools"][0] != '[' {
 		return nil, false
 	}
-	authorized := make(map[*byte]struct{}, len(list.Tools))
-	for _, t := range list.Tools {
-		if len(t) > 0 {
-			authorized[&t[0]] = struct{}{}
-		}
-	}
 	tools := []byte{'['}
 	add := func(def []byte) {
 		if len(tools) > 1 {
@@ -88,10 +82,8 @@ func (a *Adapter) narrowResult(result []byte, list *discovery.ListResult) ([]byt
 		if name == a.opts.DiscoveryTool && a.toolDef != nil {
 			return true
 		}
-		if def, ok := list.Catalog.Tool(name); ok && len(def) > 0 {
-			if _, ok := authorized[&def[0]]; ok {
-				add(def)
-			}
+		if def, ok := list.Tool(name); ok { // as served to this principal (a meta tool's actions narrowed)
+			add(def)
 		}
 		return true
 	})
