@@ -176,9 +176,9 @@ func everythingView(t *testing.T, bin string, env ...string) map[string]string {
 // and callable. One difference is expected with the default bounded validator: its
 // JSON Schema 2020-12 tool ($ref, $anchor, if/then/else) cannot be enforced exactly,
 // so its calls answer tool_validation_unavailable; with validate.NewFull as the
-// catalog's Compiler they too answer as the bare server. (The conformance runner,
-// @modelcontextprotocol/conformance, needs Node.js 22; this compares with the bare
-// server instead.)
+// catalog's Compiler they too answer as the bare server. (The official conformance
+// runner, @modelcontextprotocol/conformance, needs Node.js 22 and the npm registry:
+// .ci/conformance.sh runs it against both servers over HTTP.)
 func TestEverythingServerWithAdapter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds go-sdk's everything-server twice")
