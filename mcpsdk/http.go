@@ -5,18 +5,16 @@ import (
 	"errors"
 	"io"
 	"mime"
-	"net"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
 )
 
 // Handler returns next (usually the SDK's mcp.StreamableHTTPHandler) behind the
@@ -56,7 +54,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !supportedVersion(v) {
 			// The SDK refuses it too, but logs the header's text first (ERR-2).
-			if rebound(r) {
+			if rpcwire.Rebound(r) {
 				forbidden(w)
 				return
 			}
@@ -65,18 +63,18 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		}
 		fw := &filterWriter{w: w}
 		defer fw.finish()
-		if r.Method != http.MethodPost || r.Body == nil || !isJSON(r.Header.Get("Content-Type")) {
+		if r.Method != http.MethodPost || r.Body == nil || !rpcwire.IsJSON(r.Header.Get("Content-Type")) {
 			next.ServeHTTP(fw, r)
 			return
 		}
-		body, err := readBounded(r.Body, a.maxBody())
+		body, err := rpcwire.ReadBounded(r.Body, a.maxBody())
 		r.Body.Close()
 		if err != nil {
 			fault := discovery.CodeInvalidRequest
-			if errors.Is(err, errTooLarge) {
+			if errors.Is(err, rpcwire.ErrTooLarge) {
 				fault = discovery.CodeMessageTooLarge
 			}
-			if rebound(r) {
+			if rpcwire.Rebound(r) {
 				forbidden(w)
 				return
 			}
@@ -97,7 +95,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(fw, r)
 			return
 		}
-		if rebound(r) {
+		if rpcwire.Rebound(r) {
 			// The SDK's DNS rebinding protection, which this path bypasses otherwise.
 			forbidden(w)
 			return
@@ -109,10 +107,10 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		switch {
 		case len(resp) == 0:
 			w.WriteHeader(http.StatusAccepted)
-		case act == refused && !acceptsJSON(r):
+		case act == refused && !rpcwire.AcceptsJSON(r):
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(http.StatusOK)
-			w.Write(sseEvent(resp))
+			w.Write(rpcwire.SSEEvent(resp))
 		default:
 			writeJSON(w, status, resp)
 		}
@@ -127,9 +125,6 @@ func supportedVersion(v string) bool {
 
 var sdkVersions = mcp.SupportedProtocolVersions()
 
-// errTooLarge reports a body over the cap.
-var errTooLarge = errors.New("mcpsdk: request body too large")
-
 // maxBody is the body cap: Options.MaxRequestBodyBytes, or the SDK's default when it is
 // not positive (Handler never reads a body unbounded).
 func (a *Adapter) maxBody() int64 {
@@ -137,19 +132,6 @@ func (a *Adapter) maxBody() int64 {
 		return a.opts.MaxRequestBodyBytes
 	}
 	return mcp.DefaultMaxRequestBodyBytes
-}
-
-// readBounded reads all of r if it holds at most limit bytes; it stops reading at
-// limit+1 bytes and reports errTooLarge, so memory stays bounded by the cap.
-func readBounded(r io.Reader, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, errTooLarge
-	}
-	return b, nil
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
@@ -162,71 +144,12 @@ func forbidden(w http.ResponseWriter) {
 	http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
 }
 
-// sseEvent frames one JSON-RPC message as a text/event-stream event, as the SDK does.
-func sseEvent(msg []byte) []byte {
-	b := make([]byte, 0, len(msg)+32)
-	b = append(b, "event: message\ndata: "...)
-	b = append(b, msg...)
-	return append(b, "\n\n"...)
-}
-
-// acceptsJSON reports whether the request's Accept header takes application/json (or
-// says nothing): then answers are JSON bodies, else text/event-stream events.
-func acceptsJSON(r *http.Request) bool {
-	values := r.Header.Values("Accept")
-	if len(values) == 0 {
-		return true
-	}
-	streamOnly := false
-	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil {
-				continue
-			}
-			switch mt {
-			case "application/json", "application/*", "*/*":
-				return true
-			case "text/event-stream":
-				streamOnly = true
-			}
-		}
-	}
-	return !streamOnly
-}
-
 // responseBuffers hold discover responses, pages of up to 64 KiB that would otherwise
 // be allocated for each request.
 var responseBuffers = sync.Pool{New: func() any {
 	b := make([]byte, 0, discovery.MaxResponseBytes)
 	return &b
 }}
-
-// rebound reports a request that arrived on a loopback address with a Host header that
-// is not a loopback name: a DNS rebinding attempt. The SDK's streamable handler refuses
-// these (unless its DisableLocalhostProtection is set); Handler refuses them alike for
-// the requests it answers itself.
-func rebound(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return ok && local != nil && isLoopback(local.String()) && !isLoopback(r.Host)
-}
-
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}
-
-func isJSON(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "application/json"
-}
 
 // filterWriter cleans the responses of the handler behind Handler (SPEC ERR-2): a
 // JSON-RPC error response that is not the adapter's is rewritten content-free, in an

@@ -1,7 +1,6 @@
 package mcpsdk
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -12,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
-	"github.com/deferredtools/deferredtools/internal/jsonlex"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
 )
 
 // ioTransport replaces an *mcp.StdioTransport or *mcp.IOTransport: the same
@@ -42,7 +41,7 @@ func (t *ioTransport) Connect(context.Context) (mcp.Connection, error) {
 		closed: make(chan struct{}),
 		sem:    make(chan struct{}, maxInFlight),
 	}
-	go c.readLines(&lineReader{r: bufio.NewReaderSize(t.r, 64<<10), max: lineCap(t.maxLine)})
+	go c.readLines(rpcwire.NewLineReader(t.r, lineCap(t.maxLine)))
 	return c, nil
 }
 
@@ -71,9 +70,9 @@ type line struct {
 
 // readLines reads lines until the input ends; a goroutine of its own so that Read and
 // Close never wait on a blocked reader (as in the SDK's ioConn).
-func (c *ioConn) readLines(lr *lineReader) {
+func (c *ioConn) readLines(lr *rpcwire.LineReader) {
 	for {
-		b, tooLong, err := lr.next()
+		b, tooLong, err := lr.Next()
 		select {
 		case c.lines <- line{b, tooLong, err}:
 		case <-c.closed:
@@ -222,66 +221,6 @@ func (w *lockedWriter) close() error {
 	}
 	return w.w.Close()
 }
-
-// lineReader reads newline-delimited messages of at most max bytes. A longer line is
-// reported as tooLong and skipped to its newline without being kept: memory stays
-// bounded by max whatever the client sends.
-type lineReader struct {
-	r   *bufio.Reader
-	max int
-}
-
-// next returns the next line that is not blank, without its line ending (\n or \r\n).
-func (l *lineReader) next() (b []byte, tooLong bool, err error) {
-	for {
-		b, tooLong, err = l.read()
-		if tooLong || err != nil || len(skipSpaceBytes(b)) > 0 {
-			return b, tooLong, err
-		}
-	}
-}
-
-func (l *lineReader) read() (b []byte, tooLong bool, err error) {
-chunks:
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		if !tooLong {
-			if n := len(b) + len(chunk); n > l.max+2 { // room for \r\n
-				tooLong, b = true, nil
-			} else {
-				if n > cap(b) { // double, never past the cap: append's 1.25 would copy 5 times the line
-					b = append(make([]byte, 0, min(max(2*cap(b), n), l.max+2)), b...)
-				}
-				b = append(b, chunk...)
-			}
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF && (tooLong || len(b) > 0):
-			// The last message has no newline: it is a message all the same.
-		case err != nil:
-			return nil, false, err
-		}
-		break chunks
-	}
-	if tooLong {
-		return nil, true, nil
-	}
-	n := len(b)
-	if n > 0 && b[n-1] == '\n' {
-		n--
-	}
-	if n > 0 && b[n-1] == '\r' {
-		n--
-	}
-	if n > l.max {
-		return nil, true, nil
-	}
-	return b[:n], false, nil
-}
-
-func skipSpaceBytes(b []byte) []byte { return b[jsonlex.SkipSpace(b, 0):] }
 
 // stdio is the reader and writer of an mcp.StdioTransport.
 func stdio() (io.ReadCloser, io.WriteCloser) { return os.Stdin, nopWriteCloser{os.Stdout} }

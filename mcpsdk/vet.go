@@ -2,11 +2,11 @@ package mcpsdk
 
 import (
 	"bytes"
-	"math"
 	"strconv"
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/internal/jsonlex"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
 )
 
@@ -99,7 +99,7 @@ func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 			version = val
 		case "id":
 			if !bytes.Equal(val, []byte("null")) {
-				idOK = validID(val)
+				idOK = rpcwire.ValidID(val)
 				if idOK {
 					env.id = val
 				}
@@ -129,19 +129,6 @@ func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 		return env, discovery.CodeInvalidRequest
 	}
 	return env, ""
-}
-
-// validID reports whether raw is an id the SDK keeps exactly: a string, or an integer
-// within ±2^53 (the SDK reads numbers as float64).
-func validID(raw []byte) bool {
-	switch c := raw[0]; {
-	case c == '"':
-		return true
-	case c == '-' || ('0' <= c && c <= '9'):
-		f, err := strconv.ParseFloat(string(raw), 64)
-		return err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53
-	}
-	return false
 }
 
 // validWireError reports whether raw decodes into the SDK's wire error: null, or an
