@@ -1,4 +1,4 @@
-package discovery_test
+package storetests_test
 
 import (
 	"context"

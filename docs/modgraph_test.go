@@ -1,0 +1,36 @@
+package docs
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The core packages and their own tests import no database driver, no MCP SDK and no
+// OpenTelemetry: `go mod tidy` in a module importing them loads their tests too, so
+// one such import would make every importer download it (README, "Adapters and your
+// module graph").
+func TestCoreTestsImportNoHeavyModule(t *testing.T) {
+	core := []string{"discovery", "discovery/wire", "grants", "grants/grantstest", "rank", "validate", "cursor", "schemaguard", "plan"}
+	args := []string{"list", "-deps", "-test"}
+	for _, p := range core {
+		args = append(args, "github.com/deferredtools/deferredtools/"+p)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 50 {
+		t.Fatalf("go list listed %d packages: the check would prove nothing", len(deps))
+	}
+	for _, dep := range deps {
+		for _, heavy := range []string{"modernc.org/", "github.com/jackc/", "github.com/modelcontextprotocol/", "github.com/mark3labs/", "go.opentelemetry.io/", "/grants/sqlstore", "/internal/dbtest"} {
+			if strings.Contains(dep, heavy) {
+				t.Errorf("a core package or its tests depends on %s", dep)
+			}
+		}
+	}
+}
