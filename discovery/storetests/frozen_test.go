@@ -67,4 +67,3 @@ func TestGrantTimeoutFrozenSQLite(t *testing.T) {
 		t.Errorf("after the freeze: %v", err)
 	}
 }
-
