@@ -26,6 +26,7 @@ type toolData struct {
 	native json.RawMessage // the definition with "defer_loading": true, when !eager
 	line   string          // the client-side catalog line, when !eager
 	held   bool            // safe mode holds its calls for confirmation (marked on line)
+	render toolRender      // its provider definitions (Request)
 }
 
 // cache holds what a Planner derives from canonical tool definitions, keyed by content
@@ -93,7 +94,7 @@ func (c *cache) tools(pl *Planner, list *discovery.ListResult) []*toolData {
 
 // bytes is what t counts against the cache's bound.
 func (t *toolData) bytes() int64 {
-	return toolEntryBytes + int64(len(t.name)+len(t.native)+len(t.line))
+	return toolEntryBytes + int64(len(t.name)+len(t.native)+len(t.line)+len(t.render.anthropic.Description))
 }
 
 // listBytes is what a byList entry counts against the cache's bound.

@@ -284,9 +284,16 @@ func cloneMap(m map[string]Loading) map[string]Loading {
 // the switch is off (SPEC FLAG-2) Plan reads no grant and defers nothing: every catalog
 // tool is sent in full.
 func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabilities, loaded ...string) (*ToolPlan, error) {
+	tp, _, err := pl.plan(ctx, p, m, loaded)
+	return tp, err
+}
+
+// plan is Plan, also answering the cached data of the plan's tools in plan order when
+// the plan defers (nil otherwise).
+func (pl *Planner) plan(ctx context.Context, p grants.Principal, m ModelCapabilities, loaded []string) (*ToolPlan, []*toolData, error) {
 	list, err := pl.d.ListTools(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tp := &ToolPlan{Mode: ClientSide, ContractDigest: list.ContractDigest}
 	if m.NativeToolSearch {
@@ -303,7 +310,7 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 	}
 	if !pl.d.Enabled() || !pl.met(n, total) || tp.Mode == ClientSide && taken {
 		tp.Tools, tp.ToolsBytes = list.Tools, tp.FullBytes // list.Tools is ours
-		return tp, nil
+		return tp, nil, nil
 	}
 
 	tools := pl.cache.tools(pl, list)
@@ -358,7 +365,7 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 	}
 	tp.ToolsBytes = arrayBytes(tp.Tools)
 	tp.CatalogBytes = len(tp.Catalog)
-	return tp, nil
+	return tp, tools, nil
 }
 
 // met reports whether an authorised set of n tools totalling size canonical bytes
@@ -383,7 +390,7 @@ func arrayBytes(tools []json.RawMessage) int {
 // derive returns what the Planner's policy makes of def, one canonical definition.
 func (pl *Planner) derive(def []byte) *toolData {
 	f, reason := tooldef.Read(def) // exact member names, as NewCatalog reads them
-	t := &toolData{name: f.Name, eager: true}
+	t := &toolData{name: f.Name, eager: true, render: renderOf(f)}
 	if reason != "" || pl.loading(f.Name, f.Eager) == LoadEager {
 		return t // unreadable (never after NewCatalog) or eager: never deferred
 	}

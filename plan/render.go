@@ -195,13 +195,20 @@ type Rendering struct {
 func (pl *Planner) Request(ctx context.Context, p grants.Principal, m ModelCapabilities, loaded ...string) (*Rendering, error) {
 	path := pl.path(m)
 	if path != PathClientSide {
-		tp, err := pl.Plan(ctx, p, ModelCapabilities{NativeToolSearch: true})
+		tp, tools, err := pl.plan(ctx, p, ModelCapabilities{NativeToolSearch: true}, nil)
 		if err != nil {
 			return nil, err
 		}
-		r, ok := pl.renderNative(tp, path, loaded)
+		if tools == nil { // nothing deferred: the plan's tools as they are, none cached
+			tools = make([]*toolData, len(tp.Tools))
+			for i, def := range tp.Tools {
+				f, _ := tooldef.Read(def)
+				tools[i] = &toolData{name: f.Name, eager: true, render: renderOf(f)}
+			}
+		}
+		r, ok := pl.renderNative(tp, tools, path, loaded)
 		if !ok && m.NativeToolSearch && path == PathAnthropicClient {
-			r, ok = pl.renderNative(tp, PathAnthropicServer, loaded) // Anthropic's own search
+			r, ok = pl.renderNative(tp, tools, PathAnthropicServer, loaded) // Anthropic's own search
 		}
 		if ok {
 			return r, nil
@@ -258,10 +265,32 @@ type upFrontFunction struct {
 	Description string `json:"description,omitempty"`
 }
 
-// renderNative renders a native plan for path, the tools named in loaded sent in
-// full. It answers false when the search tool's name is a catalog tool's, which the
-// provider would refuse as a duplicate.
-func (pl *Planner) renderNative(tp *ToolPlan, path Path, loaded []string) (*Rendering, bool) {
+// toolRender is a tool's definitions for the provider paths, derived once per
+// definition (with the plan's other per-tool data), and the sizes of their JSON
+// without "defer_loading", so that Request encodes nothing per request.
+type toolRender struct {
+	anthropic      AnthropicTool
+	openAI         OpenAIFunction
+	anthropicBytes int
+	openAIBytes    int
+	upFrontBytes   int // what the Responses API shows of it deferred: name and description
+}
+
+// deferLoadingBytes is what "defer_loading": true adds to an encoded definition.
+const deferLoadingBytes = len(`,"defer_loading":true`)
+
+// renderOf derives the provider definitions of the tool f.
+func renderOf(f tooldef.Fields) toolRender {
+	r := toolRender{anthropic: anthropicTool(f), openAI: openAIFunction(f)}
+	r.anthropicBytes, r.openAIBytes = len(marshal(r.anthropic)), len(marshal(r.openAI))
+	r.upFrontBytes = len(marshal(upFrontFunction{"function", r.openAI.Name, r.openAI.Description}))
+	return r
+}
+
+// renderNative renders a native plan for path from tools, the data of tp's tools in
+// order, the tools named in loaded sent in full. It answers false when the search
+// tool's name is a catalog tool's, which the provider would refuse as a duplicate.
+func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, loaded []string) (*Rendering, bool) {
 	r := &Rendering{Path: path, Plan: tp}
 	openAI := path == PathOpenAIHosted || path == PathOpenAIClient
 	searchDef, _ := tooldef.Read(pl.toolDef)
@@ -284,35 +313,36 @@ func (pl *Planner) renderNative(tp *ToolPlan, path Path, loaded []string) (*Rend
 	}
 	var sent, seen, full []int // sizes of the values of each array
 	r.Tools = make([]any, 0, len(tp.Tools)+1)
-	for _, def := range tp.Tools {
-		f, _ := tooldef.Read(def)
-		if !openAI && f.Name == r.SearchTool {
+	for _, t := range tools {
+		if !openAI && t.name == r.SearchTool {
 			return nil, false
 		}
-		if !validName(f.Name) {
-			r.Omitted = append(r.Omitted, f.Name)
+		if !validName(t.name) {
+			r.Omitted = append(r.Omitted, t.name)
 			continue
 		}
-		_, deferred := slices.BinarySearch(tp.Deferred, f.Name)
-		deferred = deferred && !slices.Contains(loaded, f.Name)
+		deferred := !t.eager && !slices.Contains(loaded, t.name)
 		var v any
+		var n int
 		if openAI {
-			o := openAIFunction(f)
+			o := t.render.openAI
 			o.DeferLoading = deferred
-			v = o
+			v, n = o, t.render.openAIBytes
 			if deferred {
-				seen = append(seen, len(marshal(upFrontFunction{"function", o.Name, o.Description})))
+				seen = append(seen, t.render.upFrontBytes)
 			}
 		} else {
-			a := anthropicTool(f)
+			a := t.render.anthropic
 			a.DeferLoading = deferred
-			v = a
+			v, n = a, t.render.anthropicBytes
 		}
-		n := len(marshal(v))
+		if deferred {
+			n += deferLoadingBytes
+		}
 		sent = append(sent, n)
 		if deferred {
-			r.Deferred = append(r.Deferred, f.Name)
-			full = append(full, n-len(`,"defer_loading":true`))
+			r.Deferred = append(r.Deferred, t.name)
+			full = append(full, n-deferLoadingBytes)
 		} else {
 			seen = append(seen, n)
 			full = append(full, n)
