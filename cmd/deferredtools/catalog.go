@@ -25,6 +25,7 @@ var (
 	errCatalogRead   = errors.New("deferredtools: cannot read the catalog file")
 	errCatalogFormat = errors.New("deferredtools: the catalog file is not a JSON array of tools nor an object with a \"tools\" array")
 	errQueriesRead   = errors.New("deferredtools: cannot read the queries file")
+	errMetaRead      = errors.New("deferredtools: cannot read the meta tools file")
 	errEvalFormat    = errors.New("deferredtools: the catalog or queries file is not the JSON rank eval reads")
 	errUnenforceable = errors.New("deferredtools: a tool's input schema is not enforced: every call to it answers tool_validation_unavailable (503)")
 	errCheckFailed   = errors.New("deferredtools: the discovery check answered an unexpected error")
@@ -48,6 +49,8 @@ type toolReport struct {
 	FitsPage bool `json:"fitsPage"`
 	// Digest is "sha256:" and the hex SHA-256 of the canonical form (SPEC CONTRACT-2).
 	Digest string `json:"digest"`
+	// Actions are a meta tool's action IDs, as grant rows name them (-meta-tools).
+	Actions []string `json:"actions,omitempty"`
 }
 
 // catalogCheck reports, for every tool of FILE in name order, what a Discoverer over it
@@ -62,6 +65,7 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("catalog check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
+	metaFile := fs.String("meta-tools", "", "a JSON `FILE` declaring meta tools' actions (discovery.ParseMetaTools)")
 	// The file may come before or after the flags.
 	var file string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -86,7 +90,17 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cat, err := discovery.NewCatalog(tools, nil)
+	opts := &discovery.CatalogOptions{}
+	if *metaFile != "" {
+		text, err := os.ReadFile(*metaFile)
+		if err != nil {
+			return errMetaRead
+		}
+		if opts.MetaTools, err = discovery.ParseMetaTools(text); err != nil {
+			return err // a *discovery.MetaToolsError: the rule broken, never content
+		}
+	}
+	cat, err := discovery.NewCatalog(tools, opts)
 	if err != nil {
 		return err // a *discovery.CatalogError: position and rule, never content
 	}
@@ -122,7 +136,11 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 			if !r.FitsPage {
 				page = "413: too large"
 			}
-			fmt.Fprintf(stdout, "%s\t%s\t%d\t%s\t%s\n", r.Name, v, r.Bytes, page, r.Digest)
+			name := r.Name
+			if r.Actions != nil {
+				name += " (" + strings.Join(r.Actions, ", ") + ")"
+			}
+			fmt.Fprintf(stdout, "%s\t%s\t%d\t%s\t%s\n", name, v, r.Bytes, page, r.Digest)
 		}
 		fmt.Fprintf(stdout, "%d tools, %d canonical bytes, %d not enforced\n", len(reports), cat.Size().Bytes, unenforced)
 	}
@@ -157,6 +175,20 @@ func catalogTools(data []byte) ([]json.RawMessage, error) {
 	return tools, nil
 }
 
+// grantNames are the names grant rows give tool: its action IDs for a meta tool, else
+// its own name.
+func grantNames(cat *discovery.Catalog, tool string) []string {
+	m, ok := cat.MetaTool(tool)
+	if !ok {
+		return []string{tool}
+	}
+	ids := make([]string, len(m.Actions))
+	for i, a := range m.Actions {
+		ids[i] = tool + "." + a.Name
+	}
+	return ids
+}
+
 // checkPrincipal is the principal granted only tool in checkTools' Discoverer.
 func checkPrincipal(tool string) grants.Principal { return grants.Principal{ID: "check:" + tool} }
 
@@ -165,8 +197,10 @@ func checkTools(cat *discovery.Catalog) ([]toolReport, error) {
 	ctx := context.Background()
 	store := grants.NewMemory()
 	for _, name := range cat.Names() {
-		if _, err := store.Put(ctx, grants.Row{Principal: checkPrincipal(name).ID, Tool: name, Effect: grants.Allow}); err != nil {
-			return nil, err
+		for _, id := range grantNames(cat, name) {
+			if _, err := store.Put(ctx, grants.Row{Principal: checkPrincipal(name).ID, Tool: id, Effect: grants.Allow}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
@@ -185,7 +219,12 @@ func checkTools(cat *discovery.Catalog) ([]toolReport, error) {
 		}
 		json.Unmarshal(canon, &fields) // canonical and checked by NewCatalog: exact names
 
-		err := d.AuthorizeCall(ctx, checkPrincipal(name), discovery.Call{Tool: name, Arguments: json.RawMessage("{}")})
+		args := json.RawMessage("{}")
+		if m, ok := cat.MetaTool(name); ok { // a call names an action: its first
+			r.Actions = grantNames(cat, name)
+			args, _ = json.Marshal(map[string]string{m.Argument: m.Actions[0].Name})
+		}
+		err := d.AuthorizeCall(ctx, checkPrincipal(name), discovery.Call{Tool: name, Arguments: args})
 		switch {
 		case errors.Is(err, discovery.CodeValidationUnavailable):
 			_, cerr := compiler.Compile(fields.InputSchema)

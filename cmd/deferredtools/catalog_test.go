@@ -229,3 +229,34 @@ func TestRankEval(t *testing.T) {
 	refused(t, "not the JSON rank eval reads", "rank", "eval", "-catalog", writeFile(t, "c.json", `{"name": "x"}`), "-queries", qs)
 	refused(t, "not the JSON rank eval reads", "rank", "eval", "-catalog", cat, "-queries", writeFile(t, "q.json", `[{"query": 1}]`))
 }
+
+// SPEC CALL-1, CALL-4: catalog check -meta-tools reads meta tools' declarations as a
+// Discoverer's catalog does: a meta tool is checked through a call naming one of its
+// actions (a call without one is refused before validation, so it would prove
+// nothing) and listed with the action IDs grant rows name; a bad declaration file, or
+// one the catalog refuses, exits 1 with its rule.
+func TestCatalogCheckMetaTools(t *testing.T) {
+	keys := `{"name": "keys", "description": "List, create or revoke API keys.", "inputSchema": {"type": "object",
+		"properties": {"action": {"type": "string", "enum": ["list", "create", "revoke"]}, "label": {"type": "string"}}, "required": ["action"]}}`
+	path := writeFile(t, "tools.json", "["+keys+"]")
+	decl := writeFile(t, "meta.json", `{"keys": {"actions": [{"name": "list", "readOnlyHint": true}, {"name": "create"}, {"name": "revoke"}]}}`)
+	kBytes, kDigest := canonDigest(t, keys)
+	out := ok(t, "catalog", "check", path, "-meta-tools", decl)
+	want := "tool\tvalidation\tbytes\tpage\tdigest\n" +
+		fmt.Sprintf("keys (keys.list, keys.create, keys.revoke)\tenforced\t%d\tfits\t%s\n", kBytes, kDigest) +
+		fmt.Sprintf("1 tools, %d canonical bytes, 0 not enforced\n", kBytes)
+	if out != want {
+		t.Errorf("catalog check -meta-tools printed\n%s\nwant\n%s", out, want)
+	}
+	var rep struct{ Tools []struct{ Actions []string } }
+	if err := json.Unmarshal([]byte(ok(t, "catalog", "check", "-json", "-meta-tools", decl, path)), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Tools) != 1 || strings.Join(rep.Tools[0].Actions, ",") != "keys.list,keys.create,keys.revoke" {
+		t.Errorf("catalog check -json -meta-tools = %+v", rep)
+	}
+	refused(t, "cannot read the meta tools file", "catalog", "check", path, "-meta-tools", filepath.Join(t.TempDir(), "missing.json"))
+	refused(t, "meta tools refused: malformed", "catalog", "check", path, "-meta-tools", writeFile(t, "bad.json", `{"keys": `))
+	refused(t, "catalog refused: meta tool: no such tool", "catalog", "check", path, "-meta-tools",
+		writeFile(t, "other.json", `{"gone": {"actions": [{"name": "list"}]}}`))
+}

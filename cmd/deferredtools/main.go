@@ -8,7 +8,7 @@
 //	deferredtools grants deny  -db DB -principal P -tool T
 //	deferredtools grants revoke -db DB -principal P -tool T
 //	deferredtools grants check -db DB -principal P [-scopes a,b] [-tool T]
-//	deferredtools catalog check FILE [-json]
+//	deferredtools catalog check FILE [-json] [-meta-tools FILE]
 //	deferredtools rank eval -catalog FILE -queries FILE [-json] [-params=false]
 //
 // DB is sqlite:PATH or a postgres:// (postgresql://) connection string. Every change
@@ -54,7 +54,7 @@ const usage = `usage:
   deferredtools grants deny   -db DB -principal P -tool T
   deferredtools grants revoke -db DB -principal P -tool T
   deferredtools grants check  -db DB -principal P [-scopes a,b] [-tool T]
-  deferredtools catalog check FILE [-json]
+  deferredtools catalog check FILE [-json] [-meta-tools FILE]
   deferredtools rank eval -catalog FILE -queries FILE [-json] [-params=false]
 DB is sqlite:PATH or postgres://...`
 
