@@ -40,6 +40,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx"
 	_ "modernc.org/sqlite"             // driver "sqlite"
 
@@ -197,6 +198,9 @@ func open(spec string, create bool) (*sql.DB, sqlstore.Dialect, error) {
 		return db, sqlstore.SQLite, nil
 	}
 	if strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://") {
+		if _, err := pgx.ParseConfig(spec); err != nil {
+			return nil, 0, errDBSpec // its text would quote the connection string
+		}
 		db, err := sql.Open("pgx", spec)
 		if err != nil {
 			return nil, 0, grants.ErrUnavailable
@@ -230,6 +234,10 @@ func withStore(spec string, f func(ctx context.Context, s *sqlstore.Store) error
 // errNotMigrated refuses a grants command on a database no migration has run on.
 // A missing SQLite file gets the same answer: migrate creates it.
 var errNotMigrated = errors.New("deferredtools: the database has no grant tables; run deferredtools migrate first")
+
+// errDBSpec refuses a postgres:// connection string that cannot be parsed; like every
+// refusal, it does not quote it (it may hold a password).
+var errDBSpec = errors.New("deferredtools: the -db connection string cannot be parsed")
 
 func migrate(args []string, stdout, stderr io.Writer) error {
 	f := newFlags("migrate", stderr)

@@ -355,3 +355,14 @@ func TestNotMigrated(t *testing.T) {
 		t.Errorf("stderr %q does not name the command", r.stderr)
 	}
 }
+
+// A postgres:// connection string that cannot be parsed is refused as such, not as
+// unavailable storage, and its text (it may hold a password) is not quoted.
+func TestBadPostgresURL(t *testing.T) {
+	for _, spec := range []string{"postgres://u:s3cret@host:notaport/db", "postgresql://u:s3cret@[::1/db"} {
+		r := cli(t, "grants", "list", "-db", spec)
+		if r.code != 1 || !strings.Contains(r.stderr, "connection string cannot be parsed") || strings.Contains(r.stderr, "s3cret") {
+			t.Errorf("grants list -db %q = exit %d, stderr %q; want exit 1, the parse refusal, no password", spec, r.code, r.stderr)
+		}
+	}
+}
