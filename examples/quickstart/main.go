@@ -64,17 +64,19 @@ func run(w io.Writer, args []string) error {
 		out("%-5s sees %d of %d tools  contract %s", p.ID, len(list.Tools), catalog.Len(), list.ContractDigest)
 	}
 
-	section(w, `Discover "model search" (alice, limit 3)`)
-	page1, err := d.Discover(ctx, alice, discovery.Request{Query: "model search", Limit: 3})
+	section(w, `Discover "search models" (alice, limit 3)`)
+	page1, err := d.Discover(ctx, alice, discovery.Request{Query: "search models", Limit: 3})
 	if err != nil {
 		return err
 	}
 	printPage(out, 1, page1)
-	page2, err := d.Discover(ctx, alice, discovery.Request{Query: "model search", Limit: 3, Cursor: page1.NextCursor})
-	if err != nil {
-		return err
+	if page1.NextCursor != "" { // the next page: the same query and limit, with the cursor
+		page2, err := d.Discover(ctx, alice, discovery.Request{Query: "search models", Limit: 3, Cursor: page1.NextCursor})
+		if err != nil {
+			return err
+		}
+		printPage(out, 2, page2)
 	}
-	printPage(out, 2, page2)
 
 	section(w, `The same words for bob (what he is not granted never shows)`)
 	bobPage, err := d.Discover(ctx, bob, discovery.Request{Query: "deployment logs", Limit: 3})

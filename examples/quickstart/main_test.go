@@ -68,6 +68,28 @@ func checkOutput(t *testing.T, out string) {
 	if strings.Contains(sectionOf(out, "The same words for bob"), "deployments_get_logs") {
 		t.Errorf("bob's discovery shows a tool he is denied:\n%s", got)
 	}
+	// The first discovery pages: page 1 has a cursor, and page 2 holds other tools.
+	pages := map[string]map[string]bool{}
+	for _, line := range strings.Split(sectionOf(out, "== Discover "), "\n") {
+		if n, tools, ok := strings.Cut(line, ": "); ok && strings.HasPrefix(n, "page ") {
+			list, rest, _ := strings.Cut(tools, "  (")
+			pages[n] = map[string]bool{}
+			for _, name := range strings.Split(list, ", ") {
+				pages[n][name] = true
+			}
+			if n == "page 1" && !strings.HasPrefix(rest, "nextCursor") {
+				t.Errorf("the first discovery's page 1 has no cursor: %q", line)
+			}
+		}
+	}
+	if len(pages["page 1"]) == 0 || len(pages["page 2"]) == 0 {
+		t.Errorf("the first discovery does not print two pages:\n%s", sectionOf(out, "== Discover "))
+	}
+	for name := range pages["page 2"] {
+		if pages["page 1"][name] {
+			t.Errorf("page 2 repeats page 1's %s", name)
+		}
+	}
 }
 
 func sectionOf(out, title string) string {
