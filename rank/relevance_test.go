@@ -100,4 +100,15 @@ func TestSearchRelatedWords(t *testing.T) {
 			t.Errorf("Search(%q) = %v, want %s first", tt.query, got, tt.want)
 		}
 	}
+	// The word itself outweighs its related word by score, not by name matches or doc
+	// order: two docs alike but for erase and delete, the delete one first.
+	alike := rank.NewIndex([]rank.Doc{
+		{Name: "tool_a", Description: "Delete a disk."},
+		{Name: "tool_b", Description: "Erase a disk."},
+		{Name: "tool_c", Description: "Format a volume."},
+	})
+	hits := alike.Search(nil, "erase the disk", allOf(3), 2)
+	if len(hits) != 2 || hits[0].Doc != 1 || hits[1].Doc != 0 || hits[0].Score <= hits[1].Score {
+		t.Errorf("Search(erase the disk) = %v, want tool_b (erase) scoring above tool_a (delete)", hits)
+	}
 }
