@@ -725,7 +725,7 @@ func BenchmarkRequest(b *testing.B) {
 	ctx := context.Background()
 	for _, c := range renderCases {
 		b.Run(c.name, func(b *testing.B) {
-			pl := f.planner(c.search, plan.UndiscoveredAnswer)
+			pl := f.plannerNS(c.search, plan.UndiscoveredAnswer, c.ns)
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := pl.Request(ctx, f.p, c.caps); err != nil {
