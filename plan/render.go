@@ -365,16 +365,18 @@ func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, load
 
 // namespaces groups r's deferred functions by the policy's OpenAINamespace, each
 // namespace where its first member was, and returns the sizes of r.Tools, sent and
-// seen up front, updated. A namespace whose name breaks the provider's name rule or
-// is a tool's own name is not made: its members stay top-level.
+// seen up front, updated; sent and seen hold one size per function of r.Tools. A
+// namespace whose name breaks the provider's name rule or is a tool's own name is not
+// made: its members stay top-level.
 func (pl *Planner) namespaces(r *Rendering, sent, seen []int) ([]int, []int) {
 	names := make(map[string]bool, len(r.Tools))
 	for _, v := range r.Tools {
 		names[v.(OpenAIFunction).Name] = true
 	}
 	type group struct {
-		at int // index in r.Tools of its first member
-		ns OpenAINamespace
+		at    int // index in r.Tools of its first member
+		ns    OpenAINamespace
+		sizes []int // the sent sizes of its members
 	}
 	groups := map[string]*group{}
 	member := make([]*group, len(r.Tools))
@@ -393,32 +395,31 @@ func (pl *Planner) namespaces(r *Rendering, sent, seen []int) ([]int, []int) {
 			groups[ns] = g
 		}
 		g.ns.Tools = append(g.ns.Tools, f)
+		g.sizes = append(g.sizes, sent[i])
 		member[i] = g
 	}
 	if len(groups) == 0 {
 		return sent, seen
 	}
 	tools := make([]any, 0, len(r.Tools))
-	sent, seen = sent[:0], seen[:0]
+	n := 0 // sent and seen are rewritten in place: n <= i
 	for i, v := range r.Tools {
-		f := v.(OpenAIFunction)
 		switch g := member[i]; {
 		case g == nil:
 			tools = append(tools, v)
-			sent = append(sent, len(marshal(f)))
-			if f.DeferLoading {
-				seen = append(seen, len(marshal(upFrontFunction{"function", f.Name, f.Description})))
-			} else {
-				seen = append(seen, len(marshal(f)))
-			}
+			sent[n], seen[n] = sent[i], seen[i]
+			n++
 		case g.at == i:
+			// What the model sees up front is the namespace without its tools.
+			head := len(marshal(OpenAINamespace{Type: "namespace", Name: g.ns.Name, Description: g.ns.Description}))
 			tools = append(tools, g.ns)
-			sent = append(sent, len(marshal(g.ns)))
-			seen = append(seen, len(marshal(OpenAINamespace{Type: "namespace", Name: g.ns.Name, Description: g.ns.Description}))-len(`,"tools":null`))
+			sent[n] = head - len("null") + sizeOf(g.sizes)
+			seen[n] = head - len(`,"tools":null`)
+			n++
 		}
 	}
 	r.Tools = tools
-	return sent, seen
+	return sent[:n], seen[:n]
 }
 
 // validName reports whether name is a valid tool or namespace name for the
