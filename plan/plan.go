@@ -216,6 +216,7 @@ type Planner struct {
 	toolName string
 	toolDef  json.RawMessage
 	header   string
+	search   [PathOpenAIClient + 1]searchTool // each provider path's search tool
 	cache    cache
 }
 
@@ -251,6 +252,7 @@ func New(d *discovery.Discoverer, policy *Policy) *Planner {
 	}
 	pl.toolName = cmp.Or(pl.policy.ToolName, discovery.DefaultToolName)
 	pl.toolDef = discovery.ToolDefinition(pl.toolName)
+	pl.search = pl.searchTools()
 	pl.header = "More tools are available than are loaded. Call " + pl.toolName +
 		" with a few words describing the task to get the full definitions of the matching tools:\n"
 	pl.cache.budget = cacheBytes

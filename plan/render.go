@@ -287,30 +287,43 @@ func renderOf(f tooldef.Fields) toolRender {
 	return r
 }
 
+// searchTool is the search tool of a provider path, and the size of its JSON.
+type searchTool struct {
+	tool  any
+	name  string
+	bytes int
+}
+
+// searchTools makes the search tool of each provider path: they depend on the policy
+// and the discovery tool alone, so a Planner makes them once.
+func (pl *Planner) searchTools() [PathOpenAIClient + 1]searchTool {
+	def, _ := tooldef.Read(pl.toolDef)
+	var st [PathOpenAIClient + 1]searchTool
+	anth := AnthropicSearchTool{Type: AnthropicBM25Type, Name: AnthropicBM25Name}
+	if pl.policy.Search == SearchRegex {
+		anth = AnthropicSearchTool{Type: AnthropicRegexType, Name: AnthropicRegexName}
+	}
+	st[PathAnthropicServer] = searchTool{tool: anth, name: anth.Name}
+	st[PathAnthropicClient] = searchTool{tool: anthropicTool(def), name: def.Name}
+	st[PathOpenAIHosted] = searchTool{tool: OpenAIToolSearch{Type: "tool_search"}, name: "tool_search"}
+	st[PathOpenAIClient] = searchTool{tool: OpenAIToolSearch{Type: "tool_search", Execution: "client",
+		Description: def.Description, Parameters: def.InputSchema}, name: "tool_search"}
+	for i := range st {
+		if st[i].tool != nil {
+			st[i].bytes = len(marshal(st[i].tool))
+		}
+	}
+	return st
+}
+
 // renderNative renders a native plan for path from tools, the data of tp's tools in
 // order, the tools named in loaded sent in full. It answers false when the search
 // tool's name is a catalog tool's, which the provider would refuse as a duplicate.
 func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, loaded []string) (*Rendering, bool) {
 	r := &Rendering{Path: path, Plan: tp}
 	openAI := path == PathOpenAIHosted || path == PathOpenAIClient
-	searchDef, _ := tooldef.Read(pl.toolDef)
-	var search any
-	switch path {
-	case PathAnthropicServer:
-		s := AnthropicSearchTool{Type: AnthropicBM25Type, Name: AnthropicBM25Name}
-		if pl.policy.Search == SearchRegex {
-			s = AnthropicSearchTool{Type: AnthropicRegexType, Name: AnthropicRegexName}
-		}
-		search, r.SearchTool = s, s.Name
-	case PathAnthropicClient:
-		search, r.SearchTool = anthropicTool(searchDef), searchDef.Name
-	case PathOpenAIHosted:
-		search, r.SearchTool = OpenAIToolSearch{Type: "tool_search"}, "tool_search"
-	case PathOpenAIClient:
-		search = OpenAIToolSearch{Type: "tool_search", Execution: "client",
-			Description: searchDef.Description, Parameters: searchDef.InputSchema}
-		r.SearchTool = "tool_search"
-	}
+	st := &pl.search[path]
+	r.SearchTool = st.name
 	var sent, seen, full []int // sizes of the values of each array
 	r.Tools = make([]any, 0, len(tp.Tools)+1)
 	for _, t := range tools {
@@ -355,9 +368,8 @@ func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, load
 	if len(r.Deferred) == 0 {
 		r.SearchTool = "" // nothing to search: no search tool
 	} else {
-		n := len(marshal(search))
-		sent, seen = append(sent, n), append(seen, n)
-		r.Tools = append(r.Tools, search)
+		sent, seen = append(sent, st.bytes), append(seen, st.bytes)
+		r.Tools = append(r.Tools, st.tool)
 	}
 	r.RequestBytes, r.UpFrontBytes, r.FullBytes = sizeOf(sent), sizeOf(seen), sizeOf(full)
 	return r, true
