@@ -38,11 +38,12 @@ type toolData struct {
 //     tools' digests in name order) to the toolData of each of its tools, in order, so
 //     a plan for a set seen before costs one lookup.
 //
-// Entries live until the bytes counted (the native definitions, lines, names and fixed
-// costs) would pass cacheBytes; then both maps are dropped at once and refill on use. A
-// list whose data alone passes the bound is still kept, alone, so the working set of one
-// catalog never thrashes. A policy, and the Discoverer whose safe mode marks lines, are
-// fixed per Planner, so neither is part of a key. Safe for concurrent use; derivation runs under the lock, once per definition.
+// Entries live until the bytes counted (the native definitions, lines, names, provider
+// descriptions and schemas, and fixed costs) would pass cacheBytes; then both maps are
+// dropped at once and refill on use. A list whose data alone passes the bound is still
+// kept, alone, so the working set of one catalog never thrashes. A policy, and the
+// Discoverer whose safe mode marks lines, are fixed per Planner, so neither is part of
+// a key. Safe for concurrent use; derivation runs under the lock, once per definition.
 type cache struct {
 	mu     sync.Mutex
 	budget int64
@@ -94,7 +95,8 @@ func (c *cache) tools(pl *Planner, list *discovery.ListResult) []*toolData {
 
 // bytes is what t counts against the cache's bound.
 func (t *toolData) bytes() int64 {
-	return toolEntryBytes + int64(len(t.name)+len(t.native)+len(t.line)+len(t.render.anthropic.Description))
+	r := &t.render.anthropic // the OpenAI definition shares its strings and schema
+	return toolEntryBytes + int64(len(t.name)+len(t.native)+len(t.line)+len(r.Description)+len(r.InputSchema))
 }
 
 // listBytes is what a byList entry counts against the cache's bound.

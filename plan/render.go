@@ -279,8 +279,10 @@ type toolRender struct {
 // deferLoadingBytes is what "defer_loading": true adds to an encoded definition.
 const deferLoadingBytes = len(`,"defer_loading":true`)
 
-// renderOf derives the provider definitions of the tool f.
+// renderOf derives the provider definitions of the tool f. They share one copy of its
+// input schema, so a cached entry pins none of the catalog's canonical bytes.
 func renderOf(f tooldef.Fields) toolRender {
+	f.InputSchema = bytes.Clone(f.InputSchema)
 	r := toolRender{anthropic: anthropicTool(f), openAI: openAIFunction(f)}
 	r.anthropicBytes, r.openAIBytes = len(marshal(r.anthropic)), len(marshal(r.openAI))
 	r.upFrontBytes = len(marshal(upFrontFunction{"function", r.openAI.Name, r.openAI.Description}))
