@@ -27,6 +27,8 @@ type toolData struct {
 	line   string          // the client-side catalog line, when !eager
 	held   bool            // safe mode holds its calls for confirmation (marked on line)
 	render toolRender      // its provider definitions (Request)
+	ns     string          // its OpenAI namespace (Policy.OpenAINamespace), when !eager
+	nsDesc string          // the namespace's description
 }
 
 // cache holds what a Planner derives from canonical tool definitions, keyed by content
@@ -96,7 +98,7 @@ func (c *cache) tools(pl *Planner, list *discovery.ListResult) []*toolData {
 // bytes is what t counts against the cache's bound.
 func (t *toolData) bytes() int64 {
 	r := &t.render.anthropic // the OpenAI definition shares its strings and schema
-	return toolEntryBytes + int64(len(t.name)+len(t.native)+len(t.line)+len(r.Description)+len(r.InputSchema))
+	return toolEntryBytes + int64(len(t.name)+len(t.native)+len(t.line)+len(r.Description)+len(r.InputSchema)+len(t.ns)+len(t.nsDesc))
 }
 
 // listBytes is what a byList entry counts against the cache's bound.

@@ -168,7 +168,8 @@ type Policy struct {
 	// OpenAINamespace groups the deferred functions of OpenAI paths into namespaces,
 	// of which the model reads only the name and description up front: it returns the
 	// namespace of the named tool and the namespace's description, or "" to leave
-	// the tool top-level. Nil: no namespaces.
+	// the tool top-level. Nil: no namespaces. It is called once per deferred tool
+	// definition, its answer cached with the plan's other per-tool data.
 	OpenAINamespace func(tool string) (namespace, description string)
 }
 
@@ -408,6 +409,9 @@ func (pl *Planner) derive(def []byte) *toolData {
 		mark = SafeModeMark
 	}
 	t.line = catalogLine(f.Name, mark, f, pl.policy.LineBytes)
+	if pl.policy.OpenAINamespace != nil {
+		t.ns, t.nsDesc = pl.policy.OpenAINamespace(f.Name)
+	}
 	return t
 }
 

@@ -327,6 +327,11 @@ func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, load
 	st := &pl.search[path]
 	r.SearchTool = st.name
 	var sent, seen, full []int // sizes of the values of each array
+	var kept []*toolData       // the data of each of r.Tools, for namespaces
+	grouped := openAI && pl.policy.OpenAINamespace != nil
+	if grouped {
+		kept = make([]*toolData, 0, len(tools))
+	}
 	r.Tools = make([]any, 0, len(tp.Tools)+1)
 	for _, t := range tools {
 		if !openAI && t.name == r.SearchTool {
@@ -363,9 +368,12 @@ func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, load
 			full = append(full, n)
 		}
 		r.Tools = append(r.Tools, v)
+		if grouped {
+			kept = append(kept, t)
+		}
 	}
-	if openAI && pl.policy.OpenAINamespace != nil && len(r.Deferred) > 0 {
-		sent, seen = pl.namespaces(r, sent, seen)
+	if grouped && len(r.Deferred) > 0 {
+		sent, seen = namespaces(r, kept, sent, seen)
 	}
 	if len(r.Deferred) == 0 {
 		r.SearchTool = "" // nothing to search: no search tool
@@ -377,12 +385,12 @@ func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, load
 	return r, true
 }
 
-// namespaces groups r's deferred functions by the policy's OpenAINamespace, each
-// namespace where its first member was, and returns the sizes of r.Tools, sent and
-// seen up front, updated; sent and seen hold one size per function of r.Tools. A
-// namespace whose name breaks the provider's name rule or is a tool's own name is not
-// made: its members stay top-level.
-func (pl *Planner) namespaces(r *Rendering, sent, seen []int) ([]int, []int) {
+// namespaces groups r's deferred functions by their namespace (toolData.ns, from the
+// policy's OpenAINamespace), each namespace where its first member was, and returns
+// the sizes of r.Tools, sent and seen up front, updated; kept, sent and seen hold one
+// entry per function of r.Tools. A namespace whose name breaks the provider's name
+// rule or is a tool's own name is not made: its members stay top-level.
+func namespaces(r *Rendering, kept []*toolData, sent, seen []int) ([]int, []int) {
 	names := make(map[string]bool, len(r.Tools))
 	for _, v := range r.Tools {
 		names[v.(OpenAIFunction).Name] = true
@@ -399,7 +407,7 @@ func (pl *Planner) namespaces(r *Rendering, sent, seen []int) ([]int, []int) {
 		if !f.DeferLoading {
 			continue
 		}
-		ns, desc := pl.policy.OpenAINamespace(f.Name)
+		ns, desc := kept[i].ns, kept[i].nsDesc
 		if ns == "" || names[ns] || !validName(ns) {
 			continue
 		}

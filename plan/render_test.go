@@ -569,3 +569,30 @@ func BenchmarkRequest(b *testing.B) {
 		})
 	}
 }
+
+// Policy.OpenAINamespace is asked once per deferred tool definition: a second request
+// over the same tools asks nothing and renders the same namespaces.
+func TestOpenAINamespaceAskedOnce(t *testing.T) {
+	f := newRenderFixture(t)
+	calls := 0
+	pl := f.plannerNS(plan.SearchAuto, plan.UndiscoveredAnswer, func(tool string) (string, string) {
+		calls++
+		return areaNamespace(tool)
+	})
+	caps := plan.ModelCapabilities{Provider: plan.ProviderOpenAI, NativeToolSearch: true}
+	first, err := pl.Request(context.Background(), f.p, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := calls
+	again, err := pl.Request(context.Background(), f.p, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 || n > len(first.Deferred) || calls != n {
+		t.Errorf("OpenAINamespace called %d times for %d deferred tools, then %d more", n, len(first.Deferred), calls-n)
+	}
+	if string(requestJSON(t, again)) != string(requestJSON(t, first)) {
+		t.Error("the second request's namespaces differ")
+	}
+}
