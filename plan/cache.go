@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"sync"
+	"unsafe"
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/schemaguard"
@@ -13,10 +14,12 @@ import (
 // canonical ones.
 const cacheBytes = 32 << 20
 
-// Approximate fixed costs of the cache's entries, for its byte count.
+// Approximate fixed costs of the cache's entries, for its byte count: toolData (its
+// size, which the provider definitions raised), its map slot and digest key; a list's
+// map slot, key header and slice header.
 const (
-	toolEntryBytes = 160 // toolData, its map slot and digest key
-	listEntryBytes = 96  // the map slot, key header and slice header
+	toolEntryBytes = int64(unsafe.Sizeof(toolData{})) + 48
+	listEntryBytes = 96
 )
 
 // toolData is what a Planner's policy makes of one canonical tool definition.
