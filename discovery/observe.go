@@ -1,10 +1,8 @@
 package discovery
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"net/http"
 	"slices"
 	"time"
 
@@ -152,16 +150,15 @@ func (s *span) decision(err *error) {
 }
 
 // rpc reports AppendJSONRPC's answer: the bytes it appended after the first n of
-// *resp, and its code, read back from the error response it wrote.
-func (s *span) rpc(n int, resp *[]byte, status *int) {
+// *resp, and *code, the code of the error response it wrote (empty for a page).
+func (s *span) rpc(n int, resp *[]byte, code *Code) {
 	if s == nil {
 		return
 	}
 	e := s.event(nil)
-	out := (*resp)[min(n, len(*resp)):]
-	e.Bytes = len(out)
-	if *status != http.StatusOK {
-		e.Code = rpcErrorCode(out)
+	e.Bytes = len(*resp) - min(n, len(*resp))
+	if *code != "" {
+		e.Code = knownCode(*code)
 	} else if s.served != nil {
 		e.Tools = len(s.served.Tools)
 	}
@@ -225,27 +222,6 @@ func eventCode(op Op, err error) Code {
 func knownCode(c Code) Code {
 	if slices.Contains(allCodes[:], c) {
 		return c
-	}
-	return CodeInternal
-}
-
-// rpcErrorCode reads the code back from an error response appendRPCError wrote: the
-// word in its closing `"data":{"error":"<code>"`, the last such member of the response
-// (the id, which comes before it, cannot hold a later one).
-func rpcErrorCode(resp []byte) Code {
-	const mark = `"data":{"error":"`
-	i := bytes.LastIndex(resp, []byte(mark))
-	if i < 0 {
-		return CodeInternal
-	}
-	word := resp[i+len(mark):]
-	if j := bytes.IndexByte(word, '"'); j >= 0 {
-		word = word[:j]
-	}
-	for _, c := range allCodes {
-		if string(word) == string(c) {
-			return c
-		}
 	}
 	return CodeInternal
 }
