@@ -2,7 +2,6 @@ package discovery
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -198,23 +197,11 @@ func (s *span) emit(e Event) {
 // eventCode is the Code an Event reports for err: one of the Code constants, whatever
 // text a host's error carries.
 func eventCode(op Op, err error) Code {
-	switch e := err.(type) {
-	case *Error:
-		return knownCode(e.Code)
-	case Code:
-		return knownCode(e)
-	}
-	var e *Error
-	var c Code
-	switch {
-	case errors.As(err, &e):
-		return knownCode(e.Code)
-	case errors.As(err, &c):
-		return knownCode(c)
-	case op == OpAuthorizeCall:
+	c, ok := errCode(err)
+	if !ok && op == OpAuthorizeCall {
 		return CodeCallRefused // CheckCall's own error
 	}
-	return CodeInternal
+	return knownCode(c)
 }
 
 // knownCode returns c when it is one of the Code constants, else CodeInternal, so no
