@@ -167,21 +167,30 @@ func newError(code Code, cause error) *Error {
 // codeOf returns the Code of err: an *Error's, a Code's, or CodeInternal for any other
 // error.
 func codeOf(err error) Code {
-	switch e := err.(type) {
-	case *Error:
-		return e.Code
-	case Code:
-		return e
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	var c Code
-	if errors.As(err, &c) {
+	if c, ok := errCode(err); ok {
 		return c
 	}
 	return CodeInternal
+}
+
+// errCode is the Code err carries, as an *Error or a Code anywhere in its chain, and
+// whether it carries one.
+func errCode(err error) (Code, bool) {
+	switch e := err.(type) {
+	case *Error:
+		return e.Code, true
+	case Code:
+		return e, true
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code, true
+	}
+	var c Code
+	if errors.As(err, &c) {
+		return c, true
+	}
+	return "", false
 }
 
 // grantsError maps an error from a grants.Reader or grants.Resolve to the public error.

@@ -6,9 +6,10 @@ import "github.com/deferredtools/deferredtools/rank"
 // encoding/json.
 var ReadAction = readAction
 
-// CallHints returns the hints actionHints gives a call of tool with args, as the
-// action gate decides its action over every action of the catalog; ok is false when
-// the gate refuses the call.
+// CallHints returns the hints the catalog compiled for a call of tool with args, as
+// the action gate decides its action over every action of the catalog: readOnly is the
+// action's own readOnlyHint, else the tool's; destructive the action's own
+// destructiveHint, nil when it declares none. ok is false when the gate refuses the call.
 func CallHints(c *Catalog, tool string, args []byte) (readOnly bool, destructive *bool, ok bool) {
 	i := c.byName[tool]
 	all := &authSet{}
@@ -22,6 +23,9 @@ func CallHints(c *Catalog, tool string, args []byte) (readOnly bool, destructive
 	if err != nil {
 		return false, nil, false
 	}
-	readOnly, destructive = c.actionHints(i, act)
-	return readOnly, destructive, true
+	if act < 0 {
+		return c.tools[i].readOnly, nil, true
+	}
+	a := c.actionAt(act)
+	return a.readOnly, a.destructive, true
 }

@@ -47,11 +47,13 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 	if env.ID == nil {
 		return dst, http.StatusAccepted // a notification: discovery executes nothing, answers nothing
 	}
-	defer d.observe(&ctx, OpDiscover).rpc(len(dst), &resp, &status)
+	var code Code // the refusal's, reported to the observer as it is written
+	defer d.observe(&ctx, OpDiscover).rpc(len(dst), &resp, &code)
 	// An id too long to echo in any response under MaxResponseBytes is answered as an
 	// invalid request with a null id (SPEC PAGE-1).
 	if !validID(env.ID) || env.JSONRPC != "2.0" || len(env.ID) > MaxResponseBytes-maxErrorEnvelope {
-		return appendRPCError(dst, nil, CodeInvalidRequest), CodeInvalidRequest.Status()
+		code = CodeInvalidRequest
+		return appendRPCError(dst, nil, code), code.Status()
 	}
 	req, err := parseValidParams(env.Params) // parseEnvelope checked the whole message
 	var res *Result
@@ -59,7 +61,7 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 		res, err = d.discover(ctx, p, req, frame{idLen: len(env.ID)})
 	}
 	if err != nil {
-		code := codeOf(err)
+		code = codeOf(err)
 		return appendRPCError(dst, env.ID, code), code.Status()
 	}
 	dst = slices.Grow(dst, len(envOpen)+len(env.ID)+len(envResult)+res.jsonLen()+len(envClose))

@@ -76,18 +76,6 @@ func (c *Catalog) MetaTool(name string) (MetaTool, bool) {
 	return out, true
 }
 
-// actionHints returns the hints of action act (as authSet.action answers it; -1 for a
-// call of a plain tool) of tool i: readOnly is the action's own readOnlyHint, else the
-// tool's; destructive is the action's own destructiveHint, nil when it declares none
-// (the tool's annotations decide). For decisions per action, such as safe mode.
-func (c *Catalog) actionHints(i, act int) (readOnly bool, destructive *bool) {
-	if act < 0 {
-		return c.tools[i].readOnly, nil
-	}
-	a := c.actionAt(act)
-	return a.readOnly, a.destructive
-}
-
 // safeHeld reports whether s holds a call of tool i with action act (-1: none): a meta
 // tool's action is judged by its own hints where it declares them, else by the tool's,
 // and is exempt when the tool's name or the action's ID is.

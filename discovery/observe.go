@@ -1,10 +1,7 @@
 package discovery
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"net/http"
 	"slices"
 	"time"
 
@@ -152,16 +149,15 @@ func (s *span) decision(err *error) {
 }
 
 // rpc reports AppendJSONRPC's answer: the bytes it appended after the first n of
-// *resp, and its code, read back from the error response it wrote.
-func (s *span) rpc(n int, resp *[]byte, status *int) {
+// *resp, and *code, the code of the error response it wrote (empty for a page).
+func (s *span) rpc(n int, resp *[]byte, code *Code) {
 	if s == nil {
 		return
 	}
 	e := s.event(nil)
-	out := (*resp)[min(n, len(*resp)):]
-	e.Bytes = len(out)
-	if *status != http.StatusOK {
-		e.Code = rpcErrorCode(out)
+	e.Bytes = len(*resp) - min(n, len(*resp))
+	if *code != "" {
+		e.Code = knownCode(*code)
 	} else if s.served != nil {
 		e.Tools = len(s.served.Tools)
 	}
@@ -201,23 +197,11 @@ func (s *span) emit(e Event) {
 // eventCode is the Code an Event reports for err: one of the Code constants, whatever
 // text a host's error carries.
 func eventCode(op Op, err error) Code {
-	switch e := err.(type) {
-	case *Error:
-		return knownCode(e.Code)
-	case Code:
-		return knownCode(e)
-	}
-	var e *Error
-	var c Code
-	switch {
-	case errors.As(err, &e):
-		return knownCode(e.Code)
-	case errors.As(err, &c):
-		return knownCode(c)
-	case op == OpAuthorizeCall:
+	c, ok := errCode(err)
+	if !ok && op == OpAuthorizeCall {
 		return CodeCallRefused // CheckCall's own error
 	}
-	return CodeInternal
+	return knownCode(c)
 }
 
 // knownCode returns c when it is one of the Code constants, else CodeInternal, so no
@@ -225,27 +209,6 @@ func eventCode(op Op, err error) Code {
 func knownCode(c Code) Code {
 	if slices.Contains(allCodes[:], c) {
 		return c
-	}
-	return CodeInternal
-}
-
-// rpcErrorCode reads the code back from an error response appendRPCError wrote: the
-// word in its closing `"data":{"error":"<code>"`, the last such member of the response
-// (the id, which comes before it, cannot hold a later one).
-func rpcErrorCode(resp []byte) Code {
-	const mark = `"data":{"error":"`
-	i := bytes.LastIndex(resp, []byte(mark))
-	if i < 0 {
-		return CodeInternal
-	}
-	word := resp[i+len(mark):]
-	if j := bytes.IndexByte(word, '"'); j >= 0 {
-		word = word[:j]
-	}
-	for _, c := range allCodes {
-		if string(word) == string(c) {
-			return c
-		}
 	}
 	return CodeInternal
 }

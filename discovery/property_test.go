@@ -15,6 +15,7 @@ import (
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/catalogtest"
 	"github.com/deferredtools/deferredtools/rank"
 )
 
@@ -39,35 +40,7 @@ func genTool(r *rand.Rand, i, size int) (json.RawMessage, string, string) {
 		words[j] = w()
 	}
 	desc := strings.ToUpper(words[0][:1]) + strings.Join(words, " ")[1:] + "."
-	props := map[string]any{}
-	var required []any
-	total := len(name) + len(desc) + 120
-	for k := 0; total < size; k++ {
-		pname := fmt.Sprintf("%s_%d", w(), k)
-		pd := make([]string, 3+r.IntN(25))
-		for j := range pd {
-			pd[j] = w()
-		}
-		var p map[string]any
-		switch r.IntN(5) {
-		case 0:
-			p = map[string]any{"type": "integer", "minimum": 0, "maximum": 1 + r.IntN(10000)}
-		case 1:
-			p = map[string]any{"type": "string", "enum": []any{w(), w() + "_x", w() + "_y"}}
-		case 2:
-			p = map[string]any{"type": "array", "items": map[string]any{"type": "string", "maxLength": 64}, "maxItems": 50}
-		case 3:
-			p = map[string]any{"type": "boolean", "default": false}
-		default:
-			p = map[string]any{"type": "string", "minLength": 1, "maxLength": 256}
-		}
-		p["description"] = strings.Join(pd, " ")
-		props[pname] = p
-		if r.IntN(3) == 0 {
-			required = append(required, pname)
-		}
-		total += len(pname) + len(p["description"].(string)) + 70
-	}
+	props, required := catalogtest.Properties(r, w, len(name)+len(desc)+120, size)
 	schema := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {
 		schema["required"] = required

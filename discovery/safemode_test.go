@@ -447,3 +447,36 @@ func TestDefaultPreview(t *testing.T) {
 		t.Errorf("DefaultPreview with 40 names and a long sentence = %q", got)
 	}
 }
+
+// A confirmation token is bound to the catalog's contract and to the visibility: a
+// Discoverer sharing the Sealer refuses it once another tool's definition changed (the
+// held tool's own is unchanged), or when it serves another visibility.
+func TestSafeModeTokenBoundToContractAndVisibility(t *testing.T) {
+	const args = `{"text":"secret-a"}`
+	signer := cursor.NewSigner()
+	f := newSafeFixture(t, func(o *discovery.Options) { o.Signer = signer })
+	tok := f.preview(t, alice, "model_delete", args).Token
+	call := discovery.Call{Tool: "model_delete", Arguments: json.RawMessage(args), Confirmation: tok}
+	same := newDiscoverer(f.cat, f.store, func(o *discovery.Options) {
+		o.Signer = signer
+		o.SafeMode = discovery.SafeMode{Enabled: true, Exempt: []string{"issue_meta"}}
+	})
+	if err := same.AuthorizeCall(t.Context(), alice, call); err != nil {
+		t.Fatalf("same catalog, visibility and Sealer: %v, want the token to confirm", err)
+	}
+	tools := safeTools()
+	tools[1] = toolDefSchema("model_tag", "Add a tag to a model version, edited.", map[string]any{"type": "object"})
+	for name, edit := range map[string]func(*discovery.Options){
+		"another contract": func(o *discovery.Options) { o.Catalog = newCatalog(t, tools...) },
+		"another visibility": func(o *discovery.Options) {
+			o.Visibility = discovery.Visibility{Exclude: []string{"model_tag"}}
+		},
+	} {
+		d := newDiscoverer(f.cat, f.store, func(o *discovery.Options) {
+			o.Signer = signer
+			o.SafeMode = discovery.SafeMode{Enabled: true, Exempt: []string{"issue_meta"}}
+			edit(o)
+		})
+		wantInvalidConfirmation(t, name, d.AuthorizeCall(t.Context(), alice, call), tok, args)
+	}
+}

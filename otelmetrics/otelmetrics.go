@@ -18,8 +18,9 @@
 //
 // No attribute or value holds a query, arguments, a cursor, a tool name or a
 // principal: the events carry none, and the attribute values are the op and code
-// words, a fixed set (at most 5 × 19 series per instrument). The catalog version is
-// not an attribute: a long-running process would add a series per version.
+// words, a fixed set (per instrument at most one series per op and code: 5 ops ×
+// (discovery.Codes() and "ok"), 5 × 21 today). The catalog version is not an
+// attribute: a long-running process would add a series per version.
 package otelmetrics
 
 import (

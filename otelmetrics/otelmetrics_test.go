@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -355,5 +356,29 @@ func TestCoreCompilesNoOpenTelemetry(t *testing.T) {
 	}
 	if others < 10 || !bridge {
 		t.Errorf("go list saw %d other packages, otelmetrics using OpenTelemetry %v: want the module's packages", others, bridge)
+	}
+}
+
+// An event of an op New prepared no series for (a later version's) is recorded under
+// its own op and code, in every instrument it has values for.
+func TestMetricsUnknownOp(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	m, err := otelmetrics.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Observe(context.Background(), discovery.Event{Op: "later_op", Tools: 2, Bytes: 30})
+	m.Observe(context.Background(), discovery.Event{Op: "later_op", Code: discovery.CodeInternal})
+	f := &fixture{reader: reader}
+	got := sums(t, f.collect(t))
+	for name, want := range map[string]map[string]float64{
+		"deferredtools.decisions":         {"later_op/ok": 1, "later_op/internal_error": 1},
+		"deferredtools.decision.duration": {"later_op/ok": 1, "later_op/internal_error": 1},
+		"deferredtools.served.tools":      {"later_op/ok": 2},
+		"deferredtools.served.bytes":      {"later_op/ok": 30},
+	} {
+		if !maps.Equal(got[name], want) {
+			t.Errorf("%s = %v, want %v", name, got[name], want)
+		}
 	}
 }

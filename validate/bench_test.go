@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/catalogtest"
 	"github.com/deferredtools/deferredtools/internal/cputime"
 	"github.com/deferredtools/deferredtools/internal/heapsize"
 )
@@ -148,34 +149,7 @@ var genVocabulary = strings.Fields(`model dataset deployment endpoint registry s
 // string properties, each with its own description, some required.
 func genSchema(r *rand.Rand, size int) []byte {
 	w := func() string { return genVocabulary[r.IntN(len(genVocabulary))] }
-	props := map[string]any{}
-	var required []any
-	for k, total := 0, 120; total < size; k++ {
-		name := fmt.Sprintf("%s_%d", w(), k)
-		desc := make([]string, 3+r.IntN(25))
-		for j := range desc {
-			desc[j] = w()
-		}
-		var p map[string]any
-		switch r.IntN(5) {
-		case 0:
-			p = map[string]any{"type": "integer", "minimum": 0, "maximum": 1 + r.IntN(10000)}
-		case 1:
-			p = map[string]any{"type": "string", "enum": []any{w(), w() + "_x", w() + "_y"}}
-		case 2:
-			p = map[string]any{"type": "array", "items": map[string]any{"type": "string", "maxLength": 64}, "maxItems": 50}
-		case 3:
-			p = map[string]any{"type": "boolean", "default": false}
-		default:
-			p = map[string]any{"type": "string", "minLength": 1, "maxLength": 256}
-		}
-		p["description"] = strings.Join(desc, " ")
-		props[name] = p
-		if r.IntN(3) == 0 {
-			required = append(required, name)
-		}
-		total += len(name) + len(p["description"].(string)) + 70
-	}
+	props, required := catalogtest.Properties(r, w, 120, size)
 	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {
 		s["required"] = required
