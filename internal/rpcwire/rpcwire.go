@@ -277,3 +277,13 @@ func isLoopback(addr string) bool {
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
 }
+
+// InvalidArgumentsText is the text of the tool result of a validation failure
+// (SEP-1303): the keyword and the schema location, never a value (SPEC ERR-2).
+func InvalidArgumentsText(e *discovery.Error) string {
+	text := "invalid arguments"
+	if e.Keyword != "" {
+		text += ": keyword " + strconv.Quote(e.Keyword) + " failed at schema location " + strconv.Quote(e.Path)
+	}
+	return text
+}
