@@ -166,9 +166,9 @@ func ContentFree(n int64) discovery.Code {
 	return discovery.CodeServerError
 }
 
-// own reports whether an error object is one the library wrote: its message one of
-// the codes and its data exactly {"error": message, "status": S}.
-func own(message string, data []byte) bool {
+// Own reports whether an error object is one the library wrote: its message one of
+// discovery.Codes and its data exactly {"error": message, "status": S}.
+func Own(message string, data []byte) bool {
 	if !codes[discovery.Code(message)] {
 		return false
 	}
@@ -184,15 +184,14 @@ func own(message string, data []byte) bool {
 	return json.Compact(&got, data) == nil && got.String() == want
 }
 
-// codes are the codes the library writes (discovery's Code constants).
-var codes = map[discovery.Code]bool{
-	discovery.CodeMethodNotFound: true, discovery.CodeInvalidParams: true, discovery.CodeInvalidCursor: true,
-	discovery.CodeInvalidArguments: true, discovery.CodeToolNotGranted: true, discovery.CodeContractChanged: true,
-	discovery.CodeGrantsChanged: true, discovery.CodeSchemaTooLarge: true, discovery.CodeValidationUnavailable: true,
-	discovery.CodeGrantsUnavailable: true, discovery.CodeCatalogUnavailable: true, discovery.CodeInternal: true,
-	discovery.CodeUnauthenticated: true, discovery.CodeCallRefused: true, discovery.CodeParseError: true,
-	discovery.CodeInvalidRequest: true, discovery.CodeMessageTooLarge: true, discovery.CodeServerError: true,
-}
+// codes are the codes the library writes, as a set.
+var codes = func() map[discovery.Code]bool {
+	m := make(map[discovery.Code]bool)
+	for _, c := range discovery.Codes() {
+		m[c] = true
+	}
+	return m
+}()
 
 // CleanResponse rewrites one encoded JSON-RPC response whose error is not the
 // library's into the content-free error of its code, with its id (SPEC ERR-2): SDK
@@ -208,7 +207,7 @@ func CleanResponse(msg []byte) (out []byte, ok bool) {
 			Data    json.RawMessage `json:"data"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(msg, &r) != nil || r.Error == nil || own(r.Error.Message, r.Error.Data) {
+	if json.Unmarshal(msg, &r) != nil || r.Error == nil || Own(r.Error.Message, r.Error.Data) {
 		return nil, false
 	}
 	code := ContentFree(r.Error.Code)
