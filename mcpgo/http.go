@@ -105,24 +105,8 @@ func textError(id []byte, status int, _ []byte) []byte {
 	return appendError(nil, id, fault)
 }
 
-// answer writes the front's own answer to r: status and body as JSON, or, for a
-// tools/call answer to a request whose Accept takes only text/event-stream, one event.
-// An empty body answers status alone (202 for a notification).
+// answer writes the front's own answer (rpcwire.Answer); a rebound request gets
+// mcp-go's 403 text.
 func answer(w http.ResponseWriter, r *http.Request, status int, body []byte, call bool) {
-	if rpcwire.Rebound(r) { // mcp-go's DNS rebinding protection, which this path bypasses
-		http.Error(w, "Forbidden", http.StatusForbidden)
-		return
-	}
-	switch {
-	case len(body) == 0:
-		w.WriteHeader(status)
-	case call && !rpcwire.AcceptsJSON(r):
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		w.Write(rpcwire.SSEEvent(body))
-	default:
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		w.Write(body)
-	}
+	rpcwire.Answer(w, r, status, body, call, "Forbidden")
 }

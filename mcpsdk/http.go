@@ -51,11 +51,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !supportedVersion(v) {
 			// The SDK refuses it too, but logs the header's text first (ERR-2).
-			if rpcwire.Rebound(r) {
-				forbidden(w)
-				return
-			}
-			writeJSON(w, http.StatusBadRequest, discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest))
+			answer(w, r, http.StatusBadRequest, discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest), false)
 			return
 		}
 		fw := &rpcwire.Filter{W: w, Rewrite: cleanResponse, TextError: textError}
@@ -68,11 +64,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		r.Body.Close()
 		if err != nil {
 			fault := rpcwire.BodyFault(err)
-			if rpcwire.Rebound(r) {
-				forbidden(w)
-				return
-			}
-			writeJSON(w, fault.Status(), discovery.AppendJSONRPCError(nil, nil, fault))
+			answer(w, r, fault.Status(), discovery.AppendJSONRPCError(nil, nil, fault), false)
 			return
 		}
 		ctx := r.Context()
@@ -89,25 +81,18 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(fw, r)
 			return
 		}
-		if rpcwire.Rebound(r) {
-			// The SDK's DNS rebinding protection, which this path bypasses otherwise.
-			forbidden(w)
+		if rpcwire.Rebound(r) { // before answerDiscover: no page for a refused request
+			answer(w, r, http.StatusForbidden, nil, false)
 			return
 		}
 		if act == discover {
 			resp, status = a.answerDiscover(ctx, extra, env, body, resp)
 		}
 		*bp = resp[:0] // Write does not keep resp: the buffer serves the next request
-		switch {
-		case len(resp) == 0:
-			w.WriteHeader(http.StatusAccepted)
-		case act == refused && !rpcwire.AcceptsJSON(r):
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.WriteHeader(http.StatusOK)
-			w.Write(rpcwire.SSEEvent(resp))
-		default:
-			writeJSON(w, status, resp)
+		if len(resp) == 0 {
+			status = http.StatusAccepted
 		}
+		answer(w, r, status, resp, act == refused)
 	})
 }
 
@@ -128,14 +113,10 @@ func (a *Adapter) maxBody() int64 {
 	return mcp.DefaultMaxRequestBodyBytes
 }
 
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(body)
-}
-
-func forbidden(w http.ResponseWriter) {
-	http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
+// answer writes the front's own answer (rpcwire.Answer); a rebound request gets the
+// SDK's 403 text.
+func answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool) {
+	rpcwire.Answer(w, r, status, body, event, "Forbidden: invalid Host header")
 }
 
 // responseBuffers hold discover responses, pages of up to 64 KiB that would otherwise

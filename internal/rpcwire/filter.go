@@ -162,3 +162,27 @@ func BodyFault(err error) discovery.Code {
 	}
 	return discovery.CodeInvalidRequest
 }
+
+// Answer writes an adapter's own answer to r: status and body as application/json,
+// or, when event is set and r's Accept takes only text/event-stream, one event in an
+// HTTP 200; an empty body answers status alone (202 for a notification). A request
+// Rebound answers 403 with the text forbidden instead, as the SDK behind would, since
+// the adapter answers in its place.
+func Answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool, forbidden string) {
+	if Rebound(r) {
+		http.Error(w, forbidden, http.StatusForbidden)
+		return
+	}
+	switch {
+	case len(body) == 0:
+		w.WriteHeader(status)
+	case event && !AcceptsJSON(r):
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.Write(SSEEvent(body))
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(body)
+	}
+}

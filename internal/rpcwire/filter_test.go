@@ -1,6 +1,8 @@
 package rpcwire
 
 import (
+	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -81,5 +83,40 @@ func TestInvalidArgumentsText(t *testing.T) {
 	got := InvalidArgumentsText(&discovery.Error{Code: discovery.CodeInvalidArguments, Keyword: "type", Path: "/properties/a"})
 	if want := `invalid arguments: keyword "type" failed at schema location "/properties/a"`; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Answer writes JSON, one event when event is set and Accept takes only
+// text/event-stream, status alone for an empty body, and 403 with the given text for a
+// request rebound to a loopback address.
+func TestAnswer(t *testing.T) {
+	loopback := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80}
+	cases := []struct {
+		name, accept, host string
+		body               string
+		event              bool
+		wantCode           int
+		wantType, wantBody string
+	}{
+		{"json", "application/json, text/event-stream", "localhost", `{"a":1}`, true, 400, "application/json", `{"a":1}`},
+		{"event", "text/event-stream", "localhost", `{"a":1}`, true, 200, "text/event-stream", "event: message\ndata: {\"a\":1}\n\n"},
+		{"no event wanted", "text/event-stream", "localhost", `{"a":1}`, false, 400, "application/json", `{"a":1}`},
+		{"empty", "", "localhost", "", false, 400, "", ""},
+		{"rebound", "", "evil.example", `{"a":1}`, false, 403, "text/plain; charset=utf-8", "nope\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/", nil)
+			r.Host = c.host
+			r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, net.Addr(loopback)))
+			if c.accept != "" {
+				r.Header.Set("Accept", c.accept)
+			}
+			rec := httptest.NewRecorder()
+			Answer(rec, r, 400, []byte(c.body), c.event, "nope")
+			if rec.Code != c.wantCode || rec.Header().Get("Content-Type") != c.wantType || rec.Body.String() != c.wantBody {
+				t.Errorf("got %d %q %q, want %d %q %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body.String(), c.wantCode, c.wantType, c.wantBody)
+			}
+		})
 	}
 }
