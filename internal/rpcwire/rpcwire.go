@@ -1,7 +1,8 @@
 // Package rpcwire holds the transport pieces an MCP adapter needs whatever SDK it wraps:
 // bounded reading of newline-delimited and HTTP messages, the content-free rewrite of
-// JSON-RPC errors, and the small HTTP checks (Accept, Content-Type, DNS rebinding). It
-// imports no SDK, so every adapter package shares it.
+// JSON-RPC errors, the HTTP front's own answers (Answer) and the filter of the SDK
+// handler's responses (Filter), and the small HTTP checks (Accept, Content-Type, DNS
+// rebinding). It imports no SDK, so every adapter package shares it.
 package rpcwire
 
 import (
