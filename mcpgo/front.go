@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
 )
 
@@ -142,11 +142,7 @@ func metaString(meta []byte, key string) string {
 // invalidArguments is the tool result of a validation failure (SEP-1303): isError,
 // and a text naming the keyword and the schema location, never a value (SPEC ERR-2).
 func invalidArguments(e *discovery.Error) []byte {
-	text := "invalid arguments"
-	if e.Keyword != "" {
-		text += ": keyword " + strconv.Quote(e.Keyword) + " failed at schema location " + strconv.Quote(e.Path)
-	}
-	b := append([]byte(`{"content":[{"type":"text","text":`), quote(text)...)
+	b := append([]byte(`{"content":[{"type":"text","text":`), quote(rpcwire.InvalidArgumentsText(e))...)
 	return append(b, `}],"isError":true}`...)
 }
 

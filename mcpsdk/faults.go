@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
 )
 
 // contentFree returns the adapter's error in place of an SDK error of a JSON-RPC code:
@@ -35,40 +36,12 @@ func contentFree(code int64) *jsonrpc.Error {
 	return e
 }
 
-// ownCodes are the codes of every error the adapter and discovery write.
-var ownCodes = map[discovery.Code]bool{
-	discovery.CodeMethodNotFound: true, discovery.CodeInvalidParams: true, discovery.CodeInvalidCursor: true,
-	discovery.CodeInvalidArguments: true, discovery.CodeToolNotGranted: true, discovery.CodeContractChanged: true,
-	discovery.CodeGrantsChanged: true, discovery.CodeSchemaTooLarge: true, discovery.CodeValidationUnavailable: true,
-	discovery.CodeGrantsUnavailable: true, discovery.CodeCatalogUnavailable: true, discovery.CodeInternal: true,
-	discovery.CodeUnauthenticated: true, discovery.CodeCallRefused: true, discovery.CodeParseError: true,
-	discovery.CodeInvalidRequest: true, discovery.CodeMessageTooLarge: true, discovery.CodeServerError: true,
-	discovery.CodeInvalidConfirmation: true, discovery.CodeConfirmationRequired: true,
-}
-
 // kept reports whether an outgoing JSON-RPC error may leave as it is: one the adapter
-// or discovery wrote (message one of their codes, data exactly {"error": message,
-// "status": S}), or one the host's CheckCall returned as a *jsonrpc.Error. Every other error, the
-// SDK's above all (they quote methods, params and argument values), is replaced.
+// or discovery wrote (rpcwire.Own), or one the host's CheckCall returned as a
+// *jsonrpc.Error. Every other error, the SDK's above all (they quote methods, params
+// and argument values), is replaced.
 func kept(code int64, message string, data []byte) bool {
-	if ownCodes[discovery.Code(message)] {
-		var d struct {
-			Error  string `json:"error"`
-			Status int    `json:"status"`
-		}
-		if json.Unmarshal(data, &d) == nil && d.Error == message {
-			want := wireErrorStatus(discovery.Code(message), d.Status).Data
-			if compactEqual(data, want) {
-				return true
-			}
-		}
-	}
-	return hostErrors.has(code, message, data)
-}
-
-func compactEqual(a, b []byte) bool {
-	var ca, cb bytes.Buffer
-	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
+	return rpcwire.Own(message, data) || hostErrors.has(code, message, data)
 }
 
 // cleanError returns the error a response should carry in place of err: err itself

@@ -2,12 +2,9 @@ package mcpsdk
 
 import (
 	"bytes"
-	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -54,15 +51,11 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !supportedVersion(v) {
 			// The SDK refuses it too, but logs the header's text first (ERR-2).
-			if rpcwire.Rebound(r) {
-				forbidden(w)
-				return
-			}
-			writeJSON(w, http.StatusBadRequest, discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest))
+			answer(w, r, http.StatusBadRequest, discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest), false)
 			return
 		}
-		fw := &filterWriter{w: w}
-		defer fw.finish()
+		fw := &rpcwire.Filter{W: w, Rewrite: cleanResponse, TextError: textError}
+		defer fw.Finish()
 		if r.Method != http.MethodPost || r.Body == nil || !rpcwire.IsJSON(r.Header.Get("Content-Type")) {
 			next.ServeHTTP(fw, r)
 			return
@@ -70,15 +63,8 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		body, err := rpcwire.ReadBounded(r.Body, a.maxBody())
 		r.Body.Close()
 		if err != nil {
-			fault := discovery.CodeInvalidRequest
-			if errors.Is(err, rpcwire.ErrTooLarge) {
-				fault = discovery.CodeMessageTooLarge
-			}
-			if rpcwire.Rebound(r) {
-				forbidden(w)
-				return
-			}
-			writeJSON(w, fault.Status(), discovery.AppendJSONRPCError(nil, nil, fault))
+			fault := rpcwire.BodyFault(err)
+			answer(w, r, fault.Status(), discovery.AppendJSONRPCError(nil, nil, fault), false)
 			return
 		}
 		ctx := r.Context()
@@ -91,29 +77,22 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 				defer a.pending.attachHeader(r.Header, env.call)()
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			fw.id = env.id
+			fw.ID = env.id
 			next.ServeHTTP(fw, r)
 			return
 		}
-		if rpcwire.Rebound(r) {
-			// The SDK's DNS rebinding protection, which this path bypasses otherwise.
-			forbidden(w)
+		if rpcwire.Rebound(r) { // before answerDiscover: no page for a refused request
+			answer(w, r, http.StatusForbidden, nil, false)
 			return
 		}
 		if act == discover {
 			resp, status = a.answerDiscover(ctx, extra, env, body, resp)
 		}
 		*bp = resp[:0] // Write does not keep resp: the buffer serves the next request
-		switch {
-		case len(resp) == 0:
-			w.WriteHeader(http.StatusAccepted)
-		case act == refused && !rpcwire.AcceptsJSON(r):
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.WriteHeader(http.StatusOK)
-			w.Write(rpcwire.SSEEvent(resp))
-		default:
-			writeJSON(w, status, resp)
+		if len(resp) == 0 {
+			status = http.StatusAccepted
 		}
+		answer(w, r, status, resp, act == refused)
 	})
 }
 
@@ -134,14 +113,10 @@ func (a *Adapter) maxBody() int64 {
 	return mcp.DefaultMaxRequestBodyBytes
 }
 
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(body)
-}
-
-func forbidden(w http.ResponseWriter) {
-	http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
+// answer writes the front's own answer (rpcwire.Answer); a rebound request gets the
+// SDK's 403 text.
+func answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool) {
+	rpcwire.Answer(w, r, status, body, event, "Forbidden: invalid Host header")
 }
 
 // responseBuffers hold discover responses, pages of up to 64 KiB that would otherwise
@@ -151,148 +126,17 @@ var responseBuffers = sync.Pool{New: func() any {
 	return &b
 }}
 
-// filterWriter cleans the responses of the handler behind Handler (SPEC ERR-2): a
-// JSON-RPC error response that is not the adapter's is rewritten content-free, in an
-// application/json body (held until the handler returns) and in each data line of a
-// text/event-stream (event by event, as the events are written). A text/plain body of
-// an error status is replaced: for a 400 or 413 answering a request with an id, by a
-// content-free JSON-RPC error with that id (so that a client keeps its session, as the
-// go-sdk client does for JSON-RPC error bodies), else by the status text. Other bodies
-// pass as they are.
-type filterWriter struct {
-	w       http.ResponseWriter
-	id      []byte // the id of the request the body held, if any
-	status  int
-	mode    int // one of the mode constants, set by the first WriteHeader
-	pending []byte
-}
-
-const (
-	modePass = iota + 1
-	modeJSON
-	modeSSE
-	modeText
-)
-
-func (f *filterWriter) Header() http.Header { return f.w.Header() }
-
-func (f *filterWriter) WriteHeader(status int) {
-	if f.mode != 0 {
-		return
-	}
-	f.status = status
-	h := f.w.Header()
-	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+// textError is the content-free JSON-RPC error replacing the SDK's text/plain 400 or
+// 413 (http.Error, which may quote the body, a header or a method), so that a client
+// keeps its session, as the go-sdk client does for JSON-RPC error bodies.
+func textError(id []byte, status int, head []byte) []byte {
+	fault := wireError(discovery.CodeInvalidRequest)
 	switch {
-	case status >= 400 && mt == "text/plain":
-		f.mode = modeText // written by finish, which replaces the text
-		return
-	case mt == "application/json":
-		f.mode = modeJSON // written by finish, after the whole body is seen
-		return
-	case mt == "text/event-stream":
-		f.mode = modeSSE
-	default:
-		f.mode = modePass
+	case status == http.StatusRequestEntityTooLarge:
+		fault = wireError(discovery.CodeMessageTooLarge)
+	case bytes.HasPrefix(head, []byte("JSON RPC not handled")): // the SDK's unknown method
+		// 400, the status the SDK chose: MCP clients read 404 as a lost session.
+		fault = wireErrorStatus(discovery.CodeMethodNotFound, http.StatusBadRequest)
 	}
-	f.w.WriteHeader(status)
-}
-
-func (f *filterWriter) Write(p []byte) (int, error) {
-	if f.mode == 0 {
-		f.WriteHeader(http.StatusOK)
-	}
-	switch f.mode {
-	case modeText:
-		if len(f.pending) < 64 { // enough to tell an unknown method
-			f.pending = append(f.pending, p[:min(len(p), 64)]...)
-		}
-		return len(p), nil
-	case modeJSON:
-		f.pending = append(f.pending, p...)
-		return len(p), nil
-	case modeSSE:
-		f.pending = append(f.pending, p...)
-		if err := f.writeEvents(); err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	}
-	return f.w.Write(p)
-}
-
-// writeEvents writes every complete event of pending, its data cleaned.
-func (f *filterWriter) writeEvents() error {
-	end := bytes.LastIndex(f.pending, []byte("\n\n"))
-	if end < 0 {
-		return nil
-	}
-	events := f.pending[:end+2]
-	out := make([]byte, 0, len(events))
-	for len(events) > 0 {
-		ln, rest, _ := bytes.Cut(events, []byte("\n"))
-		events = rest
-		if data, ok := bytes.CutPrefix(ln, []byte("data:")); ok {
-			if clean, changed := cleanResponse(bytes.TrimPrefix(data, []byte(" "))); changed {
-				ln = append([]byte("data: "), clean...)
-			}
-		}
-		out = append(out, ln...)
-		out = append(out, '\n')
-	}
-	f.pending = append(f.pending[:0], f.pending[end+2:]...)
-	_, err := f.w.Write(out)
-	return err
-}
-
-// Flush writes what can be written and flushes the underlying writer.
-func (f *filterWriter) Flush() {
-	if f.mode == modeJSON || f.mode == modeText {
-		return // the body is written whole by finish
-	}
-	if f.mode == 0 {
-		f.WriteHeader(http.StatusOK)
-	}
-	http.NewResponseController(f.w).Flush()
-}
-
-// Unwrap gives http.ResponseController the underlying writer (deadlines and the like).
-func (f *filterWriter) Unwrap() http.ResponseWriter { return f.w }
-
-// finish writes a held JSON body, cleaned, a replaced text body, and any incomplete
-// event left.
-func (f *filterWriter) finish() {
-	switch f.mode {
-	case modeText:
-		h := f.w.Header()
-		body := []byte(http.StatusText(f.status) + "\n")
-		if f.id != nil && (f.status == http.StatusBadRequest || f.status == http.StatusRequestEntityTooLarge) {
-			fault := wireError(discovery.CodeInvalidRequest)
-			switch {
-			case f.status == http.StatusRequestEntityTooLarge:
-				fault = wireError(discovery.CodeMessageTooLarge)
-			case bytes.HasPrefix(f.pending, []byte("JSON RPC not handled")): // the SDK's unknown method
-				// 400, the status the SDK chose: MCP clients read 404 as a lost session.
-				fault = wireErrorStatus(discovery.CodeMethodNotFound, http.StatusBadRequest)
-			}
-			body = appendResponse(nil, f.id, fault)
-			h.Set("Content-Type", "application/json")
-			h.Del("X-Content-Type-Options")
-		}
-		h.Set("Content-Length", strconv.Itoa(len(body)))
-		f.w.WriteHeader(f.status)
-		f.w.Write(body)
-	case modeJSON:
-		body := f.pending
-		if clean, changed := cleanResponse(body); changed {
-			body = clean
-		}
-		f.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		f.w.WriteHeader(f.status)
-		f.w.Write(body)
-	case modeSSE:
-		if len(f.pending) > 0 {
-			f.w.Write(f.pending)
-		}
-	}
+	return appendResponse(nil, id, fault)
 }

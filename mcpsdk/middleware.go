@@ -11,6 +11,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
 )
 
 // MetaContractDigest is the _meta member that carries the contract digest: in
@@ -200,11 +201,7 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 // invalidArguments is the tool result of a validation failure (SEP-1303): isError, and a
 // text naming the keyword and the schema location, never a value (SPEC ERR-2).
 func invalidArguments(e *discovery.Error) *mcp.CallToolResult {
-	text := "invalid arguments"
-	if e.Keyword != "" {
-		text += ": keyword " + strconv.Quote(e.Keyword) + " failed at schema location " + strconv.Quote(e.Path)
-	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: rpcwire.InvalidArgumentsText(e)}}}
 }
 
 // preview is the tool result of a call safe mode holds (discovery.SafeMode): isError,

@@ -105,7 +105,7 @@ func TestCleanResponse(t *testing.T) {
 // The adapter's own writer of JSON-RPC error responses writes, for every code, the
 // bytes discovery.AppendJSONRPCError writes: the wire form is one.
 func TestAppendResponseMatchesDiscovery(t *testing.T) {
-	for code := range ownCodes {
+	for _, code := range discovery.Codes() {
 		for _, id := range []string{`7`, `"a\"b"`, ``} {
 			got := appendResponse([]byte("x"), []byte(id), wireError(code))
 			want := discovery.AppendJSONRPCError([]byte("x"), json.RawMessage(id), code)

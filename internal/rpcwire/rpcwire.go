@@ -1,7 +1,8 @@
 // Package rpcwire holds the transport pieces an MCP adapter needs whatever SDK it wraps:
 // bounded reading of newline-delimited and HTTP messages, the content-free rewrite of
-// JSON-RPC errors, and the small HTTP checks (Accept, Content-Type, DNS rebinding). It
-// imports no SDK, so every adapter package shares it.
+// JSON-RPC errors, the HTTP front's own answers (Answer) and the filter of the SDK
+// handler's responses (Filter), and the small HTTP checks (Accept, Content-Type, DNS
+// rebinding). It imports no SDK, so every adapter package shares it.
 package rpcwire
 
 import (
@@ -166,9 +167,9 @@ func ContentFree(n int64) discovery.Code {
 	return discovery.CodeServerError
 }
 
-// own reports whether an error object is one the library wrote: its message one of
-// the codes and its data exactly {"error": message, "status": S}.
-func own(message string, data []byte) bool {
+// Own reports whether an error object is one the library wrote: its message one of
+// discovery.Codes and its data exactly {"error": message, "status": S}.
+func Own(message string, data []byte) bool {
 	if !codes[discovery.Code(message)] {
 		return false
 	}
@@ -184,15 +185,14 @@ func own(message string, data []byte) bool {
 	return json.Compact(&got, data) == nil && got.String() == want
 }
 
-// codes are the codes the library writes (discovery's Code constants).
-var codes = map[discovery.Code]bool{
-	discovery.CodeMethodNotFound: true, discovery.CodeInvalidParams: true, discovery.CodeInvalidCursor: true,
-	discovery.CodeInvalidArguments: true, discovery.CodeToolNotGranted: true, discovery.CodeContractChanged: true,
-	discovery.CodeGrantsChanged: true, discovery.CodeSchemaTooLarge: true, discovery.CodeValidationUnavailable: true,
-	discovery.CodeGrantsUnavailable: true, discovery.CodeCatalogUnavailable: true, discovery.CodeInternal: true,
-	discovery.CodeUnauthenticated: true, discovery.CodeCallRefused: true, discovery.CodeParseError: true,
-	discovery.CodeInvalidRequest: true, discovery.CodeMessageTooLarge: true, discovery.CodeServerError: true,
-}
+// codes are the codes the library writes, as a set.
+var codes = func() map[discovery.Code]bool {
+	m := make(map[discovery.Code]bool)
+	for _, c := range discovery.Codes() {
+		m[c] = true
+	}
+	return m
+}()
 
 // CleanResponse rewrites one encoded JSON-RPC response whose error is not the
 // library's into the content-free error of its code, with its id (SPEC ERR-2): SDK
@@ -208,7 +208,7 @@ func CleanResponse(msg []byte) (out []byte, ok bool) {
 			Data    json.RawMessage `json:"data"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(msg, &r) != nil || r.Error == nil || own(r.Error.Message, r.Error.Data) {
+	if json.Unmarshal(msg, &r) != nil || r.Error == nil || Own(r.Error.Message, r.Error.Data) {
 		return nil, false
 	}
 	code := ContentFree(r.Error.Code)
@@ -276,4 +276,14 @@ func isLoopback(addr string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+// InvalidArgumentsText is the text of the tool result of a validation failure
+// (SEP-1303): the keyword and the schema location, never a value (SPEC ERR-2).
+func InvalidArgumentsText(e *discovery.Error) string {
+	text := "invalid arguments"
+	if e.Keyword != "" {
+		text += ": keyword " + strconv.Quote(e.Keyword) + " failed at schema location " + strconv.Quote(e.Path)
+	}
+	return text
 }

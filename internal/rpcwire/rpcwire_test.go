@@ -66,3 +66,15 @@ func TestCleanResponse(t *testing.T) {
 		}
 	}
 }
+
+// CleanResponse keeps every error the library writes, for each of discovery.Codes (safe
+// mode's invalid_confirmation and confirmation_required were once rewritten to
+// server_error).
+func TestCleanResponseKeepsEveryOwnCode(t *testing.T) {
+	for _, code := range discovery.Codes() {
+		msg := discovery.AppendJSONRPCError(nil, []byte("3"), code)
+		if out, changed := CleanResponse(msg); changed {
+			t.Errorf("CleanResponse(%s) = %s, want it unchanged", msg, out)
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package rpcwire
+
+import (
+	"bytes"
+	"errors"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/deferredtools/deferredtools/discovery"
+)
+
+// A Filter is the http.ResponseWriter an adapter's Handler gives the SDK handler behind
+// it (SPEC ERR-2): each JSON-RPC message of an application/json body (held until
+// Finish) and of each data line of a text/event-stream (event by event) passes through
+// Rewrite, and the text/plain body of an error status is replaced by Finish. Other
+// bodies pass as they are. Call Finish once next has returned.
+type Filter struct {
+	W  http.ResponseWriter
+	ID []byte // the id of the request the body held, if any
+	// Rewrite returns the message to write in place of msg, changed reporting a rewrite.
+	Rewrite func(msg []byte) (out []byte, changed bool)
+	// TextError returns the body for a text/plain 400 or 413 answering a request with
+	// an id; head is the start (at most 64 bytes) of the text it replaces.
+	TextError func(id []byte, status int, head []byte) []byte
+
+	status  int
+	mode    int // one of the mode constants, set by the first WriteHeader
+	pending []byte
+}
+
+const (
+	modePass = iota + 1
+	modeJSON
+	modeSSE
+	modeText
+)
+
+// Header returns the underlying writer's header.
+func (f *Filter) Header() http.Header { return f.W.Header() }
+
+// WriteHeader picks how the body is filtered from the status and Content-Type.
+func (f *Filter) WriteHeader(status int) {
+	if f.mode != 0 {
+		return
+	}
+	f.status = status
+	mt, _, _ := mime.ParseMediaType(f.W.Header().Get("Content-Type"))
+	switch {
+	case status >= 400 && mt == "text/plain":
+		f.mode = modeText // written by Finish, which replaces the text
+		return
+	case mt == "application/json":
+		f.mode = modeJSON // written by Finish, after the whole body is seen
+		return
+	case mt == "text/event-stream":
+		f.mode = modeSSE
+	default:
+		f.mode = modePass
+	}
+	f.W.WriteHeader(status)
+}
+
+// Write holds, filters or passes p by the mode WriteHeader chose.
+func (f *Filter) Write(p []byte) (int, error) {
+	if f.mode == 0 {
+		f.WriteHeader(http.StatusOK)
+	}
+	switch f.mode {
+	case modeText:
+		if len(f.pending) < 64 { // enough for TextError to tell the text
+			f.pending = append(f.pending, p[:min(len(p), 64-len(f.pending))]...)
+		}
+		return len(p), nil
+	case modeJSON:
+		f.pending = append(f.pending, p...)
+		return len(p), nil
+	case modeSSE:
+		f.pending = append(f.pending, p...)
+		if err := f.writeEvents(); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return f.W.Write(p)
+}
+
+// writeEvents writes every complete event of pending, its data rewritten.
+func (f *Filter) writeEvents() error {
+	end := bytes.LastIndex(f.pending, []byte("\n\n"))
+	if end < 0 {
+		return nil
+	}
+	events := f.pending[:end+2]
+	out := make([]byte, 0, len(events))
+	for len(events) > 0 {
+		ln, rest, _ := bytes.Cut(events, []byte("\n"))
+		events = rest
+		if data, ok := bytes.CutPrefix(ln, []byte("data:")); ok {
+			if msg, changed := f.Rewrite(bytes.TrimPrefix(data, []byte(" "))); changed {
+				ln = append([]byte("data: "), msg...)
+			}
+		}
+		out = append(append(out, ln...), '\n')
+	}
+	f.pending = append(f.pending[:0], f.pending[end+2:]...)
+	_, err := f.W.Write(out)
+	return err
+}
+
+// Flush writes what can be written and flushes the underlying writer.
+func (f *Filter) Flush() {
+	if f.mode == modeJSON || f.mode == modeText {
+		return // the body is written whole by Finish
+	}
+	if f.mode == 0 {
+		f.WriteHeader(http.StatusOK)
+	}
+	http.NewResponseController(f.W).Flush()
+}
+
+// Unwrap gives http.ResponseController the underlying writer (deadlines and the like).
+func (f *Filter) Unwrap() http.ResponseWriter { return f.W }
+
+// Finish writes a held JSON body, rewritten, a replaced text body (TextError's for a
+// 400 or 413 answering a request with an id, else the status text), and any
+// incomplete event left.
+func (f *Filter) Finish() {
+	switch f.mode {
+	case modeText:
+		h := f.W.Header()
+		body := []byte(http.StatusText(f.status) + "\n")
+		if f.ID != nil && (f.status == http.StatusBadRequest || f.status == http.StatusRequestEntityTooLarge) {
+			body = f.TextError(f.ID, f.status, f.pending)
+			h.Set("Content-Type", "application/json")
+			h.Del("X-Content-Type-Options")
+		}
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		f.W.WriteHeader(f.status)
+		f.W.Write(body)
+	case modeJSON:
+		body := f.pending
+		if msg := bytes.TrimSpace(body); len(msg) > 0 {
+			if out, changed := f.Rewrite(msg); changed {
+				body = out
+			}
+		}
+		f.W.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		f.W.WriteHeader(f.status)
+		f.W.Write(body)
+	case modeSSE:
+		if len(f.pending) > 0 {
+			f.W.Write(f.pending)
+		}
+	}
+}
+
+// BodyFault is the code of a request body ReadBounded refused: too large or unreadable.
+func BodyFault(err error) discovery.Code {
+	if errors.Is(err, ErrTooLarge) {
+		return discovery.CodeMessageTooLarge
+	}
+	return discovery.CodeInvalidRequest
+}
+
+// Answer writes an adapter's own answer to r: status and body as application/json,
+// or, when event is set and r's Accept takes only text/event-stream, one event in an
+// HTTP 200; an empty body answers status alone (202 for a notification). A request
+// Rebound answers 403 with the text forbidden instead, as the SDK behind would, since
+// the adapter answers in its place.
+func Answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool, forbidden string) {
+	if Rebound(r) {
+		http.Error(w, forbidden, http.StatusForbidden)
+		return
+	}
+	switch {
+	case len(body) == 0:
+		w.WriteHeader(status)
+	case event && !AcceptsJSON(r):
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.Write(SSEEvent(body))
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(body)
+	}
+}

@@ -1,0 +1,122 @@
+package rpcwire
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/discovery"
+)
+
+// Filter rewrites a held application/json body and each SSE data line through Rewrite,
+// replaces a text/plain 400 with an id by TextError's body and any other text/plain
+// error by its status text, and passes other bodies as they are (SPEC ERR-2).
+func TestFilter(t *testing.T) {
+	rewrite := func(msg []byte) ([]byte, bool) {
+		if strings.Contains(string(msg), "secret") {
+			return []byte(`{"clean":true}`), true
+		}
+		return msg, false
+	}
+	textError := func(id []byte, status int, head []byte) []byte {
+		return []byte(`{"id":` + string(id) + `,"head":"` + string(head) + `"}`)
+	}
+	cases := []struct {
+		name, ctype string
+		status      int
+		id          string
+		body        []string
+		wantType    string
+		want        string
+	}{
+		{"json rewritten", "application/json", 200, "", []string{`{"sec`, `ret":1}` + "\n"}, "application/json", `{"clean":true}`},
+		{"json kept", "application/json", 200, "", []string{"{\"a\":1}\n"}, "application/json", "{\"a\":1}\n"},
+		{"sse rewritten", "text/event-stream", 200, "", []string{"event: message\ndata: {\"secret\":1}\n", "\nevent: message\ndata:{\"a\":1}\n\n"},
+			"text/event-stream", "event: message\ndata: {\"clean\":true}\n\nevent: message\ndata:{\"a\":1}\n\n"},
+		{"text 400 with id", "text/plain; charset=utf-8", 400, "7", []string{strings.Repeat("q", 60), "rrrrsecret"}, "application/json",
+			`{"id":7,"head":"` + strings.Repeat("q", 60) + `rrrr"}`},
+		{"text 400 without id", "text/plain; charset=utf-8", 400, "", []string{"secret"}, "text/plain; charset=utf-8", "Bad Request\n"},
+		{"text 500 with id", "text/plain; charset=utf-8", 500, "7", []string{"secret"}, "text/plain; charset=utf-8", "Internal Server Error\n"},
+		{"other passes", "image/png", 200, "", []string{"secret"}, "image/png", "secret"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			f := &Filter{W: rec, Rewrite: rewrite, TextError: textError}
+			if c.id != "" {
+				f.ID = []byte(c.id)
+			}
+			f.Header().Set("Content-Type", c.ctype)
+			f.WriteHeader(c.status)
+			for _, p := range c.body {
+				if n, err := f.Write([]byte(p)); n != len(p) || err != nil {
+					t.Fatalf("Write = %d, %v", n, err)
+				}
+			}
+			f.Finish()
+			if rec.Code != c.status || rec.Header().Get("Content-Type") != c.wantType || rec.Body.String() != c.want {
+				t.Errorf("got %d %q %q, want %d %q %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body.String(), c.status, c.wantType, c.want)
+			}
+		})
+	}
+}
+
+// BodyFault names a body over the cap message_too_large (413) and any other read
+// failure invalid_request (400).
+func TestBodyFault(t *testing.T) {
+	if got := BodyFault(ErrTooLarge); got != discovery.CodeMessageTooLarge || got.Status() != http.StatusRequestEntityTooLarge {
+		t.Errorf("BodyFault(ErrTooLarge) = %v", got)
+	}
+	if got := BodyFault(http.ErrBodyReadAfterClose); got != discovery.CodeInvalidRequest {
+		t.Errorf("BodyFault(other) = %v", got)
+	}
+}
+
+// InvalidArgumentsText names the keyword and schema location, quoted, and nothing else.
+func TestInvalidArgumentsText(t *testing.T) {
+	if got := InvalidArgumentsText(&discovery.Error{Code: discovery.CodeInvalidArguments}); got != "invalid arguments" {
+		t.Errorf("without keyword: %q", got)
+	}
+	got := InvalidArgumentsText(&discovery.Error{Code: discovery.CodeInvalidArguments, Keyword: "type", Path: "/properties/a"})
+	if want := `invalid arguments: keyword "type" failed at schema location "/properties/a"`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Answer writes JSON, one event when event is set and Accept takes only
+// text/event-stream, status alone for an empty body, and 403 with the given text for a
+// request rebound to a loopback address.
+func TestAnswer(t *testing.T) {
+	loopback := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80}
+	cases := []struct {
+		name, accept, host string
+		body               string
+		event              bool
+		wantCode           int
+		wantType, wantBody string
+	}{
+		{"json", "application/json, text/event-stream", "localhost", `{"a":1}`, true, 400, "application/json", `{"a":1}`},
+		{"event", "text/event-stream", "localhost", `{"a":1}`, true, 200, "text/event-stream", "event: message\ndata: {\"a\":1}\n\n"},
+		{"no event wanted", "text/event-stream", "localhost", `{"a":1}`, false, 400, "application/json", `{"a":1}`},
+		{"empty", "", "localhost", "", false, 400, "", ""},
+		{"rebound", "", "evil.example", `{"a":1}`, false, 403, "text/plain; charset=utf-8", "nope\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/", nil)
+			r.Host = c.host
+			r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, net.Addr(loopback)))
+			if c.accept != "" {
+				r.Header.Set("Accept", c.accept)
+			}
+			rec := httptest.NewRecorder()
+			Answer(rec, r, 400, []byte(c.body), c.event, "nope")
+			if rec.Code != c.wantCode || rec.Header().Get("Content-Type") != c.wantType || rec.Body.String() != c.wantBody {
+				t.Errorf("got %d %q %q, want %d %q %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body.String(), c.wantCode, c.wantType, c.wantBody)
+			}
+		})
+	}
+}
