@@ -133,7 +133,26 @@ func TestDeltaReadFollowsEveryChange(t *testing.T) {
 					what  string
 					write func() error
 					delta bool
-				}{"INSERT OR REPLACE", exec("INSERT OR REPLACE INTO tool_grants (principal_id, tool_name, effect) VALUES ('alice', 'a1', 'deny')"), delta})
+				}{"INSERT OR REPLACE", exec("INSERT OR REPLACE INTO tool_grants (principal_id, tool_name, effect) VALUES ('alice', 'a1', 'deny')"), delta},
+					// REPLACE on a rowid conflict deletes another key's row without firing the
+					// delete trigger (recursive_triggers is off): no tombstone is written.
+					struct {
+						what  string
+						write func() error
+						delta bool
+					}{"plain INSERT of a row", exec("INSERT INTO tool_grants (principal_id, tool_name, effect) VALUES ('alice', 'r1', 'allow')"), delta},
+					struct {
+						what  string
+						write func() error
+						delta bool
+					}{"INSERT OR REPLACE taking another key's rowid", exec(
+						"INSERT OR REPLACE INTO tool_grants (rowid, principal_id, tool_name, effect) SELECT rowid, 'alice', 'r2', 'allow' FROM tool_grants WHERE principal_id = 'alice' AND tool_name = 'r1'"), delta},
+					struct {
+						what  string
+						write func() error
+						delta bool
+					}{"UPDATE OR REPLACE taking another key's rowid", exec(
+						"UPDATE OR REPLACE tool_grants SET rowid = (SELECT rowid FROM tool_grants WHERE principal_id = 'alice' AND tool_name = 'r2') WHERE principal_id = 'alice' AND tool_name = 'a1'"), delta})
 			} else {
 				steps = append(steps, struct {
 					what  string

@@ -155,6 +155,9 @@ func splitStatements(src string) []string {
 //     the last 65,536 revisions), above the revision in tool_grants_deleted_floor. A
 //     Store brings a cached Snapshot up to date from what changed since its revision
 //     only over a database that records 0021.
+//   - 0022_replaced_rows (SQLite) also tombstones a row that INSERT OR REPLACE or
+//     UPDATE OR REPLACE removes because the write takes its rowid (no delete trigger
+//     fires for it); on PostgreSQL it changes nothing.
 //
 // Every run also restores the control row at revision 1 if it was deleted, and the
 // tombstone floor row, at the control revision, if it was deleted. A recorded

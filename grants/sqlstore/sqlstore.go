@@ -2,7 +2,7 @@
 // one process, PostgreSQL for many processes sharing grants.
 //
 // The host opens the *sql.DB with the driver it chooses (this package imports none),
-// applies the embedded migrations with Migrate (0018_tool_grants to 0021_deleted_rows;
+// applies the embedded migrations with Migrate (0018_tool_grants to 0022_replaced_rows;
 // each runs once and is recorded in sqlstore_migrations), and hands New's Store to the
 // Discoverer as its grants.Reader.
 //
