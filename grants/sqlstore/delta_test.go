@@ -109,6 +109,10 @@ func TestDeltaReadFollowsEveryChange(t *testing.T) {
 				}, delta},
 				{"plain upsert", exec("INSERT INTO tool_grants (principal_id, tool_name, effect) VALUES ('alice', 'a1', 'allow') ON CONFLICT (principal_id, tool_name) DO UPDATE SET effect = excluded.effect"), delta},
 				{"DELETE of several rows", exec("DELETE FROM tool_grants WHERE principal_id IN ('alice', '*') AND tool_name IN ('a2', 'a4', 's2')"), delta},
+				// More than 8 keys changed at once: applyDelta looks them up in a set.
+				{"INSERT of ten rows", exec("INSERT INTO tool_grants (principal_id, tool_name, effect) VALUES ('alice', 'm0', 'allow'), ('alice', 'm1', 'allow'), ('alice', 'm2', 'allow'), ('alice', 'm3', 'allow'), ('alice', 'm4', 'allow'), ('alice', 'm5', 'allow'), ('alice', 'm6', 'allow'), ('alice', 'm7', 'allow'), ('alice', 'm8', 'allow'), ('alice', 'm9', 'allow')"), delta},
+				{"UPDATE of the ten rows", exec("UPDATE tool_grants SET scopes = 'read' WHERE tool_name LIKE 'm%'"), delta},
+				{"DELETE of nine of them", exec("DELETE FROM tool_grants WHERE tool_name LIKE 'm%' AND tool_name <> 'm0'"), delta},
 				{"a stray tombstone written by hand for a row that exists", exec(
 					"INSERT INTO tool_grants_deleted (principal_id, tool_name, revision) VALUES ('alice', 'a1', 1000000)",
 					"DELETE FROM tool_grants WHERE principal_id = 'bob' AND tool_name = 'b2'"), delta},
