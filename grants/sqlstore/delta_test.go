@@ -475,3 +475,41 @@ func TestDeltaReadFailureReadsInFull(t *testing.T) {
 		})
 	}
 }
+
+// SPEC GRANT-6: on SQLite an OR REPLACE taking another key's rowid leaves a tombstone at
+// its change's revision (0022) and prunes like a deletion: the tombstones 65,536
+// revisions or more older are gone and the floor rises to the newest pruned.
+func TestReplacedRowTombstonePrunes(t *testing.T) {
+	ctx := context.Background()
+	b := backends()[0]
+	if b.dialect != SQLite {
+		t.Fatal("backends()[0] is not SQLite")
+	}
+	s, db := newStore(t, b)
+	for _, tool := range []string{"a", "b", "c"} {
+		if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: tool, Effect: grants.Allow}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameAsFull(t, "three rows", s, db, b.dialect, "alice")
+	if err := s.Delete(ctx, "alice", "a"); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := tombstones(t, db)
+	if _, err := db.Exec("UPDATE control_revisions SET revision = revision + 65536 WHERE name = 'model_grants'"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("UPDATE OR REPLACE tool_grants SET rowid = (SELECT rowid FROM tool_grants WHERE principal_id = 'alice' AND tool_name = 'b') WHERE principal_id = 'alice' AND tool_name = 'c'"); err != nil {
+		t.Fatal(err)
+	}
+	revs, floor := tombstones(t, db)
+	if c := control(t, db); len(revs) != 1 || revs[0] != c {
+		t.Errorf("tombstones at %v after the replace at %d, want only its own", revs, c)
+	}
+	if len(old) != 1 || floor != old[0] {
+		t.Errorf("floor %d, want the pruned tombstone's revision %v", floor, old)
+	}
+	if snap := sameAsFull(t, "the replace", s, db, b.dialect, "alice"); len(snap.Rows) != 1 {
+		t.Errorf("read = %v, want the one row left", snap)
+	}
+}

@@ -5,6 +5,7 @@
 -- The tombstone takes the revision the AFTER trigger of the same insert or update
 -- counts next (control + 1). A tombstone of a key that still holds a row (the write
 -- was ignored, or NEW.rowid of an INSERT without one is undefined) is never read.
+-- Like 0021's, a trigger that writes a tombstone prunes those 65,536 revisions older.
 
 CREATE TRIGGER tool_grants_insert_replaced BEFORE INSERT ON tool_grants
 BEGIN
@@ -12,6 +13,9 @@ BEGIN
         SELECT g.principal_id, g.tool_name, c.revision + 1 FROM tool_grants g, control_revisions c
         WHERE g.rowid = NEW.rowid AND c.name = 'model_grants'
             AND (g.principal_id IS NOT NEW.principal_id OR g.tool_name IS NOT NEW.tool_name);
+    DELETE FROM tool_grants_deleted
+    WHERE changes() > 0
+        AND revision <= (SELECT revision FROM control_revisions WHERE name = 'model_grants') + 1 - 65536;
 END;
 
 CREATE TRIGGER tool_grants_update_replaced BEFORE UPDATE ON tool_grants
@@ -21,4 +25,7 @@ BEGIN
         SELECT g.principal_id, g.tool_name, c.revision + 1 FROM tool_grants g, control_revisions c
         WHERE g.rowid = NEW.rowid AND c.name = 'model_grants'
             AND (g.principal_id IS NOT NEW.principal_id OR g.tool_name IS NOT NEW.tool_name);
+    DELETE FROM tool_grants_deleted
+    WHERE changes() > 0
+        AND revision <= (SELECT revision FROM control_revisions WHERE name = 'model_grants') + 1 - 65536;
 END;
