@@ -67,11 +67,11 @@ func BenchmarkReadGrants(b *testing.B) {
 // BenchmarkPut (client process CPU in cpu-ns/op: wall time on a shared machine also
 // counts waiting for a core) measures one grant change: a transaction incrementing the control
 // revision and upserting the row, replacing an existing row or inserting a new one,
-// under the triggers of 0019, 0020 and 0021 (the current schema) side by side.
+// under the triggers of 0019, 0020, 0021 and 0022 (the current schema) side by side.
 func BenchmarkPut(b *testing.B) {
 	for _, be := range backends() {
 		b.Run(be.dialect.String(), func(b *testing.B) {
-			for _, schema := range []int{versionRules, versionCounted, versionDeleted} {
+			for _, schema := range []int{versionRules, versionCounted, versionDeleted, versionReplaced} {
 				for _, op := range []string{"replace", "insert"} {
 					b.Run(fmt.Sprintf("schema=%04d/%s", schema, op), func(b *testing.B) {
 						db := be.open(b)

@@ -105,8 +105,8 @@ func snapshotSize(principal string, snap *grants.Snapshot) int64 {
 // countsWrites finds out, after a successful full read, whether the database records
 // migration 0020, whose triggers count every write exactly once: only then may a Store
 // answer from its cache without reading the rows (it still answers an equal cached
-// Snapshot's pointer); and 0021, whose tombstones let it bring a cached Snapshot up to
-// date from what changed (readDelta). It asks once per Store; a database migrated
+// Snapshot's pointer); and 0021 and 0022, whose tombstones let it bring a cached
+// Snapshot up to date from what changed (readDelta). It asks once per Store; a database migrated
 // while the Store runs is used so from the next Store on. A failed look-up leaves the
 // answer unknown, to ask again after the next full read.
 func (s *Store) countsWrites(ctx context.Context) {
@@ -118,13 +118,13 @@ func (s *Store) countsWrites(ctx context.Context) {
 		return
 	}
 	var counted, deleted int
-	q := fmt.Sprintf("SELECT count(CASE WHEN version = %d THEN 1 END), count(CASE WHEN version = %d THEN 1 END) FROM sqlstore_migrations",
-		versionCounted, versionDeleted)
+	q := fmt.Sprintf("SELECT count(CASE WHEN version = %d THEN 1 END), count(CASE WHEN version IN (%d, %d) THEN 1 END) FROM sqlstore_migrations",
+		versionCounted, versionDeleted, versionReplaced)
 	if err := s.db.QueryRowContext(ctx, q).Scan(&counted, &deleted); err != nil {
 		return
 	}
 	switch {
-	case counted == 1 && deleted == 1:
+	case counted == 1 && deleted == 2:
 		s.counted.Store(countedDelta)
 	case counted == 1:
 		s.counted.Store(countedYes)

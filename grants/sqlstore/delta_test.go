@@ -109,6 +109,10 @@ func TestDeltaReadFollowsEveryChange(t *testing.T) {
 				}, delta},
 				{"plain upsert", exec("INSERT INTO tool_grants (principal_id, tool_name, effect) VALUES ('alice', 'a1', 'allow') ON CONFLICT (principal_id, tool_name) DO UPDATE SET effect = excluded.effect"), delta},
 				{"DELETE of several rows", exec("DELETE FROM tool_grants WHERE principal_id IN ('alice', '*') AND tool_name IN ('a2', 'a4', 's2')"), delta},
+				// More than 8 keys changed at once: applyDelta looks them up in a set.
+				{"INSERT of ten rows", exec("INSERT INTO tool_grants (principal_id, tool_name, effect) VALUES ('alice', 'm0', 'allow'), ('alice', 'm1', 'allow'), ('alice', 'm2', 'allow'), ('alice', 'm3', 'allow'), ('alice', 'm4', 'allow'), ('alice', 'm5', 'allow'), ('alice', 'm6', 'allow'), ('alice', 'm7', 'allow'), ('alice', 'm8', 'allow'), ('alice', 'm9', 'allow')"), delta},
+				{"UPDATE of the ten rows", exec("UPDATE tool_grants SET scopes = 'read' WHERE tool_name LIKE 'm%'"), delta},
+				{"DELETE of nine of them", exec("DELETE FROM tool_grants WHERE tool_name LIKE 'm%' AND tool_name <> 'm0'"), delta},
 				{"a stray tombstone written by hand for a row that exists", exec(
 					"INSERT INTO tool_grants_deleted (principal_id, tool_name, revision) VALUES ('alice', 'a1', 1000000)",
 					"DELETE FROM tool_grants WHERE principal_id = 'bob' AND tool_name = 'b2'"), delta},
@@ -133,7 +137,26 @@ func TestDeltaReadFollowsEveryChange(t *testing.T) {
 					what  string
 					write func() error
 					delta bool
-				}{"INSERT OR REPLACE", exec("INSERT OR REPLACE INTO tool_grants (principal_id, tool_name, effect) VALUES ('alice', 'a1', 'deny')"), delta})
+				}{"INSERT OR REPLACE", exec("INSERT OR REPLACE INTO tool_grants (principal_id, tool_name, effect) VALUES ('alice', 'a1', 'deny')"), delta},
+					// REPLACE on a rowid conflict deletes another key's row without firing the
+					// delete trigger (recursive_triggers is off): no tombstone is written.
+					struct {
+						what  string
+						write func() error
+						delta bool
+					}{"plain INSERT of a row", exec("INSERT INTO tool_grants (principal_id, tool_name, effect) VALUES ('alice', 'r1', 'allow')"), delta},
+					struct {
+						what  string
+						write func() error
+						delta bool
+					}{"INSERT OR REPLACE taking another key's rowid", exec(
+						"INSERT OR REPLACE INTO tool_grants (rowid, principal_id, tool_name, effect) SELECT rowid, 'alice', 'r2', 'allow' FROM tool_grants WHERE principal_id = 'alice' AND tool_name = 'r1'"), delta},
+					struct {
+						what  string
+						write func() error
+						delta bool
+					}{"UPDATE OR REPLACE taking another key's rowid", exec(
+						"UPDATE OR REPLACE tool_grants SET rowid = (SELECT rowid FROM tool_grants WHERE principal_id = 'alice' AND tool_name = 'r2') WHERE principal_id = 'alice' AND tool_name = 'a1'"), delta})
 			} else {
 				steps = append(steps, struct {
 					what  string
@@ -380,31 +403,34 @@ func TestTombstoneFloorGuarded(t *testing.T) {
 	}
 }
 
-// A Store over a database that does not record 0021 (no tombstones) reads every
-// changed principal in full.
+// A Store over a database that does not record 0021 (no tombstones), or 0021 without
+// 0022 (no tombstones of rows an OR REPLACE removes by rowid), reads every changed
+// principal in full.
 func TestNoDeltaWithout0021(t *testing.T) {
 	ctx := context.Background()
 	for _, b := range backends() {
-		t.Run(b.dialect.String(), func(t *testing.T) {
-			db := b.open(t)
-			if err := migrate(ctx, db, b.dialect, nil, versionCounted); err != nil {
-				t.Fatal(err)
-			}
-			s := New(db, b.dialect)
-			for _, tool := range []string{"a", "b"} {
-				if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: tool, Effect: grants.Allow}); err != nil {
+		for _, schema := range []int{versionCounted, versionDeleted} {
+			t.Run(fmt.Sprintf("%s/%04d", b.dialect, schema), func(t *testing.T) {
+				db := b.open(t)
+				if err := migrate(ctx, db, b.dialect, nil, schema); err != nil {
 					t.Fatal(err)
 				}
-				sameAsFull(t, "a Put", s, db, b.dialect, "alice")
-			}
-			if err := s.Delete(ctx, "alice", "a"); err != nil {
-				t.Fatal(err)
-			}
-			sameAsFull(t, "a Delete", s, db, b.dialect, "alice")
-			if full, delta := readCounts(s); full != 3 || delta != 0 {
-				t.Errorf("over 0020: %d full and %d delta reads, want 3 full reads", full, delta)
-			}
-		})
+				s := New(db, b.dialect)
+				for _, tool := range []string{"a", "b"} {
+					if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: tool, Effect: grants.Allow}); err != nil {
+						t.Fatal(err)
+					}
+					sameAsFull(t, "a Put", s, db, b.dialect, "alice")
+				}
+				if err := s.Delete(ctx, "alice", "a"); err != nil {
+					t.Fatal(err)
+				}
+				sameAsFull(t, "a Delete", s, db, b.dialect, "alice")
+				if full, delta := readCounts(s); full != 3 || delta != 0 {
+					t.Errorf("over %04d: %d full and %d delta reads, want 3 full reads", schema, full, delta)
+				}
+			})
+		}
 	}
 }
 
@@ -447,5 +473,43 @@ func TestDeltaReadFailureReadsInFull(t *testing.T) {
 				t.Errorf("GRANT-6: a failed read answered a Snapshot of %d rows", len(snap.Rows))
 			}
 		})
+	}
+}
+
+// SPEC GRANT-6: on SQLite an OR REPLACE taking another key's rowid leaves a tombstone at
+// its change's revision (0022) and prunes like a deletion: the tombstones 65,536
+// revisions or more older are gone and the floor rises to the newest pruned.
+func TestReplacedRowTombstonePrunes(t *testing.T) {
+	ctx := context.Background()
+	b := backends()[0]
+	if b.dialect != SQLite {
+		t.Fatal("backends()[0] is not SQLite")
+	}
+	s, db := newStore(t, b)
+	for _, tool := range []string{"a", "b", "c"} {
+		if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: tool, Effect: grants.Allow}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameAsFull(t, "three rows", s, db, b.dialect, "alice")
+	if err := s.Delete(ctx, "alice", "a"); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := tombstones(t, db)
+	if _, err := db.Exec("UPDATE control_revisions SET revision = revision + 65536 WHERE name = 'model_grants'"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("UPDATE OR REPLACE tool_grants SET rowid = (SELECT rowid FROM tool_grants WHERE principal_id = 'alice' AND tool_name = 'b') WHERE principal_id = 'alice' AND tool_name = 'c'"); err != nil {
+		t.Fatal(err)
+	}
+	revs, floor := tombstones(t, db)
+	if c := control(t, db); len(revs) != 1 || revs[0] != c {
+		t.Errorf("tombstones at %v after the replace at %d, want only its own", revs, c)
+	}
+	if len(old) != 1 || floor != old[0] {
+		t.Errorf("floor %d, want the pruned tombstone's revision %v", floor, old)
+	}
+	if snap := sameAsFull(t, "the replace", s, db, b.dialect, "alice"); len(snap.Rows) != 1 {
+		t.Errorf("read = %v, want the one row left", snap)
 	}
 }

@@ -33,6 +33,9 @@ const (
 	// 0021_deleted_rows: tombstones of the rows that leave a key, which the Store's
 	// delta reads rely on
 	versionDeleted = 21
+	// 0022_replaced_rows: tombstones, on SQLite, of the rows an OR REPLACE removes by
+	// rowid, without which a delta read could keep such a row
+	versionReplaced = 22
 )
 
 // ErrMigrationChanged reports that a migration recorded as applied differs (by checksum)
@@ -155,6 +158,9 @@ func splitStatements(src string) []string {
 //     the last 65,536 revisions), above the revision in tool_grants_deleted_floor. A
 //     Store brings a cached Snapshot up to date from what changed since its revision
 //     only over a database that records 0021.
+//   - 0022_replaced_rows (SQLite) also tombstones a row that INSERT OR REPLACE or
+//     UPDATE OR REPLACE removes because the write takes its rowid (no delete trigger
+//     fires for it); on PostgreSQL it changes nothing. Delta reads need it too.
 //
 // Every run also restores the control row at revision 1 if it was deleted, and the
 // tombstone floor row, at the control revision, if it was deleted. A recorded

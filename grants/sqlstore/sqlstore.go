@@ -2,7 +2,7 @@
 // one process, PostgreSQL for many processes sharing grants.
 //
 // The host opens the *sql.DB with the driver it chooses (this package imports none),
-// applies the embedded migrations with Migrate (0018_tool_grants to 0021_deleted_rows;
+// applies the embedded migrations with Migrate (0018_tool_grants to 0022_replaced_rows;
 // each runs once and is recorded in sqlstore_migrations), and hands New's Store to the
 // Discoverer as its grants.Reader.
 //
@@ -33,13 +33,14 @@
 //     control_revisions by hand back to a value a Store has cached, or editing rows
 //     with the triggers dropped, defeats this: restart the processes after such
 //     surgery.
-//   - Delta reads: over a database recording migration 0021, a principal whose cached
-//     Snapshot is older than the control revision is brought up to date by one
+//   - Delta reads: over a database recording migrations 0021 and 0022, a principal
+//     whose cached Snapshot is older than the control revision is brought up to date by one
 //     statement reading the control revision, the tombstone floor, the principal's
 //     and "*" rows whose revision is above the Snapshot's (the triggers stamp every
 //     insert and update, and an index on (principal_id, revision) finds them), and the
 //     tombstones above it of keys that hold no row now (the triggers write one, at the
-//     change's revision, for every row deleted or moved to another key). The result
+//     change's revision, for every row deleted, moved to another key, or, on SQLite,
+//     removed by an OR REPLACE taking its rowid). The result
 //     equals a full read at that revision. A full read is made instead when the
 //     Snapshot is below the floor (its tombstones were pruned, deleted by hand or never
 //     written: TRUNCATE on PostgreSQL, changes before 0021), when more than 1,024
@@ -200,7 +201,7 @@ type Store struct {
 
 	cache   *snapshotCache
 	reads   struct{ full, delta atomic.Int64 } // rows read in full, Snapshots brought up to date
-	counted atomic.Int32                       // countedYes once 0020 is found recorded, countedDelta 0021, countedNo neither
+	counted atomic.Int32                       // countedYes once 0020 is found recorded, countedDelta 0021 and 0022, countedNo neither
 
 	stmts  atomic.Pointer[statements] // prepared on first use, see prepared
 	deltaQ atomic.Pointer[sql.Stmt]   // SQLite: the delta read, prepared at its first use
@@ -209,7 +210,7 @@ type Store struct {
 }
 
 // The states of Store.counted: whether the database counts every write exactly once
-// (0020), and records the rows that leave a key too (0021).
+// (0020), and records the rows that leave a key too (0021, 0022).
 const (
 	countedUnknown = iota
 	countedYes

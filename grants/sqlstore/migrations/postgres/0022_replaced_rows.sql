@@ -1,0 +1,3 @@
+-- 0022_replaced_rows (PostgreSQL): nothing to change. It exists so both dialects share
+-- one migration list; the SQLite one tombstones rows an OR REPLACE removes by rowid,
+-- which PostgreSQL has no way to do (every removal fires 0021's trigger).
