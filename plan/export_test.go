@@ -27,3 +27,11 @@ func TestMetaEagerKeyIsRead(t *testing.T) {
 		t.Fatalf("MetaEagerKey = %q, but tooldef reads %q", MetaEagerKey, tooldef.MetaEagerKey)
 	}
 }
+
+// ForgetLists drops the authorised sets pl's cache holds, keeping the derived tools, so
+// the next plan of any set is a plan of a set not seen before over known definitions.
+func ForgetLists(pl *Planner) {
+	pl.cache.mu.Lock()
+	defer pl.cache.mu.Unlock()
+	clear(pl.cache.byList)
+}
