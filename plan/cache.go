@@ -6,7 +6,6 @@ import (
 	"unsafe"
 
 	"github.com/deferredtools/deferredtools/discovery"
-	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
 // cacheBytes bounds what a Planner's cache holds. It fits the derived data of a
@@ -37,8 +36,9 @@ type toolData struct {
 // cache holds what a Planner derives from canonical tool definitions, keyed by content
 // only, so it keeps no catalog, Discoverer or grant snapshot alive:
 //
-//   - byTool maps a tool's digest (SHA-256 of its canonical bytes) to its toolData,
-//     shared by every authorised set and catalog version holding those exact bytes;
+//   - byTool maps a tool's digest (SHA-256 of its canonical bytes, as the catalog
+//     version computed it: ListResult.AppendDigests) to its toolData, shared by every
+//     authorised set and catalog version holding those exact bytes;
 //   - byList maps a tools/list contract digest (SPEC CONTRACT-2, which digests the
 //     tools' digests in name order) to the toolData of each of its tools, in order, so
 //     a plan for a set seen before costs one lookup.
@@ -70,10 +70,10 @@ func (c *cache) tools(pl *Planner, list *discovery.ListResult) []*toolData {
 		c.byTool = make(map[[32]byte]*toolData)
 	}
 	ts := make([]*toolData, len(list.Tools))
-	keys := make([][32]byte, len(list.Tools))
+	// The tools' digests, as their catalog version computed them.
+	keys := list.AppendDigests(make([][32]byte, 0, len(list.Tools)))
 	var add int64 // bytes of the toolData derived now
 	for i, def := range list.Tools {
-		keys[i] = schemaguard.Digest(def)
 		t, ok := c.byTool[keys[i]]
 		if !ok {
 			t = pl.derive(def)
