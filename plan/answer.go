@@ -142,7 +142,7 @@ func (pl *Planner) AnswerAnthropicSearch(ctx context.Context, p grants.Principal
 	}
 	var held []string // found tools the request sends in full
 	for _, def := range page.Tools {
-		switch name := toolName(def); {
+		switch name, _ := pl.pageTool(def); {
 		case isDeferred(r, name):
 			res.Content = append(res.Content, AnthropicContent{Type: "tool_reference", ToolName: name})
 			loaded = append(loaded, name)
@@ -192,37 +192,55 @@ func (pl *Planner) AnswerOpenAISearch(ctx context.Context, p grants.Principal, r
 		}
 		return out, nil, nil
 	}
-	spaces := map[string]*OpenAINamespace{} // the request's namespaces, by member
-	for _, v := range r.Tools {
+	var spaces map[string]int // the index in r.Tools of each namespace, by member
+	for i, v := range r.Tools {
 		if ns, ok := v.(OpenAINamespace); ok {
+			if spaces == nil {
+				spaces = make(map[string]int)
+			}
 			for _, f := range ns.Tools {
-				spaces[f.Name] = &ns
+				spaces[f.Name] = i
 			}
 		}
 	}
-	found := map[string]int{} // index in out.Tools of a namespace answered
+	var found map[string]int // index in out.Tools of a namespace answered
 	for _, def := range page.Tools {
-		f, _ := tooldef.Read(def)
-		if !isDeferred(r, f.Name) {
+		name, fn := pl.pageTool(def)
+		if !isDeferred(r, name) {
 			continue
 		}
-		loaded = append(loaded, f.Name)
-		ns := spaces[f.Name]
-		if ns == nil {
-			out.Tools = append(out.Tools, openAIFunction(f))
+		loaded = append(loaded, name)
+		at, ok := spaces[name]
+		if !ok {
+			out.Tools = append(out.Tools, fn)
 			continue
 		}
+		ns := r.Tools[at].(OpenAINamespace)
 		i, ok := found[ns.Name]
 		if !ok {
+			if found == nil {
+				found = make(map[string]int)
+			}
 			i = len(out.Tools)
 			found[ns.Name] = i
 			out.Tools = append(out.Tools, OpenAINamespace{Type: "namespace", Name: ns.Name, Description: ns.Description})
 		}
 		g := out.Tools[i].(OpenAINamespace)
-		g.Tools = append(g.Tools, openAIFunction(f))
+		g.Tools = append(g.Tools, fn)
 		out.Tools[i] = g
 	}
 	return out, loaded, nil
+}
+
+// pageTool returns the name and OpenAI function of def, a definition on a discovery
+// page: those the Planner derived from the same bytes (it rendered the request), else
+// read from def.
+func (pl *Planner) pageTool(def json.RawMessage) (string, OpenAIFunction) {
+	if t, ok := pl.cache.known(def); ok {
+		return t.name, t.render.openAI
+	}
+	f, _ := tooldef.Read(def)
+	return f.Name, openAIFunction(f)
 }
 
 // isDeferred reports whether r's request defers the tool named name.

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
 // cacheBytes bounds what a Planner's cache holds. It fits the derived data of a
@@ -96,6 +97,15 @@ func (c *cache) tools(pl *Planner, list *discovery.ListResult) []*toolData {
 	c.byList[list.ContractDigest] = ts
 	c.bytes += add
 	return ts
+}
+
+// known returns the toolData of def, a canonical definition, if the cache holds it.
+func (c *cache) known(def []byte) (*toolData, bool) {
+	key := schemaguard.Digest(def)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.byTool[key]
+	return t, ok
 }
 
 // bytes is what t counts against the cache's bound.

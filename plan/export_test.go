@@ -35,3 +35,12 @@ func ForgetLists(pl *Planner) {
 	defer pl.cache.mu.Unlock()
 	clear(pl.cache.byList)
 }
+
+// ClearCache drops everything pl's cache holds.
+func ClearCache(pl *Planner) {
+	pl.cache.mu.Lock()
+	defer pl.cache.mu.Unlock()
+	clear(pl.cache.byList)
+	clear(pl.cache.byTool)
+	pl.cache.bytes = 0
+}

@@ -596,37 +596,3 @@ func TestOpenAINamespaceAskedOnce(t *testing.T) {
 		t.Error("the second request's namespaces differ")
 	}
 }
-
-// BenchmarkAnswerSearch answers a host search of 16 tools over the 200-tool golden
-// catalog on each host-search path.
-func BenchmarkAnswerSearch(b *testing.B) {
-	f := newRenderFixture(b)
-	ctx := context.Background()
-	args := json.RawMessage(`{"query":"model version deploy list","limit":16}`)
-	for _, c := range renderCases {
-		if c.path != plan.PathAnthropicClient && c.path != plan.PathOpenAIClient {
-			continue
-		}
-		b.Run(c.name, func(b *testing.B) {
-			pl := f.plannerNS(c.search, plan.UndiscoveredAnswer, c.ns)
-			r, err := pl.Request(ctx, f.p, c.caps)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				var n int
-				if c.path == plan.PathOpenAIClient {
-					_, loaded, err := pl.AnswerOpenAISearch(ctx, f.p, r, "call_b", args)
-					n, _ = len(loaded), err
-				} else {
-					_, loaded, err := pl.AnswerAnthropicSearch(ctx, f.p, r, "toolu_b", args)
-					n, _ = len(loaded), err
-				}
-				if n == 0 {
-					b.Fatal("no tool found")
-				}
-			}
-		})
-	}
-}
