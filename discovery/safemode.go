@@ -43,10 +43,11 @@ const ConfirmationLifetime = cursor.Lifetime
 // expires ConfirmationLifetime (120 s) after the preview (SPEC CURSOR-1, CURSOR-3,
 // CURSOR-6). Its binding, authenticated and never carried, digests under its own label
 // (so no cursor is ever a token, nor a token a cursor): the principal's ID and scopes,
-// the visibility, the contract digest and the observed grant rows with their revisions
-// (so any change to the principal's grants refuses it), the tool's name and digest,
-// and the arguments' digest (see argsDigest: the JSON text with insignificant white
-// space removed, member order, number text and escapes kept). Any difference, an
+// the contract digest (which digests every definition the principal is served,
+// Visibility applied: the tool's own among them), the observed grant rows with their
+// revisions (so any change to the principal's grants refuses it), the tool's name, and
+// the arguments' digest (see argsDigest: the JSON text with insignificant white space
+// removed, member order, number text and escapes kept). Any difference, an
 // altered or foreign token, or one past its lifetime answers invalid_confirmation
 // (400). A token is single purpose, not single use: it confirms the same call, and no
 // other, as often as it is presented within its lifetime; the Discoverer keeps no
@@ -137,7 +138,7 @@ func (d *Discoverer) confirm(ctx context.Context, p grants.Principal, c Call, ar
 	if !held {
 		return nil
 	}
-	binding := d.confirmBinding(p, set, t, args)
+	binding := confirmBinding(p, set, t.name, args)
 	if c.Confirmation == "" {
 		text, err := d.previewText(ctx, p, t, args)
 		if err != nil {
@@ -166,21 +167,21 @@ func (d *Discoverer) confirm(ctx context.Context, p grants.Principal, c Call, ar
 }
 
 // confirmBinding digests every fact a confirmation token is bound to: the principal and
-// its scopes, the visibility, the contract digest, the observed grant rows with their
-// revisions, the tool's name and digest, and the arguments' digest (argsDigest). A
-// label keeps it from ever equalling a cursor's binding.
-func (d *Discoverer) confirmBinding(p grants.Principal, set *authSet, t *tool, args json.RawMessage) [32]byte {
+// its scopes, the contract digest, the observed grant rows with their revisions, the
+// tool's name and the arguments' digest (argsDigest). The contract digests the digest
+// of every definition set serves, so with the name it fixes the tool's served
+// definition and what Visibility leaves the principal; neither is bound again. A label
+// keeps it from ever equalling a cursor's binding.
+func confirmBinding(p grants.Principal, set *authSet, tool string, args json.RawMessage) [32]byte {
 	ad := argsDigest(args)
 	bp := bindPool.Get().(*[]byte)
 	b := (*bp)[:0]
 	b = appendField(b, "deferredtools/confirmation/v1")
 	b = appendField(b, p.ID)
 	b = appendField(b, set.scopes)
-	b = append(b, d.visKey[:]...)
 	b = appendField(b, set.contract)
 	b = append(b, set.rowsKey[:]...)
-	b = appendField(b, t.name)
-	b = append(b, t.digest[:]...)
+	b = appendField(b, tool)
 	b = append(b, ad[:]...)
 	sum := sha256.Sum256(b)
 	*bp = b[:0]

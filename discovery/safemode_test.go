@@ -448,9 +448,10 @@ func TestDefaultPreview(t *testing.T) {
 	}
 }
 
-// A confirmation token is bound to the catalog's contract and to the visibility: a
-// Discoverer sharing the Sealer refuses it once another tool's definition changed (the
-// held tool's own is unchanged), or when it serves another visibility.
+// A confirmation token is bound to the contract the principal is served, so to what the
+// visibility leaves it: a Discoverer sharing the Sealer refuses it once another tool's
+// definition changed (the held tool's own is unchanged), or when its visibility serves
+// other tools; one whose visibility serves the same tools confirms it.
 func TestSafeModeTokenBoundToContractAndVisibility(t *testing.T) {
 	const args = `{"text":"secret-a"}`
 	signer := cursor.NewSigner()
@@ -463,6 +464,14 @@ func TestSafeModeTokenBoundToContractAndVisibility(t *testing.T) {
 	})
 	if err := same.AuthorizeCall(t.Context(), alice, call); err != nil {
 		t.Fatalf("same catalog, visibility and Sealer: %v, want the token to confirm", err)
+	}
+	sameTools := newDiscoverer(f.cat, f.store, func(o *discovery.Options) {
+		o.Signer = signer
+		o.SafeMode = discovery.SafeMode{Enabled: true, Exempt: []string{"issue_meta"}}
+		o.Visibility = discovery.Visibility{Exclude: []string{"no_such_tool"}}
+	})
+	if err := sameTools.AuthorizeCall(t.Context(), alice, call); err != nil {
+		t.Fatalf("a visibility serving the same tools: %v, want the token to confirm", err)
 	}
 	tools := safeTools()
 	tools[1] = toolDefSchema("model_tag", "Add a tag to a model version, edited.", map[string]any{"type": "object"})
