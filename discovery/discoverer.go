@@ -126,7 +126,7 @@ func New(opts *Options) *Discoverer {
 		d.opts.Visibility.Toolsets = slices.Clone(opts.Visibility.Toolsets)
 	}
 	d.cache.init(cmp.Or(d.opts.CacheBytes, defaultCacheBytes))
-	d.safe = newSafeMode(d.opts.SafeMode)
+	d.safe = newSafeMode(&d.opts.SafeMode)
 	if r, ok := d.opts.Grants.(grants.NonBlockingReader); !ok || !r.NonBlocking() {
 		d.timeout = max(cmp.Or(d.opts.GrantTimeout, defaultGrantTimeout), 0)
 	}

@@ -61,9 +61,9 @@ type span struct {
 	op      Op
 	start   time.Time
 	ctx     context.Context // the entry point's, for the observer
-	observe func(context.Context, Event)
-	catalog *Catalog // the version the decision read, noted by Discoverer.catalog
-	served  *Result  // the page served, noted by Discoverer.discover
+	d       *Discoverer     // whose Options.Observe receives the Event
+	catalog *Catalog        // the version the decision read, noted by Discoverer.catalog
+	served  *Result         // the page served, noted by Discoverer.discover
 }
 
 // spanKey is the context key under which a decision's span travels to
@@ -82,7 +82,7 @@ func (d *Discoverer) observe(ctx *context.Context, op Op) *span {
 }
 
 func (d *Discoverer) startSpan(ctx *context.Context, op Op) *span {
-	s := &span{op: op, start: time.Now(), ctx: *ctx, observe: d.opts.Observe}
+	s := &span{op: op, start: time.Now(), ctx: *ctx, d: d}
 	*ctx = context.WithValue(*ctx, spanKey{}, s)
 	return s
 }
@@ -191,7 +191,7 @@ func (s *span) event(err error) Event {
 // decision is made, and an observer cannot change or fail it.
 func (s *span) emit(e Event) {
 	defer func() { _ = recover() }()
-	s.observe(s.ctx, e)
+	s.d.opts.Observe(s.ctx, e)
 }
 
 // eventCode is the Code an Event reports for err: one of the Code constants, whatever

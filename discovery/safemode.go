@@ -91,15 +91,15 @@ func (e *ConfirmationRequired) Text() string {
 	return "Not executed: safe mode holds this call until it is confirmed. Preview:\n" + e.Preview
 }
 
-// safeMode is Options.SafeMode as the Discoverer applies it.
+// safeMode is Options.SafeMode as the Discoverer applies it: the options themselves
+// (the Discoverer's copy, the one source of Enabled and Preview) and Exempt as a set.
 type safeMode struct {
-	on      bool
-	exempt  map[string]bool
-	preview func(ctx context.Context, p grants.Principal, tool string, args json.RawMessage) (string, error)
+	opts   *SafeMode
+	exempt map[string]bool
 }
 
-func newSafeMode(o SafeMode) safeMode {
-	s := safeMode{on: o.Enabled, preview: o.Preview, exempt: make(map[string]bool, len(o.Exempt))}
+func newSafeMode(o *SafeMode) safeMode {
+	s := safeMode{opts: o, exempt: make(map[string]bool, len(o.Exempt))}
 	for _, n := range o.Exempt {
 		s.exempt[n] = true
 	}
@@ -108,7 +108,7 @@ func newSafeMode(o SafeMode) safeMode {
 
 // holds reports whether safe mode holds calls to a tool with this name and hints.
 func (s *safeMode) holds(name string, readOnly, destructive bool) bool {
-	return s.on && (!readOnly || destructive) && !s.exempt[name]
+	return s.opts.Enabled && (!readOnly || destructive) && !s.exempt[name]
 }
 
 // SafeModeHolds reports whether AuthorizeCall holds calls to the tool def defines (a
@@ -116,7 +116,7 @@ func (s *safeMode) holds(name string, readOnly, destructive bool) bool {
 // safe mode are on, the tool is mutating and not exempt. A definition that cannot be
 // read answers true. Planners use it to mark such tools.
 func (d *Discoverer) SafeModeHolds(def json.RawMessage) bool {
-	if !d.opts.Enabled || !d.safe.on {
+	if !d.opts.Enabled || !d.opts.SafeMode.Enabled {
 		return false
 	}
 	f, reason := tooldef.Read(def)
@@ -207,8 +207,8 @@ func argsDigest(args json.RawMessage) [32]byte {
 
 // previewText is the host's preview of a held call, or DefaultPreview.
 func (d *Discoverer) previewText(ctx context.Context, p grants.Principal, t *tool, args json.RawMessage) (string, error) {
-	if d.safe.preview != nil {
-		return d.safe.preview(ctx, p, t.name, args)
+	if preview := d.opts.SafeMode.Preview; preview != nil {
+		return preview(ctx, p, t.name, args)
 	}
 	return DefaultPreview(t.canonical, args), nil
 }
