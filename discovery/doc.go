@@ -40,6 +40,23 @@
 // [MaxIDBytes] bytes; HandleJSONRPC counts the real id, and DiscoverFramed the id
 // length it is given.
 //
+// A discover result is {"tools":[...],"nextCursor"?:"...","ttlMs":0,
+// "cacheScope":"private","_meta":{"contract_digest":"..."}}: DISC-3's members and the
+// cache hints MCP 2026-07-28 (SEP-2549) requires on list results. A page is one
+// principal's, so its scope is private; its ttl is 0 (stale at once), since a grant
+// change can invalidate it at any moment (CURSOR-4) and a page costs microseconds to
+// rebuild. The hints count against the 64 KiB page like every other member. The
+// discovery tool's page (DiscoverTool) carries no hints: it travels in a tools/call
+// result, which SEP-2549 does not cache, and a model reads it.
+//
+// Per catalog version the Discoverer precomputes canonical bytes, digests, sizes,
+// validators and the rank index; a host swapping versions at runtime (a
+// [SwappableCatalog]) builds the next with [CatalogOptions].Previous set to the
+// current one, which reuses all of it for the tools whose text is unchanged; per
+// grant rows and principal it caches the authorised set, its contract digest and the
+// digest of the observed rows, within [Options].CacheBytes. A discover request whose
+// authorised set is cached allocates nothing that grows with the catalog.
+//
 // # Meta tools
 //
 // A meta tool serves one resource through several actions chosen by one argument
@@ -63,22 +80,15 @@
 // left out of the tool's text for ranking, since not every caller is served them
 // (DISC-5).
 //
-// A discover result is {"tools":[...],"nextCursor"?:"...","ttlMs":0,
-// "cacheScope":"private","_meta":{"contract_digest":"..."}}: DISC-3's members and the
-// cache hints MCP 2026-07-28 (SEP-2549) requires on list results. A page is one
-// principal's, so its scope is private; its ttl is 0 (stale at once), since a grant
-// change can invalidate it at any moment (CURSOR-4) and a page costs microseconds to
-// rebuild. The hints count against the 64 KiB page like every other member. The
-// discovery tool's page (DiscoverTool) carries no hints: it travels in a tools/call
-// result, which SEP-2549 does not cache, and a model reads it.
+// # Observing decisions
 //
-// Per catalog version the Discoverer precomputes canonical bytes, digests, sizes,
-// validators and the rank index; a host swapping versions at runtime (a
-// [SwappableCatalog]) builds the next with [CatalogOptions].Previous set to the
-// current one, which reuses all of it for the tools whose text is unchanged; per
-// grant rows and principal it caches the authorised set, its contract digest and the
-// digest of the observed rows, within [Options].CacheBytes. A request allocates
-// nothing that grows with the catalog.
+// [Options].Observe, when set, receives one content-free [Event] per decision of the
+// entry points above: its [Op], the refusal's [Code] (empty when served or allowed),
+// its duration, the tools and bytes served and the catalog version's digest, never a
+// query, arguments, a cursor, a tool name or a principal. It is called on the
+// request's goroutine before the entry point returns, and a panic in it is recovered
+// and dropped; unset, it costs a nil check. Package otelmetrics turns the events into
+// OpenTelemetry metrics.
 //
 // # Errors
 //
