@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,50 +14,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 )
 
 // readmeNote is the note that follows the README's mcp-go program.
 const readmeNote = "(this is the program `TestREADMEProgram` in mcpgo/readme_test.go"
-
-// readmeProgram returns the README's mcp-go server program: the ```go block beginning
-// with "package main" that readmeNote follows.
-func readmeProgram(t *testing.T) string {
-	t.Helper()
-	data, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rest := string(data); ; {
-		i := strings.Index(rest, "```go\npackage main\n")
-		if i < 0 {
-			t.Fatalf("README.md has no Go program block followed by %q", readmeNote)
-		}
-		rest = rest[i+len("```go\n"):]
-		end := strings.Index(rest, "\n```\n")
-		if end >= 0 && strings.HasPrefix(strings.TrimSpace(rest[end+len("\n```\n"):]), readmeNote) {
-			return rest[:end+1]
-		}
-	}
-}
-
-// glueLines counts the program's lines that are neither blank nor comments, outside
-// the tool handler.
-func glueLines(program string) int {
-	n, inTool := 0, false
-	for _, l := range strings.Split(program, "\n") {
-		switch {
-		case strings.HasPrefix(l, "func weather("):
-			inTool = true
-		case inTool && l == "}":
-			inTool = false
-		case inTool:
-		case strings.TrimSpace(l) == "" || strings.HasPrefix(strings.TrimSpace(l), "//"):
-		default:
-			n++
-		}
-	}
-	return n
-}
 
 // SPEC FLAG-2, VIS-3, DISC-1, CALL-1: the README's mcp-go server, copied into a new
 // module outside the repository whose go.mod requires only the library (replaced by
@@ -70,34 +30,16 @@ func TestREADMEProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module outside the repository")
 	}
-	program := readmeProgram(t)
-	if n := glueLines(program); n >= 40 {
+	program := adaptertest.READMEProgram(t, readmeNote)
+	if n := adaptertest.GlueLines(program, "func weather("); n >= 40 {
 		t.Errorf("the README's mcp-go program has %d lines of glue, want under 40", n)
 	}
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	gomod := "module example.com/weather\n\ngo 1.26.0\n\nrequire (\n" +
-		"\tgithub.com/deferredtools/deferredtools v0.0.0-00010101000000-000000000000\n" +
-		"\tgithub.com/mark3labs/mcp-go v1.2.1\n)\n\n" +
-		"replace github.com/deferredtools/deferredtools => " + root + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(program), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "weather")
-	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", bin, "."}} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s in the new module: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
+	bin := adaptertest.BuildModule(t, root, t.TempDir(), "example.com/weather", "github.com/mark3labs/mcp-go v1.2.1",
+		map[string]string{"main.go": program}, "weather")
 	ctx := context.Background()
 	connect := func(t *testing.T, enabled string) *client.Client {
 		env := append(slices.DeleteFunc(os.Environ(), func(s string) bool {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -60,9 +61,6 @@ func installDiscovery(server *mcp.Server) {
 // the prompts are registered, and the adapter's stdio transport).
 func buildEverything(t *testing.T, root, src, dir string, adapted bool) string {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	if adapted {
 		for _, p := range [][2]string{
 			{"\tregisterPrompts(server)\n", "\tregisterPrompts(server)\n\tinstallDiscovery(server)\n"},
@@ -73,29 +71,12 @@ func buildEverything(t *testing.T, root, src, dir string, adapted bool) string {
 			}
 			src = strings.Replace(src, p[0], p[1], 1)
 		}
-		if err := os.WriteFile(filepath.Join(dir, "install.go"), []byte(everythingInstall), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
-	gomod := "module example.com/everything\n\ngo 1.26.0\n\nrequire (\n" +
-		"\tgithub.com/deferredtools/deferredtools v0.0.0-00010101000000-000000000000\n" +
-		"\tgithub.com/modelcontextprotocol/go-sdk v1.8.0\n)\n\n" +
-		"replace github.com/deferredtools/deferredtools => " + root + "\n"
-	for name, data := range map[string]string{"main.go": src, "go.mod": gomod} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	files := map[string]string{"main.go": src}
+	if adapted {
+		files["install.go"] = everythingInstall
 	}
-	bin := filepath.Join(dir, "everything")
-	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", bin, "."}} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	return bin
+	return adaptertest.BuildModule(t, root, dir, "example.com/everything", "github.com/modelcontextprotocol/go-sdk v1.8.0", files, "everything")
 }
 
 // everythingView is what a client sees of the server: its lists and the results of

@@ -18,48 +18,18 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
 
-// The test catalog: a few weather and deployment tools, and fillers so that discovery
-// pages. One description holds <, > and & to show that no HTML escaping happens.
+// The test catalog and principals, shared with the mcpgo adapter's tests
+// (internal/adaptertest).
 var (
-	alice = grants.Principal{ID: "alice", Scopes: []string{"weather:read", "deploy:write"}}
-	bob   = grants.Principal{ID: "bob", Scopes: []string{"weather:read"}}
+	alice     = adaptertest.Alice
+	bob       = adaptertest.Bob
+	testTools = adaptertest.Tools
+	testRows  = adaptertest.Rows
 )
-
-func testTools() []json.RawMessage {
-	tools := []json.RawMessage{
-		json.RawMessage(`{"name":"weather_get","title":"Current weather","description":"Get the current weather for a city <b>now</b> & here.",
-			"inputSchema":{"type":"object","properties":{"city":{"type":"string","minLength":2,"maxLength":40}},"required":["city"],"additionalProperties":false},
-			"annotations":{"readOnlyHint":true}}`),
-		json.RawMessage(`{"name":"weather_forecast","description":"Forecast the weather of a city for the next days.",
-			"inputSchema":{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1,"maximum":10}},"required":["city"]}}`),
-		json.RawMessage(`{"name":"deploy_model","description":"Deploy a model to production.",
-			"inputSchema":{"type":"object","properties":{"model":{"type":"string","pattern":"^[a-z]+$"}},"required":["model"]}}`),
-		json.RawMessage(`{"name":"secrets_read","description":"Read a secret of the weather station.",
-			"inputSchema":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}}`),
-	}
-	for i := range 6 {
-		tools = append(tools, json.RawMessage(fmt.Sprintf(`{"name":"weather_station_%d","description":"Read weather station number %d.",
-			"inputSchema":{"type":"object","properties":{"station":{"type":"string"}}}}`, i, i)))
-	}
-	return tools
-}
-
-// testRows grants the weather tools behind weather:read and deploy_model behind
-// deploy:write; secrets_read has no row and is never granted.
-func testRows() []grants.Row {
-	rows := []grants.Row{
-		{Principal: "*", Tool: "weather_get", Scopes: []string{"weather:read"}, Effect: grants.Allow, Revision: 1},
-		{Principal: "*", Tool: "weather_forecast", Scopes: []string{"weather:read"}, Effect: grants.Allow, Revision: 1},
-		{Principal: "*", Tool: "deploy_model", Scopes: []string{"deploy:write"}, Effect: grants.Allow, Revision: 1},
-	}
-	for i := range 6 {
-		rows = append(rows, grants.Row{Principal: "*", Tool: fmt.Sprintf("weather_station_%d", i), Scopes: []string{"weather:read"}, Effect: grants.Allow, Revision: 1})
-	}
-	return rows
-}
 
 // fixture is one server with the adapter, and what the test needs to look inside.
 type fixture struct {
@@ -310,25 +280,9 @@ func (c *rawClient) call(line, id string) []byte {
 	}
 }
 
-// rpcErr is a JSON-RPC error object as the wire carries it.
-type rpcErr struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    struct {
-		Error  string `json:"error"`
-		Status int    `json:"status"`
-	} `json:"data"`
-}
+// rpcErr is a JSON-RPC error object as the wire carries it; decodeError reads it.
+type rpcErr = adaptertest.RPCError
 
-func decodeError(t testing.TB, resp []byte) *rpcErr {
-	t.Helper()
-	var env struct {
-		Error *rpcErr `json:"error"`
-	}
-	if err := json.Unmarshal(resp, &env); err != nil {
-		t.Fatalf("response %s: %v", resp, err)
-	}
-	return env.Error
-}
+var decodeError = adaptertest.DecodeError
 
 var _ = strings.Contains

@@ -17,12 +17,12 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/grants/grantstest"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
 
 // wantAliceTools is alice's authorised set in name order.
-var wantAliceTools = []string{"deploy_model", "weather_forecast", "weather_get",
-	"weather_station_0", "weather_station_1", "weather_station_2", "weather_station_3", "weather_station_4", "weather_station_5"}
+var wantAliceTools = adaptertest.AliceTools
 
 // SPEC VIS-3, PAGE-5, CONTRACT-2: the go-sdk client lists only the authorised tools,
 // page by page as the SDK paginates, with the other result fields kept and the

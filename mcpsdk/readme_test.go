@@ -15,49 +15,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 	"github.com/deferredtools/deferredtools/mcpsdk/mcpclient"
 )
 
-// readmeProgram returns the README's go-sdk server program: the ```go block that
-// begins with "package main" and is followed by the note naming TestREADMEProgram.
-func readmeProgram(t *testing.T) string {
-	t.Helper()
-	data, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(data)
-	const open, note = "```go\npackage main\n", "(this is the program `TestREADMEProgram`"
-	i := strings.Index(s, open)
-	if i < 0 {
-		t.Fatal("README.md has no Go program block")
-	}
-	rest := s[i+len("```go\n"):]
-	end := strings.Index(rest, "\n```\n")
-	if end < 0 || !strings.HasPrefix(strings.TrimSpace(rest[end+len("\n```\n"):]), note) {
-		t.Fatalf("README.md's program block is not followed by %q", note)
-	}
-	return rest[:end+1]
-}
-
-// glueLines counts the program's lines that are neither blank nor comments, outside
-// the tool itself (its input type and handler).
-func glueLines(program string) int {
-	n, inTool := 0, false
-	for _, l := range strings.Split(program, "\n") {
-		switch {
-		case strings.HasPrefix(l, "type cityIn ") || strings.HasPrefix(l, "func weather("):
-			inTool = true
-		case inTool && l == "}":
-			inTool = false
-		case inTool:
-		case strings.TrimSpace(l) == "" || strings.HasPrefix(strings.TrimSpace(l), "//"):
-		default:
-			n++
-		}
-	}
-	return n
-}
+// readmeNote is the note that follows the README's go-sdk program.
+const readmeNote = "(this is the program `TestREADMEProgram` in mcpsdk/readme_test.go"
 
 // The README's go-sdk server, copied into a new module outside the repository whose
 // go.mod only requires the library (replaced by this checkout) and the SDK, builds in
@@ -68,34 +31,16 @@ func TestREADMEProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module outside the repository")
 	}
-	program := readmeProgram(t)
-	if n := glueLines(program); n >= 40 {
+	program := adaptertest.READMEProgram(t, readmeNote)
+	if n := adaptertest.GlueLines(program, "type cityIn ", "func weather("); n >= 40 {
 		t.Errorf("the README's program has %d lines of glue, want under 40", n)
 	}
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	gomod := "module example.com/weather\n\ngo 1.26.0\n\nrequire (\n" +
-		"\tgithub.com/deferredtools/deferredtools v0.0.0-00010101000000-000000000000\n" +
-		"\tgithub.com/modelcontextprotocol/go-sdk v1.8.0\n)\n\n" +
-		"replace github.com/deferredtools/deferredtools => " + root + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(program), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "weather")
-	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", bin, "."}} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s in the new module: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
+	bin := adaptertest.BuildModule(t, root, t.TempDir(), "example.com/weather", "github.com/modelcontextprotocol/go-sdk v1.8.0",
+		map[string]string{"main.go": program}, "weather")
 
 	connect := func(t *testing.T, enabled string) *mcp.ClientSession {
 		cmd := exec.Command(bin)
