@@ -1,0 +1,9 @@
+package rank
+
+// SetStepBonus sets stepBonus and stepWords for a test and returns a function restoring
+// them.
+func SetStepBonus(bonus float64, words int) (restore func()) {
+	b, w := stepBonus, stepMinContent
+	stepBonus, stepMinContent = bonus, words
+	return func() { stepBonus, stepMinContent = b, w }
+}

@@ -1,0 +1,27 @@
+package rank_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/rank"
+)
+
+// TestStepGrid prints, for RANK_STEPS=1, the pooled figures of the tuning sets for a
+// grid of step bonuses and least content words of a step.
+func TestStepGrid(t *testing.T) {
+	if os.Getenv("RANK_STEPS") == "" {
+		t.Skip("set RANK_STEPS=1")
+	}
+	sets := loadKindSets(t, false)
+	for _, words := range []int{1, 2, 3} {
+		for _, b := range []float64{0, 0.25, 0.5, 0.75, 1, 1.5} {
+			restore := rank.SetStepBonus(b, words)
+			pools := evalPools(sets, false)
+			restore()
+			fmt.Printf("bonus %.2f words %d", b, words)
+			printPools(pools)
+		}
+	}
+}
