@@ -57,7 +57,7 @@ const (
 // its weight in the query, and reports whether there is any.
 func (s *scratch) queryTerms(ix *Index, query string) bool {
 	s.an.reset()
-	s.an.add(query)
+	s.addLiterals(query)
 	words := s.an.n() // the whole query's term, if any, comes after its words
 	if ix.p.Whole {
 		s.an.addWhole()
@@ -88,7 +88,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			// it or not.
 			for _, r := range related[string(s.an.term(i))] {
 				if rid, ok := ix.terms[string(r)]; ok && ix.held(rid) > 0 {
-					s.addList(ix, qterm{id: rid, qtf: relatedWeight, need: noTerm, from: fromRelated})
+					s.addList(ix, qterm{id: rid, qtf: relatedWeight * s.literalFactor(i), need: noTerm, from: fromRelated})
 					known = true
 				}
 			}
@@ -100,6 +100,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			continue
 		}
 		w, only := ix.queryWeight(kind)
+		w *= s.literalFactor(i)
 		need := uint32(noTerm)
 		if p := s.an.parent[i]; only && p >= 0 {
 			need = s.ids[p]
@@ -316,4 +317,85 @@ func (s *scratch) order() {
 		}
 	}
 	s.ordered = ordered
+}
+
+// literalWeight is the weight in a query of a word of its quoted text or code ('Fix
+// login timeout', `npm install`): a value the task passes on, not a word of the task.
+var literalWeight = 0.5
+
+// maxLiterals bounds the quoted spans of a query weighed as literals.
+const maxLiterals = 8
+
+// addLiterals analyses query, recording in s.steps.lits the ranges of terms that come
+// from its quoted or backquoted text. Each quoted span is analysed on its own, so no
+// pair of words crosses a quote.
+func (s *scratch) addLiterals(query string) {
+	st := &s.steps
+	st.nlit = 0
+	start := 0
+	for i := 0; i < len(query) && st.nlit < maxLiterals; i++ {
+		q := query[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		if i+1 >= len(query) || isSpace(query[i+1]) || (q == '\'' && i > 0 && !isSpace(query[i-1]) && query[i-1] != '(') {
+			continue // not an opening quote: an apostrophe, or a quote before a space
+		}
+		end := closingQuote(query, i+1, q)
+		if end < 0 {
+			continue
+		}
+		s.an.add(query[start:i])
+		from := s.an.n()
+		s.an.add(query[i+1 : end])
+		st.lits[st.nlit] = [2]int32{int32(from), int32(s.an.n())}
+		st.nlit++
+		start, i = end+1, end
+	}
+	s.an.add(query[start:])
+}
+
+// closingQuote returns the index of the quote q closing the span opened before from: a
+// q after a non-space and before a space, punctuation or the end; -1 if none.
+func closingQuote(query string, from int, q byte) int {
+	for j := from + 1; j < len(query); j++ {
+		if query[j] != q || isSpace(query[j-1]) {
+			continue
+		}
+		if j+1 == len(query) {
+			return j
+		}
+		switch query[j+1] {
+		case ' ', '\t', '\n', ',', '.', ';', ':', '!', '?', ')':
+			return j
+		}
+	}
+	return -1
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+
+// literalFactor returns the factor of the weight of query term i: literalWeight for a
+// term of quoted text, else 1.
+func (s *scratch) literalFactor(i int) float64 {
+	st := &s.steps
+	for _, l := range st.lits[:st.nlit] {
+		if int32(i) >= l[0] && int32(i) < l[1] {
+			return literalWeight
+		}
+	}
+	return 1
+}
+
+// countWords returns the number of words of text, separated by white space.
+func countWords(text string) int {
+	n, in := 0, false
+	for i := 0; i < len(text); i++ {
+		sp := isSpace(text[i])
+		if !sp && !in {
+			n++
+		}
+		in = !sp
+	}
+	return n
 }

@@ -28,6 +28,8 @@ type stepScratch struct {
 	terms []stepTerm
 	hits  []Hit
 	score [stepWindow * maxSteps]int64 // score[i*maxSteps+st]: hit i's score on step st
+	lits  [maxLiterals][2]int32        // the ranges of query terms from quoted text (query.go)
+	nlit  int
 }
 
 // A stepTerm is one posting list a step scores, with its weight in that step.
@@ -42,15 +44,7 @@ type stepTerm struct {
 // (",", ";", ":", ".", "!", "?") and before the words "and" and "then".
 func (st *stepScratch) splitSteps(query string) bool {
 	st.n = 0
-	words, in := 0, false
-	for i := 0; i < len(query); i++ {
-		sp := query[i] == ' ' || query[i] == '\t' || query[i] == '\n'
-		if !sp && !in {
-			words++
-		}
-		in = !sp
-	}
-	if words < stepMinWords {
+	if countWords(query) < stepMinWords {
 		return false
 	}
 	start := 0

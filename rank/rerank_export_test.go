@@ -7,3 +7,10 @@ func SetStepBonus(bonus float64, words int) (restore func()) {
 	stepBonus, stepMinContent = bonus, words
 	return func() { stepBonus, stepMinContent = b, w }
 }
+
+// SetLiteralWeight sets literalWeight for a test and returns a function restoring it.
+func SetLiteralWeight(w float64) (restore func()) {
+	old := literalWeight
+	literalWeight = w
+	return func() { literalWeight = old }
+}

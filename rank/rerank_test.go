@@ -15,6 +15,16 @@ func TestStepGrid(t *testing.T) {
 		t.Skip("set RANK_STEPS=1")
 	}
 	sets := loadKindSets(t, false)
+	if os.Getenv("RANK_STEPS") == "literal" {
+		for _, w := range []float64{1, 0.5, 0.3, 0.15, 0} {
+			restore := rank.SetLiteralWeight(w)
+			pools := evalPools(sets, false)
+			restore()
+			fmt.Printf("literal %.2f", w)
+			printPools(pools)
+		}
+		return
+	}
 	for _, words := range []int{1, 2, 3} {
 		for _, b := range []float64{0, 0.25, 0.5, 0.75, 1, 1.5} {
 			restore := rank.SetStepBonus(b, words)
