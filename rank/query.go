@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // This file holds the first phases of a search: the query's terms, their weights over
@@ -62,6 +63,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	if ix.p.Whole {
 		s.an.addWhole()
 	}
+	s.addHints(query)
 	s.qterms = s.qterms[:0]
 	s.ids = s.ids[:0]
 	s.unknown = 0
@@ -379,6 +381,9 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
 // term of quoted text, else 1.
 func (s *scratch) literalFactor(i int) float64 {
 	st := &s.steps
+	if int32(i) >= st.hint[0] && int32(i) < st.hint[1] {
+		return hintWeight
+	}
 	for _, l := range st.lits[:st.nlit] {
 		if int32(i) >= l[0] && int32(i) < l[1] {
 			return literalWeight
@@ -398,4 +403,70 @@ func countWords(text string) int {
 		in = !sp
 	}
 	return n
+}
+
+// hintWeight is the weight of the word "file" added to a query naming a file
+// (docs/CONTRIBUTING.md, ./fixtures/avatar.png) without saying "file".
+var hintWeight = 0.5
+
+// addHints adds to the analysed query the word "file" when query names a file but
+// holds no word "file", recording its terms' range in s.steps.hint.
+func (s *scratch) addHints(query string) {
+	s.steps.hint = [2]int32{}
+	if hintWeight == 0 || !namesFile(query) {
+		return
+	}
+	for i := 0; i < s.an.n(); i++ {
+		if s.an.kind[i] == termWord && string(s.an.term(i)) == fileStem {
+			return
+		}
+	}
+	from := s.an.n()
+	s.an.add("file")
+	s.steps.hint = [2]int32{int32(from), int32(s.an.n())}
+}
+
+// fileStem is the stem of "file".
+const fileStem = "fil"
+
+// namesFile reports whether query holds a file name: a word, trailing punctuation
+// aside, ending in a dot and an extension of 1 to 5 letters and digits holding a
+// letter, after a letter, digit, _ or -, and not a URL, an e-mail address or a domain.
+func namesFile(query string) bool {
+	for start := 0; start < len(query); {
+		end := start
+		for end < len(query) && !isSpace(query[end]) {
+			end++
+		}
+		w := query[start:end]
+		start = end + 1
+		for len(w) > 0 && strings.IndexByte(",;:!?)'\"`", w[len(w)-1]) >= 0 {
+			w = w[:len(w)-1]
+		}
+		dot := strings.LastIndexByte(w, '.')
+		if dot < 1 || len(w)-dot-1 < 1 || len(w)-dot-1 > 5 || strings.Contains(w, "://") || strings.IndexByte(w, '@') >= 0 {
+			continue
+		}
+		ext, letter := w[dot+1:], false
+		for i := 0; i < len(ext); i++ {
+			c := ext[i] | 0x20
+			if 'a' <= c && c <= 'z' {
+				letter = true
+			} else if ext[i] < '0' || ext[i] > '9' {
+				letter = false
+				break
+			}
+		}
+		if !letter {
+			continue
+		}
+		switch strings.ToLower(ext) {
+		case "com", "org", "net", "io", "dev", "app", "ai":
+			continue
+		}
+		if c := w[dot-1]; c == '_' || c == '-' || ('0' <= c && c <= '9') || ('a' <= c|0x20 && c|0x20 <= 'z') {
+			return true
+		}
+	}
+	return false
 }

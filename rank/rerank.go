@@ -1,5 +1,7 @@
 package rank
 
+import "math"
+
 // This file holds the last phase of a search of a long query describing several steps
 // of a task ("find the page, read it as markdown, and append a paragraph"): the best
 // hits are reordered so that each step's best tool is near the top, where the tools
@@ -20,6 +22,10 @@ var stepMinContent = 2
 // fraction of it.
 var stepBonus = 0.5
 
+// stepSharp sharpens the bonus: a hit scoring a fraction f of a step's best gets f to
+// this power of the bonus.
+var stepSharp = 1.0
+
 // stepScratch holds the buffers of the reordering, kept in the pooled scratch.
 type stepScratch struct {
 	spans [maxSteps][2]int32 // the byte ranges of the query's clauses
@@ -30,6 +36,7 @@ type stepScratch struct {
 	score [stepWindow * maxSteps]int64 // score[i*maxSteps+st]: hit i's score on step st
 	lits  [maxLiterals][2]int32        // the ranges of query terms from quoted text (query.go)
 	nlit  int
+	hint  [2]int32 // the range of query terms of a hint (query.go)
 }
 
 // A stepTerm is one posting list a step scores, with its weight in that step.
@@ -180,7 +187,7 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) {
 		bonus := 0.0
 		for c := range st.n {
 			if st.words[c] >= stepMinContent && best[c] > 0 {
-				bonus = max(bonus, float64(row[c])/float64(best[c]))
+				bonus = max(bonus, math.Pow(float64(row[c])/float64(best[c]), stepSharp))
 			}
 		}
 		v := int64(hits[i].Score*scoreScale) + int64(float64(stepBonus*top)*bonus)

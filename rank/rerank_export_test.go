@@ -14,3 +14,17 @@ func SetLiteralWeight(w float64) (restore func()) {
 	literalWeight = w
 	return func() { literalWeight = old }
 }
+
+// SetStepSharp sets stepSharp for a test and returns a function restoring it.
+func SetStepSharp(p float64) (restore func()) {
+	old := stepSharp
+	stepSharp = p
+	return func() { stepSharp = old }
+}
+
+// SetHintWeight sets hintWeight for a test and returns a function restoring it.
+func SetHintWeight(w float64) (restore func()) {
+	old := hintWeight
+	hintWeight = w
+	return func() { hintWeight = old }
+}

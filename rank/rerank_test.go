@@ -15,6 +15,30 @@ func TestStepGrid(t *testing.T) {
 		t.Skip("set RANK_STEPS=1")
 	}
 	sets := loadKindSets(t, false)
+	if os.Getenv("RANK_STEPS") == "sharp" {
+		for _, p := range []float64{1, 2, 4, 8} {
+			for _, b := range []float64{0.5, 1} {
+				restore := rank.SetStepSharp(p)
+				r2 := rank.SetStepBonus(b, 2)
+				pools := evalPools(sets, false)
+				r2()
+				restore()
+				fmt.Printf("sharp %.0f bonus %.2f", p, b)
+				printPools(pools)
+			}
+		}
+		return
+	}
+	if os.Getenv("RANK_STEPS") == "hint" {
+		for _, w := range []float64{0, 0.25, 0.5, 1} {
+			restore := rank.SetHintWeight(w)
+			pools := evalPools(sets, false)
+			restore()
+			fmt.Printf("hint %.2f", w)
+			printPools(pools)
+		}
+		return
+	}
 	if os.Getenv("RANK_STEPS") == "literal" {
 		for _, w := range []float64{1, 0.5, 0.3, 0.15, 0} {
 			restore := rank.SetLiteralWeight(w)
