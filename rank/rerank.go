@@ -14,13 +14,16 @@ const (
 	stepWindow   = 40 // the hits reordered: the best stepWindow of the whole query
 )
 
+// stepSpread is the share of a hit's score beyond its best step's that it loses.
+var stepSpread = 0.5
+
 // stepMinContent is the least number of content words of a clause that is a step.
 var stepMinContent = 2
 
 // stepBonus is what being the best hit of one of the query's steps adds to a hit, as a
 // share of the best hit's score; a hit scoring a fraction of a step's best gets that
 // fraction of it.
-var stepBonus = 0.5
+var stepBonus = 0.25
 
 // stepSharp sharpens the bonus: a hit scoring a fraction f of a step's best gets f to
 // this power of the bonus.
@@ -100,13 +103,16 @@ func equalFoldASCII(a, b string) bool {
 	return true
 }
 
-// stepWindowFor returns the number of hits to rank before reordering them: k, or at
-// least stepWindow when query is split into steps (all of them when k <= 0).
-func (s *scratch) stepWindowFor(query string, k int) int {
-	if !s.steps.splitSteps(query) || k <= 0 {
-		return k
+// stepWindowFor returns the number of hits to rank before reordering them, and whether
+// query is split into steps: then k, or at least stepWindow (all of them when k <= 0).
+func (s *scratch) stepWindowFor(query string, k int) (int, bool) {
+	if !s.steps.splitSteps(query) {
+		return k, false
 	}
-	return max(k, stepWindow)
+	if k <= 0 {
+		return k, true
+	}
+	return max(k, stepWindow), true
 }
 
 // stepTerms analyses each clause of the query into s.steps.terms: the query's scored
@@ -115,9 +121,11 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 	st := &s.steps
 	st.terms = st.terms[:0]
 	for c := 0; c < st.n; c++ {
+		clause := query[st.spans[c][0]:st.spans[c][1]]
 		s.an.reset()
-		s.an.add(query[st.spans[c][0]:st.spans[c][1]])
+		s.an.add(clause)
 		st.words[c] = 0
+
 		for i := 0; i < s.an.n(); i++ {
 			kind := s.an.kind[i]
 			w, _ := ix.queryWeight(kind)
@@ -147,17 +155,20 @@ func (s *scratch) addStepTerm(id uint32, w float64, c int) {
 	}
 }
 
-// rerankSteps reorders hits, the best of the whole query, by their score plus the step
-// bonus: for each step of the query, a hit's score on that step's words alone over the
-// best such score among hits, times stepBonus and the best hit's score; the largest over
-// steps counts. Scores become the sums, so hits stay ordered by score.
-func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) {
+// rerankSteps reorders hits, the best of the whole query, and returns them. The window
+// reordered is the best stepWindow hits and, for each step, the best stepExtra docs of
+// allowed on that step's words alone that reach the relevance floor (moved from further
+// down, or added). Each hit of the window gains the step bonus: for each step, its score
+// on that step's words alone over the best such score in the window, times stepBonus and
+// the best hit's score; the largest over steps counts. The window is then sorted by
+// these sums, which become the scores; the hits after it keep their order.
+func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	st := &s.steps
-	n := min(len(hits), stepWindow)
-	if n < 2 {
-		return
+	if len(hits) < 2 {
+		return hits
 	}
 	s.stepTerms(ix, query)
+	n := min(len(hits), stepWindow)
 	var best [maxSteps]int64
 	for i := range n {
 		row := st.score[i*maxSteps : (i+1)*maxSteps]
@@ -179,19 +190,28 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) {
 		}
 	}
 	if valid < 2 {
-		return
+		return hits
 	}
 	top := hits[0].Score * scoreScale
+	after := int64(0) // the score of the first hit after the window
+	if n < len(hits) {
+		after = int64(hits[n].Score * scoreScale)
+	}
 	for i := range n {
 		row := st.score[i*maxSteps : (i+1)*maxSteps]
-		bonus := 0.0
+		bonus, most := 0.0, int64(0)
 		for c := range st.n {
+			most = max(most, row[c])
 			if st.words[c] >= stepMinContent && best[c] > 0 {
 				bonus = max(bonus, math.Pow(float64(row[c])/float64(best[c]), stepSharp))
 			}
 		}
 		v := int64(hits[i].Score*scoreScale) + int64(float64(stepBonus*top)*bonus)
-		hits[i].Score = float64(v) / scoreScale
+		if spread := int64(hits[i].Score*scoreScale) - most; spread > 0 {
+			// What a hit gains from the words of several steps at once counts less.
+			v -= int64(stepSpread * float64(spread))
+		}
+		hits[i].Score = float64(max(v, after)) / scoreScale
 	}
 	w := hits[:n]
 	// Insertion sort: the window is small, and sorting must not allocate.
@@ -200,6 +220,7 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) {
 			w[j], w[j-1] = w[j-1], w[j]
 		}
 	}
+	return hits
 }
 
 // hitBefore reports whether a ranks before b: a higher score, or an equal one and a
@@ -209,4 +230,15 @@ func (ix *Index) hitBefore(a, b Hit) bool {
 		return a.Score > b.Score
 	}
 	return ix.order[a.Doc] < ix.order[b.Doc]
+}
+
+// appendSteps reorders s.steps.hits, the best of a query split into steps, and appends
+// the best k of them (all when k <= 0) to dst.
+func (s *scratch) appendSteps(ix *Index, dst []Hit, query string, k int) []Hit {
+	hits := s.rerankSteps(ix, query, s.steps.hits)
+	s.steps.hits = hits
+	if k > 0 && len(hits) > k {
+		hits = hits[:k]
+	}
+	return append(dst, hits...)
 }

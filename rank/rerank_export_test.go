@@ -28,3 +28,10 @@ func SetHintWeight(w float64) (restore func()) {
 	hintWeight = w
 	return func() { hintWeight = old }
 }
+
+// SetStepSpread sets stepSpread for a test and returns a function restoring it.
+func SetStepSpread(w float64) (restore func()) {
+	old := stepSpread
+	stepSpread = w
+	return func() { stepSpread = old }
+}

@@ -9,53 +9,41 @@ import (
 )
 
 // TestStepGrid prints, for RANK_STEPS=1, the pooled figures of the tuning sets for a
-// grid of step bonuses and least content words of a step.
+// grid of the step bonus and spread (rerank.go); for RANK_STEPS=literal and hint, for a
+// grid of the weight of quoted words and of the word "file" a file name adds (query.go).
 func TestStepGrid(t *testing.T) {
-	if os.Getenv("RANK_STEPS") == "" {
-		t.Skip("set RANK_STEPS=1")
+	mode := os.Getenv("RANK_STEPS")
+	if mode == "" {
+		t.Skip("set RANK_STEPS=1, literal or hint")
 	}
 	sets := loadKindSets(t, false)
-	if os.Getenv("RANK_STEPS") == "sharp" {
-		for _, p := range []float64{1, 2, 4, 8} {
-			for _, b := range []float64{0.5, 1} {
-				restore := rank.SetStepSharp(p)
-				r2 := rank.SetStepBonus(b, 2)
-				pools := evalPools(sets, false)
-				r2()
-				restore()
-				fmt.Printf("sharp %.0f bonus %.2f", p, b)
-				printPools(pools)
-			}
-		}
-		return
+	run := func(label string, set func() (restore func())) {
+		restore := set()
+		pools := evalPools(sets, false)
+		restore()
+		fmt.Print(label)
+		printPools(pools)
 	}
-	if os.Getenv("RANK_STEPS") == "hint" {
-		for _, w := range []float64{0, 0.25, 0.5, 1} {
-			restore := rank.SetHintWeight(w)
-			pools := evalPools(sets, false)
-			restore()
-			fmt.Printf("hint %.2f", w)
-			printPools(pools)
-		}
-		return
-	}
-	if os.Getenv("RANK_STEPS") == "literal" {
+	switch mode {
+	case "literal":
 		for _, w := range []float64{1, 0.5, 0.3, 0.15, 0} {
-			restore := rank.SetLiteralWeight(w)
-			pools := evalPools(sets, false)
-			restore()
-			fmt.Printf("literal %.2f", w)
-			printPools(pools)
+			run(fmt.Sprintf("literal %.2f", w), func() func() { return rank.SetLiteralWeight(w) })
 		}
-		return
-	}
-	for _, words := range []int{1, 2, 3} {
-		for _, b := range []float64{0, 0.25, 0.5, 0.75, 1, 1.5} {
-			restore := rank.SetStepBonus(b, words)
-			pools := evalPools(sets, false)
-			restore()
-			fmt.Printf("bonus %.2f words %d", b, words)
-			printPools(pools)
+	case "hint":
+		for _, w := range []float64{0, 0.25, 0.5, 1} {
+			run(fmt.Sprintf("hint %.2f", w), func() func() { return rank.SetHintWeight(w) })
+		}
+	default:
+		for _, spread := range []float64{0, 0.25, 0.5, 0.75} {
+			for _, bonus := range []float64{0, 0.25, 0.5, 1} {
+				for _, words := range []int{2} {
+					run(fmt.Sprintf("spread %.2f bonus %.2f words %d", spread, bonus, words), func() func() {
+						r1 := rank.SetStepSpread(spread)
+						r2 := rank.SetStepBonus(bonus, words)
+						return func() { r2(); r1() }
+					})
+				}
+			}
 		}
 	}
 }

@@ -30,10 +30,10 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		return dst
 	}
 	s.order()
-	kw := s.stepWindowFor(query, k) // a long query of several steps is reordered (rerank.go)
+	kw, steps := s.stepWindowFor(query, k) // a long query of several steps is reordered (rerank.go)
 	cands := s.score(ix, allowed, kw)
 	cands = s.floor(cands)
-	if kw != k {
+	if steps {
 		s.steps.hits = s.appendTop(ix, s.steps.hits[:0], cands, kw)
 	} else {
 		dst = s.appendTop(ix, dst, cands, k)
@@ -41,9 +41,8 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	for _, d := range s.touched {
 		s.acc[d] = 0
 	}
-	if kw != k {
-		s.rerankSteps(ix, query, s.steps.hits)
-		dst = append(dst, s.steps.hits[:min(k, len(s.steps.hits))]...)
+	if steps {
+		dst = s.appendSteps(ix, dst, query, k)
 	}
 	return dst
 }
