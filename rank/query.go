@@ -440,7 +440,7 @@ func namesFile(query string) bool {
 		}
 		w := query[start:end]
 		start = end + 1
-		for len(w) > 0 && strings.IndexByte(",;:!?)'\"`", w[len(w)-1]) >= 0 {
+		for len(w) > 0 && strings.IndexByte(".,;:!?)'\"`", w[len(w)-1]) >= 0 {
 			w = w[:len(w)-1]
 		}
 		dot := strings.LastIndexByte(w, '.')

@@ -193,7 +193,7 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		return hits
 	}
 	top := hits[0].Score * scoreScale
-	after := int64(0) // the score of the first hit after the window
+	after := int64(-1) // the score of the first hit after the window
 	if n < len(hits) {
 		after = int64(hits[n].Score * scoreScale)
 	}
@@ -211,7 +211,8 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 			// What a hit gains from the words of several steps at once counts less.
 			v -= int64(stepSpread * float64(spread))
 		}
-		hits[i].Score = float64(max(v, after)) / scoreScale
+		// A hit of the window stays above the hits after it.
+		hits[i].Score = float64(max(v, after+1)) / scoreScale
 	}
 	w := hits[:n]
 	// Insertion sort: the window is small, and sorting must not allocate.
