@@ -1,6 +1,10 @@
 package rank
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // This file holds the last phase of a search of a long query describing several steps
 // of a task ("find the page, read it as markdown, and append a paragraph"): the best
@@ -11,7 +15,7 @@ import "math"
 const (
 	stepMinWords = 12 // a query of fewer words is never split into steps
 	maxSteps     = 8  // clauses beyond the eighth are read as part of the eighth
-	stepWindow   = 40 // the hits reordered: the best stepWindow of the whole query
+	stepWindow   = 16 // the hits reordered: the best stepWindow of the whole query
 )
 
 // stepSpread is the share of a hit's score beyond its best step's that it loses.
@@ -36,8 +40,8 @@ type stepScratch struct {
 	words [maxSteps]int      // content words of each clause
 	terms []stepTerm
 	hits  []Hit
-	score [stepWindow * maxSteps]int64 // score[i*maxSteps+st]: hit i's score on step st
-	lits  [maxLiterals][2]int32        // the ranges of query terms from quoted text (query.go)
+	score []int64               // score[i*maxSteps+st]: hit i's score on step st, grown on first use
+	lits  [maxLiterals][2]int32 // the ranges of query terms from quoted text (query.go)
 	nlit  int
 	hint  [2]int32 // the range of query terms of a hint (query.go)
 }
@@ -104,7 +108,7 @@ func equalFoldASCII(a, b string) bool {
 }
 
 // stepWindowFor returns the number of hits to rank before reordering them, and whether
-// query is split into steps: then k, or at least stepWindow (all of them when k <= 0).
+// query is split into steps: then k, or at least stepWindow+1 (all of them when k <= 0).
 func (s *scratch) stepWindowFor(query string, k int) (int, bool) {
 	if !s.steps.splitSteps(query) {
 		return k, false
@@ -112,7 +116,8 @@ func (s *scratch) stepWindowFor(query string, k int) (int, bool) {
 	if k <= 0 {
 		return k, true
 	}
-	return max(k, stepWindow), true
+	// One hit more than the window: the window's scores are kept above it, whatever k.
+	return max(k, stepWindow+1), true
 }
 
 // stepTerms analyses each clause of the query into s.steps.terms: the query's scored
@@ -128,6 +133,9 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 
 		for i := 0; i < s.an.n(); i++ {
 			kind := s.an.kind[i]
+			if kind == termSurface {
+				continue // a tenth of a word: not worth its lookups
+			}
 			w, _ := ix.queryWeight(kind)
 			term := s.an.term(i)
 			if kind == termWord {
@@ -168,14 +176,22 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		return hits
 	}
 	s.stepTerms(ix, query)
+	slices.SortFunc(st.terms, func(a, b stepTerm) int { return cmp.Compare(a.id, b.id) })
 	n := min(len(hits), stepWindow)
+	if len(st.score) < n*maxSteps {
+		st.score = make([]int64, stepWindow*maxSteps)
+	}
 	var best [maxSteps]int64
 	for i := range n {
 		row := st.score[i*maxSteps : (i+1)*maxSteps]
 		clear(row)
 		d := uint32(hits[i].Doc)
-		for _, t := range st.terms {
-			if sat := ix.lookup(t.id, d); sat != 0 {
+		var sat float32
+		for j, t := range st.terms {
+			if j == 0 || t.id != st.terms[j-1].id {
+				sat = ix.lookup(t.id, d) // terms are sorted by id: one lookup each
+			}
+			if sat != 0 {
 				row[t.step] += contribution(t.wt, sat)
 			}
 		}

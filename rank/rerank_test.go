@@ -103,7 +103,7 @@ func TestSearchStepsGuarantees(t *testing.T) {
 		return strings.Join(w, " ")
 	}
 	checked := 0
-	for trial := range 60 {
+	for trial := range 100 {
 		n := 20 + r.IntN(150)
 		docs := randomCatalog(r, n, "d")
 		allowed := rank.NewSet(n)
@@ -125,7 +125,7 @@ func TestSearchStepsGuarantees(t *testing.T) {
 				t.Fatalf("trial %d: Search(%q) = %v: not best first, ties by name", trial, q, every)
 			}
 		}
-		for _, k := range []int{1, 3, 10, 45} {
+		for _, k := range []int{1, 3, 10, 20, 21, 22, 45} {
 			got := ix.Search(nil, q, allowed, k)
 			if want := every[:min(k, len(every))]; !slices.Equal(got, want) {
 				t.Fatalf("trial %d: Search(%q, %d) = %v, not a prefix of %v", trial, q, k, got, every)
