@@ -2,7 +2,6 @@ package rank
 
 import (
 	"cmp"
-	"math"
 	"slices"
 )
 
@@ -28,10 +27,6 @@ var stepMinContent = 2
 // share of the best hit's score; a hit scoring a fraction of a step's best gets that
 // fraction of it.
 var stepBonus = 0.25
-
-// stepSharp sharpens the bonus: a hit scoring a fraction f of a step's best gets f to
-// this power of the bonus.
-var stepSharp = 1.0
 
 // stepScratch holds the buffers of the reordering, kept in the pooled scratch.
 type stepScratch struct {
@@ -130,7 +125,6 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 		s.an.reset()
 		s.an.add(clause)
 		st.words[c] = 0
-
 		for i := 0; i < s.an.n(); i++ {
 			kind := s.an.kind[i]
 			if kind == termSurface {
@@ -219,7 +213,7 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		for c := range st.n {
 			most = max(most, row[c])
 			if st.words[c] >= stepMinContent && best[c] > 0 {
-				bonus = max(bonus, math.Pow(float64(row[c])/float64(best[c]), stepSharp))
+				bonus = max(bonus, float64(row[c])/float64(best[c]))
 			}
 		}
 		v := int64(hits[i].Score*scoreScale) + int64(float64(stepBonus*top)*bonus)

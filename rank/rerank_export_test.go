@@ -1,6 +1,6 @@
 package rank
 
-// SetStepBonus sets stepBonus and stepWords for a test and returns a function restoring
+// SetStepBonus sets stepBonus and stepMinContent for a test and returns a function restoring
 // them.
 func SetStepBonus(bonus float64, words int) (restore func()) {
 	b, w := stepBonus, stepMinContent
@@ -13,13 +13,6 @@ func SetLiteralWeight(w float64) (restore func()) {
 	old := literalWeight
 	literalWeight = w
 	return func() { literalWeight = old }
-}
-
-// SetStepSharp sets stepSharp for a test and returns a function restoring it.
-func SetStepSharp(p float64) (restore func()) {
-	old := stepSharp
-	stepSharp = p
-	return func() { stepSharp = old }
 }
 
 // SetHintWeight sets hintWeight for a test and returns a function restoring it.
