@@ -36,6 +36,13 @@
 // only statistics; the rest of a doc's score depends on that doc alone and is computed
 // when the index is built.
 //
+// Words of a query's quoted text and code ('Fix login', `npm install`) weigh half, and
+// a query naming a file (docs/README.md) without the word "file" gets it at half weight.
+// A query of 12 words or more cut into two steps or more (clauses at punctuation and
+// before "and" and "then") is a task: its best 16 hits are reordered by their score on
+// each step's words alone, so that what a hit gains from words of several steps counts
+// half and each step's best hit gains a quarter of the best score (rerank.go).
+//
 // # Guarantees
 //
 //   - Allowed set only (SPEC DISC-5): N and df are counted over the allowed docs, at

@@ -69,7 +69,7 @@ func TestRelatedGrid(t *testing.T) {
 
 // printPools prints the pools the grids compare on one line.
 func printPools(pools map[string]*pooled) {
-	for _, k := range []string{"metatool", "dev", "long15", "typo(generated)", "kinds:paraphrase", "kinds:task", "kinds:nonenglish", "kinds:nomatch"} {
+	for _, k := range []string{"metatool", "dev", "long15", "long", "typo(generated)", "kinds:paraphrase", "kinds:task", "kinds:nonenglish", "kinds:nomatch"} {
 		p := pools[k]
 		if p == nil {
 			continue
@@ -193,6 +193,9 @@ func evalPools(sets []kindSet, print bool) map[string]*pooled {
 			}
 		case "fresh":
 			add("fresh", &rep)
+		case "long", "lblind":
+			add(group, &rep) // long task queries (issue 15), and their blind third
+
 		default:
 			add("dev", &rep)
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // This file holds the first phases of a search: the query's terms, their weights over
@@ -57,11 +58,12 @@ const (
 // its weight in the query, and reports whether there is any.
 func (s *scratch) queryTerms(ix *Index, query string) bool {
 	s.an.reset()
-	s.an.add(query)
+	s.addLiterals(query)
 	words := s.an.n() // the whole query's term, if any, comes after its words
 	if ix.p.Whole {
 		s.an.addWhole()
 	}
+	s.addHints(query)
 	s.qterms = s.qterms[:0]
 	s.ids = s.ids[:0]
 	s.unknown = 0
@@ -88,7 +90,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			// it or not.
 			for _, r := range related[string(s.an.term(i))] {
 				if rid, ok := ix.terms[string(r)]; ok && ix.held(rid) > 0 {
-					s.addList(ix, qterm{id: rid, qtf: relatedWeight, need: noTerm, from: fromRelated})
+					s.addList(ix, qterm{id: rid, qtf: relatedWeight * s.literalFactor(i), need: noTerm, from: fromRelated})
 					known = true
 				}
 			}
@@ -100,6 +102,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			continue
 		}
 		w, only := ix.queryWeight(kind)
+		w *= s.literalFactor(i)
 		need := uint32(noTerm)
 		if p := s.an.parent[i]; only && p >= 0 {
 			need = s.ids[p]
@@ -316,4 +319,154 @@ func (s *scratch) order() {
 		}
 	}
 	s.ordered = ordered
+}
+
+// literalWeight is the weight in a query of a word of its quoted text or code ('Fix
+// login timeout', `npm install`): a value the task passes on, not a word of the task.
+var literalWeight = 0.5
+
+// maxLiterals bounds the quoted spans of a query weighed as literals.
+const maxLiterals = 8
+
+// addLiterals analyses query, recording in s.steps.lits the ranges of terms that come
+// from its quoted or backquoted text. Each quoted span is analysed on its own, so no
+// pair of words crosses a quote.
+func (s *scratch) addLiterals(query string) {
+	st := &s.steps
+	st.nlit = 0
+	start := 0
+	for i := 0; i < len(query) && st.nlit < maxLiterals; i++ {
+		q := query[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		if i+1 >= len(query) || isSpace(query[i+1]) || (q == '\'' && i > 0 && !isSpace(query[i-1]) && query[i-1] != '(') {
+			continue // not an opening quote: an apostrophe, or a quote before a space
+		}
+		end := closingQuote(query, i+1, q)
+		if end < 0 {
+			continue
+		}
+		s.an.add(query[start:i])
+		from := s.an.n()
+		s.an.add(query[i+1 : end])
+		st.lits[st.nlit] = [2]int32{int32(from), int32(s.an.n())}
+		st.nlit++
+		start, i = end+1, end
+	}
+	s.an.add(query[start:])
+}
+
+// closingQuote returns the index of the quote q closing the span opened before from: a
+// q after a non-space and before a space, punctuation or the end; -1 if none.
+func closingQuote(query string, from int, q byte) int {
+	for j := from + 1; j < len(query); j++ {
+		if query[j] != q || isSpace(query[j-1]) {
+			continue
+		}
+		if j+1 == len(query) {
+			return j
+		}
+		switch query[j+1] {
+		case ' ', '\t', '\n', ',', '.', ';', ':', '!', '?', ')':
+			return j
+		}
+	}
+	return -1
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+
+// literalFactor returns the factor of the weight of query term i: literalWeight for a
+// term of quoted text, else 1.
+func (s *scratch) literalFactor(i int) float64 {
+	st := &s.steps
+	if int32(i) >= st.hint[0] && int32(i) < st.hint[1] {
+		return hintWeight
+	}
+	for _, l := range st.lits[:st.nlit] {
+		if int32(i) >= l[0] && int32(i) < l[1] {
+			return literalWeight
+		}
+	}
+	return 1
+}
+
+// countWords returns the number of words of text, separated by white space.
+func countWords(text string) int {
+	n, in := 0, false
+	for i := 0; i < len(text); i++ {
+		sp := isSpace(text[i])
+		if !sp && !in {
+			n++
+		}
+		in = !sp
+	}
+	return n
+}
+
+// hintWeight is the weight of the word "file" added to a query naming a file
+// (docs/CONTRIBUTING.md, ./fixtures/avatar.png) without saying "file".
+var hintWeight = 0.5
+
+// addHints adds to the analysed query the word "file" when query names a file but
+// holds no word "file", recording its terms' range in s.steps.hint.
+func (s *scratch) addHints(query string) {
+	s.steps.hint = [2]int32{}
+	if hintWeight == 0 || !namesFile(query) {
+		return
+	}
+	for i := 0; i < s.an.n(); i++ {
+		if s.an.kind[i] == termWord && string(s.an.term(i)) == fileStem {
+			return
+		}
+	}
+	from := s.an.n()
+	s.an.add("file")
+	s.steps.hint = [2]int32{int32(from), int32(s.an.n())}
+}
+
+// fileStem is the stem of "file".
+const fileStem = "fil"
+
+// namesFile reports whether query holds a file name: a word, trailing punctuation
+// aside, ending in a dot and an extension of 1 to 5 letters and digits holding a
+// letter, after a letter, digit, _ or -, and not a URL, an e-mail address or a domain.
+func namesFile(query string) bool {
+	for start := 0; start < len(query); {
+		end := start
+		for end < len(query) && !isSpace(query[end]) {
+			end++
+		}
+		w := query[start:end]
+		start = end + 1
+		for len(w) > 0 && strings.IndexByte(".,;:!?)'\"`", w[len(w)-1]) >= 0 {
+			w = w[:len(w)-1]
+		}
+		dot := strings.LastIndexByte(w, '.')
+		if dot < 1 || len(w)-dot-1 < 1 || len(w)-dot-1 > 5 || strings.Contains(w, "://") || strings.IndexByte(w, '@') >= 0 {
+			continue
+		}
+		ext, letter := w[dot+1:], false
+		for i := 0; i < len(ext); i++ {
+			c := ext[i] | 0x20
+			if 'a' <= c && c <= 'z' {
+				letter = true
+			} else if ext[i] < '0' || ext[i] > '9' {
+				letter = false
+				break
+			}
+		}
+		if !letter {
+			continue
+		}
+		switch strings.ToLower(ext) {
+		case "com", "org", "net", "io", "dev", "app", "ai":
+			continue
+		}
+		if c := w[dot-1]; c == '_' || c == '-' || ('0' <= c && c <= '9') || ('a' <= c|0x20 && c|0x20 <= 'z') {
+			return true
+		}
+	}
+	return false
 }

@@ -30,11 +30,19 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		return dst
 	}
 	s.order()
-	cands := s.score(ix, allowed, k)
+	kw, steps := s.stepWindowFor(query, k) // a long query of several steps is reordered (rerank.go)
+	cands := s.score(ix, allowed, kw)
 	cands = s.floor(cands)
-	dst = s.appendTop(ix, dst, cands, k)
+	if steps {
+		s.steps.hits = s.appendTop(ix, s.steps.hits[:0], cands, kw)
+	} else {
+		dst = s.appendTop(ix, dst, cands, k)
+	}
 	for _, d := range s.touched {
 		s.acc[d] = 0
+	}
+	if steps {
+		dst = s.appendSteps(ix, dst, query, k)
 	}
 	return dst
 }
@@ -44,14 +52,15 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 type scratch struct {
 	an      *analyzer
 	qterms  []qterm
-	ordered []qterm  // qterms in the order they are scored
-	ids     []uint32 // ids[i] is the id of query term i, noTerm when the index lacks it
-	acc     []int64  // score accumulator in fixed point, indexed by doc; zero for untouched docs
-	touched []uint32 // the docs with a score, in the order they were found
-	cands   []uint32 // the candidates left once pruning, filtered in place
-	sel     []int64  // the heap of kth
-	unknown float64  // weight of the query's words no allowed doc holds
-	info    int64    // the query's informative weight, in fixed point (see floor)
+	ordered []qterm     // qterms in the order they are scored
+	ids     []uint32    // ids[i] is the id of query term i, noTerm when the index lacks it
+	acc     []int64     // score accumulator in fixed point, indexed by doc; zero for untouched docs
+	touched []uint32    // the docs with a score, in the order they were found
+	cands   []uint32    // the candidates left once pruning, filtered in place
+	sel     []int64     // the heap of kth
+	unknown float64     // weight of the query's words no allowed doc holds
+	info    int64       // the query's informative weight, in fixed point (see floor)
+	steps   stepScratch // the steps of a long query (rerank.go)
 }
 
 func (ix *Index) getScratch() *scratch {

@@ -13,8 +13,9 @@ import (
 const dataDir = "../../../shared/data"
 
 // dataset is one catalog with a labelled query set. pooled sets (the per-kind sets,
-// *.kinds.json and *.kblind.json, of 5 to 20 answered queries per catalog) are
-// compared pooled over their catalogs, not one by one.
+// *.kinds.json and *.kblind.json, and the long task sets, *.long.json and *.lblind.json,
+// of 4 to 20 answered queries per catalog) are compared pooled over their catalogs, not
+// one by one.
 type dataset struct {
 	name, catalog, queries string
 	pooled                 string // the pool's name; "" for a set compared alone
@@ -33,7 +34,7 @@ func datasets(t testing.TB) []dataset {
 		name := strings.TrimSuffix(filepath.Base(q), ".json")
 		catalog, kind, _ := strings.Cut(name, ".") // github.agent.json is a second set for github.json
 		pool := ""
-		if kind == "kinds" || kind == "kblind" {
+		if kind == "kinds" || kind == "kblind" || kind == "long" || kind == "lblind" {
 			pool = kind
 		}
 		sets = append(sets, dataset{name, filepath.Join(dataDir, "catalogs", catalog+".json"), q, pool})

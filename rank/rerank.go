@@ -1,0 +1,255 @@
+package rank
+
+import (
+	"cmp"
+	"slices"
+)
+
+// This file holds the last phase of a search of a long query describing several steps
+// of a task ("find the page, read it as markdown, and append a paragraph"): the best
+// hits are reordered so that each step's best tool is near the top, where the tools
+// matching words of several steps at once would otherwise crowd it out.
+
+// Steps of a long query.
+const (
+	stepMinWords = 12 // a query of fewer words is never split into steps
+	maxSteps     = 8  // clauses beyond the eighth are read as part of the eighth
+	stepWindow   = 16 // the hits reordered: the best stepWindow of the whole query
+)
+
+// stepSpread is the share of a hit's score beyond its best step's that it loses.
+var stepSpread = 0.5
+
+// stepMinContent is the least number of content words of a clause that is a step.
+var stepMinContent = 2
+
+// stepBonus is what being the best hit of one of the query's steps adds to a hit, as a
+// share of the best hit's score; a hit scoring a fraction of a step's best gets that
+// fraction of it.
+var stepBonus = 0.25
+
+// stepScratch holds the buffers of the reordering, kept in the pooled scratch.
+type stepScratch struct {
+	spans [maxSteps][2]int32 // the byte ranges of the query's clauses
+	n     int                // clauses found; the query is split when n >= 2
+	words [maxSteps]int      // content words of each clause
+	terms []stepTerm
+	hits  []Hit
+	score []int64               // score[i*maxSteps+st]: hit i's score on step st, grown on first use
+	lits  [maxLiterals][2]int32 // the ranges of query terms from quoted text (query.go)
+	nlit  int
+	hint  [2]int32 // the range of query terms of a hint (query.go)
+}
+
+// A stepTerm is one posting list a step scores, with its weight in that step.
+type stepTerm struct {
+	id   uint32
+	wt   float64
+	step int
+}
+
+// splitSteps finds the clauses of query, if it has stepMinWords words or more, and
+// reports whether there are two or more. Clauses end at punctuation followed by a space
+// (",", ";", ":", ".", "!", "?") and before the words "and" and "then".
+func (st *stepScratch) splitSteps(query string) bool {
+	st.n = 0
+	if countWords(query) < stepMinWords {
+		return false
+	}
+	start := 0
+	cut := func(end, next int) {
+		if end > start && st.n < maxSteps {
+			st.spans[st.n] = [2]int32{int32(start), int32(end)}
+			st.n++
+		} else if end > start {
+			st.spans[maxSteps-1][1] = int32(end) // the last clause takes the rest
+		}
+		start = next
+	}
+	for i := 0; i < len(query); i++ {
+		c := query[i]
+		switch c {
+		case ',', ';', ':', '.', '!', '?':
+			if i+1 == len(query) || query[i+1] == ' ' {
+				cut(i, i+1)
+			}
+		case ' ':
+			j := i + 1
+			for _, w := range [...]string{"and ", "then "} {
+				if len(query)-j >= len(w) && equalFoldASCII(query[j:j+len(w)], w) {
+					cut(i, j+len(w))
+					i = j + len(w) - 1
+					break
+				}
+			}
+		}
+	}
+	cut(len(query), len(query))
+	return st.n >= 2
+}
+
+// equalFoldASCII reports whether a equals b, a lower-case ASCII string, in any case.
+func equalFoldASCII(a, b string) bool {
+	for i := 0; i < len(b); i++ {
+		c := a[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// stepWindowFor returns the number of hits to rank before reordering them, and whether
+// query is split into steps: then k, or at least stepWindow+1 (all of them when k <= 0).
+func (s *scratch) stepWindowFor(query string, k int) (int, bool) {
+	if !s.steps.splitSteps(query) {
+		return k, false
+	}
+	if k <= 0 {
+		return k, true
+	}
+	// One hit more than the window: the window's scores are kept above it, whatever k.
+	return max(k, stepWindow+1), true
+}
+
+// stepTerms analyses each clause of the query into s.steps.terms: the query's scored
+// lists it holds, each with the weight a query of that clause alone gives it.
+func (s *scratch) stepTerms(ix *Index, query string) {
+	st := &s.steps
+	st.terms = st.terms[:0]
+	for c := 0; c < st.n; c++ {
+		clause := query[st.spans[c][0]:st.spans[c][1]]
+		s.an.reset()
+		s.an.add(clause)
+		st.words[c] = 0
+		for i := 0; i < s.an.n(); i++ {
+			kind := s.an.kind[i]
+			if kind == termSurface {
+				continue // a tenth of a word: not worth its lookups
+			}
+			w, _ := ix.queryWeight(kind)
+			term := s.an.term(i)
+			if kind == termWord {
+				st.words[c]++
+				for _, r := range related[string(term)] {
+					if rid, ok := ix.terms[string(r)]; ok {
+						s.addStepTerm(rid, relatedWeight, c)
+					}
+				}
+			}
+			if id, ok := ix.terms[string(term)]; ok {
+				s.addStepTerm(id, w, c)
+			}
+		}
+	}
+}
+
+// addStepTerm adds the lists of term id the query scores to step c, at weight w times
+// their idf.
+func (s *scratch) addStepTerm(id uint32, w float64, c int) {
+	for _, q := range s.qterms {
+		if q.id == id || (q.param && q.partner == id) {
+			s.steps.terms = append(s.steps.terms, stepTerm{id: q.id, wt: q.wt / q.qtf * w, step: c})
+		}
+	}
+}
+
+// rerankSteps reorders hits, the best of the whole query, and returns them. The window
+// reordered is the best stepWindow hits and, for each step, the best stepExtra docs of
+// allowed on that step's words alone that reach the relevance floor (moved from further
+// down, or added). Each hit of the window gains the step bonus: for each step, its score
+// on that step's words alone over the best such score in the window, times stepBonus and
+// the best hit's score; the largest over steps counts. The window is then sorted by
+// these sums, which become the scores; the hits after it keep their order.
+func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
+	st := &s.steps
+	if len(hits) < 2 {
+		return hits
+	}
+	s.stepTerms(ix, query)
+	slices.SortFunc(st.terms, func(a, b stepTerm) int { return cmp.Compare(a.id, b.id) })
+	n := min(len(hits), stepWindow)
+	if len(st.score) < n*maxSteps {
+		st.score = make([]int64, stepWindow*maxSteps)
+	}
+	var best [maxSteps]int64
+	for i := range n {
+		row := st.score[i*maxSteps : (i+1)*maxSteps]
+		clear(row)
+		d := uint32(hits[i].Doc)
+		var sat float32
+		for j, t := range st.terms {
+			if j == 0 || t.id != st.terms[j-1].id {
+				sat = ix.lookup(t.id, d) // terms are sorted by id: one lookup each
+			}
+			if sat != 0 {
+				row[t.step] += contribution(t.wt, sat)
+			}
+		}
+		for c := range st.n {
+			best[c] = max(best[c], row[c])
+		}
+	}
+	valid := 0
+	for c := range st.n {
+		if st.words[c] >= stepMinContent && best[c] > 0 {
+			valid++
+		}
+	}
+	if valid < 2 {
+		return hits
+	}
+	top := hits[0].Score * scoreScale
+	after := int64(-1) // the score of the first hit after the window
+	if n < len(hits) {
+		after = int64(hits[n].Score * scoreScale)
+	}
+	for i := range n {
+		row := st.score[i*maxSteps : (i+1)*maxSteps]
+		bonus, most := 0.0, int64(0)
+		for c := range st.n {
+			most = max(most, row[c])
+			if st.words[c] >= stepMinContent && best[c] > 0 {
+				bonus = max(bonus, float64(row[c])/float64(best[c]))
+			}
+		}
+		v := int64(hits[i].Score*scoreScale) + int64(float64(stepBonus*top)*bonus)
+		if spread := int64(hits[i].Score*scoreScale) - most; spread > 0 {
+			// What a hit gains from the words of several steps at once counts less.
+			v -= int64(stepSpread * float64(spread))
+		}
+		// A hit of the window stays above the hits after it.
+		hits[i].Score = float64(max(v, after+1)) / scoreScale
+	}
+	w := hits[:n]
+	// Insertion sort: the window is small, and sorting must not allocate.
+	for i := 1; i < len(w); i++ {
+		for j := i; j > 0 && ix.hitBefore(w[j], w[j-1]); j-- {
+			w[j], w[j-1] = w[j-1], w[j]
+		}
+	}
+	return hits
+}
+
+// hitBefore reports whether a ranks before b: a higher score, or an equal one and a
+// name first in byte order.
+func (ix *Index) hitBefore(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return ix.order[a.Doc] < ix.order[b.Doc]
+}
+
+// appendSteps reorders s.steps.hits, the best of a query split into steps, and appends
+// the best k of them (all when k <= 0) to dst.
+func (s *scratch) appendSteps(ix *Index, dst []Hit, query string, k int) []Hit {
+	hits := s.rerankSteps(ix, query, s.steps.hits)
+	s.steps.hits = hits
+	if k > 0 && len(hits) > k {
+		hits = hits[:k]
+	}
+	return append(dst, hits...)
+}

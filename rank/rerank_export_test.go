@@ -1,0 +1,30 @@
+package rank
+
+// SetStepBonus sets stepBonus and stepMinContent for a test and returns a function restoring
+// them.
+func SetStepBonus(bonus float64, words int) (restore func()) {
+	b, w := stepBonus, stepMinContent
+	stepBonus, stepMinContent = bonus, words
+	return func() { stepBonus, stepMinContent = b, w }
+}
+
+// SetLiteralWeight sets literalWeight for a test and returns a function restoring it.
+func SetLiteralWeight(w float64) (restore func()) {
+	old := literalWeight
+	literalWeight = w
+	return func() { literalWeight = old }
+}
+
+// SetHintWeight sets hintWeight for a test and returns a function restoring it.
+func SetHintWeight(w float64) (restore func()) {
+	old := hintWeight
+	hintWeight = w
+	return func() { hintWeight = old }
+}
+
+// SetStepSpread sets stepSpread for a test and returns a function restoring it.
+func SetStepSpread(w float64) (restore func()) {
+	old := stepSpread
+	stepSpread = w
+	return func() { stepSpread = old }
+}

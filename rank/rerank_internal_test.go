@@ -1,0 +1,97 @@
+package rank
+
+import (
+	"slices"
+	"testing"
+)
+
+// A query of stepMinWords words or more is cut into clauses at punctuation before a
+// space and before "and" and "then"; a shorter one, or one of one clause, is not split.
+func TestSplitSteps(t *testing.T) {
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"Create a branch fix/login off main, push the files src/a.go and src/b.go to it, then open a pull request against main.",
+			[]string{"Create a branch fix/login off main", " push the files src/a.go", "src/b.go to it", "open a pull request against main"}},
+		{"Tag v1.8.0 on commit a1b2c3d; create a release from that tag: attach evidence for our auditors!",
+			[]string{"Tag v1.8.0 on commit a1b2c3d", " create a release from that tag", " attach evidence for our auditors"}},
+		{"Open https://example.com/a:b and wait for the text to appear in the page header now", // 16 words
+			[]string{"Open https://example.com/a:b", "wait for the text to appear in the page header now"}},
+		{"list issues, then close them", nil},                                            // too short
+		{"show me every open issue in the api repository with the bug label on it", nil}, // one clause
+		{"a, b, c, d, e, f, g, h, i, j, k, l, m", []string{"a", " b", " c", " d", " e", " f", " g", " h, i, j, k, l, m"}},
+	}
+	for _, tt := range tests {
+		var st stepScratch
+		ok := st.splitSteps(tt.query)
+		var got []string
+		if ok {
+			for _, sp := range st.spans[:st.n] {
+				got = append(got, tt.query[sp[0]:sp[1]])
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("splitSteps(%q) = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}
+
+// A word ending in a dot and a short extension holding a letter names a file; URLs,
+// e-mail addresses, domains, versions and dates do not.
+func TestNamesFile(t *testing.T) {
+	tests := []struct {
+		query string
+		want  bool
+	}{
+		{"read docs/CONTRIBUTING.md from the fork", true},
+		{"upload ./fixtures/avatar.png, then save", true},
+		{"load the state from 'auth.json'.", true},
+		{"fix session_test.go", true},
+		{"open https://shop.example.com/login", false},
+		{"mail jane@acme.com", false},
+		{"visit example.com", false},
+		{"tag v1.8.0 on 2025-07-01", false},
+		{"the end.", false},
+	}
+	for _, tt := range tests {
+		if got := namesFile(tt.query); got != tt.want {
+			t.Errorf("namesFile(%q) = %v, want %v", tt.query, got, tt.want)
+		}
+	}
+}
+
+// Quoted and backquoted spans are literals; apostrophes inside words and lone quotes
+// are not.
+func TestAddLiterals(t *testing.T) {
+	tests := []struct {
+		query string
+		want  []string // the words of each literal span, as analysed
+	}{
+		{"retitle it 'fix login timeout' and post", []string{"fix login timeout"}},
+		{"run `npm install` then \"deploy now\"", []string{"npm install", "deploy"}}, // "now" is a stop word
+		{"we're done, it's the user's page", nil},
+		{"a lone ' quote and 'unclosed text", nil},
+	}
+	for _, tt := range tests {
+		s := &scratch{an: newAnalyzer(0)}
+		s.an.reset()
+		s.addLiterals(tt.query)
+		var got []string
+		for _, l := range s.steps.lits[:s.steps.nlit] {
+			w := ""
+			for i := l[0]; i < l[1]; i++ {
+				if s.an.kind[i] == termWord {
+					if w != "" {
+						w += " "
+					}
+					w += string(s.an.term(int(i)))
+				}
+			}
+			got = append(got, w)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("addLiterals(%q) literals = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}

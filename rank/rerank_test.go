@@ -1,0 +1,203 @@
+package rank_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/rank"
+)
+
+// TestStepGrid prints, for RANK_STEPS=1, the pooled figures of the tuning sets for a
+// grid of the step bonus and spread (rerank.go); for RANK_STEPS=literal and hint, for a
+// grid of the weight of quoted words and of the word "file" a file name adds (query.go).
+func TestStepGrid(t *testing.T) {
+	mode := os.Getenv("RANK_STEPS")
+	if mode == "" {
+		t.Skip("set RANK_STEPS=1, literal or hint")
+	}
+	sets := loadKindSets(t, false)
+	run := func(label string, set func() (restore func())) {
+		restore := set()
+		pools := evalPools(sets, false)
+		restore()
+		fmt.Print(label)
+		printPools(pools)
+	}
+	switch mode {
+	case "literal":
+		for _, w := range []float64{1, 0.5, 0.3, 0.15, 0} {
+			run(fmt.Sprintf("literal %.2f", w), func() func() { return rank.SetLiteralWeight(w) })
+		}
+	case "hint":
+		for _, w := range []float64{0, 0.25, 0.5, 1} {
+			run(fmt.Sprintf("hint %.2f", w), func() func() { return rank.SetHintWeight(w) })
+		}
+	default:
+		for _, spread := range []float64{0, 0.25, 0.5, 0.75} {
+			for _, bonus := range []float64{0, 0.25, 0.5, 1} {
+				for _, words := range []int{2} {
+					run(fmt.Sprintf("spread %.2f bonus %.2f words %d", spread, bonus, words), func() func() {
+						r1 := rank.SetStepSpread(spread)
+						r2 := rank.SetStepBonus(bonus, words)
+						return func() { r2(); r1() }
+					})
+				}
+			}
+		}
+	}
+}
+
+// stepCatalog holds one tool per step of stepQuery and a dashboard matching words of
+// every step, which the plain sum of BM25F ranks above two of them.
+func stepCatalog() []rank.Doc {
+	docs := []rank.Doc{
+		{Name: "list_issues", Description: "List the issues of a repository."},
+		{Name: "add_issue_label", Description: "Add a label to an issue."},
+		{Name: "set_issue_milestone", Description: "Set the milestone of an issue."},
+		{Name: "issue_dashboard", Description: "Show the issues of a repository with their labels and milestones, in one view."},
+	}
+	for i := range 30 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of a repository.", i)})
+	}
+	return docs
+}
+
+const stepQuery = "List the open issues of the repository acme/web, add the label bug to issue 12, and set the milestone of issue 12 to v2."
+
+// A long query of several steps finds the tool of each step first, ahead of a tool
+// matching words of every step (the step bonus and spread, rerank.go); without them the
+// dashboard crowds one out of the best three.
+func TestSearchSteps(t *testing.T) {
+	docs := stepCatalog()
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	want := []string{"add_issue_label", "list_issues", "set_issue_milestone"}
+	got := names(docs, ix.Search(nil, stepQuery, all, 3))
+	if s := slices.Sorted(slices.Values(got)); !slices.Equal(s, want) {
+		t.Errorf("Search(%q, 3) = %v, want %v in any order", stepQuery, got, want)
+	}
+	r1, r2 := rank.SetStepSpread(0), rank.SetStepBonus(0, 2)
+	defer r1()
+	defer r2()
+	if got := names(docs, ix.Search(nil, stepQuery, all, 3)); !slices.Contains(got, "issue_dashboard") {
+		t.Errorf("without the step reordering Search(%q, 3) = %v: the test proves nothing", stepQuery, got)
+	}
+}
+
+// For long queries of several steps, Search keeps its guarantees: hits for k are a
+// prefix of the unlimited ranking, best first with ties by name; and a doc outside
+// allowed changes nothing (SPEC DISC-5): the hits and scores over (catalog, allowed)
+// equal those over a catalog of the allowed docs alone.
+func TestSearchStepsGuarantees(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 4))
+	words := strings.Fields("list get create delete branch pull request merge issue comment file repository user page screenshot browser cookie virtual machine database query search run logs")
+	clause := func() string {
+		w := make([]string, 3+r.IntN(3))
+		for i := range w {
+			w[i] = words[r.IntN(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	checked := 0
+	for trial := range 100 {
+		n := 20 + r.IntN(150)
+		docs := randomCatalog(r, n, "d")
+		allowed := rank.NewSet(n)
+		var sub []rank.Doc
+		var subIndex []int
+		for i := range docs {
+			if r.IntN(3) != 0 {
+				allowed.Add(i)
+				sub = append(sub, docs[i])
+				subIndex = append(subIndex, i)
+			}
+		}
+		ix, six := rank.NewIndex(docs), rank.NewIndex(sub)
+		q := clause() + ", " + clause() + " and then " + clause() + "; " + clause()
+		every := ix.Search(nil, q, allowed, 0)
+		for i := 1; i < len(every); i++ {
+			p, h := every[i-1], every[i]
+			if p.Score < h.Score || p.Score == h.Score && docs[p.Doc].Name > docs[h.Doc].Name {
+				t.Fatalf("trial %d: Search(%q) = %v: not best first, ties by name", trial, q, every)
+			}
+		}
+		for _, k := range []int{1, 3, 10, 20, 21, 22, 45} {
+			got := ix.Search(nil, q, allowed, k)
+			if want := every[:min(k, len(every))]; !slices.Equal(got, want) {
+				t.Fatalf("trial %d: Search(%q, %d) = %v, not a prefix of %v", trial, q, k, got, every)
+			}
+		}
+		subHits := six.Search(nil, q, allOf(len(sub)), 0)
+		if len(subHits) != len(every) {
+			t.Fatalf("trial %d: %d hits over allowed, %d over the allowed docs alone", trial, len(every), len(subHits))
+		}
+		for i, h := range subHits {
+			if subIndex[h.Doc] != every[i].Doc || h.Score != every[i].Score {
+				t.Fatalf("trial %d: hit %d: %v over the allowed docs alone, %v over allowed", trial, i, h, every[i])
+			}
+		}
+		if len(every) > 1 {
+			checked++
+		}
+	}
+	if checked < 30 {
+		t.Fatalf("only %d trials had two hits or more: the test proves little", checked)
+	}
+}
+
+// A long query of several steps allocates nothing when dst has room.
+func TestSearchStepsAllocs(t *testing.T) {
+	docs := stepCatalog()
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	dst := make([]rank.Hit, 0, 64)
+	q := stepQuery + " Then post 'done' in `docs/CHANGELOG.md`."
+	ix.Search(dst, q, all, 10) // warm the pooled scratch
+	if n := testing.AllocsPerRun(50, func() { dst = ix.Search(dst[:0], q, all, 10) }); n != 0 {
+		t.Errorf("Search of a long query allocated %.1f times per run, want 0", n)
+	}
+}
+
+// Words of a query's quoted text weigh less than the task's own words: "rename the
+// issue" finds the tool that renames, not the one whose words the new title repeats.
+func TestSearchQuotedWords(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "update_issue_title", Description: "Change the title of an issue."},
+		{Name: "merge_pull_request", Description: "Merge a pull request into a branch."},
+		{Name: "get_issue", Description: "Get an issue."},
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := "change the title of issue 7 to 'merge pull request branch'"
+	if got := names(docs, ix.Search(nil, q, all, 3)); len(got) == 0 || got[0] != "update_issue_title" {
+		t.Errorf("Search(%q) = %v, want update_issue_title first", q, got)
+	}
+	restore := rank.SetLiteralWeight(1)
+	defer restore()
+	if got := names(docs, ix.Search(nil, q, all, 3)); len(got) > 0 && got[0] == "update_issue_title" {
+		t.Errorf("with quoted words at full weight Search(%q) = %v: the test proves nothing", q, got)
+	}
+}
+
+// A query naming a file without the word finds the tools of files.
+func TestSearchFileHint(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "get_file_contents", Description: "Get the contents of a file."},
+		{Name: "open_mail", Description: "Open a mail."},
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := "open ./notes/todo.txt"
+	if got := names(docs, ix.Search(nil, q, all, 3)); !slices.Contains(got, "get_file_contents") {
+		t.Errorf("Search(%q) = %v, want get_file_contents among them", q, got)
+	}
+	restore := rank.SetHintWeight(0)
+	defer restore()
+	if got := names(docs, ix.Search(nil, q, all, 3)); slices.Contains(got, "get_file_contents") {
+		t.Errorf("without the hint Search(%q) = %v: the test proves nothing", q, got)
+	}
+}
