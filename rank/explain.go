@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"math"
 	"slices"
 	"strings"
 )
@@ -11,7 +12,8 @@ type Match struct {
 	// pair ("pull requests"), or the whole query ("list group wiki pages").
 	Term string
 	// From says where the query got it: "word", "synonym", "surface" (a word as
-	// written), "pair", "related" (a related word) or "whole" (the whole query).
+	// written), "pair", "related" (a related word), "whole" (the whole query) or
+	// FromSteps.
 	From string
 	// Fields are the fields of the doc holding the term: "name", "title",
 	// "description", "params".
@@ -19,6 +21,11 @@ type Match struct {
 	// Score is what the term adds to the doc's score; a Match's scores sum to the Hit's.
 	Score float64
 }
+
+// FromSteps is the From of the Match, without a Term or Fields, that Explain adds for a
+// long query read as several steps: what reordering the best hits by the steps added to
+// (or took from) the doc's score (see the package doc).
+const FromSteps = "steps"
 
 // Explain returns why doc d ranks as it does for query over allowed: each query term it
 // matches, where the term comes from, which of d's fields hold it and what it adds to
@@ -74,6 +81,9 @@ func (ix *Index) Explain(query string, allowed Set, d int, doc Doc) []Match {
 		}
 		out = append(out, m)
 	}
+	if adj := ix.stepAdjustment(query, allowed, d, out); adj != 0 {
+		out = append(out, Match{From: FromSteps, Score: adj})
+	}
 	slices.SortFunc(out, func(a, b Match) int {
 		switch {
 		case a.Score > b.Score:
@@ -84,6 +94,30 @@ func (ix *Index) Explain(query string, allowed Set, d int, doc Doc) []Match {
 		return strings.Compare(a.Term, b.Term)
 	})
 	return out
+}
+
+// stepAdjustment returns what the reordering of a long query's hits by its steps
+// (rerank.go) changed in d's score beyond the terms of matches, or 0 when the query is
+// not split into steps or d is not a hit.
+func (ix *Index) stepAdjustment(query string, allowed Set, d int, matches []Match) float64 {
+	var st stepScratch
+	if !st.splitSteps(query) {
+		return 0
+	}
+	for _, h := range ix.Search(nil, query, allowed, 0) {
+		if h.Doc != d {
+			continue
+		}
+		sum := 0.0
+		for _, m := range matches {
+			sum += m.Score
+		}
+		if diff := h.Score - sum; math.Abs(diff) > 1e-9 {
+			return diff
+		}
+		return 0
+	}
+	return 0
 }
 
 var fieldNames = [numFields]string{"name", "title", "description", "params"}

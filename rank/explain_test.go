@@ -9,21 +9,29 @@ import (
 	"github.com/deferredtools/deferredtools/rank"
 )
 
-// Explain's matches add up to each hit's score, and name the fields holding each term.
+// Explain's matches add up to each hit's score, long queries reordered by their steps
+// included, and name the fields holding each term.
 func TestExplainSumsToScore(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
-	checked := 0
+	checked, steps := 0, 0
 	for range 20 {
 		docs := randomCatalog(r, 50+r.IntN(200), "d")
 		ix := rank.NewIndex(docs)
 		allowed := allOf(len(docs))
-		for range 10 {
+		for i := range 14 {
 			q := randomQuery(r)
-			for _, h := range ix.Search(nil, q, allowed, 5) {
+			if i >= 10 { // long queries of several steps, reordered by them (rerank.go)
+				q = randomQuery(r) + " " + randomQuery(r) + ", then " + randomQuery(r) + " and " + randomQuery(r) + ", " + randomQuery(r)
+			}
+			for _, h := range ix.Search(nil, q, allowed, 20) {
 				ms := ix.Explain(q, allowed, h.Doc, docs[h.Doc])
 				sum := 0.0
 				for _, m := range ms {
 					sum += m.Score
+					if m.From == rank.FromSteps {
+						steps++
+						continue
+					}
 					if len(m.Fields) == 0 {
 						t.Errorf("Explain(%q, %s): term %q (%s) in no field", q, docs[h.Doc].Name, m.Term, m.From)
 					}
@@ -35,8 +43,8 @@ func TestExplainSumsToScore(t *testing.T) {
 			}
 		}
 	}
-	if checked == 0 {
-		t.Fatal("no hit explained")
+	if checked == 0 || steps == 0 {
+		t.Fatalf("%d hits explained, %d with a steps adjustment: want some of each", checked, steps)
 	}
 }
 

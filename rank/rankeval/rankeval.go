@@ -376,7 +376,7 @@ func RunExplain(w io.Writer, catalogPath, queriesPath string, params bool, k int
 			}
 			line := fmt.Sprintf("%s%2d %-40s %7.3f ", mark, i+1, docs[h.Doc].Name, h.Score)
 			for _, m := range ix.Explain(q.Query, all, h.Doc, docs[h.Doc]) {
-				line += fmt.Sprintf(" %s(%s %s)%.3f", m.Term, m.From, strings.Join(m.Fields, ","), m.Score)
+				line += fmt.Sprintf(" %s(%s)%.3f", m.Term, strings.TrimSpace(m.From+" "+strings.Join(m.Fields, ",")), m.Score)
 			}
 			if _, err := fmt.Fprintln(w, line); err != nil {
 				return err
