@@ -1,6 +1,7 @@
 package rank_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -69,7 +70,7 @@ func TestRelatedGrid(t *testing.T) {
 
 // printPools prints the pools the grids compare on one line.
 func printPools(pools map[string]*pooled) {
-	for _, k := range []string{"metatool", "dev", "long15", "typo(generated)", "kinds:paraphrase", "kinds:task", "kinds:nonenglish", "kinds:nomatch"} {
+	for _, k := range []string{"metatool", "dev", "long15", "typo(generated)", "kinds:paraphrase", "kinds:task", "kinds:nonenglish", "kinds:nomatch", "nomatch"} {
 		p := pools[k]
 		if p == nil {
 			continue
@@ -174,7 +175,7 @@ func evalPools(sets []kindSet, print bool) map[string]*pooled {
 			add("long15", &lrep)
 		}
 		_, group, _ := strings.Cut(ds.name, ".")
-		if group != "kinds" && group != "kblind" && ds.name != "metatool" {
+		if group != "kinds" && group != "kblind" && group != "nomatch" && group != "nmblind" && ds.name != "metatool" {
 			// The same queries with a typo: two letters of the longest word swapped.
 			typo := rankeval.Evaluate(ds.docs, typoQueries(ds.qs), rankeval.Ours(ds.docs))
 			add("typo(generated)", &typo)
@@ -193,9 +194,54 @@ func evalPools(sets []kindSet, print bool) map[string]*pooled {
 			}
 		case "fresh":
 			add("fresh", &rep)
+		case "nomatch", "nmblind":
+			add(group, &rep)
 		default:
 			add("dev", &rep)
 		}
 	}
 	return pools
+}
+
+// TestNoMatchDump writes, for RANK_DUMP=file, a full evaluation of every query of the
+// tuning sets (JSON lines: set, query, relevant tools, kind, terms, best 30 hits), for
+// studying the no-answer gate offline.
+func TestNoMatchDump(t *testing.T) {
+	out := os.Getenv("RANK_DUMP")
+	if out == "" {
+		t.Skip("set RANK_DUMP=file")
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	for _, ds := range loadKindSets(t, false) {
+		ix := rank.NewIndex(ds.docs)
+		all := allOf(len(ds.docs))
+		qs := ds.qs
+		if _, group, _ := strings.Cut(ds.name, "."); group != "kinds" && group != "kblind" && group != "nomatch" && ds.name != "metatool" {
+			qs = append(slices.Clone(qs), typoQueries(ds.qs)...)
+		}
+		for _, q := range qs {
+			dg := ix.Diagnose(q.Query, all, 30)
+			type hit struct {
+				Name    string
+				Rel     bool
+				Bytes   int
+				Score   float64
+				Contrib []float64
+			}
+			var hits []hit
+			for _, h := range dg.Hits {
+				d := ds.docs[h.Doc]
+				hits = append(hits, hit{d.Name, slices.Contains(q.Relevant, d.Name), len(d.Name) + len(d.Title) + len(d.Description) + len(d.Params), h.Score, h.Contrib})
+			}
+			if err := enc.Encode(map[string]any{"set": ds.name, "query": q.Query, "relevant": q.Relevant, "kind": q.Kind,
+				"info": dg.Info, "terms": dg.Terms, "hits": hits}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
