@@ -103,3 +103,16 @@ func (ix *Index) Diagnose(query string, allowed Set, n int) Diag {
 	dg.Hits = hits
 	return dg
 }
+
+// FloorInfo is the no-answer gate's fraction of the query's informative weight.
+var FloorInfo = floorInfo
+
+// SetTail sets the tail rule's constants and returns a function restoring them.
+func SetTail(top, word float64) func() {
+	tt, tw := tailTop, tailWord
+	tailTop, tailWord = top, word
+	return func() { tailTop, tailWord = tt, tw }
+}
+
+// TailTop and TailWord are the tail rule's constants.
+var TailTop, TailWord = tailTop, tailWord

@@ -31,7 +31,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	}
 	s.order()
 	cands := s.score(ix, allowed, k)
-	cands = s.floor(cands)
+	cands = s.answer(ix, allowed, cands, k)
 	dst = s.appendTop(ix, dst, cands, k)
 	for _, d := range s.touched {
 		s.acc[d] = 0
