@@ -23,7 +23,7 @@ var (
 	unknownCap    = 2.0
 )
 
-// answer returns the candidates worth serving, filtered in place (see floorTop). When
+// answer returns the candidates worth serving (see floorTop), in the candidate buffer. When
 // the tail rule drops one of the best k, the candidates pruning left out may be needed:
 // the query is then scored again without pruning.
 func (s *scratch) answer(ix *Index, allowed Set, cands []uint32, k int) []uint32 {
@@ -35,8 +35,9 @@ func (s *scratch) answer(ix *Index, allowed Set, cands []uint32, k int) []uint32
 		return nil
 	}
 	bar := int64(floorTop * float64(top))
-	tail := int64(tailTop * float64(top))
-	heavy := 0.0 // the idf of the query's most informative word, times scoreScale
+	tail := max(int64(tailTop*float64(top)), bar) // no tail rule under the floor
+	// heavy is the idf of the query's most informative word, times scoreScale.
+	heavy := 0.0
 	for _, q := range s.qterms {
 		if q.ownWord() {
 			heavy = max(heavy, q.wt/q.qtf)

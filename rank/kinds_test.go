@@ -31,24 +31,27 @@ func TestKinds(t *testing.T) {
 }
 
 // TestFloorGrid prints, for RANK_FLOOR=1, the pooled figures of the tuning sets for a
-// grid of relevance floors.
+// grid of no-answer gates (the best hit's share of the query's informative weight) and
+// one of tail rules (rank/answer.go: under tail of the best score, matching only words
+// under word times the idf of the query's most informative one).
 func TestFloorGrid(t *testing.T) {
 	if os.Getenv("RANK_FLOOR") == "" {
 		t.Skip("set RANK_FLOOR=1")
 	}
 	sets := loadKindSets(t, false)
-	for _, top := range []float64{0, 0.15} {
-		for _, info := range []float64{0, 0.05, 0.07, 0.1} {
-			for _, unk := range []float64{1} {
-				rc := rank.SetUnknownCap(2)
-				restore := rank.SetFloor(top, info, unk)
-				pools := evalPools(sets, false)
-				restore()
-				rc()
-				fmt.Printf("top %.2f info %.2f unk %.1f", top, info, unk)
-				printPools(pools)
-			}
-		}
+	for _, info := range []float64{0.03, 0.05, 0.07, 0.1, 0.15, 0.2} {
+		restore := rank.SetFloor(rank.FloorTop, info, 1)
+		pools := evalPools(sets, false)
+		restore()
+		fmt.Printf("info %.2f", info)
+		printPools(pools)
+	}
+	for _, tw := range [][2]float64{{0, 0}, {0.2, 0.8}, {0.25, 0.6}, {0.25, 0.8}, {0.25, 1}, {0.3, 0.8}, {0.4, 0.8}, {0.5, 0.8}} {
+		restore := rank.SetTail(tw[0], tw[1])
+		pools := evalPools(sets, false)
+		restore()
+		fmt.Printf("tail %.2f word %.2f", tw[0], tw[1])
+		printPools(pools)
 	}
 }
 
@@ -76,7 +79,7 @@ func printPools(pools map[string]*pooled) {
 			continue
 		}
 		d := max(p.n, 1)
-		fmt.Printf(" | %s %.3f/%.3f/%.3f e%.2f p%.1f", k, p.ndcg/d, p.r5/d, p.r10/d, p.answered/max(p.empty, 1), p.tools/max(p.all, 1))
+		fmt.Printf(" | %s %.3f/%.3f/%.3f e%.2f p%.2f/%.0f", k, p.ndcg/d, p.r5/d, p.r10/d, p.answered/max(p.empty, 1), p.tools/max(p.all, 1), p.bytes/max(p.all, 1))
 	}
 	fmt.Println()
 }

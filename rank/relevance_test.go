@@ -36,12 +36,18 @@ func TestSearchRelevanceFloor(t *testing.T) {
 				}
 				cut += len(every) - len(want)
 			}
-			got := ix.Search(nil, q, allowed, 0)
-			if len(got) == 0 && len(want) > 0 {
-				continue // the query's informative weight gated it: TestSearchNoAnswer
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("trial %d: Search(%q) with the floor (-want +got):\n%s", trial, q, diff)
+			for _, k := range []int{0, 3, 17} {
+				got := ix.Search(nil, q, allowed, k)
+				if len(got) == 0 && len(want) > 0 {
+					continue // the query's informative weight gated it: TestSearchNoAnswer
+				}
+				w := want
+				if k > 0 {
+					w = want[:min(k, len(want))]
+				}
+				if diff := cmp.Diff(w, got); diff != "" {
+					t.Fatalf("trial %d: Search(%q, max %d) with the floor (-want +got):\n%s", trial, q, k, diff)
+				}
 			}
 		}
 	}
