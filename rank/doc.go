@@ -54,10 +54,13 @@
 //   - No match, no hit (DISC-6): a doc that matches no query term is not a hit, so a
 //     query matching nothing, or made only of stop words, returns none.
 //   - Relevance floor: a hit scoring under 0.15 of the best hit's score is not served,
-//     and a query whose best hit scores under 0.03 of its informative weight (the idf of
-//     each of its words, words neither the index nor the lexicon knows counting as the
-//     rarest, at most two of them) gets none. Both depend on the query and the allowed
-//     set alone, never on k, so the hits for k are a prefix of those for any larger k.
+//     nor is one under 0.25 of it that matches the query only through its own words, none
+//     weighing 0.8 of the idf of the query's most informative word (a tool matching one
+//     generic word of a specific query); a query whose best hit scores under 0.03 of its
+//     informative weight (the idf of each of its words, words neither the index nor the
+//     lexicon knows counting as the rarest, at most two of them) gets none. All depend on
+//     the query, the allowed set and the hit alone, never on k, so the hits for k are a
+//     prefix of those for any larger k.
 //   - Exact top k: Search stops looking for new docs once the terms left cannot lift a
 //     doc not yet seen into the best k (MaxScore); its hits are those of a full
 //     evaluation, which a property test checks. It allocates nothing when dst has room.

@@ -61,10 +61,14 @@ func (ix *Index) ParamOnlyLists() int {
 }
 
 // SetFloor sets the relevance floor's constants and returns a function restoring them.
+// A top of 0 turns the tail rule off too.
 func SetFloor(top, info, unknown float64) func() {
-	t, i, u := floorTop, floorInfo, unknownWeight
+	t, i, u, tt := floorTop, floorInfo, unknownWeight, tailTop
 	floorTop, floorInfo, unknownWeight = top, info, unknown
-	return func() { floorTop, floorInfo, unknownWeight = t, i, u }
+	if top == 0 {
+		tailTop = 0
+	}
+	return func() { floorTop, floorInfo, unknownWeight, tailTop = t, i, u, tt }
 }
 
 // QueryInfo returns the query's informative weight over allowed with unknown words

@@ -1,6 +1,7 @@
 package rank_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -30,24 +31,27 @@ func TestKinds(t *testing.T) {
 }
 
 // TestFloorGrid prints, for RANK_FLOOR=1, the pooled figures of the tuning sets for a
-// grid of relevance floors.
+// grid of no-answer gates (the best hit's share of the query's informative weight) and
+// one of tail rules (rank/answer.go: under tail of the best score, matching only words
+// under word times the idf of the query's most informative one).
 func TestFloorGrid(t *testing.T) {
 	if os.Getenv("RANK_FLOOR") == "" {
 		t.Skip("set RANK_FLOOR=1")
 	}
 	sets := loadKindSets(t, false)
-	for _, top := range []float64{0, 0.15} {
-		for _, info := range []float64{0, 0.05, 0.07, 0.1} {
-			for _, unk := range []float64{1} {
-				rc := rank.SetUnknownCap(2)
-				restore := rank.SetFloor(top, info, unk)
-				pools := evalPools(sets, false)
-				restore()
-				rc()
-				fmt.Printf("top %.2f info %.2f unk %.1f", top, info, unk)
-				printPools(pools)
-			}
-		}
+	for _, info := range []float64{0.03, 0.05, 0.07, 0.1, 0.15, 0.2} {
+		restore := rank.SetFloor(rank.FloorTop, info, 1)
+		pools := evalPools(sets, false)
+		restore()
+		fmt.Printf("info %.2f", info)
+		printPools(pools)
+	}
+	for _, tw := range [][2]float64{{0, 0}, {0.2, 0.8}, {0.25, 0.6}, {0.25, 0.8}, {0.25, 1}, {0.3, 0.8}, {0.4, 0.8}, {0.5, 0.8}} {
+		restore := rank.SetTail(tw[0], tw[1])
+		pools := evalPools(sets, false)
+		restore()
+		fmt.Printf("tail %.2f word %.2f", tw[0], tw[1])
+		printPools(pools)
 	}
 }
 
@@ -69,13 +73,13 @@ func TestRelatedGrid(t *testing.T) {
 
 // printPools prints the pools the grids compare on one line.
 func printPools(pools map[string]*pooled) {
-	for _, k := range []string{"metatool", "dev", "long15", "long", "typo(generated)", "kinds:paraphrase", "kinds:task", "kinds:nonenglish", "kinds:nomatch"} {
+	for _, k := range []string{"metatool", "dev", "long15", "long", "typo(generated)", "kinds:paraphrase", "kinds:task", "kinds:nonenglish", "kinds:nomatch", "nomatch"} {
 		p := pools[k]
 		if p == nil {
 			continue
 		}
 		d := max(p.n, 1)
-		fmt.Printf(" | %s %.3f/%.3f/%.3f e%.2f p%.1f", k, p.ndcg/d, p.r5/d, p.r10/d, p.answered/max(p.empty, 1), p.tools/max(p.all, 1))
+		fmt.Printf(" | %s %.3f/%.3f/%.3f e%.2f p%.2f/%.0f", k, p.ndcg/d, p.r5/d, p.r10/d, p.answered/max(p.empty, 1), p.tools/max(p.all, 1), p.bytes/max(p.all, 1))
 	}
 	fmt.Println()
 }
@@ -174,7 +178,7 @@ func evalPools(sets []kindSet, print bool) map[string]*pooled {
 			add("long15", &lrep)
 		}
 		_, group, _ := strings.Cut(ds.name, ".")
-		if group != "kinds" && group != "kblind" && ds.name != "metatool" {
+		if group != "kinds" && group != "kblind" && group != "nomatch" && group != "nmblind" && ds.name != "metatool" {
 			// The same queries with a typo: two letters of the longest word swapped.
 			typo := rankeval.Evaluate(ds.docs, typoQueries(ds.qs), rankeval.Ours(ds.docs))
 			add("typo(generated)", &typo)
@@ -195,10 +199,54 @@ func evalPools(sets []kindSet, print bool) map[string]*pooled {
 			add("fresh", &rep)
 		case "long", "lblind":
 			add(group, &rep) // long task queries (issue 15), and their blind third
-
+		case "nomatch", "nmblind":
+			add(group, &rep) // no-match queries (issue 15), and their blind third
 		default:
 			add("dev", &rep)
 		}
 	}
 	return pools
+}
+
+// TestNoMatchDump writes, for RANK_DUMP=file, a full evaluation of every query of the
+// tuning sets (JSON lines: set, query, relevant tools, kind, terms, best 30 hits), for
+// studying the no-answer gate offline.
+func TestNoMatchDump(t *testing.T) {
+	out := os.Getenv("RANK_DUMP")
+	if out == "" {
+		t.Skip("set RANK_DUMP=file")
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	for _, ds := range loadKindSets(t, false) {
+		ix := rank.NewIndex(ds.docs)
+		all := allOf(len(ds.docs))
+		qs := ds.qs
+		if _, group, _ := strings.Cut(ds.name, "."); group != "kinds" && group != "kblind" && group != "nomatch" && ds.name != "metatool" {
+			qs = append(slices.Clone(qs), typoQueries(ds.qs)...)
+		}
+		for _, q := range qs {
+			dg := ix.Diagnose(q.Query, all, 30)
+			type hit struct {
+				Name    string
+				Rel     bool
+				Bytes   int
+				Score   float64
+				Contrib []float64
+			}
+			var hits []hit
+			for _, h := range dg.Hits {
+				d := ds.docs[h.Doc]
+				hits = append(hits, hit{d.Name, slices.Contains(q.Relevant, d.Name), len(d.Name) + len(d.Title) + len(d.Description) + len(d.Params), h.Score, h.Contrib})
+			}
+			if err := enc.Encode(map[string]any{"set": ds.name, "query": q.Query, "relevant": q.Relevant, "kind": q.Kind,
+				"info": dg.Info, "terms": dg.Terms, "hits": hits}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }

@@ -102,32 +102,3 @@ func (s *scratch) keep(docs []uint32, theta, rest int64) []uint32 {
 	s.cands = out
 	return out
 }
-
-// The relevance floor: a hit must score at least floorTop times the best hit's score,
-// and at least floorInfo times the query's informative weight (the idf-weighted sum of
-// its words, those no allowed doc holds counting unknownWeight times the largest idf).
-// Both depend on the query and the allowed set alone, never on k, so pages of one
-// ranking agree.
-var (
-	floorTop      = 0.15
-	floorInfo     = 0.03
-	unknownWeight = 1.0
-	unknownCap    = 2.0
-)
-
-// floor returns the candidates whose score reaches the relevance floor, filtered in
-// place.
-func (s *scratch) floor(cands []uint32) []uint32 {
-	top := int64(0)
-	for _, d := range cands {
-		top = max(top, s.acc[d])
-	}
-	if top < int64(floorInfo*float64(s.info)) {
-		return cands[:0]
-	}
-	bar := int64(floorTop * float64(top))
-	if bar <= 1 {
-		return cands
-	}
-	return s.keep(cands, bar, 0)
-}

@@ -1,0 +1,133 @@
+package rank_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deferredtools/deferredtools/rank"
+)
+
+// answerRef applies the relevance floor and the no-answer gate (rank/answer.go) to a
+// full evaluation of query, naively: the hits Search must return with k = 0.
+func answerRef(ix *rank.Index, query string, allowed rank.Set) []rank.Hit {
+	dg := ix.Diagnose(query, allowed, ix.Len())
+	if len(dg.Hits) == 0 {
+		return nil
+	}
+	fixed := func(x float64) int64 { return int64(x * (1 << 32)) }
+	top := fixed(dg.Hits[0].Score)
+	info := float64(fixed(dg.Info))
+	if top < int64(rank.FloorInfo*info) {
+		return nil
+	}
+	heavy := 0.0
+	ownWord := func(t rank.DiagTerm) bool { return t.Word > 0 || t.Param && t.From == "word" }
+	for _, t := range dg.Terms {
+		if ownWord(t) {
+			heavy = max(heavy, t.IDF)
+		}
+	}
+	strong := func(h rank.DiagHit) bool {
+		for i, t := range dg.Terms {
+			if h.Contrib[i] > 0 && (t.From == "synonym" || t.From == "related" || t.From == "word" && t.IDF >= rank.TailWord*heavy) {
+				return true
+			}
+		}
+		return false
+	}
+	bar, tail := int64(rank.FloorTop*float64(top)), int64(rank.TailTop*float64(top))
+	var out []rank.Hit
+	for _, h := range dg.Hits {
+		if v := fixed(h.Score); v >= bar && (v >= tail || strong(h)) {
+			out = append(out, rank.Hit{Doc: h.Doc, Score: h.Score})
+		}
+	}
+	return out
+}
+
+// Search serves exactly the hits of a full evaluation that pass the relevance floor and
+// the no-answer gate, and for any k the first k of them, though pruning (MaxScore) left
+// out docs the tail rule would have needed.
+func TestSearchAnswerExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 7))
+	tailCut, topCut := 0, 0
+	for trial := range 60 {
+		docs := randomCatalog(r, 50+r.IntN(400), "d")
+		ix := rank.NewIndex(docs)
+		allowed := rank.NewSet(len(docs))
+		for i := range docs {
+			if r.IntN(3) > 0 {
+				allowed.Add(i)
+			}
+		}
+		for range 10 {
+			q := randomQuery(r)
+			want := answerRef(ix, q, allowed)
+			restore := rank.SetTail(0, rank.TailWord)
+			floorOnly := ix.Search(nil, q, allowed, 0)
+			restore()
+			tailCut += len(floorOnly) - len(want)
+			for _, k := range []int{0, 1, 2, 5, 17} {
+				got := ix.Search(nil, q, allowed, k)
+				w := want
+				if k > 0 {
+					w = want[:min(k, len(want))]
+					if len(floorOnly) > 0 && !slices.Equal(floorOnly[:min(k, len(floorOnly))], w) {
+						topCut++ // the tail rule dropped one of the best k
+					}
+				}
+				if diff := cmp.Diff(w, got, cmp.Comparer(func(a, b float64) bool { return a == b })); diff != "" {
+					t.Fatalf("trial %d: Search(%q, max %d) (-want +got):\n%s", trial, q, k, diff)
+				}
+			}
+		}
+	}
+	if tailCut == 0 || topCut == 0 {
+		t.Fatalf("the tail rule cut %d hits, %d times among the best k: the test proves nothing", tailCut, topCut)
+	}
+	t.Logf("tail rule: %d hits cut, %d times among the best k", tailCut, topCut)
+}
+
+// tailCatalog is a catalog where "make alpha beta" finds one tool matching alpha, the
+// rare word, many matching beta alone, a common word, and a few matching "create" (a
+// synonym of make) weakly.
+func tailCatalog() []rank.Doc {
+	docs := []rank.Doc{{Name: "alpha_beta", Description: "Alpha beta."}}
+	for i := range 30 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("beta_b%02d", i), Description: "Beta."})
+	}
+	for i := range 5 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("thing_c%02d", i), Description: "Create things."})
+	}
+	for i := range 200 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("delta_d%03d", i), Description: "Delta."})
+	}
+	return docs
+}
+
+// A hit under TailTop of the best score matching only a generic word of the query is not
+// served, one matching a synonym is (make -> create), whatever k: pruning may have left
+// the latter out of the best k before the tail rule dropped the former.
+func TestSearchWeakTail(t *testing.T) {
+	docs := tailCatalog()
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	want := []string{"alpha_beta", "thing_c00", "thing_c01", "thing_c02", "thing_c03", "thing_c04"}
+	for _, k := range []int{0, 1, 3, 5, 17} {
+		w := want
+		if k > 0 {
+			w = want[:min(k, len(want))]
+		}
+		if got := names(docs, ix.Search(nil, "make alpha beta", all, k)); !slices.Equal(got, w) {
+			t.Errorf("Search(make alpha beta, max %d) = %v, want %v", k, got, w)
+		}
+	}
+	defer rank.SetTail(0, rank.TailWord)()
+	if got := names(docs, ix.Search(nil, "make alpha beta", all, 3)); !slices.Equal(got, []string{"alpha_beta", "beta_b00", "beta_b01"}) {
+		t.Errorf("without the tail rule Search(make alpha beta, max 3) = %v, want the beta tools: the test proves nothing", got)
+	}
+}
