@@ -90,7 +90,14 @@ func resolve(snap *Snapshot, p Principal, index map[string]int, n int) (*Decisio
 	if snap.Revision < 0 {
 		return nil, errRevision
 	}
-	held := newHeldScopes(p.Scopes)
+	// scopes maps each valid scope seen so far to whether p holds it, so that each
+	// distinct scope is checked and looked up once: p's scopes first.
+	scopes := make(map[string]bool, len(p.Scopes)+8)
+	for _, s := range p.Scopes {
+		if ValidScope(s) {
+			scopes[s] = true
+		}
+	}
 	d := &Decision{index: index}
 	if index == nil {
 		d.tools = make(map[string]toolRows, len(snap.Rows))
@@ -99,61 +106,54 @@ func resolve(snap *Snapshot, p Principal, index map[string]int, n int) (*Decisio
 	}
 	for i := range snap.Rows {
 		r := &snap.Rows[i]
-		if err := checkRow(r); err != nil {
+		if err := checkFields(r); err != nil {
 			return nil, err
+		}
+		grant := r.Effect == Allow
+		for k, s := range r.Scopes {
+			held, ok := scopes[s]
+			if !ok {
+				if !ValidScope(s) {
+					return nil, errScope
+				}
+				scopes[s] = false
+			}
+			if slices.Contains(r.Scopes[:k], s) {
+				return nil, errScope // a row's scopes are a set
+			}
+			grant = grant && held
 		}
 		own := r.Principal != AnyPrincipal
 		if own && r.Principal != p.ID {
 			return nil, errPrincipal
 		}
-		grant := r.Effect == Allow
-		for _, s := range r.Scopes {
-			grant = grant && held.has(s)
-		}
-		if j, ok := index[r.Tool]; ok && uint(j) < uint(n) {
-			if !d.dense[j].add(own, grant) {
-				return nil, errDuplicate
+		var row toolRows
+		row.add(own, grant)
+		if index != nil {
+			if j, ok := index[r.Tool]; ok && uint(j) < uint(n) {
+				if !d.dense[j].add(own, grant) {
+					return nil, errDuplicate
+				}
+				continue
 			}
-			continue
 		}
 		if d.tools == nil {
 			d.tools = make(map[string]toolRows, len(snap.Rows)-i)
 		}
-		t := d.tools[r.Tool]
+		// One map assignment for a tool's first row (the map grows); only a tool seen
+		// before is read back, to undo the sum and check for a duplicate.
+		size := len(d.tools)
+		d.tools[r.Tool] += row
+		if len(d.tools) > size {
+			continue
+		}
+		t := d.tools[r.Tool] - row
 		if !t.add(own, grant) {
 			return nil, errDuplicate
 		}
 		d.tools[r.Tool] = t
 	}
 	return d, nil
-}
-
-// heldScopes answers whether a principal holds a scope: a linear search over a few
-// scopes, a map over many.
-type heldScopes struct {
-	few  []string
-	many map[string]bool
-}
-
-// heldLinear is the most scopes heldScopes searches linearly.
-const heldLinear = 16
-
-func newHeldScopes(scopes []string) heldScopes {
-	if len(scopes) <= heldLinear {
-		return heldScopes{few: scopes}
-	}
-	m := make(map[string]bool, len(scopes))
-	for _, s := range scopes {
-		m[s] = true // an invalid scope is never looked up: rows' scopes are checked first
-	}
-	return heldScopes{many: m}
-}
-
-func (h heldScopes) has(s string) bool {
-	if h.many != nil {
-		return h.many[s]
-	}
-	return slices.Contains(h.few, s)
 }
 
 // Allows reports whether the decision grants tool. A nil Decision grants nothing.

@@ -152,10 +152,18 @@ var (
 // CheckRow reports a *MalformedError when r breaks the row model: an empty principal or
 // tool, an effect other than Allow or Deny, a revision below 1, or a scope that is not a
 // scope-token (or appears twice). The rules are checked in that order.
-func CheckRow(r Row) error { return checkRow(&r) }
+func CheckRow(r Row) error {
+	if err := checkFields(&r); err != nil {
+		return err
+	}
+	if !validScopes(r.Scopes) {
+		return errScope
+	}
+	return nil
+}
 
-// checkRow is CheckRow without copying the row.
-func checkRow(r *Row) error {
+// checkFields is CheckRow without the scopes, which Resolve checks with a memo.
+func checkFields(r *Row) error {
 	switch {
 	case r.Principal == "":
 		return errPrincipal
@@ -165,8 +173,6 @@ func checkRow(r *Row) error {
 		return errEffect
 	case r.Revision < 1:
 		return errRevision
-	case !validScopes(r.Scopes):
-		return errScope
 	}
 	return nil
 }
