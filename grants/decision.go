@@ -60,7 +60,8 @@ func (t *toolRows) add(own, grant bool) bool {
 // confirmed revision checks snap.Revision >= 1 (SPEC CURSOR-5).
 //
 // Resolve runs once per grant snapshot, not per request, so it is plain code: one map
-// from tool name to its rows, sized for the Snapshot up front.
+// from tool name to its rows, sized for the Snapshot up front, and a map of the scopes
+// met so far, so that each distinct scope is checked once.
 func Resolve(snap *Snapshot, p Principal) (*Decision, error) {
 	return resolve(snap, p, nil, 0)
 }
@@ -90,14 +91,7 @@ func resolve(snap *Snapshot, p Principal, index map[string]int, n int) (*Decisio
 	if snap.Revision < 0 {
 		return nil, errRevision
 	}
-	// scopes maps each valid scope seen so far to whether p holds it, so that each
-	// distinct scope is checked and looked up once: p's scopes first.
-	scopes := make(map[string]bool, len(p.Scopes)+8)
-	for _, s := range p.Scopes {
-		if ValidScope(s) {
-			scopes[s] = true
-		}
-	}
+	scopes := newScopeMemo(p.Scopes)
 	d := &Decision{index: index}
 	if index == nil {
 		d.tools = make(map[string]toolRows, len(snap.Rows))
@@ -111,15 +105,9 @@ func resolve(snap *Snapshot, p Principal, index map[string]int, n int) (*Decisio
 		}
 		grant := r.Effect == Allow
 		for k, s := range r.Scopes {
-			held, ok := scopes[s]
-			if !ok {
-				if !ValidScope(s) {
-					return nil, errScope
-				}
-				scopes[s] = false
-			}
-			if slices.Contains(r.Scopes[:k], s) {
-				return nil, errScope // a row's scopes are a set
+			held, valid := scopes.holds(s)
+			if !valid || slices.Contains(r.Scopes[:k], s) {
+				return nil, errScope // a row's scopes are valid and a set
 			}
 			grant = grant && held
 		}
@@ -141,7 +129,8 @@ func resolve(snap *Snapshot, p Principal, index map[string]int, n int) (*Decisio
 			d.tools = make(map[string]toolRows, len(snap.Rows)-i)
 		}
 		// One map assignment for a tool's first row (the map grows); only a tool seen
-		// before is read back, to undo the sum and check for a duplicate.
+		// before is read back, to undo the sum (at most 15+15: no overflow) and check
+		// for a duplicate.
 		size := len(d.tools)
 		d.tools[r.Tool] += row
 		if len(d.tools) > size {
@@ -154,6 +143,30 @@ func resolve(snap *Snapshot, p Principal, index map[string]int, n int) (*Decisio
 		d.tools[r.Tool] = t
 	}
 	return d, nil
+}
+
+// scopeMemo maps each valid scope met so far to whether the principal holds it, so
+// that Resolve checks each distinct scope once: a Snapshot's rows repeat a few scopes.
+type scopeMemo map[string]bool
+
+// newScopeMemo returns the memo for a principal holding scopes, which it starts with.
+func newScopeMemo(scopes []string) scopeMemo {
+	m := make(scopeMemo, len(scopes))
+	for _, s := range scopes {
+		if ValidScope(s) {
+			m[s] = true
+		}
+	}
+	return m
+}
+
+// holds reports whether s is a valid scope and whether the principal holds it.
+func (m scopeMemo) holds(s string) (held, valid bool) {
+	held, valid = m[s]
+	if !valid && ValidScope(s) {
+		m[s], valid = false, true
+	}
+	return held, valid
 }
 
 // Allows reports whether the decision grants tool. A nil Decision grants nothing.
