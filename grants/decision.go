@@ -149,9 +149,10 @@ func resolve(snap *Snapshot, p Principal, index map[string]int, n int) (*Decisio
 // that Resolve checks each distinct scope once: a Snapshot's rows repeat a few scopes.
 type scopeMemo map[string]bool
 
-// newScopeMemo returns the memo for a principal holding scopes, which it starts with.
+// newScopeMemo returns the memo for a principal holding scopes, which it starts with,
+// with room for as many more scopes that rows name and the principal lacks.
 func newScopeMemo(scopes []string) scopeMemo {
-	m := make(scopeMemo, len(scopes))
+	m := make(scopeMemo, 2*len(scopes))
 	for _, s := range scopes {
 		if ValidScope(s) {
 			m[s] = true
