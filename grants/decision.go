@@ -60,7 +60,8 @@ func (t *toolRows) add(own, grant bool) bool {
 // confirmed revision checks snap.Revision >= 1 (SPEC CURSOR-5).
 //
 // Resolve runs once per grant snapshot, not per request, so it is plain code: one map
-// from tool name to its rows, sized for the Snapshot up front.
+// from tool name to its rows, sized for the Snapshot up front, and a map of the scopes
+// met so far, so that each distinct scope is checked once.
 func Resolve(snap *Snapshot, p Principal) (*Decision, error) {
 	return resolve(snap, p, nil, 0)
 }
@@ -90,7 +91,7 @@ func resolve(snap *Snapshot, p Principal, index map[string]int, n int) (*Decisio
 	if snap.Revision < 0 {
 		return nil, errRevision
 	}
-	held := newHeldScopes(p.Scopes)
+	scopes := newScopeMemo(p.Scopes)
 	d := &Decision{index: index}
 	if index == nil {
 		d.tools = make(map[string]toolRows, len(snap.Rows))
@@ -99,27 +100,43 @@ func resolve(snap *Snapshot, p Principal, index map[string]int, n int) (*Decisio
 	}
 	for i := range snap.Rows {
 		r := &snap.Rows[i]
-		if err := checkRow(r); err != nil {
+		if err := checkFields(r); err != nil {
 			return nil, err
+		}
+		grant := r.Effect == Allow
+		for k, s := range r.Scopes {
+			held, valid := scopes.holds(s)
+			if !valid || slices.Contains(r.Scopes[:k], s) {
+				return nil, errScope // a row's scopes are valid and a set
+			}
+			grant = grant && held
 		}
 		own := r.Principal != AnyPrincipal
 		if own && r.Principal != p.ID {
 			return nil, errPrincipal
 		}
-		grant := r.Effect == Allow
-		for _, s := range r.Scopes {
-			grant = grant && held.has(s)
-		}
-		if j, ok := index[r.Tool]; ok && uint(j) < uint(n) {
-			if !d.dense[j].add(own, grant) {
-				return nil, errDuplicate
+		var row toolRows
+		row.add(own, grant)
+		if index != nil {
+			if j, ok := index[r.Tool]; ok && uint(j) < uint(n) {
+				if !d.dense[j].add(own, grant) {
+					return nil, errDuplicate
+				}
+				continue
 			}
-			continue
 		}
 		if d.tools == nil {
 			d.tools = make(map[string]toolRows, len(snap.Rows)-i)
 		}
-		t := d.tools[r.Tool]
+		// One map assignment for a tool's first row (the map grows); only a tool seen
+		// before is read back, to undo the sum (at most 15+15: no overflow) and check
+		// for a duplicate.
+		size := len(d.tools)
+		d.tools[r.Tool] += row
+		if len(d.tools) > size {
+			continue
+		}
+		t := d.tools[r.Tool] - row
 		if !t.add(own, grant) {
 			return nil, errDuplicate
 		}
@@ -128,32 +145,29 @@ func resolve(snap *Snapshot, p Principal, index map[string]int, n int) (*Decisio
 	return d, nil
 }
 
-// heldScopes answers whether a principal holds a scope: a linear search over a few
-// scopes, a map over many.
-type heldScopes struct {
-	few  []string
-	many map[string]bool
-}
+// scopeMemo maps each valid scope met so far to whether the principal holds it, so
+// that Resolve checks each distinct scope once: a Snapshot's rows repeat a few scopes.
+type scopeMemo map[string]bool
 
-// heldLinear is the most scopes heldScopes searches linearly.
-const heldLinear = 16
-
-func newHeldScopes(scopes []string) heldScopes {
-	if len(scopes) <= heldLinear {
-		return heldScopes{few: scopes}
-	}
-	m := make(map[string]bool, len(scopes))
+// newScopeMemo returns the memo for a principal holding scopes, which it starts with,
+// with room for as many more scopes that rows name and the principal lacks.
+func newScopeMemo(scopes []string) scopeMemo {
+	m := make(scopeMemo, 2*len(scopes))
 	for _, s := range scopes {
-		m[s] = true // an invalid scope is never looked up: rows' scopes are checked first
+		if ValidScope(s) {
+			m[s] = true
+		}
 	}
-	return heldScopes{many: m}
+	return m
 }
 
-func (h heldScopes) has(s string) bool {
-	if h.many != nil {
-		return h.many[s]
+// holds reports whether s is a valid scope and whether the principal holds it.
+func (m scopeMemo) holds(s string) (held, valid bool) {
+	held, valid = m[s]
+	if !valid && ValidScope(s) {
+		m[s], valid = false, true
 	}
-	return slices.Contains(h.few, s)
+	return held, valid
 }
 
 // Allows reports whether the decision grants tool. A nil Decision grants nothing.

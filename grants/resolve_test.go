@@ -233,3 +233,75 @@ func TestResolveNamesOfEveryLength(t *testing.T) {
 		t.Fatal("Allows answers true for a name without a row")
 	}
 }
+
+// TestResolveRepeats checks the paths Resolve takes when rows repeat what earlier rows
+// had: a scope met before (the memo of checked scopes, and the scope in the same place
+// of the previous row) must still be refused when a row repeats it or when a later
+// scope of the row is invalid, must keep whether the principal holds it, and a tool met
+// before (read back from the map) must still be decided by its own row or refused as a
+// duplicate. Each case names what it expects; the reference must agree.
+//
+// SPEC GRANT-2, GRANT-5
+func TestResolveRepeats(t *testing.T) {
+	r := func(principal, tool string, e Effect, scopes ...string) Row {
+		return Row{Principal: principal, Tool: tool, Effect: e, Scopes: scopes, Revision: 1}
+	}
+	held := []string{"h1", "h2", "bad scope"}
+	for _, tc := range []struct {
+		name    string
+		rows    []Row
+		granted []string // nil with err
+		err     error
+	}{
+		{"a scope repeated in one row after rows that had it once",
+			[]Row{r("alice", "t1", Allow, "h1", "h2"), r("alice", "t2", Allow, "h1", "h2"), r("alice", "t3", Allow, "h2", "h2")}, nil, errScope},
+		{"a scope repeated in the place the previous row had it",
+			[]Row{r("alice", "t1", Allow, "h1", "h2"), r("alice", "t2", Allow, "h2", "h2")}, nil, errScope},
+		{"a row repeating the previous row's first scope in its second place",
+			[]Row{r("alice", "t1", Allow, "h1", "h2"), r("alice", "t2", Allow, "h1", "h1")}, nil, errScope},
+		{"an invalid scope after a scope met before",
+			[]Row{r("alice", "t1", Allow, "h1"), r("alice", "t2", Allow, "h1", "x y")}, nil, errScope},
+		{"an empty scope first", []Row{r("alice", "t1", Allow, "")}, nil, errScope},
+		{"an empty scope after valid ones",
+			[]Row{r("alice", "t1", Allow, "h1", "n1"), r("*", "t2", Deny, "", "n1")}, nil, errScope},
+		{"a held scope that is not a scope-token",
+			[]Row{r("alice", "t1", Allow, "h1"), r("alice", "t2", Allow, "bad scope")}, nil, errScope},
+		{"held and unheld scopes met again keep their answer",
+			[]Row{r("alice", "t1", Allow, "n1"), r("alice", "t2", Allow, "n1"), r("alice", "t3", Allow, "h1"),
+				r("*", "t4", Allow, "h1"), r("*", "t5", Allow, "h2", "n1"), r("*", "t6", Allow, "h2", "n1"),
+				r("alice", "t7", Allow, "n1", "h1"), r("alice", "t8", Allow, "h1", "h2"), r("*", "t9", Allow, "h2", "h1")},
+			[]string{"t3", "t4", "t8", "t9"}, nil},
+		{"a tool's second row decides with its first",
+			[]Row{r("*", "t1", Allow), r("alice", "t2", Deny), r("alice", "t1", Deny, "h1"), r("*", "t2", Allow),
+				r("*", "t3", Deny), r("alice", "t3", Allow, "h2"), r("alice", "t4", Allow, "n1"), r("*", "t4", Allow)},
+			[]string{"t3"}, nil},
+		{"a third row of a tool", []Row{r("alice", "t1", Allow), r("*", "t1", Allow), r("alice", "t1", Allow)}, nil, errDuplicate},
+		{"a third row of a tool, the other principal",
+			[]Row{r("alice", "t1", Deny), r("*", "t1", Allow), r("*", "t1", Deny)}, nil, errDuplicate},
+		{"a duplicate after the tool's own row granted", []Row{r("alice", "t1", Allow, "h1"), r("alice", "t1", Allow, "h1")}, nil, errDuplicate},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Principal{ID: "alice", Scopes: held}
+			snap := &Snapshot{Revision: 1, Rows: tc.rows}
+			ref, rerr := resolveReference(snap, p)
+			if rerr != tc.err || (rerr == nil && !slices.Equal(slices.Sorted(maps.Keys(ref)), tc.granted)) {
+				t.Fatalf("reference = %v, %v; the case expects %q, %v", slices.Sorted(maps.Keys(ref)), rerr, tc.granted, tc.err)
+			}
+			for name, d := range map[string]func() (*Decision, error){
+				"Resolve":      func() (*Decision, error) { return Resolve(snap, p) },
+				"ResolveIndex": func() (*Decision, error) { return ResolveIndex(snap, p, map[string]int{"t2": 0, "t3": 1}, 2) },
+			} {
+				got, err := d()
+				if err != tc.err {
+					t.Fatalf("%s error = %v, want %v", name, err, tc.err)
+				}
+				if err != nil {
+					continue
+				}
+				if g := slices.Sorted(got.Granted()); !slices.Equal(g, tc.granted) {
+					t.Errorf("%s grants %q, want %q", name, g, tc.granted)
+				}
+			}
+		})
+	}
+}
