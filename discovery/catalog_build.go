@@ -16,9 +16,10 @@ import (
 const buildChunk = 64
 
 // A builder reads, on every core, the inputs of NewCatalog that no tool of Previous
-// can stand for as it is: each tool's canonical form, digests, sizes, text for
-// ranking and, with the default Compiler, validator. It looks at no other tool: the
-// checks that do, and the calls of the options' functions, stay with NewCatalog.
+// can stand for as it is: each tool's canonical form, digests, sizes and text for
+// ranking; with the default Compiler, a checker that compiles its validator at the
+// tool's first call. It looks at no other tool: the checks that do, and the calls of
+// the options' functions (a given Compiler's too), stay with NewCatalog.
 type builder struct {
 	tools  []json.RawMessage
 	o      *CatalogOptions
@@ -27,7 +28,7 @@ type builder struct {
 	probes []probe // probes[k] is input inputs[k] as looked for in Previous; nil without
 	inputs []int32 // inputs[k] is the input built as fresh[k]
 
-	compiler validate.Compiler
+	compiler validate.Compiler // the Compiler given, nil for the default (lazy) one
 	// fresh[k] and docs[k] are what input inputs[k] was read into; early[k] says why it
 	// was refused before its name could be compared with the others', noSchema[k] that
 	// it has no object inputSchema (refused unless its name is a duplicate).
@@ -52,9 +53,7 @@ func newBuilder(tools []json.RawMessage, o *CatalogOptions, r reuse, prevOf, bui
 		noSchema: make([]bool, nb),
 		bufs:     make([][]byte, parallel.Workers(nb, buildChunk)),
 	}
-	if b.compiler == nil {
-		b.compiler = validate.NewCompiler(nil)
-	} else {
+	if b.compiler != nil {
 		b.schemas = make([][]byte, nb)
 	}
 	for i, k := range built {
@@ -142,14 +141,14 @@ func (b *builder) rankDoc(f tooldef.Fields) rank.Doc {
 	return doc
 }
 
-// compile compiles schema into t, fresh[k], with the default Compiler; a given one is
-// left for compileLate.
+// compile gives t, fresh[k], a checker compiling schema at the tool's first call with
+// the default Compiler; a given one is left for compileLate.
 func (b *builder) compile(t *tool, k int, schema []byte) {
 	if b.schemas != nil {
 		b.schemas[k] = schema
 		return
 	}
-	t.validator, t.compErr = compile(b.compiler, schema)
+	t.check = lazyChecker(schema)
 }
 
 // compileLate compiles fresh[k] with the Compiler given, if any.
@@ -157,7 +156,6 @@ func (b *builder) compileLate(k int32) {
 	if b.schemas == nil {
 		return
 	}
-	t := &b.fresh[k]
-	t.validator, t.compErr = compile(b.compiler, b.schemas[k])
+	b.fresh[k].check = compiledChecker(b.compiler, b.schemas[k])
 	b.schemas[k] = nil
 }

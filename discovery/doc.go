@@ -73,7 +73,7 @@
 // result, which SEP-2549 does not cache, and a model reads it.
 //
 // Per catalog version the Discoverer precomputes canonical bytes, digests, sizes,
-// validators and the rank index; a host swapping versions at runtime (a
+// validators (the default Compiler's at each tool's first call) and the rank index; a host swapping versions at runtime (a
 // [SwappableCatalog]) builds the next with [CatalogOptions].Previous set to the
 // current one, which reuses all of it for the tools whose text is unchanged; per
 // grant rows and principal it caches the authorised set, its contract digest and the
