@@ -180,11 +180,15 @@ func compiledChecker(c validate.Compiler, schema []byte) *checker {
 }
 
 // compiled returns the validator, compiling it first when it is lazy and not yet done.
+// A compilation that panicked leaves neither: the tool fails closed.
 func (k *checker) compiled() (validate.Validator, error) {
 	k.once.Do(func() {
 		k.v, k.err = compile(defaultCompiler, k.schema)
 		k.schema = nil
 	})
+	if k.v == nil && k.err == nil {
+		return nil, validate.ErrUnsupported
+	}
 	return k.v, k.err
 }
 

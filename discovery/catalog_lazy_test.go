@@ -82,3 +82,16 @@ func TestDefaultCompilerLazy(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckerPanicFailsClosed checks that a tool whose compilation panicked answers no
+// validator and ErrUnsupported afterwards, never a nil error with a nil validator.
+func TestCheckerPanicFailsClosed(t *testing.T) {
+	k := lazyChecker([]byte(`{}`))
+	func() {
+		defer func() { _ = recover() }()
+		k.once.Do(func() { panic("compiler bug") })
+	}()
+	if v, err := k.compiled(); v != nil || !errors.Is(err, validate.ErrUnsupported) {
+		t.Fatalf("compiled() after a panic = %v, %v; want nil, ErrUnsupported", v, err)
+	}
+}
