@@ -106,10 +106,11 @@ func (d *Discoverer) grantedCall(ctx context.Context, p grants.Principal, c Call
 		return newError(CodeContractChanged, nil)
 	}
 	t := &cat.tools[i]
-	if t.validator == nil {
-		return newError(CodeValidationUnavailable, t.compErr)
+	v, cerr := t.compiled()
+	if v == nil {
+		return newError(CodeValidationUnavailable, cerr)
 	}
-	if err := t.validator.Validate(args); err != nil {
+	if err := v.Validate(args); err != nil {
 		return validationError(err)
 	}
 	if d.opts.CheckCall != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/deferredtools/deferredtools/internal/tooldef"
@@ -32,8 +33,11 @@ type CatalogOptions struct {
 	// validate.NewCompiler(nil): the bounded validator of the strict CALL-3 subset.
 	// NewCatalog does not look inside inputSchema for names differing only by case: a
 	// Compiler must read keywords by their exact names, as the default one does.
-	// A Compiler given here is called on one goroutine, tool by tool in input order;
-	// the default one compiles on every core (GOMAXPROCS) with the rest of the build.
+	// A Compiler given here is called by NewCatalog on one goroutine, tool by tool in
+	// input order. The default one compiles a tool's schema at the tool's first call
+	// instead (once, however many calls race to it), and its validator or refusal is
+	// then kept like a given Compiler's: a call is decided alike either way, and a
+	// build does not pay for the validators of tools never called.
 	Compiler validate.Compiler
 	// Toolset names the toolset a tool belongs to, for toolset selection (SPEC VIS-1).
 	// Nil means no tool belongs to any toolset.
@@ -103,8 +107,9 @@ func (e *CatalogError) Error() string {
 func (e *CatalogError) Unwrap() []error { return []error{ErrCatalog, e.cause} }
 
 // A Catalog is one immutable, compiled version of the host's tools: canonical bytes,
-// digests, sizes, validators and the rank index are computed once here, never per
-// request. It is safe for concurrent use.
+// digests, sizes and the rank index are computed once here, never per request; so are
+// validators, here with a given Compiler, at each tool's first call with the default
+// one (see CatalogOptions.Compiler). It is safe for concurrent use.
 type Catalog struct {
 	tools    []tool // sorted by name, byte order
 	byName   map[string]int
@@ -143,8 +148,48 @@ type tool struct {
 	readOnly               bool
 	destructive            bool // annotations.destructiveHint is true (safe mode)
 	toolset                string
-	validator              validate.Validator
-	compErr                error // why validator is nil
+	check                  *checker // its validator; shared with versions reusing it
+}
+
+// compiled returns the tool's validator, or why it has none.
+func (t *tool) compiled() (validate.Validator, error) { return t.check.compiled() }
+
+// A checker holds one tool's validator or the error its Compiler answered. With a
+// Compiler given in CatalogOptions it is compiled by NewCatalog; with the default one
+// (defaultCompiler) at the first call of compiled, once: concurrent callers wait for
+// that compilation and share its outcome. A catalog reusing a tool of Previous shares
+// its checker, compiled or not.
+type checker struct {
+	once   sync.Once
+	schema []byte // the inputSchema (aliasing the canonical form) until compiled
+	v      validate.Validator
+	err    error // why v is nil
+}
+
+// defaultCompiler is the Compiler of CatalogOptions.Compiler nil.
+var defaultCompiler = validate.NewCompiler(nil)
+
+// lazyChecker returns a checker compiling schema with defaultCompiler when first asked.
+func lazyChecker(schema []byte) *checker { return &checker{schema: schema} }
+
+// compiledChecker returns a checker holding what c compiles schema to, compiled now.
+func compiledChecker(c validate.Compiler, schema []byte) *checker {
+	k := new(checker)
+	k.once.Do(func() { k.v, k.err = compile(c, schema) })
+	return k
+}
+
+// compiled returns the validator, compiling it first when it is lazy and not yet done.
+// A compilation that panicked leaves neither: the tool fails closed.
+func (k *checker) compiled() (validate.Validator, error) {
+	k.once.Do(func() {
+		k.v, k.err = compile(defaultCompiler, k.schema)
+		k.schema = nil
+	})
+	if k.v == nil && k.err == nil {
+		return nil, validate.ErrUnsupported
+	}
+	return k.v, k.err
 }
 
 // NewCatalog compiles tools, each the JSON text of a complete MCP tool definition. It

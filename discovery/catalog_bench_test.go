@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/internal/cputime"
@@ -126,4 +127,35 @@ func renamed(b *testing.B, tool, like json.RawMessage) json.RawMessage {
 		b.Fatal(err)
 	}
 	return out
+}
+
+// BenchmarkFirstCall measures what the default Compiler's lazy compilation adds to a
+// tool's first call: compiling its validator (a later call finds it compiled). It
+// reports the mean in wall time (ns/tool) and CPU time (cpu-ns/tool), the 99th
+// percentile and the slowest over every tool of the catalog BenchmarkNewCatalog builds.
+func BenchmarkFirstCall(b *testing.B) {
+	tools := catalogTools(10000)
+	var all []time.Duration
+	var cpu time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		cat, err := discovery.NewCatalog(tools, catalogOpts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		cpu0, _ := cputime.Process()
+		all = append(all, discovery.FirstCallTimes(cat)...)
+		cpu1, _ := cputime.Process()
+		cpu += cpu1 - cpu0
+	}
+	b.ReportMetric(float64(cpu)/float64(len(all)), "cpu-ns/tool")
+	slices.Sort(all)
+	var sum time.Duration
+	for _, d := range all {
+		sum += d
+	}
+	b.ReportMetric(float64(sum)/float64(len(all)), "ns/tool")
+	b.ReportMetric(float64(all[len(all)*99/100]), "p99-ns")
+	b.ReportMetric(float64(all[len(all)-1]), "max-ns")
 }

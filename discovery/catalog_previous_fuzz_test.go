@@ -45,11 +45,13 @@ func FuzzNewCatalogPrevious(f *testing.F) {
 		if len(got.tools) != len(want.tools) || got.contract != want.contract || got.total != want.total {
 			t.Fatalf("with Previous %d tools, contract %s; from scratch %d, %s", len(got.tools), got.contract, len(want.tools), want.contract)
 		}
-		for i, g := range got.tools {
-			w := want.tools[i]
+		for i := range got.tools {
+			g, w := &got.tools[i], &want.tools[i]
+			gv, _ := g.compiled()
+			wv, _ := w.compiled()
 			if g.name != w.name || string(g.canonical) != string(w.canonical) || g.digest != w.digest ||
 				g.readOnly != w.readOnly || g.strEscapes != w.strEscapes || g.rawEscapes != w.rawEscapes ||
-				(g.validator == nil) != (w.validator == nil) {
+				(gv == nil) != (wv == nil) {
 				t.Fatalf("tool %d differs with Previous", i)
 			}
 		}

@@ -49,8 +49,10 @@
 // discovery tool's page (DiscoverTool) carries no hints: it travels in a tools/call
 // result, which SEP-2549 does not cache, and a model reads it.
 //
-// Per catalog version the Discoverer precomputes canonical bytes, digests, sizes,
-// validators and the rank index; a host swapping versions at runtime (a
+// Per catalog version the Discoverer precomputes canonical bytes, digests, sizes and
+// the rank index, and keeps each tool's validator, which the default Compiler compiles
+// at the tool's first call (a Compiler given in [CatalogOptions] compiles in
+// [NewCatalog]); a host swapping versions at runtime (a
 // [SwappableCatalog]) builds the next with [CatalogOptions].Previous set to the
 // current one, which reuses all of it for the tools whose text is unchanged; per
 // grant rows and principal it caches the authorised set, its contract digest and the

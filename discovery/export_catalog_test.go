@@ -1,6 +1,8 @@
 package discovery
 
 import (
+	"time"
+
 	"github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/schemaguard"
 	"github.com/deferredtools/deferredtools/validate"
@@ -20,7 +22,8 @@ type CatalogTool struct {
 }
 
 // CatalogState returns what c computed, tool by tool in c's order, with its
-// validators, contract digest and size.
+// validators (compiled now when the default Compiler left them to the first call),
+// contract digest and size.
 func CatalogState(c *Catalog) ([]CatalogTool, []validate.Validator, string, schemaguard.Measure) {
 	tools := make([]CatalogTool, len(c.tools))
 	vals := make([]validate.Validator, len(c.tools))
@@ -28,10 +31,11 @@ func CatalogState(c *Catalog) ([]CatalogTool, []validate.Validator, string, sche
 		tools[i] = CatalogTool{Name: t.name, Canonical: string(t.canonical), Digest: t.digest,
 			StrEscapes: t.strEscapes, RawEscapes: t.rawEscapes, Nodes: t.nodes, Depth: t.depth,
 			ReadOnly: t.readOnly, Toolset: t.toolset, Position: c.byName[t.name]}
-		if t.compErr != nil {
-			tools[i].CompErr = t.compErr.Error()
+		v, err := t.compiled()
+		if err != nil {
+			tools[i].CompErr = err.Error()
 		}
-		vals[i] = t.validator
+		vals[i] = v
 	}
 	return tools, vals, c.contract, c.total
 }
@@ -43,4 +47,24 @@ func CatalogSearch(c *Catalog, query string, k int) []rank.Hit {
 		all.Add(i)
 	}
 	return c.index.Search(nil, query, all, k)
+}
+
+// CompileAll compiles every validator of c the default Compiler left to the first
+// call, as if every tool had been called.
+func CompileAll(c *Catalog) {
+	for i := range c.tools {
+		c.tools[i].compiled()
+	}
+}
+
+// FirstCallTimes compiles every validator of c the default Compiler left to the first
+// call, and returns how long each tool's took, in c's order.
+func FirstCallTimes(c *Catalog) []time.Duration {
+	out := make([]time.Duration, len(c.tools))
+	for i := range c.tools {
+		start := time.Now()
+		c.tools[i].compiled()
+		out[i] = time.Since(start)
+	}
+	return out
 }

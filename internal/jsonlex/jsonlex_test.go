@@ -463,10 +463,16 @@ func FuzzSkipValue(f *testing.F) {
 	for _, s := range []string{
 		`{"a":[1,{"b":"}"}],"c":"\\","d":{"e":null}}`, ` [1, "]", true, false, -0.5e+3] `,
 		`"s"`, `1`, `{}`, `{"\u0061":1,"a":2}`, `{"a":`, `[[["`, `"\`,
+		`"0123456\"9abcdef\\"`, `"01234567\\\"abcdefghijklmnop\\\\"x"`, `{"long description here":"and more words\\"}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		for i := range min(len(data), 64) {
+			if got, want := SkipString(data, i), skipStringBytewise(data, i); got != want {
+				t.Fatalf("SkipString(%q, %d) = %d, byte by byte %d", data, i, got, want)
+			}
+		}
 		for i := 0; i < len(data) && i < 4; i++ {
 			if e := SkipValue(data, i); e < i || e > len(data) {
 				t.Fatalf("SkipValue(%q, %d) = %d, out of range", data, i, e)
@@ -524,4 +530,39 @@ func FuzzSkipValue(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// skipStringBytewise is SkipString one byte at a time, the reference its eight-byte
+// steps must agree with on any input.
+func skipStringBytewise(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// BenchmarkSkipString compares SkipString with skipStringBytewise on a member name and
+// on a description.
+func BenchmarkSkipString(b *testing.B) {
+	for _, s := range []string{`"type"`, `"` + strings.Repeat(`the n-th parameter of the tool, a filter on the listed items `, 4) + `\"quoted\"` + `"`} {
+		src := []byte(s)
+		for _, f := range []struct {
+			name string
+			fn   func([]byte, int) int
+		}{{"words", SkipString}, {"bytewise", skipStringBytewise}} {
+			b.Run(fmt.Sprintf("%s/len=%d", f.name, len(src)), func(b *testing.B) {
+				b.SetBytes(int64(len(src)))
+				for b.Loop() {
+					if f.fn(src, 0) != len(src) {
+						b.Fatal("short")
+					}
+				}
+			})
+		}
+	}
 }
