@@ -76,21 +76,25 @@
 //     twice the cap). HTTP reads at most Options.MaxRequestBodyBytes (4 MiB by
 //     default, the SDK's own). Over the cap: message_too_large.
 //  2. JSON and JSON-RPC shape: one JSON text (a grammar check with no depth limit of
-//     its own), an object with unique member names, "jsonrpc":"2.0", an id that is
-//     absent, null, a string or an integer within ±2^53, a string method, and for a
-//     response a non-null id and an error of the SDK's shape. Otherwise parse_error
+//     its own), an object with unique member names, none of them a case twin of a
+//     member the SDK reads ("Method" beside or instead of "method"; the go-sdk reads
+//     names exactly, but both adapters refuse what any decoder could read another
+//     way), "jsonrpc":"2.0", an id that is absent, null, a string or an integer
+//     within ±2^53, a string method, and for a response a non-null id and an error
+//     of the SDK's shape. Otherwise parse_error
 //     (not JSON) or invalid_request (JSON the SDK would refuse or read two ways: its
 //     decoder takes the last of repeated members). JSON-RPC batches are refused with
 //     invalid_request: MCP dropped them in 2025-06-18, and the SDK's batch path ends
 //     the session on any bad element.
 //  3. tools/call is decided on params.name, read exactly (one member named "name", a
-//     string; otherwise invalid_params), with Discoverer.AuthorizeActionThen, which
+//     string, and name, arguments and _meta each at most once and in no other case;
+//     otherwise invalid_params), with Discoverer.AuthorizeActionThen, which
 //     rereads grants and applies Visibility: a tool the principal may not call is
 //     refused (tool_not_granted, or unauthenticated, or the 503 of failing storage)
 //     whatever its arguments, before anything decodes them: deep, long, mistyped, with
 //     duplicate keys or invalid UTF-8, a denied call gets the same answer as with {}.
 //     A meta tool (discovery.CatalogOptions.MetaTools) is decided here on its action
-//     too, read alone from params.arguments (when params holds one such member): an
+//     too, read alone from params.arguments: an
 //     action not served is refused alike, whatever the other arguments.
 //     A granted call goes on; the middleware then decides it in full (arguments,
 //     contract pin, CheckCall, safe mode with the token of
