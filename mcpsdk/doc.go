@@ -139,6 +139,17 @@
 // text.
 // Host errors of other methods (prompts, resources) are rewritten too.
 //
+// The end of input, and request ids: when a stdio (or other wrapped) connection's
+// input ends, the SDK cancels the requests in flight and writes nothing more, so the
+// connection reports the end to the SDK only once every request it read has its
+// answer written (discover answers included); it stops waiting early when the
+// server has a call of its own out to the client (roots, sampling, elicitation),
+// which can no longer be answered, or when the connection is closed or Read's
+// context ends. A request whose id is the id of a request the SDK has not yet
+// answered is refused with invalid_request and that id, because the SDK drops such a
+// request without an answer (JSON-RPC ids must be unique among requests in flight).
+// On HTTP the SDK's handler keeps that check its own.
+//
 // Other transports (in-memory, custom) get the message-level front: the SDK decodes
 // their bytes itself, so step 1, 2 and 4 are its own, while steps 3 and 5 and the
 // outgoing rewrite apply. Over any wrapped transport, a connection wrapper hides the
