@@ -104,6 +104,14 @@
 // message_too_large (413) beyond. One bad message never ends a session: it gets one
 // content-free error and the next message is served.
 //
+// The end of stdio input: mcp-go cancels its requests and drops the tool calls queued
+// for its workers once its input ends, so the front hands mcp-go the end only when
+// every request it read has its answer written (discover answers included), unless
+// mcp-go has a call of its own out to the client (which can no longer be answered)
+// or Listen's context ends. A request whose id is the id of a request still in flight
+// is refused with invalid_request and that id: two answers with one id could not be
+// told apart (JSON-RPC ids must be unique among requests in flight).
+//
 // The principal: a PrincipalFunc reads it from the request's context. On HTTP that is
 // r.Context(), which mcp-go's handlers also see: put the host's authentication in front
 // of Handler and have it call WithPrincipal (the default PrincipalFunc,
