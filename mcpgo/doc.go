@@ -69,7 +69,9 @@
 // reorder members and escape HTML); the discovery tool, when configured, is appended
 // to the last page. Every other member is kept (nextCursor, ttlMs, resultType, _meta's
 // members); _meta gains contract_digest, and cacheScope (SEP-2549) is "private"
-// whatever the host's WithCacheHints chose, since the list is one principal's. A tool
+// whatever the host's WithCacheHints chose, since the list is one principal's; over
+// HTTP its Cache-Control says private and no-store, never public, whatever the handler
+// behind set, and so do the adapter's own answers (discover pages, refusals). A tool
 // mcp-go registers but the catalog lacks is never listed: build the catalog from the
 // server (CatalogFromServer) so both hold the same tools. A result the adapter cannot
 // read as a tool list answers catalog_unavailable: nothing is listed rather than

@@ -60,6 +60,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			fw.ID = v.env.id
 			out.list = v.env.method == "tools/list" && v.env.id != nil
+			fw.Private = out.list // narrowed: one principal's list
 			out.id = v.env.id
 			next.ServeHTTP(fw, r)
 		case discover:

@@ -29,7 +29,9 @@
 // _meta, ttlMs, and any member a later SDK adds) are kept; _meta gains contract_digest,
 // and cacheScope (SEP-2549) is "private" whatever the host's ServerOptions.SetCacheable
 // chose, since the narrowed list is one principal's and no shared cache may serve it to
-// another (the SDK itself caches results only in a client session, by cursor). Only
+// another (the SDK itself caches results only in a client session, by cursor); over
+// HTTP its Cache-Control says private and no-store, never public, whatever the handler
+// behind set, and so do the adapter's own answers (discover pages, refusals). Only
 // the member order of the result object may differ from what the SDK alone would
 // write. The discovery tool, when configured, is appended to the last page. A tool the
 // SDK registers but the catalog lacks is never listed, and a catalog tool the SDK does
