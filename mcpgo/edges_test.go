@@ -375,3 +375,22 @@ func TestHTTPCacheControlPrivate(t *testing.T) {
 		}
 	}
 }
+
+// A response the client posts is answered by no JSON-RPC message: mcp-go refuses an
+// error response with a plain-text 400, which the front replaces by the status text,
+// never by a JSON-RPC error carrying the response's id (which names a call of the
+// server's, not a request of the client's).
+func TestHTTPStrayResponse(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true})
+	h := &httpSession{t: t, url: f.httpServer(t).URL, token: "tok-bob"}
+	h.initialize()
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"` + canary + `"}}`,
+		`{"jsonrpc":"2.0","id":6,"result":{"x":"` + canary + `"}}`,
+	} {
+		resp, body := h.post(msg, "")
+		if bytes.Contains(body, []byte(`"jsonrpc"`)) {
+			t.Errorf("%s: HTTP %d %s, want no JSON-RPC answer", msg, resp.StatusCode, body)
+		}
+	}
+}

@@ -136,3 +136,51 @@ func TestStdioEOFDoesNotWaitOnTheClient(t *testing.T) {
 		t.Fatal("Listen did not return within 10 s of the end of input")
 	}
 }
+
+// A response the client sends that answers no call of mcp-go's is dropped, as JSON-RPC
+// wants (mcp-go answered an error response with method_not_found), and the session
+// goes on; a response to mcp-go's own call (roots/list here) reaches it.
+func TestStdioStrayResponse(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true})
+	f.server.AddTool(mcp.NewTool("weather_get", mcp.WithString("city")), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		roots, err := f.server.RequestRoots(ctx, mcp.ListRootsRequest{})
+		if err != nil {
+			return nil, err
+		}
+		return mcp.NewToolResultText(fmt.Sprintf("ran with %d roots", len(roots.Roots))), nil
+	})
+	c := f.listen(t, mcpgo.WithPrincipal(context.Background(), bob))
+	c.call(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"raw","version":"0"}}}`, `"init"`)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send(`{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"` + canary + `"}}`)
+	c.send(`{"jsonrpc":"2.0","id":6,"result":{"x":"` + canary + `"}}`)
+	if got := string(c.call(`{"jsonrpc":"2.0","id":"p","method":"ping"}`, `"p"`)); got != `{"jsonrpc":"2.0","id":"p","result":{}}` {
+		t.Errorf("ping after stray responses: %s", got)
+	}
+	c.mu.Lock()
+	stray := len(c.got)
+	c.mu.Unlock()
+	if stray != 0 {
+		t.Errorf("the stray responses were answered: %q", c.got)
+	}
+	// The call's roots/list request goes out; the client answers it.
+	c.send(`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"weather_get","arguments":{"city":"Oslo"}}}`)
+	var rootsID json.RawMessage
+	for rootsID == nil {
+		b, err := c.r.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(b, &m) == nil && m.Method == "roots/list" {
+			rootsID = m.ID
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":` + string(rootsID) + `,"result":{"roots":[{"uri":"file:///a"}]}}`)
+	if got := string(c.await(`"c"`)); !strings.Contains(got, "ran with 1 roots") {
+		t.Errorf("the call answered %s, want it to have the client's roots", got)
+	}
+}

@@ -58,7 +58,9 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		switch v.act {
 		case passOn:
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			fw.ID = v.env.id
+			if v.env.hasMethod { // a response's id names a call of the server's
+				fw.ID = v.env.id
+			}
 			out.list = v.env.method == "tools/list" && v.env.id != nil
 			fw.Private = out.list // narrowed: one principal's list
 			out.id = v.env.id

@@ -113,7 +113,11 @@ func (c *stdioConn) readLoop(lr *rpcwire.LineReader, sdk *io.PipeWriter) {
 				continue
 			}
 		case v.env.id != nil:
-			c.settle(c.calls, v.env.id) // the client's response to a call of mcp-go's
+			// A response: mcp-go's only if it answers a call of mcp-go's. Any other is
+			// dropped, as JSON-RPC wants (mcp-go would answer an error response).
+			if was, _ := c.settle(c.calls, v.env.id); !was {
+				continue
+			}
 		}
 		if _, err := sdk.Write(append(line, '\n')); err != nil {
 			return // mcp-go stopped reading
