@@ -60,7 +60,9 @@
 // location, never a value (SEP-1303, SPEC ERR-2); a CheckCall error that is not a
 // *discovery.Error is tool_call_refused (403), without its text. Only a call that
 // passes reaches mcp-go. A tools/call notification (no id) is dropped: it would run
-// nothing in mcp-go either.
+// nothing in mcp-go either. A typed handler's "failed to bind arguments" result
+// (arguments the schema allows that its Go type cannot hold: the text quotes them) is
+// replaced by the isError result "invalid arguments".
 //
 // tools/list: mcp-go's response is rewritten on its way out (a meta tool as served to
 // the principal, its action enum narrowed to the served actions). A tool stays when the

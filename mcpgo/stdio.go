@@ -45,7 +45,7 @@ func (a *Adapter) Listen(ctx context.Context, ss *server.StdioServer, in io.Read
 	if !a.d.Enabled() {
 		return ss.Listen(ctx, in, out)
 	}
-	c := &stdioConn{a: a, ctx: ctx, out: out, due: map[string]bool{}, calls: map[string]bool{}, sem: make(chan struct{}, maxInFlight)}
+	c := &stdioConn{a: a, ctx: ctx, out: out, due: map[string]string{}, calls: map[string]string{}, sem: make(chan struct{}, maxInFlight)}
 	pr, pw := io.Pipe()
 	go c.readLoop(rpcwire.NewLineReader(in, a.opts.MaxLineBytes), pw)
 	err := ss.Listen(ctx, pr, &sdkWriter{c: c})
@@ -71,9 +71,9 @@ type stdioConn struct {
 	// What mcp-go still owes the client and the client mcp-go, by id as mcp-go writes
 	// it (idKey): the end of input waits for the first (see readLoop).
 	dueMu   sync.Mutex
-	due     map[string]bool // requests passed on and not yet answered; true for tools/list
-	calls   map[string]bool // mcp-go's own calls to the client awaiting its response
-	changed chan struct{}   // closed at the next change of due or calls, for waitDue
+	due     map[string]string // requests passed on and not yet answered, to their method
+	calls   map[string]string // mcp-go's own calls to the client awaiting its response
+	changed chan struct{}     // closed at the next change of due or calls, for waitDue
 }
 
 // readLoop reads messages until in ends, answering what the front answers and passing
@@ -107,7 +107,7 @@ func (c *stdioConn) readLoop(lr *rpcwire.LineReader, sdk *io.PipeWriter) {
 		}
 		switch {
 		case v.env.id != nil && v.env.hasMethod:
-			if !c.track(v.env.id, v.env.method == "tools/list") {
+			if !c.track(v.env.id, v.env.method) {
 				// Its id is in flight: two answers with one id could not be told apart.
 				c.writeLine(appendError(nil, v.env.id, discovery.CodeInvalidRequest))
 				continue
@@ -147,20 +147,20 @@ func (c *stdioConn) discover(env envelope, msg []byte) {
 
 // track remembers a request passed on to mcp-go until its response goes out; a
 // request whose id is still in flight is refused (false).
-func (c *stdioConn) track(id []byte, list bool) bool {
+func (c *stdioConn) track(id []byte, method string) bool {
 	key := idKey(id)
 	c.dueMu.Lock()
 	defer c.dueMu.Unlock()
 	if _, dup := c.due[key]; dup {
 		return false
 	}
-	c.due[key] = list
+	c.due[key] = method
 	return true
 }
 
 // settle forgets id in m (c.due or c.calls) and reports whether it was there and
 // its value.
-func (c *stdioConn) settle(m map[string]bool, id []byte) (was, value bool) {
+func (c *stdioConn) settle(m map[string]string, id []byte) (was bool, value string) {
 	key := idKey(id)
 	c.dueMu.Lock()
 	defer c.dueMu.Unlock()
@@ -176,7 +176,7 @@ func (c *stdioConn) settle(m map[string]bool, id []byte) (was, value bool) {
 func (c *stdioConn) call(id []byte) {
 	c.dueMu.Lock()
 	defer c.dueMu.Unlock()
-	c.calls[idKey(id)] = true
+	c.calls[idKey(id)] = ""
 	c.signal()
 }
 
@@ -235,18 +235,24 @@ func (c *stdioConn) writeLine(b []byte) error {
 // narrowed, an error that is not the library's made content-free (SPEC ERR-2).
 func (c *stdioConn) outgoing(msg []byte) []byte {
 	m, ok := readMembers(msg, []string{"id", "result", "method"})
-	var list bool
+	var method string
 	switch {
 	case ok && m["method"] == nil && m["id"] != nil:
-		_, list = c.settle(c.due, m["id"]) // forgotten, answered either way
+		_, method = c.settle(c.due, m["id"]) // forgotten, answered either way
 	case ok && m["id"] != nil && !bytes.Equal(m["id"], []byte("null")):
 		c.call(m["id"])
 	}
 	if clean, changed := rpcwire.CleanResponse(msg); changed {
 		return clean
 	}
-	if list && m["result"] != nil {
+	switch {
+	case m["result"] == nil:
+	case method == "tools/list":
 		return c.a.narrowList(c.ctx, msg)
+	case method == "tools/call":
+		if clean, changed := cleanCallResult(m["id"], m["result"]); changed {
+			return clean
+		}
 	}
 	return msg
 }
