@@ -1,9 +1,13 @@
 package rpcwire
 
 import (
+	"bytes"
+	"encoding/json"
 	"maps"
 	"slices"
 	"testing"
+
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
 
 // Members keeps a name read once and exactly, and reports one spelled twice or in
@@ -57,4 +61,45 @@ func TestMatch(t *testing.T) {
 			t.Errorf("Match(%q) = %q, %v, want %q, %v", c.key, name, exact, c.name, c.exact)
 		}
 	}
+}
+
+// FuzzMembers checks ExactMembers against encoding/json, the decoder that matches
+// member names case-insensitively and keeps the last of repeated ones: whenever
+// ExactMembers reads an object without doubt, encoding/json reads the same raw value
+// for each name (absent ones absent), so no decoder can read another message.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"a","arguments":{"x":1},"_meta":{}}`,
+		`{"name":"a","Name":"b"}`,
+		`{"n\u0061me":"a","ARGUMENTS":[]}`,
+		`{"argument\u017f":1,"name":"x"}`,
+		`{"_meta":1,"_meta":2}`,
+		`{"\u212aey":1,"name":"\ud800"}`,
+		`[]`, `"x"`, `{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	names := []string{"name", "arguments", "_meta"}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if _, ok := jsonlex.Valid(b); !ok || !json.Valid(b) {
+			return
+		}
+		m, ok := ExactMembers(b, names)
+		if !ok {
+			return
+		}
+		var std struct {
+			Name      json.RawMessage `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+			Meta      json.RawMessage `json:"_meta"`
+		}
+		if err := json.Unmarshal(b, &std); err != nil {
+			return // a value encoding/json cannot hold in a RawMessage: nothing read
+		}
+		for name, got := range map[string]json.RawMessage{"name": std.Name, "arguments": std.Arguments, "_meta": std.Meta} {
+			if !bytes.Equal(got, m[name]) {
+				t.Errorf("ExactMembers(%q)[%s] = %q, encoding/json reads %q", b, name, m[name], got)
+			}
+		}
+	})
 }
