@@ -104,9 +104,10 @@
 //     reads grants once. A typed tool (mcp.AddTool) whose SDK cannot decode arguments
 //     the schema allows (an integer past int64, a number past float32) answers a tool
 //     result with isError and the text "invalid arguments", never the SDK's decoding
-//     error, which quotes them. A call safe mode holds answers a tool result with isError,
-//     the preview as text and the token in the result's _meta only. A call that reaches the middleware without the front's decision (a server
-//     without the adapter's transport) is decided by AuthorizeCall, which reads them.
+//     error, which quotes them. A call safe mode holds answers a tool result with
+//     isError, the preview as text and the token in the result's _meta only. A call
+//     that reaches the middleware without the front's decision (a server without the
+//     adapter's transport) is decided by AuthorizeCall, which reads them.
 //  4. What the SDK would choke on: invalid UTF-8 (parse_error) and nesting deeper than
 //     the SDK decoder's 1,000 (invalid_request). logging/setLevel must name one of
 //     MCP's eight levels (invalid_params): the SDK takes any string and logs it.
