@@ -60,7 +60,9 @@
 // location, never a value (SEP-1303, SPEC ERR-2); a CheckCall error that is not a
 // *discovery.Error is tool_call_refused (403), without its text. Only a call that
 // passes reaches mcp-go. A tools/call notification (no id) is dropped: it would run
-// nothing in mcp-go either.
+// nothing in mcp-go either. A typed handler's "failed to bind arguments" result
+// (arguments the schema allows that its Go type cannot hold: the text quotes them) is
+// replaced by the isError result "invalid arguments".
 //
 // tools/list: mcp-go's response is rewritten on its way out (a meta tool as served to
 // the principal, its action enum narrowed to the served actions). A tool stays when the
@@ -69,7 +71,9 @@
 // reorder members and escape HTML); the discovery tool, when configured, is appended
 // to the last page. Every other member is kept (nextCursor, ttlMs, resultType, _meta's
 // members); _meta gains contract_digest, and cacheScope (SEP-2549) is "private"
-// whatever the host's WithCacheHints chose, since the list is one principal's. A tool
+// whatever the host's WithCacheHints chose, since the list is one principal's; over
+// HTTP its Cache-Control says private and no-store, never public, whatever the handler
+// behind set, and so do the adapter's own answers (discover pages, refusals). A tool
 // mcp-go registers but the catalog lacks is never listed: build the catalog from the
 // server (CatalogFromServer) so both hold the same tools. A result the adapter cannot
 // read as a tool list answers catalog_unavailable: nothing is listed rather than
@@ -103,6 +107,14 @@
 // being kept) and Options.MaxRequestBodyBytes a body (4 MiB), answering
 // message_too_large (413) beyond. One bad message never ends a session: it gets one
 // content-free error and the next message is served.
+//
+// The end of stdio input: mcp-go cancels its requests and drops the tool calls queued
+// for its workers once its input ends, so the front hands mcp-go the end only when
+// every request it read has its answer written (discover answers included), unless
+// mcp-go has a call of its own out to the client (which can no longer be answered)
+// or Listen's context ends. A request whose id is the id of a request still in flight
+// is refused with invalid_request and that id: two answers with one id could not be
+// told apart (JSON-RPC ids must be unique among requests in flight).
 //
 // The principal: a PrincipalFunc reads it from the request's context. On HTTP that is
 // r.Context(), which mcp-go's handlers also see: put the host's authentication in front

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -343,6 +344,53 @@ func TestHTTPTextErrorsReplaced(t *testing.T) {
 		}
 		if c.status == http.StatusBadRequest {
 			checkAnswer(t, c.header, body, "", "5", true)
+		}
+	}
+}
+
+// SPEC VIS-3, DISC-3 (hardening) in HTTP terms: a narrowed tools/list and a discover
+// answer say Cache-Control private and no-store, never public, even when the handler
+// behind the adapter marks every response public: no shared cache may serve one
+// principal's list to another.
+func TestHTTPCacheControlPrivate(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, serverOpt: []server.ServerOption{server.WithCacheHints(60000, mcp.CacheScopePublic)}})
+	sdk := server.NewStreamableHTTPServer(f.server)
+	public := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=600, s-maxage=600")
+		sdk.ServeHTTP(w, r)
+	})
+	srv := httptest.NewServer(bearer(f.a.Handler(public)))
+	t.Cleanup(srv.Close)
+	h := &httpSession{t: t, url: srv.URL, token: "tok-bob"}
+	h.initialize()
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"` + f.d.Method() + `","params":{"query":"weather"}}`,
+	} {
+		resp, _ := h.post(msg, "")
+		cc := strings.Join(resp.Header.Values("Cache-Control"), ", ")
+		if resp.StatusCode != 200 || strings.Contains(cc, "public") || strings.Contains(cc, "s-maxage") ||
+			!strings.Contains(cc, "private") || !strings.Contains(cc, "no-store") {
+			t.Errorf("%s: HTTP %d, Cache-Control %q; want private, no-store, never public", msg, resp.StatusCode, cc)
+		}
+	}
+}
+
+// A response the client posts is answered by no JSON-RPC message: mcp-go refuses an
+// error response with a plain-text 400, which the front replaces by the status text,
+// never by a JSON-RPC error carrying the response's id (which names a call of the
+// server's, not a request of the client's).
+func TestHTTPStrayResponse(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true})
+	h := &httpSession{t: t, url: f.httpServer(t).URL, token: "tok-bob"}
+	h.initialize()
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"` + canary + `"}}`,
+		`{"jsonrpc":"2.0","id":6,"result":{"x":"` + canary + `"}}`,
+	} {
+		resp, body := h.post(msg, "")
+		if bytes.Contains(body, []byte(`"jsonrpc"`)) {
+			t.Errorf("%s: HTTP %d %s, want no JSON-RPC answer", msg, resp.StatusCode, body)
 		}
 	}
 }

@@ -24,9 +24,6 @@ type envelope struct {
 	params    []byte // the raw params; nil when absent
 }
 
-// envelopeMembers are the members of a JSON-RPC message mcp-go reads.
-var envelopeMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
-
 // parseEnvelope reads msg as one JSON-RPC 2.0 message: an object whose members
 // jsonrpc, id, method, params, result and error each appear at most once and spelled
 // exactly (never another case), "jsonrpc":"2.0", an id that is absent, null, a string
@@ -40,7 +37,7 @@ func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 	if msg[jsonlex.SkipSpace(msg, 0)] != '{' {
 		return env, discovery.CodeInvalidRequest // a batch, or a scalar
 	}
-	m, ambiguous := readMembersAmbiguous(msg, envelopeMembers)
+	m, ambiguous := rpcwire.Members(msg, rpcwire.EnvelopeMembers)
 	if id := m["id"]; id != nil && !bytes.Equal(id, []byte("null")) {
 		if !rpcwire.ValidID(id) {
 			return env, discovery.CodeInvalidRequest
@@ -66,43 +63,9 @@ func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 	return env, ""
 }
 
-// readMembers returns the raw values of the members of object b named in names. ok is
-// false when b is not an object, or a member's name equals one of names under
-// encoding/json's case folding without being it, or one of names appears twice: a
-// message mcp-go would read another way than the front. Then ambiguous holds the names
-// concerned, and m the members read without doubt.
+// readMembers is rpcwire.ExactMembers: ok is false when b is not an object or names
+// one of names twice or in another case, a message mcp-go would read another way
+// than the front.
 func readMembers(b []byte, names []string) (m map[string][]byte, ok bool) {
-	m, ambiguous := readMembersAmbiguous(b, names)
-	return m, m != nil && len(ambiguous) == 0
-}
-
-func readMembersAmbiguous(b []byte, names []string) (m map[string][]byte, ambiguous map[string]bool) {
-	if len(b) == 0 || b[jsonlex.SkipSpace(b, 0)] != '{' {
-		return nil, nil
-	}
-	m = make(map[string][]byte, len(names))
-	var buf []byte
-	tooldef.Members(b, func(rawKey, val []byte) bool {
-		key := rawKey[1 : len(rawKey)-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			buf = jsonlex.Unescape(buf[:0], key)
-			key = buf
-		}
-		for _, name := range names {
-			if !bytes.EqualFold(key, []byte(name)) {
-				continue
-			}
-			if string(key) != name || m[name] != nil || ambiguous[name] {
-				if ambiguous == nil {
-					ambiguous = map[string]bool{}
-				}
-				ambiguous[name] = true
-				delete(m, name)
-				continue
-			}
-			m[name] = val
-		}
-		return true
-	})
-	return m, ambiguous
+	return rpcwire.ExactMembers(b, names)
 }

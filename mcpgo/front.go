@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/discovery"
@@ -105,6 +106,29 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 		return appendResult(dst, env.id, preview(cr)), true
 	}
 	return appendError(dst, env.id, codeOf(err, discovery.CodeCallRefused)), true
+}
+
+// bindFailure is the text mcp-go's typed tool handlers (NewTypedToolHandler,
+// NewStructuredToolHandler) answer when the arguments do not decode into their Go
+// type; the decoding error that follows quotes numbers it could not hold.
+const bindFailure = "failed to bind arguments: "
+
+// cleanCallResult returns the tools/call response with id whose result says the
+// typed handler could not bind the arguments (an integer or number the schema allows
+// that its Go type cannot hold) as the content-free invalid-arguments result (SPEC
+// ERR-2); changed is false for any other result.
+func cleanCallResult(id, result []byte) (out []byte, changed bool) {
+	m, ok := readMembers(result, []string{"isError", "content"})
+	if !ok || string(m["isError"]) != "true" || len(m["content"]) == 0 || m["content"][0] != '[' {
+		return nil, false
+	}
+	var content []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(m["content"], &content) != nil || len(content) == 0 || !strings.HasPrefix(content[0].Text, bindFailure) {
+		return nil, false
+	}
+	return appendResult(nil, id, invalidArguments(&discovery.Error{Code: discovery.CodeInvalidArguments})), true
 }
 
 // preview is the tool result of a call safe mode holds (discovery.SafeMode), as the

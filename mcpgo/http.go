@@ -58,8 +58,12 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		switch v.act {
 		case passOn:
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			fw.ID = v.env.id
+			if v.env.hasMethod { // a response's id names a call of the server's
+				fw.ID = v.env.id
+			}
 			out.list = v.env.method == "tools/list" && v.env.id != nil
+			out.call = v.env.method == "tools/call" && v.env.id != nil
+			fw.Private = out.list // narrowed: one principal's list
 			out.id = v.env.id
 			next.ServeHTTP(fw, r)
 		case discover:
@@ -79,12 +83,20 @@ type outgoing struct {
 	ctx  context.Context
 	id   []byte // the id of the request the body held, if any
 	list bool   // the request was a tools/list: narrow its response
+	call bool   // the request was a tools/call: clean its result (cleanCallResult)
 }
 
 // rewrite is the rpcwire.Filter rewrite of one JSON-RPC message of next's response.
 func (o *outgoing) rewrite(msg []byte) ([]byte, bool) {
 	if clean, changed := rpcwire.CleanResponse(msg); changed {
 		return clean, true
+	}
+	if o.call {
+		if m, ok := readMembers(msg, []string{"id", "result", "method"}); ok && m["method"] == nil && m["result"] != nil &&
+			idKey(m["id"]) == idKey(o.id) {
+			o.call = false
+			return cleanCallResult(m["id"], m["result"])
+		}
 	}
 	if o.list {
 		if m, ok := readMembers(msg, []string{"id", "result", "method"}); ok && m["method"] == nil && m["result"] != nil &&

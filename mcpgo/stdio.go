@@ -45,7 +45,7 @@ func (a *Adapter) Listen(ctx context.Context, ss *server.StdioServer, in io.Read
 	if !a.d.Enabled() {
 		return ss.Listen(ctx, in, out)
 	}
-	c := &stdioConn{a: a, ctx: ctx, out: out, lists: map[string]bool{}, sem: make(chan struct{}, maxInFlight)}
+	c := &stdioConn{a: a, ctx: ctx, out: out, due: map[string]string{}, calls: map[string]string{}, sem: make(chan struct{}, maxInFlight)}
 	pr, pw := io.Pipe()
 	go c.readLoop(rpcwire.NewLineReader(in, a.opts.MaxLineBytes), pw)
 	err := ss.Listen(ctx, pr, &sdkWriter{c: c})
@@ -68,8 +68,12 @@ type stdioConn struct {
 	closed bool           // Listen returned
 	wg     sync.WaitGroup // discover answers in flight (added to by the read loop only)
 
-	listMu sync.Mutex
-	lists  map[string]bool // ids (as mcp-go writes them) of tools/list requests passed on
+	// What mcp-go still owes the client and the client mcp-go, by id as mcp-go writes
+	// it (idKey): the end of input waits for the first (see readLoop).
+	dueMu   sync.Mutex
+	due     map[string]string // requests passed on and not yet answered, to their method
+	calls   map[string]string // mcp-go's own calls to the client awaiting its response
+	changed chan struct{}     // closed at the next change of due or calls, for waitDue
 }
 
 // readLoop reads messages until in ends, answering what the front answers and passing
@@ -79,7 +83,10 @@ func (c *stdioConn) readLoop(lr *rpcwire.LineReader, sdk *io.PipeWriter) {
 	for {
 		line, tooLong, err := lr.Next()
 		if err != nil {
-			c.wg.Wait() // every discover answered before mcp-go sees the end
+			// mcp-go cancels its requests and drops its queued tool calls once its input
+			// ends: every request read is answered first.
+			c.wg.Wait()
+			c.waitDue()
 			sdk.Close()
 			return
 		}
@@ -98,9 +105,17 @@ func (c *stdioConn) readLoop(lr *rpcwire.LineReader, sdk *io.PipeWriter) {
 			c.discover(v.env, line)
 			continue
 		}
-		if v.env.method == "tools/list" && v.env.id != nil {
-			if !c.trackList(v.env.id) {
+		switch {
+		case v.env.id != nil && v.env.hasMethod:
+			if !c.track(v.env.id, v.env.method) {
+				// Its id is in flight: two answers with one id could not be told apart.
 				c.writeLine(appendError(nil, v.env.id, discovery.CodeInvalidRequest))
+				continue
+			}
+		case v.env.id != nil:
+			// A response: mcp-go's only if it answers a call of mcp-go's. Any other is
+			// dropped, as JSON-RPC wants (mcp-go would answer an error response).
+			if was, _ := c.settle(c.calls, v.env.id); !was {
 				continue
 			}
 		}
@@ -130,30 +145,70 @@ func (c *stdioConn) discover(env envelope, msg []byte) {
 	}
 }
 
-// trackList remembers a tools/list request's id until its response goes out; a
-// second tools/list with an id still in flight is refused (false), since its response
-// could not be told apart.
-func (c *stdioConn) trackList(id []byte) bool {
+// track remembers a request passed on to mcp-go until its response goes out; a
+// request whose id is still in flight is refused (false).
+func (c *stdioConn) track(id []byte, method string) bool {
 	key := idKey(id)
-	c.listMu.Lock()
-	defer c.listMu.Unlock()
-	if c.lists[key] {
+	c.dueMu.Lock()
+	defer c.dueMu.Unlock()
+	if _, dup := c.due[key]; dup {
 		return false
 	}
-	c.lists[key] = true
+	c.due[key] = method
 	return true
 }
 
-// listResponse reports whether id answers a tracked tools/list, forgetting it.
-func (c *stdioConn) listResponse(id []byte) bool {
+// settle forgets id in m (c.due or c.calls) and reports whether it was there and
+// its value.
+func (c *stdioConn) settle(m map[string]string, id []byte) (was bool, value string) {
 	key := idKey(id)
-	c.listMu.Lock()
-	defer c.listMu.Unlock()
-	if !c.lists[key] {
-		return false
+	c.dueMu.Lock()
+	defer c.dueMu.Unlock()
+	value, was = m[key]
+	if was {
+		delete(m, key)
+		c.signal()
 	}
-	delete(c.lists, key)
-	return true
+	return was, value
+}
+
+// call records a call of mcp-go's to the client.
+func (c *stdioConn) call(id []byte) {
+	c.dueMu.Lock()
+	defer c.dueMu.Unlock()
+	c.calls[idKey(id)] = ""
+	c.signal()
+}
+
+// signal wakes waitDue; c.dueMu is held.
+func (c *stdioConn) signal() {
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
+}
+
+// waitDue returns once every request passed on is answered, or as soon as mcp-go
+// has a call out to the client (the input has ended, so it can never be answered and
+// its request may never finish), or when Listen's context is done.
+func (c *stdioConn) waitDue() {
+	for {
+		c.dueMu.Lock()
+		if len(c.due) == 0 || len(c.calls) > 0 {
+			c.dueMu.Unlock()
+			return
+		}
+		if c.changed == nil {
+			c.changed = make(chan struct{})
+		}
+		changed := c.changed
+		c.dueMu.Unlock()
+		select {
+		case <-changed:
+		case <-c.ctx.Done():
+			return
+		}
+	}
 }
 
 // idKey is id as mcp-go writes it back: decoded into an any and encoded again.
@@ -180,12 +235,24 @@ func (c *stdioConn) writeLine(b []byte) error {
 // narrowed, an error that is not the library's made content-free (SPEC ERR-2).
 func (c *stdioConn) outgoing(msg []byte) []byte {
 	m, ok := readMembers(msg, []string{"id", "result", "method"})
-	list := ok && m["method"] == nil && m["id"] != nil && c.listResponse(m["id"]) // forgotten, answered either way
+	var method string
+	switch {
+	case ok && m["method"] == nil && m["id"] != nil:
+		_, method = c.settle(c.due, m["id"]) // forgotten, answered either way
+	case ok && m["id"] != nil && !bytes.Equal(m["id"], []byte("null")):
+		c.call(m["id"])
+	}
 	if clean, changed := rpcwire.CleanResponse(msg); changed {
 		return clean
 	}
-	if list && m["result"] != nil {
+	switch {
+	case m["result"] == nil:
+	case method == "tools/list":
 		return c.a.narrowList(c.ctx, msg)
+	case method == "tools/call":
+		if clean, changed := cleanCallResult(m["id"], m["result"]); changed {
+			return clean
+		}
 	}
 	return msg
 }

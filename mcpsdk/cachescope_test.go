@@ -202,3 +202,54 @@ func TestSwitchOffCacheHints(t *testing.T) {
 		t.Errorf("switch off, go-sdk ListTools: %+v, %v; want public, %d", res, err, hostTTL)
 	}
 }
+
+// SPEC VIS-3, DISC-3 (hardening) in HTTP terms: a narrowed tools/list (event stream and
+// JSON body) and a discover answer say Cache-Control private and no-store, never
+// public, even when a handler behind the adapter marks every response public
+// (max-age=600): no shared cache may serve one principal's list to another.
+func TestHTTPCacheControlPrivate(t *testing.T) {
+	for _, jsonResponse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("JSONResponse=%v", jsonResponse), func(t *testing.T) {
+			f := newFixture(t, fixtureOptions{enabled: true, principal2: mcpsdk.TokenInfoPrincipal, setCacheable: setTTL(hostTTL, "public")})
+			sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.server }, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
+			public := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Cache-Control", "public, max-age=600, s-maxage=600")
+				sdk.ServeHTTP(w, r)
+			})
+			srv := httptest.NewServer(bearerAuth(f.a.Handler(public)))
+			t.Cleanup(srv.Close)
+			session := ""
+			post := func(body string) *http.Response {
+				req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Authorization", "Bearer tok-bob")
+				if session != "" {
+					req.Header.Set("Mcp-Session-Id", session)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
+					session = s
+				}
+				return resp
+			}
+			post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cc","version":"0"}}}`)
+			post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			for _, msg := range []string{
+				`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+				`{"jsonrpc":"2.0","id":2,"method":"` + f.d.Method() + `","params":{"query":"weather"}}`,
+			} {
+				resp := post(msg)
+				cc := strings.Join(resp.Header.Values("Cache-Control"), ", ")
+				if resp.StatusCode != 200 || strings.Contains(cc, "public") || strings.Contains(cc, "s-maxage") ||
+					!strings.Contains(cc, "private") || !strings.Contains(cc, "no-store") {
+					t.Errorf("%s: HTTP %d, Cache-Control %q; want private, no-store, never public", msg, resp.StatusCode, cc)
+				}
+			}
+		})
+	}
+}

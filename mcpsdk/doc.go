@@ -29,7 +29,9 @@
 // _meta, ttlMs, and any member a later SDK adds) are kept; _meta gains contract_digest,
 // and cacheScope (SEP-2549) is "private" whatever the host's ServerOptions.SetCacheable
 // chose, since the narrowed list is one principal's and no shared cache may serve it to
-// another (the SDK itself caches results only in a client session, by cursor). Only
+// another (the SDK itself caches results only in a client session, by cursor); over
+// HTTP its Cache-Control says private and no-store, never public, whatever the handler
+// behind set, and so do the adapter's own answers (discover pages, refusals). Only
 // the member order of the result object may differ from what the SDK alone would
 // write. The discovery tool, when configured, is appended to the last page. A tool the
 // SDK registers but the catalog lacks is never listed, and a catalog tool the SDK does
@@ -76,28 +78,36 @@
 //     twice the cap). HTTP reads at most Options.MaxRequestBodyBytes (4 MiB by
 //     default, the SDK's own). Over the cap: message_too_large.
 //  2. JSON and JSON-RPC shape: one JSON text (a grammar check with no depth limit of
-//     its own), an object with unique member names, "jsonrpc":"2.0", an id that is
-//     absent, null, a string or an integer within ±2^53, a string method, and for a
-//     response a non-null id and an error of the SDK's shape. Otherwise parse_error
+//     its own), an object with unique member names, none of them a case twin of a
+//     member the SDK reads ("Method" beside or instead of "method"; the go-sdk reads
+//     names exactly, but both adapters refuse what any decoder could read another
+//     way), "jsonrpc":"2.0", an id that is absent, null, a string or an integer
+//     within ±2^53, a string method, and for a response a non-null id and an error
+//     of the SDK's shape. Otherwise parse_error
 //     (not JSON) or invalid_request (JSON the SDK would refuse or read two ways: its
 //     decoder takes the last of repeated members). JSON-RPC batches are refused with
 //     invalid_request: MCP dropped them in 2025-06-18, and the SDK's batch path ends
 //     the session on any bad element.
 //  3. tools/call is decided on params.name, read exactly (one member named "name", a
-//     string; otherwise invalid_params), with Discoverer.AuthorizeActionThen, which
+//     string, and name, arguments and _meta each at most once and in no other case;
+//     otherwise invalid_params), with Discoverer.AuthorizeActionThen, which
 //     rereads grants and applies Visibility: a tool the principal may not call is
 //     refused (tool_not_granted, or unauthenticated, or the 503 of failing storage)
 //     whatever its arguments, before anything decodes them: deep, long, mistyped, with
 //     duplicate keys or invalid UTF-8, a denied call gets the same answer as with {}.
 //     A meta tool (discovery.CatalogOptions.MetaTools) is decided here on its action
-//     too, read alone from params.arguments (when params holds one such member): an
+//     too, read alone from params.arguments: an
 //     action not served is refused alike, whatever the other arguments.
 //     A granted call goes on; the middleware then decides it in full (arguments,
 //     contract pin, CheckCall, safe mode with the token of
 //     params._meta[discovery.MetaConfirmation]) from the same grant read, so each call
-//     reads grants once. A call safe mode holds answers a tool result with isError,
-//     the preview as text and the token in the result's _meta only. A call that reaches the middleware without the front's decision (a server
-//     without the adapter's transport) is decided by AuthorizeCall, which reads them.
+//     reads grants once. A typed tool (mcp.AddTool) whose SDK cannot decode arguments
+//     the schema allows (an integer past int64, a number past float32) answers a tool
+//     result with isError and the text "invalid arguments", never the SDK's decoding
+//     error, which quotes them. A call safe mode holds answers a tool result with
+//     isError, the preview as text and the token in the result's _meta only. A call
+//     that reaches the middleware without the front's decision (a server without the
+//     adapter's transport) is decided by AuthorizeCall, which reads them.
 //  4. What the SDK would choke on: invalid UTF-8 (parse_error) and nesting deeper than
 //     the SDK decoder's 1,000 (invalid_request). logging/setLevel must name one of
 //     MCP's eight levels (invalid_params): the SDK takes any string and logs it.
@@ -134,6 +144,17 @@
 // refused call without dropping its session, and in any other case by the status
 // text.
 // Host errors of other methods (prompts, resources) are rewritten too.
+//
+// The end of input, and request ids: when a stdio (or other wrapped) connection's
+// input ends, the SDK cancels the requests in flight and writes nothing more, so the
+// connection reports the end to the SDK only once every request it read has its
+// answer written (discover answers included); it stops waiting early when the
+// server has a call of its own out to the client (roots, sampling, elicitation),
+// which can no longer be answered, or when the connection is closed or Read's
+// context ends. A request whose id is the id of a request the SDK has not yet
+// answered is refused with invalid_request and that id, because the SDK drops such a
+// request without an answer (JSON-RPC ids must be unique among requests in flight).
+// On HTTP the SDK's handler keeps that check its own.
 //
 // Other transports (in-memory, custom) get the message-level front: the SDK decodes
 // their bytes itself, so step 1, 2 and 4 are its own, while steps 3 and 5 and the

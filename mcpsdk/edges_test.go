@@ -115,6 +115,23 @@ func edgeCorpus(denied, granted string) []edge {
 		{name: "name missing", write: text(call(`{"arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "name twice", write: text(call(`{"name":"` + granted + `","name":"` + denied + `","arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "params string", write: text(call(`"` + canary + `"`)), want: "invalid_params", withID: true},
+		// Member-name case twins (and a lone member in another case) in what the library
+		// decides on are refused as mcpgo refuses them (rpcwire.Members): the go-sdk reads
+		// names exactly, mcp-go case-insensitively, and no decoder may read another message.
+		{name: "Name twin", write: text(call(`{"name":"` + granted + `","Name":"` + denied + `","arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		{name: "Name twin first", write: text(call(`{"Name":"` + denied + `","name":"` + granted + `","arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		{name: "escaped Name twin", write: text(call(`{"name":"` + granted + `","\u004eame":"` + denied + `","arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		{name: "NAME alone", write: text(call(`{"NAME":"` + granted + `","arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		{name: "Arguments twin", write: text(call(`{"name":"` + granted + `","arguments":{},"Arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		{name: "arguments twice", write: text(call(`{"name":"` + granted + `","arguments":{},"arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		{name: "_Meta twin", write: text(call(`{"name":"` + granted + `","arguments":{},"_meta":{},"_Meta":{"x":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		{name: "denied, Name twin", write: text(call(`{"name":"` + denied + `","Name":"` + granted + `","arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		{name: "Method twin", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","Method":"tools/call","params":{"name":"` + denied + `","arguments":{"x":"` + canary + `"}}}`), want: "invalid_request", withID: true, status: 400},
+		{name: "escaped Method twin", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","\u004dethod":"tools/call","params":{"name":"` + denied + `"}}`), want: "invalid_request", withID: true, status: 400},
+		{name: "Params twin", write: text(`{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"` + granted + `","arguments":{}},"Params":{"name":"` + denied + `","x":"` + canary + `"}}`), want: "invalid_request", withID: true, status: 400},
+		{name: "Id twin", write: text(`{"jsonrpc":"2.0","id":ID,"Id":"` + canary + `","method":"ping"}`), want: "invalid_request", status: 400},
+		{name: "JSONRPC twin", write: text(`{"jsonrpc":"2.0","JSONRPC":"1.0","id":ID,"method":"ping","params":{"x":"` + canary + `"}}`), want: "invalid_request", withID: true, status: 400},
+		{name: "logging/setLevel Level twin", write: text(`{"jsonrpc":"2.0","id":ID,"method":"logging/setLevel","params":{"level":"info","Level":"` + canary + `"}}`), want: "invalid_params", withID: true, status: 400},
 		{name: "unknown tool", write: text(call(`{"name":"` + canary + `","arguments":{}}`)), want: "tool_not_granted", withID: true},
 		{name: "denied, {}", write: text(deniedArgs(`{}`)), want: "tool_not_granted", withID: true},
 		{name: "denied, nested 5,000", write: text(deniedArgs(`{"x":` + nested(5000) + `}`)), want: "tool_not_granted", withID: true},

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
 )
 
 // The front: what Transport and Handler do with one raw message before the SDK sees it.
@@ -55,18 +56,25 @@ func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst 
 	return discovery.AppendJSONRPCError(dst, env.id, fault), answered, fault.Status(), env
 }
 
-// precall decides a tools/call on its tool name (SPEC CALL-1): a name that is not one
-// string is invalid params, an unauthenticated caller is refused, and a tool the
-// principal may not call is tool_not_granted, whatever the arguments; so is a meta
-// tool's action not served, read alone from the raw arguments (params.arguments, when
-// params holds it once). Otherwise the call goes on to the SDK, whose middleware
-// decides it in full (arguments, pin, CheckCall) with call, the rest of this decision
-// (nil for the discovery tool).
+// callMembers are the members of tools/call params the library decides on: the
+// tool, its arguments and _meta (the contract pin, safe mode's token).
+var callMembers = []string{"name", "arguments", "_meta"}
+
+// precall decides a tools/call on its tool name (SPEC CALL-1): params that are not an
+// object, spell one of callMembers twice or in another case (rpcwire.ExactMembers, as
+// mcpgo refuses them), or hold a name that is not a string are invalid params; an
+// unauthenticated caller is refused, and a tool the principal may not call is
+// tool_not_granted, whatever the arguments; so is a meta tool's action not served,
+// read alone from the raw arguments. Otherwise the call goes on to the SDK, whose
+// middleware decides it in full (arguments, pin, CheckCall) with call, the rest of
+// this decision (nil for the discovery tool).
 func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, params []byte) (call callFunc, err error) {
-	name, ok := stringParam(params, "name")
-	if !ok {
+	m, ok := rpcwire.ExactMembers(params, callMembers)
+	raw := m["name"]
+	if !ok || raw == nil || raw[0] != '"' {
 		return nil, discovery.CodeInvalidParams
 	}
+	name := decodeString(raw)
 	if a.toolDef != nil && name == a.opts.DiscoveryTool {
 		return nil, nil
 	}
@@ -74,7 +82,7 @@ func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, params [
 	if err != nil {
 		return nil, err
 	}
-	return a.d.AuthorizeActionThen(ctx, p, name, onlyMember(params, "arguments"))
+	return a.d.AuthorizeActionThen(ctx, p, name, m["arguments"])
 }
 
 // answerDiscover answers a discover message (a call or a notification) straight from

@@ -78,6 +78,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			fw.ID = env.id
+			fw.Private = env.method == "tools/list" // narrowed: one principal's list
 			next.ServeHTTP(fw, r)
 			return
 		}

@@ -97,6 +97,7 @@ func (c *ioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case l = <-c.lines:
 		}
 		if l.err != nil {
+			c.calls.wait(ctx, c.closed) // every request read gets its answer first
 			return nil, l.err
 		}
 		if l.tooLong {
@@ -124,8 +125,15 @@ func (c *ioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.out.writeLine(discovery.AppendJSONRPCError(nil, env.id, discovery.CodeInvalidRequest))
 			continue
 		}
-		if req, ok := msg.(*jsonrpc.Request); ok {
-			c.calls.attach(&c.a.pending, req, env.call)
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			if !c.calls.attach(&c.a.pending, m, env.call) {
+				// Its id is in flight: the SDK would drop it without an answer.
+				c.out.writeLine(discovery.AppendJSONRPCError(nil, env.id, discovery.CodeInvalidRequest))
+				continue
+			}
+		case *jsonrpc.Response:
+			c.calls.replied(m.ID)
 		}
 		return msg, nil
 	}
@@ -167,12 +175,13 @@ func sessionless(params []byte) bool {
 // discover answers a discover message, concurrently with the SDK's work up to
 // maxInFlight at a time, then in line (backpressure).
 func (c *ioConn) discover(ctx context.Context, env envelope, msg []byte) {
-	answer := func() {
+	end := c.calls.begin() // counted before Read goes on, so the end of input waits for it
+	goBounded(c.sem, func() {
+		defer end()
 		if resp, _ := c.a.answerDiscover(ctx, nil, env, msg, nil); len(resp) > 0 {
 			c.out.writeLine(resp)
 		}
-	}
-	goBounded(c.sem, answer)
+	})
 }
 
 // Write writes msg as one line; a response's error that could quote the client is

@@ -168,7 +168,8 @@ func metaRefusals() []string {
 	for i, args := range []string{`{}`, `{"action":"read","action":"reset","station":"s1"}`, `{"Action":"read","station":"s1"}`, `[]`, `{"action":["read"]}`} {
 		out = append(out, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"station","arguments":%s}}`, 200+i, args))
 	}
-	// params with two arguments members: which one the SDK would read cannot be told.
+	// params with two arguments members: which one a decoder reads cannot be told, so
+	// the call is invalid params (as in mcpgo) before any action is read.
 	out = append(out, `{"jsonrpc":"2.0","id":300,"method":"tools/call","params":{"name":"station","arguments":{"action":"read","station":"s1"},"arguments":{"action":"reset","station":"s1"}}}`)
 	return out
 }
@@ -178,6 +179,9 @@ func refusalOf(msg string) string {
 		ID json.RawMessage `json:"id"`
 	}
 	json.Unmarshal([]byte(msg[:strings.Index(msg, `,"method"`)]+"}"), &env)
+	if string(env.ID) == "300" {
+		return `{"jsonrpc":"2.0","id":300,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`
+	}
 	return `{"jsonrpc":"2.0","id":` + string(env.ID) + `,"error":{"code":-32000,"message":"tool_not_granted","data":{"error":"tool_not_granted","status":403}}}`
 }
 

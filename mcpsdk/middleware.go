@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -195,7 +196,33 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 		}
 		return nil, rpcError(err, discovery.CodeCallRefused)
 	}
-	return next(ctx, method, req)
+	res, err := next(ctx, method, req)
+	if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError && decodeFailure(r.GetError()) {
+		// A typed tool's SDK could not decode arguments the schema allows (an integer
+		// past int64, a number past float32): its error quotes them (SPEC ERR-2).
+		return invalidArguments(&discovery.Error{Code: discovery.CodeInvalidArguments}), nil
+	}
+	return res, err
+}
+
+// decodeFailure reports the error of a typed tool's result that says the SDK could
+// not decode or validate the arguments: a JSON decoding error (the SDK's decoder
+// reports encoding/json's types), or the SDK's "validating/unmarshaling arguments"
+// wrapping. Their texts quote argument values and member names.
+func decodeFailure(err error) bool {
+	if err == nil {
+		return false
+	}
+	var (
+		typeErr   *json.UnmarshalTypeError
+		syntaxErr *json.SyntaxError
+		invalid   *json.InvalidUnmarshalError
+	)
+	if errors.As(err, &typeErr) || errors.As(err, &syntaxErr) || errors.As(err, &invalid) {
+		return true
+	}
+	text := err.Error()
+	return strings.HasPrefix(text, `validating "arguments": `) || strings.HasPrefix(text, "unmarshaling arguments: ")
 }
 
 // invalidArguments is the tool result of a validation failure (SEP-1303): isError, and a

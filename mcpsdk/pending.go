@@ -57,50 +57,133 @@ func (pc *pendingCalls) take(extra *mcp.RequestExtra) callFunc {
 	return nil
 }
 
-// inflight is a connection's share of pendingCalls: the decisions it attached to the
-// requests it passed on, by request id, each dropped when the connection writes the
-// request's response or closes, so a decision the middleware never took (the SDK
-// refused the request first) is not kept.
+// inflight is a connection's record of what it still owes its client: every request it
+// passed on to the SDK and whose response it has not written (with the extra keying
+// the front's decision on a call, which pendingCalls holds until the response or the
+// close), the front's own answers being written, and the calls the server sent that
+// await the client's response. At the end of the input the connection drains it
+// (wait) before reporting the end, since the SDK, once its read fails, cancels the
+// requests in flight and writes nothing more: every request read before the end gets
+// its answer. It also keeps request ids unique among those in flight: the SDK drops a
+// request whose id is in flight without an answer.
 type inflight struct {
-	mu   sync.Mutex
-	byID map[jsonrpc.ID]*mcp.RequestExtra
+	mu        sync.Mutex
+	byID      map[jsonrpc.ID]*mcp.RequestExtra // requests passed on; extra nil when no decision
+	answering int                              // the front's answers being written
+	outgoing  map[jsonrpc.ID]bool              // the server's calls awaiting the client
+	changed   chan struct{}                    // closed at the next change, for wait
 }
 
-// attach keys call by req's extra, giving req an empty one when it has none. A request
-// whose Extra is not an *mcp.RequestExtra, or whose id is already in flight, gets no
-// decision.
-func (f *inflight) attach(pc *pendingCalls, req *jsonrpc.Request, call callFunc) {
-	extra, ok := req.Extra.(*mcp.RequestExtra)
-	if call == nil || !req.ID.IsValid() || req.Extra != nil && !ok {
-		return
+// attach records req as passed on to the SDK and keys call (nil: none) by req's
+// extra, giving req an empty one when it has none. It reports false, recording
+// nothing, for a request whose id is already in flight: the SDK would drop it
+// silently, so the caller refuses it. A notification is not recorded; a request whose
+// Extra is not an *mcp.RequestExtra is recorded without its decision.
+func (f *inflight) attach(pc *pendingCalls, req *jsonrpc.Request, call callFunc) bool {
+	if !req.ID.IsValid() {
+		return true
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, dup := f.byID[req.ID]; dup {
-		return
+		return false
+	}
+	if f.byID == nil {
+		f.byID = make(map[jsonrpc.ID]*mcp.RequestExtra)
+	}
+	extra, ok := req.Extra.(*mcp.RequestExtra)
+	if call == nil || req.Extra != nil && !ok {
+		f.byID[req.ID] = nil
+		return true
 	}
 	if extra == nil {
 		extra = &mcp.RequestExtra{}
 		req.Extra = extra
 	}
-	if f.byID == nil {
-		f.byID = make(map[jsonrpc.ID]*mcp.RequestExtra)
-	}
 	f.byID[req.ID] = extra
 	pc.m.Store(extra, call)
+	return true
 }
 
-// done drops the decision of the request msg answers, if msg is a response.
+// done records a message the connection writes: a response settles its request (and
+// drops the decision no middleware took), a call of the server's awaits the client.
 func (f *inflight) done(pc *pendingCalls, msg jsonrpc.Message) {
-	r, ok := msg.(*jsonrpc.Response)
-	if !ok {
-		return
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if extra, ok := f.byID[r.ID]; ok {
-		delete(f.byID, r.ID)
-		pc.m.Delete(extra)
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		extra, ok := f.byID[m.ID]
+		if !ok {
+			return
+		}
+		delete(f.byID, m.ID)
+		if extra != nil {
+			pc.m.Delete(extra)
+		}
+	case *jsonrpc.Request:
+		if !m.ID.IsValid() {
+			return
+		}
+		if f.outgoing == nil {
+			f.outgoing = make(map[jsonrpc.ID]bool)
+		}
+		f.outgoing[m.ID] = true
+	}
+	f.signal()
+}
+
+// replied records a response the client sent to one of the server's calls.
+func (f *inflight) replied(id jsonrpc.ID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.outgoing, id)
+	f.signal()
+}
+
+// begin counts one of the front's answers until end, called once it is written.
+func (f *inflight) begin() (end func()) {
+	f.mu.Lock()
+	f.answering++
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		f.answering--
+		f.signal()
+		f.mu.Unlock()
+	}
+}
+
+// signal wakes wait; f.mu is held.
+func (f *inflight) signal() {
+	if f.changed != nil {
+		close(f.changed)
+		f.changed = nil
+	}
+}
+
+// wait returns once every request passed on has its response written and every answer
+// of the front is written, or as soon as a call of the server's awaits the client
+// (whose input has ended, so that call can never be answered and its request may
+// never finish), or when ctx is done or stop is closed.
+func (f *inflight) wait(ctx context.Context, stop <-chan struct{}) {
+	for {
+		f.mu.Lock()
+		if len(f.byID) == 0 && f.answering == 0 || len(f.outgoing) > 0 {
+			f.mu.Unlock()
+			return
+		}
+		if f.changed == nil {
+			f.changed = make(chan struct{})
+		}
+		changed := f.changed
+		f.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		case <-stop:
+			return
+		}
 	}
 }
 
@@ -110,6 +193,9 @@ func (f *inflight) close(pc *pendingCalls) {
 	defer f.mu.Unlock()
 	for id, extra := range f.byID {
 		delete(f.byID, id)
-		pc.m.Delete(extra)
+		if extra != nil {
+			pc.m.Delete(extra)
+		}
 	}
+	f.signal()
 }

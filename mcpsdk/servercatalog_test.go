@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -300,4 +301,49 @@ func TestServerCatalogKeepAlive(t *testing.T) {
 		_, ok := cat.Tool("late")
 		return ok
 	})
+}
+
+type noteIn struct {
+	F float32 `json:"f,omitempty"`
+	N int     `json:"n,omitempty"`
+	T string  `json:"t,omitempty"`
+}
+
+// SPEC ERR-2: arguments valid for the schema a typed tool's SDK inferred ("integer",
+// "number") that its Go type cannot hold (an integer past int64, a number past
+// float32) fail the SDK's decoding after the adapter validated them; the SDK's error,
+// which quotes up to 32 bytes of the arguments from the failing value on, must not
+// reach the tool result: the result says "invalid arguments" and nothing else.
+func TestTypedToolDecodeErrorContentFree(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "typed", Version: "v1"}, nil)
+	ran := false
+	mcp.AddTool(s, &mcp.Tool{Name: "note", Description: "Keep a note."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in noteIn) (*mcp.CallToolResult, any, error) {
+			ran = true
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "kept"}}}, nil, nil
+		})
+	sc := newServerCatalog(t, s, nil)
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: sc, Grants: allowAll(t, "note")})
+	cs := serve(t, s, d)
+	for _, args := range []json.RawMessage{
+		json.RawMessage(`{"n":1e30}`),
+		json.RawMessage(`{"n":123456789012345678901234567890,"t":"x"}`),
+		json.RawMessage(`{"f":1e300,"t":"` + canary + `"}`), // the error quotes "1e+300,\"t\":\"<canary>\"}"
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "note", Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		b, _ := json.Marshal(res)
+		if !res.IsError || strings.Contains(string(b), canary) || len(res.Content) != 1 ||
+			res.Content[0].(*mcp.TextContent).Text != "invalid arguments" {
+			t.Errorf("%s: result %s, want isError with the text \"invalid arguments\" only", args, b)
+		}
+	}
+	if ran {
+		t.Error("the tool ran")
+	}
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "note", Arguments: map[string]any{"n": 1, "t": "x"}}); err != nil || res.IsError {
+		t.Errorf("a call it can hold: %v, %+v", err, res)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -66,7 +67,7 @@ func (t *transport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{Connection: c, a: t.a, sem: make(chan struct{}, maxInFlight)}, nil
+	return &conn{Connection: c, a: t.a, sem: make(chan struct{}, maxInFlight), closed: make(chan struct{})}, nil
 }
 
 // versionedTransport keeps the inner transport's mcp.ProtocolVersionSupporter.
@@ -83,9 +84,11 @@ func (t *versionedTransport) SupportsProtocolVersion(v string) bool {
 // bytes the SDK decodes itself, and cleans the errors it writes.
 type conn struct {
 	mcp.Connection
-	a     *Adapter
-	sem   chan struct{}
-	calls inflight // the front's decisions on the calls passed on
+	a         *Adapter
+	sem       chan struct{}
+	calls     inflight // what the connection owes its client, the front's decisions
+	closed    chan struct{}
+	closeOnce sync.Once
 }
 
 // Read returns the next message the front passes on; discover requests and refused
@@ -95,23 +98,31 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		msg, err := c.Connection.Read(ctx)
 		if err != nil {
+			c.calls.wait(ctx, c.closed) // every request read gets its answer first
 			return nil, err
 		}
+		if r, ok := msg.(*jsonrpc.Response); ok {
+			c.calls.replied(r.ID)
+		}
 		req, ok := msg.(*jsonrpc.Request)
-		if !ok || (req.Method != method && req.Method != "tools/call") {
+		if !ok {
 			return msg, nil
 		}
-		if req.Method == "tools/call" {
-			// The SDK decoded the envelope; the front reads the raw params.
-			if !req.ID.IsValid() {
-				return msg, nil
+		if req.Method != method {
+			var call callFunc
+			if req.Method == "tools/call" && req.ID.IsValid() {
+				// The SDK decoded the envelope; the front reads the raw params.
+				call, err = c.a.precall(ctx, nil, req.Params)
+				if err != nil {
+					c.writeError(ctx, req.ID, err)
+					continue
+				}
 			}
-			call, err := c.a.precall(ctx, nil, req.Params)
-			if err != nil {
-				c.writeError(ctx, req.ID, err)
+			if !c.calls.attach(&c.a.pending, req, call) {
+				// Its id is in flight: the SDK would drop it without an answer.
+				c.writeError(ctx, req.ID, discovery.CodeInvalidRequest)
 				continue
 			}
-			c.calls.attach(&c.a.pending, req, call)
 			return msg, nil
 		}
 		if fault, ok := paramsFault(req.Params); !ok {
@@ -123,7 +134,11 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if !req.ID.IsValid() {
 			continue // a discover notification: discovery answers nothing
 		}
-		goBounded(c.sem, func() { _ = c.Connection.Write(ctx, c.a.discoverResponse(ctx, req)) })
+		end := c.calls.begin()
+		goBounded(c.sem, func() {
+			defer end()
+			_ = c.Connection.Write(ctx, c.a.discoverResponse(ctx, req))
+		})
 	}
 }
 
@@ -178,6 +193,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 // Close drops the front's decisions no call took and closes the connection.
 func (c *conn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
 	c.calls.close(&c.a.pending)
 	return c.Connection.Close()
 }

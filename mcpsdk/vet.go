@@ -45,7 +45,8 @@ type envelope struct {
 }
 
 // parseEnvelope reads msg as one JSON-RPC 2.0 message the SDK's decoder will take: an
-// object with unique member names, "jsonrpc":"2.0", an id that is absent, null, a
+// object with unique member names, none of them a case twin of a member the SDK reads
+// (rpcwire.Match: "Method" beside or instead of "method"), "jsonrpc":"2.0", an id that is absent, null, a
 // string or an integer of at most 2^53, a string method, and for a response (no
 // method) a non-null id and an error member of the SDK's shape. The fault it returns
 // ("" when none) is the code of the content-free refusal to answer, and id is set when
@@ -70,8 +71,16 @@ func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 		errorOK  = true
 		hasErr   bool
 	)
-	dup := false
+	dup, twin := false, false
 	members(msg, func(key string, val []byte) bool {
+		// Names the SDK reads, never in another case (as mcpgo refuses them).
+		if name, exact := rpcwire.Match(key, rpcwire.EnvelopeMembers); name != "" && !exact {
+			twin = true
+			if name == "id" {
+				idOK = false // which id is meant cannot be told
+			}
+			return true
+		}
 		// Unique member names: a map only for objects with many members.
 		if seen == nil && len(keys) < 16 {
 			for _, k := range keys {
@@ -122,6 +131,11 @@ func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 	case dup:
 		env.id = nil // which id is meant cannot be told
 		return env, discovery.CodeInvalidRequest
+	case twin:
+		if !idOK {
+			env.id = nil
+		}
+		return env, discovery.CodeInvalidRequest
 	case !idOK, version == nil || version[0] != '"' || decodeString(version) != "2.0", !methodOK:
 		return env, discovery.CodeInvalidRequest
 	case !env.hasMethod && (env.id == nil || hasErr && !errorOK):
@@ -158,28 +172,14 @@ func validWireError(raw []byte) bool {
 }
 
 // stringParam reads params[key] exactly: params must be an object with one member
-// named key, a string. ok is false otherwise (invalid params).
+// named key, a string, and no other spelling of key (rpcwire.ExactMembers). ok is false
+// otherwise (invalid params).
 func stringParam(params []byte, key string) (value string, ok bool) {
-	if len(params) == 0 || params[0] != '{' {
+	m, ok := rpcwire.ExactMembers(params, []string{key})
+	if v := m[key]; !ok || v == nil || v[0] != '"' {
 		return "", false
 	}
-	n := 0
-	members(params, func(k string, val []byte) bool {
-		if k != key {
-			return true
-		}
-		n++
-		if n > 1 || val[0] != '"' {
-			ok = false
-			return false
-		}
-		value, ok = decodeString(val), true
-		return true
-	})
-	if !ok || n != 1 {
-		return "", false
-	}
-	return value, true
+	return decodeString(m[key]), true
 }
 
 // logLevels are the levels of MCP's logging/setLevel (RFC 5424 severities).
@@ -195,24 +195,4 @@ func plainASCII(raw []byte) bool {
 		}
 	}
 	return true
-}
-
-// onlyMember returns the raw value of params[key] when params, an object, holds that
-// member once; nil otherwise.
-func onlyMember(params []byte, key string) []byte {
-	var value []byte
-	n := 0
-	if len(params) > 0 && params[0] == '{' {
-		members(params, func(k string, val []byte) bool {
-			if k == key {
-				n++
-				value = val
-			}
-			return n < 2
-		})
-	}
-	if n != 1 {
-		return nil
-	}
-	return value
 }

@@ -30,7 +30,10 @@ func TestParseEnvelope(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"error":{"code":1.5}}`, discovery.CodeInvalidRequest, ``, ""},
 		{`{"jsonrpc":"2.0","result":{}}`, discovery.CodeInvalidRequest, ``, ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"a","\u006dethod":"b"}`, discovery.CodeInvalidRequest, ``, ""},
-		{`{"jsonrpc":"2.0","id":1,"Method":"a"}`, "", `1`, ""}, // no "method": a response, which the SDK drops
+		{`{"jsonrpc":"2.0","id":1,"Method":"a"}`, discovery.CodeInvalidRequest, `1`, ""}, // a case twin of "method", as mcpgo refuses it
+		{`{"jsonrpc":"2.0","id":1,"method":"a","Params":{}}`, discovery.CodeInvalidRequest, `1`, ""},
+		{`{"jsonrpc":"2.0","id":1,"ID":2,"method":"a"}`, discovery.CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"a","key":1,"Key":2}`, "", `1`, "a"}, // not a member the SDK reads
 		{`{"jsonrpc":"2.0","id":1,"method":"ping"`, discovery.CodeParseError, ``, ""},
 		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, discovery.CodeInvalidRequest, ``, ""},
 		{`{"jsonrpc":"2.00","id":1,"method":"ping"}`, discovery.CodeInvalidRequest, `1`, ""},

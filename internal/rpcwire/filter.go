@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/deferredtools/deferredtools/discovery"
 )
@@ -23,6 +24,9 @@ type Filter struct {
 	// TextError returns the body for a text/plain 400 or 413 answering a request with
 	// an id; head is the start (at most 64 bytes) of the text it replaces.
 	TextError func(id []byte, status int, head []byte) []byte
+	// Private marks a response that answers one principal (a narrowed tools/list): its
+	// Cache-Control is made private (PrivateCache), whatever next set.
+	Private bool
 
 	status  int
 	mode    int // one of the mode constants, set by the first WriteHeader
@@ -45,6 +49,9 @@ func (f *Filter) WriteHeader(status int) {
 		return
 	}
 	f.status = status
+	if f.Private {
+		PrivateCache(f.W.Header())
+	}
 	mt, _, _ := mime.ParseMediaType(f.W.Header().Get("Content-Type"))
 	switch {
 	case status >= 400 && mt == "text/plain":
@@ -167,11 +174,14 @@ func BodyFault(err error) discovery.Code {
 // or, when event is set and r's Accept takes only text/event-stream, one event in an
 // HTTP 200; an empty body answers status alone (202 for a notification). A request
 // Rebound answers 403 with the text forbidden instead, as the SDK behind would, since
-// the adapter answers in its place.
+// the adapter answers in its place. A body is marked private (PrivateCache).
 func Answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool, forbidden string) {
 	if Rebound(r) {
 		http.Error(w, forbidden, http.StatusForbidden)
 		return
+	}
+	if len(body) > 0 {
+		PrivateCache(w.Header()) // a discover page or a refusal: one principal's
 	}
 	switch {
 	case len(body) == 0:
@@ -185,4 +195,35 @@ func Answer(w http.ResponseWriter, r *http.Request, status int, body []byte, eve
 		w.WriteHeader(status)
 		w.Write(body)
 	}
+}
+
+// PrivateCache makes h's Cache-Control say that no shared cache may store the response:
+// "public" and "s-maxage" are dropped, "private" and "no-store" added, every other
+// directive (no-transform, which event streams want) kept. An answer for one principal
+// must never be served to another (SEP-2549's cacheScope "private", in HTTP terms).
+func PrivateCache(h http.Header) {
+	var out []string
+	private, noStore := false, false
+	for _, v := range h.Values("Cache-Control") {
+		for _, d := range strings.Split(v, ",") {
+			d = strings.TrimSpace(d)
+			name, _, _ := strings.Cut(strings.ToLower(d), "=")
+			switch name {
+			case "", "public", "s-maxage":
+				continue
+			case "private":
+				private = true
+			case "no-store":
+				noStore = true
+			}
+			out = append(out, d)
+		}
+	}
+	if !private {
+		out = append(out, "private")
+	}
+	if !noStore {
+		out = append(out, "no-store")
+	}
+	h.Set("Cache-Control", strings.Join(out, ", "))
 }

@@ -120,3 +120,24 @@ func TestAnswer(t *testing.T) {
 		})
 	}
 }
+
+// PrivateCache drops what lets a shared cache store a response and adds private and
+// no-store, keeping the other directives.
+func TestPrivateCache(t *testing.T) {
+	for _, c := range [][2]string{
+		{"", "private, no-store"},
+		{"public, max-age=600", "max-age=600, private, no-store"},
+		{"PUBLIC, S-MAXAGE=60, no-transform", "no-transform, private, no-store"},
+		{"no-cache, no-transform", "no-cache, no-transform, private, no-store"},
+		{"private, no-store", "private, no-store"},
+	} {
+		h := http.Header{}
+		if c[0] != "" {
+			h.Set("Cache-Control", c[0])
+		}
+		PrivateCache(h)
+		if got := strings.Join(h.Values("Cache-Control"), "|"); got != c[1] {
+			t.Errorf("PrivateCache(%q) = %q, want %q", c[0], got, c[1])
+		}
+	}
+}
