@@ -43,20 +43,20 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 }
 
 // updater is the state of one Update, built phase by phase: which old doc becomes
-// which new one, the new docs' postings, the lists to write and where each starts.
+// which new one, the new docs' postings, the lists to write and the new postings of each.
 type updater struct {
 	ix, nu *Index
 
-	remap    []uint32 // remap[d] is the new doc of ix's doc d, noTerm when d is gone
-	monotone bool     // kept docs keep their relative order: lists need no sorting
-	runs     []run    // when monotone, the kept docs of ix as runs renumbered alike
-	inPlace  bool     // every kept doc keeps its number, and nu has ix's number of docs
-	gone     []uint32 // the docs of ix gone from the list being written
-	news     []added  // the new docs' postings, in doc order
-	terms    int      // ids of terms, ix's and the new ones
-	src      []uint32 // src[l] is the list of ix whose kept postings list l starts from, or noTerm
-	start    []int    // news of list l are bucket[start[l]:start[l+1]]
-	bucket   []posting
+	remap    []uint32  // remap[d] is the new doc of ix's doc d, noTerm when d is gone
+	monotone bool      // kept docs keep their relative order: lists need no sorting
+	runs     []run     // when monotone, the kept docs of ix as runs renumbered alike
+	inPlace  bool      // every kept doc keeps its number, and nu has ix's number of docs
+	gone     []uint32  // the docs of ix gone from the list being written
+	news     []added   // the new docs' postings, in doc order
+	terms    int       // ids of terms, ix's and the new ones
+	src      []uint32  // src[l] is the list of ix whose kept postings list l starts from, or noTerm
+	bucket   []posting // the new postings by list, in doc order within each
+	lists    []uint32  // lists[k] is the list of bucket[k]
 }
 
 // A run is docs lo to hi-1 of ix, all kept, each renumbered d+shift.
@@ -219,21 +219,14 @@ func (u *updater) listOf(a added) uint32 {
 	return a.id
 }
 
-// bucketNews buckets the new postings by list, keeping doc order within each.
+// bucketNews orders the new postings by list, keeping doc order within each: a sort
+// of the new postings alone, not a pass over every list.
 func (u *updater) bucketNews() {
-	u.start = make([]int, len(u.src)+1)
-	for _, a := range u.news {
-		u.start[u.listOf(a)+1]++
-	}
-	for l := range u.src {
-		u.start[l+1] += u.start[l]
-	}
+	slices.SortStableFunc(u.news, func(a, b added) int { return cmp.Compare(u.listOf(a), u.listOf(b)) })
 	u.bucket = make([]posting, len(u.news))
-	fill := slices.Clone(u.start[:len(u.src)])
-	for _, a := range u.news {
-		l := u.listOf(a)
-		u.bucket[fill[l]] = a.e
-		fill[l]++
+	u.lists = make([]uint32, len(u.news))
+	for k, a := range u.news {
+		u.bucket[k], u.lists[k] = a.e, u.listOf(a)
 	}
 }
 
@@ -249,10 +242,15 @@ func (u *updater) merge() {
 	nu.sat = make([]float32, room)
 	nu.maxSat = make([]float32, len(u.src))
 	nu.dense = make([]denseSet, len(u.src))
-	at := 0 // the next posting of nu
+	at, k := 0, 0 // the next posting of nu, the next new posting
 	for l, s := range u.src {
 		nu.off[l] = uint32(at)
-		at = u.mergeList(s, l, at, u.bucket[u.start[l]:u.start[l+1]], words)
+		e := k
+		for e < len(u.lists) && u.lists[e] == uint32(l) {
+			e++
+		}
+		at = u.mergeList(s, l, at, u.bucket[k:e], words)
+		k = e
 	}
 	nu.off[len(u.src)] = uint32(at)
 	nu.docs, nu.sat = nu.docs[:at:at], nu.sat[:at:at]
