@@ -50,9 +50,10 @@ type CatalogOptions struct {
 	// tools (rank/TUNING.md has the measurements).
 	IgnoreParamText bool
 	// Previous is the catalog version this one replaces, or nil. A tool whose JSON text
-	// is byte for byte one Previous was built from (found by its length and ends, then
-	// compared byte for byte with the canonical form Previous kept when the text was in
-	// canonical form, else by a 128-bit hash keyed at random per process) takes
+	// is byte for byte one Previous was built from (looked for where Previous was given
+	// it, else by its length and ends; compared byte for byte with the canonical form
+	// Previous kept when the text was in canonical form, else by a 128-bit hash keyed at
+	// random per process) takes
 	// Previous's canonical form, digests and sizes; its
 	// compiled validator too when both versions use the default Compiler or the same
 	// one (a comparable Compiler value, compared with ==), and its analysed text for
@@ -60,8 +61,9 @@ type CatalogOptions struct {
 	// every tool and Limits checked on the whole catalog, as without Previous. The
 	// catalog built is the one NewCatalog builds without Previous, refused alike; it
 	// does not retain Previous, only what the two share. A version differing from
-	// Previous by a few tools costs a comparison (or hash) of every tool's text and a
-	// copy of the rank index, not a compilation.
+	// Previous by a few tools costs a comparison (or hash) of every tool's text with
+	// one tool's of Previous (on every core) and a bulk copy of the rank index's
+	// postings, not a compilation.
 	//
 	// A catalog with MetaTools, or replacing one that had them, is built without
 	// reuse: Previous is then ignored.
@@ -230,21 +232,17 @@ func NewCatalog(tools []json.RawMessage, opts *CatalogOptions) (*Catalog, error)
 	// Each input is read into one of: prevOf[i], the tool of Previous built from the same
 	// text, kept as it is; or built[i], its index in fresh (and freshDocs, its text for
 	// ranking). named[i] is the tool of Previous of the same name, -1 if none.
-	prevOf, built, named := make([]int32, n), make([]int32, n), make([]int32, n)
-	// First, in input order (find follows it), the texts Previous was built from.
+	prevOf, built, named := r.match(tools), make([]int32, n), make([]int32, n)
+	// First, the texts Previous was built from (prevOf).
 	var probes []probe // probes[k]: input k of fresh looked for, with its sample and key
 	nb := 0
 	for i, raw := range tools {
-		prevOf[i], built[i] = -1, -1
-		pr := probe{text: raw}
-		if r.prev != nil {
-			prevOf[i] = int32(r.find(&pr))
-		}
+		built[i] = -1
 		if prevOf[i] < 0 || !r.validators || !r.rank {
 			built[i] = int32(nb)
 			nb++
 			if r.prev != nil {
-				probes = append(probes, pr)
+				probes = append(probes, r.probeOf(i, raw))
 			}
 		}
 	}

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -309,4 +311,145 @@ func TestNewCatalogPreviousSameEnds(t *testing.T) {
 			t.Fatalf("spaced %v: the tool kept Previous's text", spaced)
 		}
 	}
+}
+
+// editInOrder returns a new version of tools keeping their order: a few removed, changed
+// (another tool of the same name), respaced, renamed or added at random places, some in
+// runs of adjacent tools, so that a tool's position moves by several.
+func editInOrder(r *rand.Rand, tools []json.RawMessage, round int) []json.RawMessage {
+	var out []json.RawMessage
+	for i := 0; i < len(tools); i++ {
+		raw := tools[i]
+		switch r.IntN(40) {
+		case 0: // removed, with up to two after it
+			i += r.IntN(3)
+			continue
+		case 1: // one to three added before it
+			for k := range 1 + r.IntN(3) {
+				t, _, _ := genTool(r, 20000+round*1000+i*4+k, 800+r.IntN(2000))
+				out = append(out, t)
+			}
+		case 2: // another tool of the same name
+			var def, nd map[string]any
+			json.Unmarshal(raw, &def)
+			next, _, _ := genTool(r, 7000+round*100+i, 800+r.IntN(2000))
+			json.Unmarshal(next, &nd)
+			nd["name"] = def["name"]
+			raw, _ = json.Marshal(nd)
+		case 3: // the same tool, spaced
+			raw = json.RawMessage(strings.Replace(string(raw), ":", ": ", 1))
+		case 4: // renamed
+			var def map[string]any
+			json.Unmarshal(raw, &def)
+			def["name"] = fmt.Sprintf("renamed_%d_%d", round, i)
+			raw, _ = json.Marshal(def)
+		}
+		out = append(out, raw)
+	}
+	return out
+}
+
+// SPEC CONTRACT-2: over a chain of 20 versions, each built with the last as Previous and
+// edited in place (tools removed, added, changed, respaced and renamed where they were,
+// so that Previous finds most texts near their old positions), every version is the one
+// built from scratch, and ranks alike every query of two vocabulary words or fewer; a
+// Compiler given to both compiles only the texts that are new.
+func TestNewCatalogPreviousChain(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 5))
+	tools := genCatalog(r, 400)
+	cc := newTally()
+	opts := discovery.CatalogOptions{Compiler: cc}
+	prev := build(t, tools, &opts)
+	var queries []string
+	for i, a := range vocabulary {
+		queries = append(queries, a, a+" "+vocabulary[(i*7+3)%len(vocabulary)])
+	}
+	for round := range 20 {
+		next := editInOrder(r, tools, round)
+		known := map[string]bool{}
+		for _, raw := range tools {
+			known[string(raw)] = true
+		}
+		newText := 0
+		for _, raw := range next {
+			if !known[string(raw)] {
+				newText++
+			}
+		}
+		before := cc.n.Load()
+		got := build(t, next, withPrevious(opts, prev))
+		if n := cc.n.Load() - before; n != int64(newText) {
+			t.Fatalf("round %d: %d schemas compiled with Previous, want %d (the new texts)", round, n, newText)
+		}
+		want := build(t, next, &opts)
+		sameCatalog(t, got, want)
+		for _, q := range queries {
+			if g, w := discovery.CatalogSearch(got, q, 0), discovery.CatalogSearch(want, q, 0); !slices.Equal(g, w) {
+				t.Fatalf("round %d: Search(%q): with Previous %v, from scratch %v", round, q, g, w)
+			}
+		}
+		tools, prev = next, got
+	}
+}
+
+// A chain of 50 versions, each built with the last as Previous and the older ones
+// dropped, holds no more memory than its first versions: a version keeps only what it
+// shares with Previous, not Previous itself.
+func TestNewCatalogPreviousChainMemory(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 6))
+	tools := genCatalog(r, 300)
+	cur := build(t, tools, nil)
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	var early uint64
+	for round := range 50 {
+		tools = editInOrder(r, tools, round)
+		cur = build(t, tools, withPrevious(discovery.CatalogOptions{}, cur))
+		if round == 4 {
+			early = heap()
+		}
+	}
+	late := heap()
+	runtime.KeepAlive(cur)
+	if late > early+early/4 {
+		t.Fatalf("heap after 50 versions %d bytes, after 5 %d: the chain retains old versions", late, early)
+	}
+}
+
+// Previous stays usable while versions are built from it: searches, tool reads and
+// validations on it run concurrently with several builds using it as Previous, and
+// answer as before (run with -race).
+func TestNewCatalogPreviousConcurrent(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 7))
+	tools := genCatalog(r, 200)
+	prev := build(t, tools, nil)
+	want := build(t, tools, nil)
+	versions := make([][]json.RawMessage, 4)
+	for k := range versions {
+		versions[k] = editInOrder(r, tools, k)
+	}
+	var wg sync.WaitGroup
+	for _, next := range versions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := discovery.NewCatalog(next, withPrevious(discovery.CatalogOptions{}, prev)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	for range 3 {
+		for _, q := range previousQueries {
+			if g, w := discovery.CatalogSearch(prev, q, 5), discovery.CatalogSearch(want, q, 5); !slices.Equal(g, w) {
+				t.Errorf("Search(%q) on Previous during builds %v, want %v", q, g, w)
+			}
+		}
+	}
+	wg.Wait()
+	sameCatalog(t, prev, want)
 }

@@ -3,9 +3,11 @@ package discovery
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"hash/maphash"
 	"reflect"
 
+	"github.com/deferredtools/deferredtools/internal/parallel"
 	"github.com/deferredtools/deferredtools/validate"
 )
 
@@ -14,15 +16,17 @@ type reuse struct {
 	prev       *Catalog
 	validators bool // prev's tools were compiled by the same Compiler
 	rank       bool // prev's index reads parameter text as this one does
-	next       int  // the input of prev after the one the last text found was
 
-	// Made at the first text not found at next: bySample is the last tool of prev whose
-	// text has this sample, chain[j] the tool before j with j's sample (-1 if none),
-	// input[j] the input of prev tool j was.
-	bySample map[uint64]int32
-	chain    []int32
-	input    []int32
+	// missed are the inputs not found where Previous had them, in input order, and
+	// looked[k] is input missed[k] as looked for elsewhere (its sample computed);
+	// probeOf reads them in input order from missed[at] on.
+	missed []int32
+	looked []probe
+	at     int
 }
+
+// matchChunk is how many inputs one goroutine of match compares at a time.
+const matchChunk = 256
 
 // maxCandidates bounds the tools of Previous a text is compared with, so that texts
 // sharing a sample cost a bounded number of comparisons each.
@@ -41,23 +45,99 @@ func newReuse(o *CatalogOptions) reuse {
 	}
 }
 
-// index makes bySample, chain and input.
-func (r *reuse) index() {
-	tools := r.prev.tools
-	r.bySample = make(map[uint64]int32, len(tools))
-	r.chain = make([]int32, len(tools))
-	r.input = make([]int32, len(tools))
-	for i, j := range r.prev.inputs {
-		r.input[j] = int32(i)
+// match returns, for each input, the tool of Previous built from the same text, or -1.
+// It first compares each input with the tools Previous was given near the same position
+// (inPlace, on every core), then looks for the others among the tools of Previous not
+// found so far (elsewhere): a version that changes a few tools costs a comparison of
+// each text with one tool's, and work for those few alone.
+func (r *reuse) match(tools []json.RawMessage) []int32 {
+	prevOf := make([]int32, len(tools))
+	for i := range prevOf {
+		prevOf[i] = -1
 	}
-	for j := range tools {
-		s := tools[j].sample
-		r.chain[j] = -1
-		if k, ok := r.bySample[s]; ok {
-			r.chain[j] = k
+	if r.prev == nil {
+		return prevOf
+	}
+	parallel.Chunks(len(tools), matchChunk, func(_, lo, hi int) { r.inPlace(tools, prevOf, lo, hi) })
+	r.elsewhere(tools, prevOf)
+	return prevOf
+}
+
+// inPlace looks for inputs lo to hi-1 among the tools Previous was given at about the
+// same positions: input i first where the last one found was followed (at i itself at
+// first), then one after (a tool gone before it) and one before (one come); a text not
+// found moves on one (a tool changed in place).
+func (r *reuse) inPlace(tools []json.RawMessage, prevOf []int32, lo, hi int) {
+	in := r.prev.inputs
+	next := lo // the input of Previous expected to be input i's text
+	for i := lo; i < hi; i++ {
+		p := probe{text: tools[i]}
+		for _, k := range [3]int{next, next + 1, next - 1} {
+			if k >= 0 && k < len(in) && p.builtFrom(&r.prev.tools[in[k]]) {
+				prevOf[i], next = in[k], k
+				break
+			}
 		}
-		r.bySample[s] = int32(j)
+		next++
 	}
+}
+
+// elsewhere looks for the inputs inPlace did not find among the tools of Previous no
+// input was found to be, by the sample of their text, and keeps them in r.missed with
+// their probes.
+func (r *reuse) elsewhere(tools []json.RawMessage, prevOf []int32) {
+	for i, j := range prevOf {
+		if j < 0 {
+			r.missed = append(r.missed, int32(i))
+		}
+	}
+	if len(r.missed) == 0 {
+		return
+	}
+	taken := make([]bool, len(r.prev.tools))
+	for _, j := range prevOf {
+		if j >= 0 {
+			taken[j] = true
+		}
+	}
+	// bySample[s] is the last tool not taken whose text had sample s, chain[j] the one
+	// before tool j with its sample (-1 if none).
+	bySample := make(map[uint64]int32)
+	chain := make(map[int32]int32)
+	for j := range r.prev.tools {
+		if !taken[j] {
+			s := r.prev.tools[j].sample
+			if k, ok := bySample[s]; ok {
+				chain[int32(j)] = k
+			}
+			bySample[s] = int32(j)
+		}
+	}
+	r.looked = make([]probe, len(r.missed))
+	for k, i := range r.missed {
+		p := &r.looked[k]
+		p.text = tools[i]
+		j, ok := bySample[p.sampleOf()]
+		for n := 0; ok && n < maxCandidates; n++ {
+			if !taken[j] && p.builtFrom(&r.prev.tools[j]) {
+				prevOf[i], taken[j] = j, true
+				break
+			}
+			j, ok = chain[j]
+		}
+	}
+}
+
+// probeOf returns input i, text, as it was looked for in Previous, with what was
+// computed then. NewCatalog asks for inputs in input order.
+func (r *reuse) probeOf(i int, text []byte) probe {
+	for r.at < len(r.missed) && int(r.missed[r.at]) < i {
+		r.at++
+	}
+	if r.at < len(r.missed) && int(r.missed[r.at]) == i {
+		return r.looked[r.at]
+	}
+	return probe{text: text}
 }
 
 // A probe is a text looked for in Previous, with its sample and textKey once computed.
@@ -85,40 +165,12 @@ func (p *probe) keyOf() textKey {
 }
 
 // builtFrom reports whether tool t of Previous was built from p's text: compared byte
-// for byte with its canonical form when that was its text, else by textKey.
+// for byte with its canonical form when that was its text, else by sample then textKey.
 func (p *probe) builtFrom(t *tool) bool {
 	if t.rawCanonical {
 		return bytes.Equal(p.text, t.canonical)
 	}
-	return p.keyOf() == t.key
-}
-
-// find returns the tool of Previous built from p's text, or -1: first the tool given
-// after the last one found (versions mostly keep their order), then those whose text
-// had the same sample.
-func (r *reuse) find(p *probe) int {
-	if r.prev == nil {
-		return -1
-	}
-	if r.next < len(r.prev.inputs) {
-		j := r.prev.inputs[r.next]
-		if p.builtFrom(&r.prev.tools[j]) {
-			r.next++
-			return int(j)
-		}
-	}
-	if r.bySample == nil {
-		r.index()
-	}
-	j, ok := r.bySample[p.sampleOf()]
-	for n := 0; ok && j >= 0 && n < maxCandidates; n++ {
-		if p.builtFrom(&r.prev.tools[j]) {
-			r.next = int(r.input[j]) + 1
-			return int(j)
-		}
-		j = r.chain[j]
-	}
-	return -1
+	return p.sampleOf() == t.sample && p.keyOf() == t.key
 }
 
 // sameCompiler reports whether a and b, Compilers as CatalogOptions give them, are the

@@ -1,8 +1,11 @@
 package rank
 
 import (
+	"cmp"
 	"maps"
+	"math/bits"
 	"slices"
+	"strings"
 )
 
 // Update returns the index NewIndex(docs) would build, reusing what ix computed for the
@@ -10,19 +13,24 @@ import (
 // all four fields, and only its Name is read; from[i] < 0 says docs[i] is analysed. A
 // doc of ix may be named by one from[i] at most. ix is not changed, and the two indexes
 // share nothing that either changes. The result ranks exactly as NewIndex(docs) does
-// (TestUpdateRanksAsNewIndex); its cost is one pass over ix's postings, renumbered, the
-// analysis of the new docs, and a copy of the term dictionary when they bring new terms.
-// Terms whose docs are all gone stay in the dictionary, held by no doc, until they are a quarter of
-// it; then they are dropped (one more pass over the postings).
+// (TestUpdateRanksAsNewIndex, which compares the two list by list). Its cost: the analysis
+// of the new docs; a copy of ix's postings, in bulk run by run of kept docs when they keep
+// their order (each run's numbers shifted alike), else renumbered one by one and sorted;
+// the lists' bitsets kept (no doc renumbered and none gone or come) or patched (only
+// docs gone or come) where the new docs keep their numbers, else rebuilt; and a copy of
+// the term dictionary when the new docs bring new terms. Terms whose docs are all gone
+// stay in the dictionary, held by no doc, until they are a quarter of it; then they are
+// dropped (one more pass over the postings).
 //
 // Update panics when len(from) != len(docs), or a from[i] is out of range or repeated.
 func (ix *Index) Update(docs []Doc, from []int) *Index {
 	if len(from) != len(docs) {
 		panic("rank: Update: len(from) != len(docs)")
 	}
-	nu := &Index{n: len(docs), p: ix.p, order: nameOrder(docs)}
+	nu := &Index{n: len(docs), p: ix.p}
 	u := &updater{ix: ix, nu: nu}
 	u.remapDocs(from)
+	nu.order = u.nameOrder(docs, from)
 	u.analyse(docs, from)
 	u.listSources()
 	u.bucketNews()
@@ -35,17 +43,26 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 }
 
 // updater is the state of one Update, built phase by phase: which old doc becomes
-// which new one, the new docs' postings, the lists to write and where each starts.
+// which new one, the new docs' postings, the lists to write and the new postings of each.
 type updater struct {
 	ix, nu *Index
 
-	remap    []uint32 // remap[d] is the new doc of ix's doc d, noTerm when d is gone
-	monotone bool     // kept docs keep their relative order: lists need no sorting
-	news     []added  // the new docs' postings, in doc order
-	terms    int      // ids of terms, ix's and the new ones
-	src      []uint32 // src[l] is the list of ix whose kept postings list l starts from, or noTerm
-	start    []int    // news of list l are bucket[start[l]:start[l+1]]
-	bucket   []posting
+	remap    []uint32  // remap[d] is the new doc of ix's doc d, noTerm when d is gone
+	monotone bool      // kept docs keep their relative order: lists need no sorting
+	runs     []run     // when monotone, the kept docs of ix as runs renumbered alike
+	inPlace  bool      // every kept doc keeps its number, and nu has ix's number of docs
+	gone     []uint32  // the docs of ix gone from the list being written
+	news     []added   // the new docs' postings, in doc order
+	terms    int       // ids of terms, ix's and the new ones
+	src      []uint32  // src[l] is the list of ix whose kept postings list l starts from, or noTerm
+	bucket   []posting // the new postings by list, in doc order within each
+	lists    []uint32  // lists[k] is the list of bucket[k]
+}
+
+// A run is docs lo to hi-1 of ix, all kept, each renumbered d+shift.
+type run struct {
+	lo, hi uint32
+	shift  int64
 }
 
 // added is one posting of a new doc: its term and whether the doc holds the term in
@@ -79,6 +96,68 @@ func (u *updater) remapDocs(from []int) {
 			last = int(i)
 		}
 	}
+	if !u.monotone {
+		return
+	}
+	u.inPlace = u.nu.n == u.ix.n
+	for d, i := range u.remap {
+		switch {
+		case i == noTerm:
+		case len(u.runs) > 0 && u.runs[len(u.runs)-1].hi == uint32(d) && u.remap[d-1]+1 == i:
+			u.runs[len(u.runs)-1].hi++
+		default:
+			shift := int64(i) - int64(d)
+			u.runs = append(u.runs, run{uint32(d), uint32(d) + 1, shift})
+			u.inPlace = u.inPlace && shift == 0
+		}
+	}
+}
+
+// nameOrder returns nameOrder(docs): when kept docs keep their order, from ix's, the
+// kept docs in its name order with the new docs, sorted, merged in by binary search.
+func (u *updater) nameOrder(docs []Doc, from []int) []uint32 {
+	if !u.monotone {
+		return nameOrder(docs)
+	}
+	ix := u.ix
+	byName := make([]uint32, len(ix.order)) // ix's docs in name order
+	for d, pos := range ix.order {
+		byName[pos] = uint32(d)
+	}
+	kept := byName[:0] // renumbered, in place
+	for _, d := range byName {
+		if nd := u.remap[d]; nd != noTerm {
+			kept = append(kept, nd)
+		}
+	}
+	var fresh []uint32
+	for i, d := range from {
+		if d < 0 {
+			fresh = append(fresh, uint32(i))
+		}
+	}
+	// Ties in name go by number, as nameOrder's stable sort leaves them.
+	byNameThenNumber := func(a, b uint32) int {
+		return cmp.Or(strings.Compare(docs[a].Name, docs[b].Name), cmp.Compare(a, b))
+	}
+	slices.SortFunc(fresh, byNameThenNumber)
+	order := make([]uint32, len(docs))
+	pos, lo := uint32(0), 0
+	place := func(ds []uint32) {
+		for _, d := range ds {
+			order[d] = pos
+			pos++
+		}
+	}
+	for _, f := range fresh {
+		k, _ := slices.BinarySearchFunc(kept[lo:], f, byNameThenNumber)
+		place(kept[lo : lo+k])
+		order[f] = pos
+		pos++
+		lo += k
+	}
+	place(kept[lo:])
+	return order
 }
 
 // analyse analyses the new docs (from[i] < 0) into u.news and gives nu its term
@@ -140,21 +219,14 @@ func (u *updater) listOf(a added) uint32 {
 	return a.id
 }
 
-// bucketNews buckets the new postings by list, keeping doc order within each.
+// bucketNews orders the new postings by list, keeping doc order within each: a sort
+// of the new postings alone, not a pass over every list.
 func (u *updater) bucketNews() {
-	u.start = make([]int, len(u.src)+1)
-	for _, a := range u.news {
-		u.start[u.listOf(a)+1]++
-	}
-	for l := range u.src {
-		u.start[l+1] += u.start[l]
-	}
+	slices.SortStableFunc(u.news, func(a, b added) int { return cmp.Compare(u.listOf(a), u.listOf(b)) })
 	u.bucket = make([]posting, len(u.news))
-	fill := slices.Clone(u.start[:len(u.src)])
-	for _, a := range u.news {
-		l := u.listOf(a)
-		u.bucket[fill[l]] = a.e
-		fill[l]++
+	u.lists = make([]uint32, len(u.news))
+	for k, a := range u.news {
+		u.bucket[k], u.lists[k] = a.e, u.listOf(a)
 	}
 }
 
@@ -170,10 +242,15 @@ func (u *updater) merge() {
 	nu.sat = make([]float32, room)
 	nu.maxSat = make([]float32, len(u.src))
 	nu.dense = make([]denseSet, len(u.src))
-	at := 0 // the next posting of nu
+	at, k := 0, 0 // the next posting of nu, the next new posting
 	for l, s := range u.src {
 		nu.off[l] = uint32(at)
-		at = u.mergeList(s, l, at, u.bucket[u.start[l]:u.start[l+1]], words)
+		e := k
+		for e < len(u.lists) && u.lists[e] == uint32(l) {
+			e++
+		}
+		at = u.mergeList(s, l, at, u.bucket[k:e], words)
+		k = e
 	}
 	nu.off[len(u.src)] = uint32(at)
 	nu.docs, nu.sat = nu.docs[:at:at], nu.sat[:at:at]
@@ -182,45 +259,173 @@ func (u *updater) merge() {
 	}
 }
 
+// runsMin is how many postings per run of kept docs (updater.runs) a list needs, when it
+// has no bitset, to be copied run by run: below, binary searches would cost more than
+// renumbering each posting.
+const runsMin = 32
+
 // mergeList writes list l of nu, starting at posting at, from list s of ix (none when
-// s is noTerm), renumbered posting by posting, and fresh; it returns the next posting.
+// s is noTerm) and fresh; it returns the next posting. When kept docs keep their order,
+// a list with a bitset or a long one is copied run by run (copyRuns), another renumbered
+// posting by posting.
 func (u *updater) mergeList(s uint32, l, at int, fresh []posting, words int) int {
 	ix, nu := u.ix, u.nu
-	out, outSat := nu.docs, nu.sat
-	if s != noTerm {
-		lo, hi := ix.off[s], ix.off[s+1]
-		sat := ix.sat[lo:hi]
-		for k, d := range ix.docs[lo:hi] {
-			nd := u.remap[d]
-			if nd == noTerm {
-				continue
-			}
-			for len(fresh) > 0 && fresh[0].doc < nd {
-				out[at], outSat[at] = fresh[0].doc, fresh[0].sat
-				at++
-				fresh = fresh[1:]
-			}
-			out[at], outSat[at] = nd, sat[k]
-			at++
-		}
+	first := at
+	u.gone = u.gone[:0]
+	lostMax := false // a posting gone had the list's largest saturation
+	switch {
+	case s == noTerm:
+		at = u.writeFresh(at, fresh)
+	case u.monotone && (ix.dense[s].bits != nil || ix.listLen(s) >= runsMin*len(u.runs)):
+		at, lostMax = u.copyRuns(s, at, fresh)
+	default:
+		at, lostMax = u.renumber(s, at, fresh)
 	}
-	for _, e := range fresh {
-		out[at], outSat[at] = e.doc, e.sat
-		at++
-	}
-	list := outSat[nu.off[l]:at]
+	docs, sat := nu.docs[first:at], nu.sat[first:at]
 	if !u.monotone {
-		sortPostings(out[nu.off[l]:at], list)
+		sortPostings(docs, sat)
 	}
 	m := float32(0)
-	for _, x := range list {
-		if x > m {
-			m = x
+	if s == noTerm || lostMax {
+		for _, x := range sat {
+			m = max(m, x)
+		}
+	} else {
+		m = ix.maxSat[s]
+		for _, e := range fresh {
+			m = max(m, e.sat)
 		}
 	}
 	nu.maxSat[l] = m
-	nu.dense[l] = summary(out[nu.off[l]:at], words)
+	nu.dense[l] = u.denseOf(s, docs, fresh, words)
 	return at
+}
+
+// writeFresh writes fresh from posting at of nu and returns the next posting.
+func (u *updater) writeFresh(at int, fresh []posting) int {
+	for _, e := range fresh {
+		u.nu.docs[at], u.nu.sat[at] = e.doc, e.sat
+		at++
+	}
+	return at
+}
+
+// renumber writes list s of ix, renumbered posting by posting, merged with fresh, from
+// posting at of nu; it returns the next posting and whether a posting gone had the
+// list's largest saturation. The docs gone are left in u.gone.
+func (u *updater) renumber(s uint32, at int, fresh []posting) (int, bool) {
+	ix, nu := u.ix, u.nu
+	lo, hi := ix.off[s], ix.off[s+1]
+	sat := ix.sat[lo:hi]
+	lostMax := false
+	for k, d := range ix.docs[lo:hi] {
+		nd := u.remap[d]
+		if nd == noTerm {
+			u.gone = append(u.gone, d)
+			lostMax = lostMax || sat[k] == ix.maxSat[s]
+			continue
+		}
+		for len(fresh) > 0 && fresh[0].doc < nd {
+			nu.docs[at], nu.sat[at] = fresh[0].doc, fresh[0].sat
+			at++
+			fresh = fresh[1:]
+		}
+		nu.docs[at], nu.sat[at] = nd, sat[k]
+		at++
+	}
+	return u.writeFresh(at, fresh), lostMax
+}
+
+// copyRuns writes list s of ix, merged with fresh, from posting at of nu, copying the
+// postings of each run of kept docs in bulk, shifted by the run's shift; it returns the
+// next posting and whether a posting gone had the list's largest saturation. The docs
+// gone are left in u.gone. Kept docs must keep their order.
+func (u *updater) copyRuns(s uint32, at int, fresh []posting) (int, bool) {
+	ix, nu := u.ix, u.nu
+	pos, hi := ix.off[s], ix.off[s+1]
+	lostMax := false
+	dropTo := func(end uint32) { // the postings from pos to end are of docs gone
+		for k := pos; k < end; k++ {
+			u.gone = append(u.gone, ix.docs[k])
+			lostMax = lostMax || ix.sat[k] == ix.maxSat[s]
+		}
+		pos = end
+	}
+	for _, r := range u.runs {
+		start := ix.firstAtLeast(s, pos, r.lo)
+		if start == hi {
+			break
+		}
+		dropTo(start)
+		end := ix.firstAtLeast(s, start, r.hi)
+		if start == end {
+			continue
+		}
+		first := uint32(int64(ix.docs[start]) + r.shift)
+		for len(fresh) > 0 && fresh[0].doc < first {
+			nu.docs[at], nu.sat[at] = fresh[0].doc, fresh[0].sat
+			at++
+			fresh = fresh[1:]
+		}
+		n := int(end - start)
+		out := nu.docs[at : at+n]
+		if r.shift == 0 {
+			copy(out, ix.docs[start:end])
+		} else {
+			for k, d := range ix.docs[start:end] {
+				out[k] = uint32(int64(d) + r.shift)
+			}
+		}
+		copy(nu.sat[at:at+n], ix.sat[start:end])
+		at += n
+		pos = end
+	}
+	dropTo(hi)
+	return u.writeFresh(at, fresh), lostMax
+}
+
+// firstAtLeast returns the first posting of list s of ix, from posting from on, whose
+// doc is d or after; every posting before from must be of a doc before d.
+func (ix *Index) firstAtLeast(s, from uint32, d uint32) uint32 {
+	hi := ix.off[s+1]
+	if int(d) >= ix.n {
+		return hi
+	}
+	if ds := ix.dense[s]; ds.bits != nil {
+		w := d >> 6
+		return ix.off[s] + ds.cum[w] + uint32(bits.OnesCount64(ds.bits[w]&(1<<(d&63)-1)))
+	}
+	i, _ := slices.BinarySearch(ix.docs[from:hi], d)
+	return from + uint32(i)
+}
+
+// denseOf returns the bitset of list l of nu, docs, written from list s of ix (noTerm if
+// none), u.gone and fresh: s's own when no doc was renumbered and the list lost and
+// gained none, s's patched when it only lost u.gone and gained fresh, else made anew.
+func (u *updater) denseOf(s uint32, docs []uint32, fresh []posting, words int) denseSet {
+	if !hasSummary(len(docs), words) {
+		return denseSet{}
+	}
+	if !u.inPlace || s == noTerm || u.ix.dense[s].bits == nil {
+		return newDenseSet(docs, words)
+	}
+	old := u.ix.dense[s]
+	if len(u.gone) == 0 && len(fresh) == 0 {
+		return old
+	}
+	ds := denseSet{bits: slices.Clone(old.bits), cum: make([]uint32, words)}
+	for _, d := range u.gone {
+		ds.bits[d>>6] &^= 1 << (d & 63)
+	}
+	for _, e := range fresh {
+		ds.bits[e.doc>>6] |= 1 << (e.doc & 63)
+	}
+	sum := uint32(0)
+	for w, x := range ds.bits {
+		ds.cum[w] = sum
+		sum += uint32(bits.OnesCount64(x))
+	}
+	return ds
 }
 
 // deadTerms counts the terms of ix no doc holds: those whose docs an Update removed.

@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,5 +47,29 @@ func TestUpdateDropsDeadTerms(t *testing.T) {
 	}
 	if !compacted {
 		t.Fatal("no Update dropped a term")
+	}
+}
+
+// TestUpdateNameOrderTies checks Update orders docs of the same name as NewIndex does, by
+// number, whether they are kept, new, or both.
+func TestUpdateNameOrderTies(t *testing.T) {
+	names := []string{"a", "b", "b", "c", "c", "c", "d"}
+	docs := make([]Doc, len(names))
+	for i, n := range names {
+		docs[i] = Doc{Name: n, Description: fmt.Sprintf("word%d files", i)}
+	}
+	ix := NewIndex(docs)
+	// Doc 2 (b) and 4 (c) change; a new b and c come between the kept ones; e goes first.
+	next := []Doc{{Name: "e"}, {Name: "a"}, {Name: "b"}, {Name: "b", Description: "new b"}, {Name: "b", Description: "other b"},
+		{Name: "c"}, {Name: "c", Description: "new c"}, {Name: "c"}, {Name: "d"}}
+	from := []int{-1, 0, 1, -1, -1, 3, -1, 5, 6}
+	want := slices.Clone(next)
+	for i, d := range from {
+		if d >= 0 {
+			want[i] = docs[d]
+		}
+	}
+	if err := SameIndex(ix.Update(next, from), NewIndex(want)); err != nil {
+		t.Fatal(err)
 	}
 }

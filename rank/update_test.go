@@ -135,7 +135,11 @@ func TestUpdateRanksAsNewIndex(t *testing.T) {
 			if up.Len() != len(next) {
 				t.Fatalf("trial %d round %d: Update's index holds %d docs, want %d", trial, round, up.Len(), len(next))
 			}
-			sameSearches(t, r, up, rank.NewIndex(next), len(next), queries)
+			want := rank.NewIndex(next)
+			if err := rank.SameIndex(up, want); err != nil {
+				t.Fatalf("trial %d round %d: Update's index: %v", trial, round, err)
+			}
+			sameSearches(t, r, up, want, len(next), queries)
 			docs, ix = next, up
 		}
 	}
@@ -194,6 +198,30 @@ func BenchmarkUpdate(b *testing.B) {
 	stop()
 }
 
+// BenchmarkUpdateInPlace measures Update over the synthetic 10,000-tool catalog with 10
+// docs changed under the same names (the common swap: kept docs keep their numbers).
+func BenchmarkUpdateInPlace(b *testing.B) {
+	docs := benchCatalog(b, 10000)
+	slices.SortFunc(docs, func(a, b rank.Doc) int { return strings.Compare(a.Name, b.Name) })
+	ix := rank.NewIndex(docs)
+	next := make([]rank.Doc, len(docs))
+	from := make([]int, len(next))
+	for i := range from {
+		next[i], from[i] = rank.Doc{Name: docs[i].Name}, i
+	}
+	for k := range 10 {
+		i := k * 997
+		next[i] = rank.Doc{Name: docs[i].Name, Description: docs[i+1].Description + " kubernetes", Params: docs[i+2].Params}
+		from[i] = -1
+	}
+	b.ReportAllocs()
+	stop := cputime.Report(b)
+	for b.Loop() {
+		ix.Update(next, from)
+	}
+	stop()
+}
+
 // TestUpdateRanksAsNewIndexSynthetic checks Update against NewIndex on the synthetic
 // catalog of real tools (generated when the real catalogs are absent), for the
 // benchmark queries.
@@ -210,7 +238,11 @@ func TestUpdateRanksAsNewIndexSynthetic(t *testing.T) {
 	for round := range 2 {
 		next := churn(r, docs, round, false)
 		up := ix.Update(next, updated(docs, next))
-		sameSearches(t, r, up, rank.NewIndex(next), len(next), rankeval.BenchQueries)
+		want := rank.NewIndex(next)
+		if err := rank.SameIndex(up, want); err != nil {
+			t.Fatalf("round %d: Update's index: %v", round, err)
+		}
+		sameSearches(t, r, up, want, len(next), rankeval.BenchQueries)
 		docs, ix = next, up
 	}
 }
@@ -249,7 +281,11 @@ func TestUpdateInPlace(t *testing.T) {
 				}
 			}
 			up := ix.Update(arg, from)
-			sameSearches(t, r, up, rank.NewIndex(next), len(next), queries)
+			want := rank.NewIndex(next)
+			if err := rank.SameIndex(up, want); err != nil {
+				t.Fatalf("trial %d: Update's index: %v", trial, err)
+			}
+			sameSearches(t, r, up, want, len(next), queries)
 			docs, ix = next, up
 		}
 	}
