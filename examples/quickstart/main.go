@@ -64,14 +64,14 @@ func run(w io.Writer, args []string) error {
 		out("%-5s sees %d of %d tools  contract %s", p.ID, len(list.Tools), catalog.Len(), list.ContractDigest)
 	}
 
-	section(w, `Discover "search models" (alice, limit 3)`)
-	page1, err := d.Discover(ctx, alice, discovery.Request{Query: "search models", Limit: 3})
+	section(w, `Discover "model versions" (alice, limit 3)`)
+	page1, err := d.Discover(ctx, alice, discovery.Request{Query: "model versions", Limit: 3})
 	if err != nil {
 		return err
 	}
 	printPage(out, 1, page1)
 	if page1.NextCursor != "" { // the next page: the same query and limit, with the cursor
-		page2, err := d.Discover(ctx, alice, discovery.Request{Query: "search models", Limit: 3, Cursor: page1.NextCursor})
+		page2, err := d.Discover(ctx, alice, discovery.Request{Query: "model versions", Limit: 3, Cursor: page1.NextCursor})
 		if err != nil {
 			return err
 		}
