@@ -133,9 +133,11 @@ var curatedPhrases = []phraseRule{
 		article: true, reach: 3,
 		objects: []string{"issue", "issues", "ticket", "tickets", "bug", "bugs", "pr", "pull", "mr", "merge", "incident", "problem"},
 		to:      []string{"create"}},
-	{verbs: []string{"ask", "asks", "asked"}, reach: 4, objects: []string{"review", "reviews", "approve", "approval"},
+	{verbs: []string{"ask", "asks", "asked"}, reach: 6, objects: []string{"review", "reviews", "approve", "approval"},
 		to: []string{"reviewer"}},
 	{verbs: []string{"pop", "pops", "popped", "popping"}, reach: 1, objects: []string{"up"}, to: []string{"dialog"}},
+	{verbs: []string{"turn", "turns", "turned"}, reach: 5, objects: []string{"into"}, to: []string{"convert"}},
+	{verbs: []string{"who"}, reach: 2, objects: []string{"in", "belongs", "belong", "access"}, to: []string{"member", "user"}},
 }
 
 // phraseVerbs maps a verb of curatedPhrases to the indices of its rules, and phraseTo
