@@ -46,6 +46,7 @@ var curatedRelated = map[string][]string{
 	"ci": {"pipeline", "workflow", "job"}, "cd": {"pipeline", "deployment"},
 	"compiled": {"artifact"}, "binaries": {"artifact"}, "binary": {"artifact"},
 	"assign": {"assignee"}, "belong": {"member"}, "belongs": {"member"},
+	"comment": {"note"}, "comments": {"note"},
 	"abort": {"cancel", "stop"}, "freeze": {"protect", "lock"},
 	"lint": {"validate"}, "syntax": {"lint", "validate"},
 	"vars": {"variable"}, "envvars": {"variable"},
@@ -63,6 +64,7 @@ var curatedRelated = map[string][]string{
 	"printable": {"pdf"}, "print": {"pdf"},
 	"script":  {"evaluate", "code"},
 	"offline": {"network"}, "internet": {"network"}, "connection": {"network"},
+	"endpoint": {"route"}, "endpoints": {"route"},
 	"mock": {"route"}, "stub": {"route"}, "fake": {"route"}, "intercept": {"route"},
 	"dropdown": {"select", "option"}, "combobox": {"select", "option"},
 	"scroll": {"wheel", "mouse"}, "devtools": {"console"},
@@ -136,6 +138,7 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"ask", "asks", "asked"}, reach: 6, objects: []string{"review", "reviews", "approve", "approval"},
 		to: []string{"reviewer"}},
 	{verbs: []string{"pop", "pops", "popped", "popping"}, reach: 1, objects: []string{"up"}, to: []string{"dialog"}},
+	{verbs: []string{"at", "to"}, reach: 2, objects: []string{"end", "bottom"}, to: []string{"append"}},
 	{verbs: []string{"turn", "turns", "turned"}, reach: 5, objects: []string{"into"}, to: []string{"convert"}},
 	{verbs: []string{"who"}, reach: 2, objects: []string{"in", "belongs", "belong", "access"}, to: []string{"member", "user"}},
 }
