@@ -140,7 +140,9 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"pop", "pops", "popped", "popping"}, reach: 1, objects: []string{"up"}, to: []string{"dialog"}},
 	{verbs: []string{"at", "to"}, reach: 2, objects: []string{"end", "bottom"}, to: []string{"append"}},
 	{verbs: []string{"turn", "turns", "turned"}, reach: 5, objects: []string{"into"}, to: []string{"convert"}},
-	{verbs: []string{"who"}, reach: 2, objects: []string{"in", "belongs", "belong", "access"}, to: []string{"member", "user"}},
+	{verbs: []string{"who"}, reach: 2, objects: []string{"in", "belongs", "belong"}, to: []string{"member", "user"}},
+	{verbs: []string{"who"}, reach: 3, objects: []string{"access", "allowed", "permission", "permissions", "rights"},
+		to: []string{"member", "user", "collaborator", "role", "permission"}},
 }
 
 // phraseVerbs maps a verb of curatedPhrases to the indices of its rules, and phraseTo
