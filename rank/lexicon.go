@@ -46,7 +46,6 @@ var curatedRelated = map[string][]string{
 	"ci": {"pipeline", "workflow", "job"}, "cd": {"pipeline", "deployment"},
 	"compiled": {"artifact"}, "binaries": {"artifact"}, "binary": {"artifact"},
 	"assign": {"assignee"}, "belong": {"member"}, "belongs": {"member"},
-	"comment": {"note"}, "comments": {"note"},
 	"abort": {"cancel", "stop"}, "freeze": {"protect", "lock"},
 	"lint": {"validate"}, "syntax": {"lint", "validate"},
 	"vars": {"variable"}, "envvars": {"variable"},
