@@ -1,0 +1,70 @@
+package rank
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPhraseMatches checks that a verb phrase of curatedPhrases adds its words only
+// where its verb is one: "open an issue", not "the open issues" or "open the file".
+func TestPhraseMatches(t *testing.T) {
+	cases := []struct {
+		query string
+		want  string // the stems added, joined by spaces, in order
+	}{
+		{"Open an issue for the crash", "creat"},
+		{"can you file a bug about it", "creat"},
+		{"open a new ticket and raise an issue", "creat creat"},
+		{"open a pull request against main", "creat"},
+		{"ask @lee and @kim to review it", "reviewer"},
+		{"when the box pops up, say yes", "dialog"},
+		{"turn issue 64 into a task", "convert"},
+		{"who is in the workspace", "member user"},
+		{"who has access to this subscription", "member user collaborator rol permission"},
+		{"add a paragraph at the end of a page", "append"},
+		{"list the open issues", ""},
+		{"open the file README.md", ""},
+		{"open a new tab", ""},
+		{"open issue 12", ""},
+		{"ask for a summary", ""},
+		{"who", ""},
+		{"", ""},
+	}
+	for _, c := range cases {
+		var got []string
+		phraseMatches(c.query, func(_ string, to [][]byte) {
+			for _, s := range to {
+				got = append(got, string(s))
+			}
+		})
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("phraseMatches(%q) added %q, want %q", c.query, g, c.want)
+		}
+	}
+}
+
+// TestSearchPhrase checks that "open an issue" finds the tool that creates one, though
+// only the tool that changes an issue's state holds "open", and that "open the issue
+// again" (no article after the verb: no phrase) still finds that one.
+func TestSearchPhrase(t *testing.T) {
+	docs := []Doc{
+		{Name: "create_issue", Description: "Create a new issue in a repository."},
+		{Name: "update_issue_state", Description: "Open or close an issue, with a reason."},
+		{Name: "list_issues", Description: "List issues of a repository, by state."},
+	}
+	ix := NewIndex(docs)
+	all := Set{1<<len(docs) - 1}
+	first := func(q string) string {
+		hits := ix.Search(nil, q, all, 3)
+		if len(hits) == 0 {
+			return ""
+		}
+		return docs[hits[0].Doc].Name
+	}
+	if got := first("open an issue"); got != "create_issue" {
+		t.Errorf("open an issue: first hit %s, want create_issue", got)
+	}
+	if got := first("open the issue again"); got != "update_issue_state" {
+		t.Errorf("open the issue again: first hit %s, want update_issue_state", got)
+	}
+}
