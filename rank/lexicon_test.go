@@ -68,3 +68,26 @@ func TestSearchPhrase(t *testing.T) {
 		t.Errorf("open the issue again: first hit %s, want update_issue_state", got)
 	}
 }
+
+// TestSearchPhraseAllocs checks that verb phrases, in a short query and in the steps of a
+// long one, cost Search no allocation.
+func TestSearchPhraseAllocs(t *testing.T) {
+	docs := []Doc{
+		{Name: "create_issue", Description: "Create a new issue in a repository."},
+		{Name: "update_issue_state", Description: "Open or close an issue, with a reason."},
+		{Name: "request_pull_request_reviewers", Description: "Request reviewers for a pull request."},
+		{Name: "handle_dialog", Description: "Accept or dismiss a dialog."},
+	}
+	ix := NewIndex(docs)
+	all := Set{1<<len(docs) - 1}
+	dst := make([]Hit, 0, 32)
+	for _, q := range []string{
+		"open an issue",
+		"Open an issue about the crash, ask @lee and @kim to review the fix, and close the dialog when it pops up.",
+	} {
+		dst = ix.Search(dst[:0], q, all, 10) // warm the scratch space
+		if n := testing.AllocsPerRun(50, func() { dst = ix.Search(dst[:0], q, all, 10) }); n != 0 {
+			t.Errorf("Search(%q) allocates %v times, want 0", q, n)
+		}
+	}
+}
