@@ -144,25 +144,31 @@ var curatedPhrases = []phraseRule{
 		to: []string{"member", "user", "collaborator", "role", "permission"}},
 }
 
-// phraseVerbs maps a verb of curatedPhrases to the indices of its rules, and phraseTo
-// holds each rule's words to, stemmed.
+// phraseVerbs maps a verb of curatedPhrases to its stem and the indices of its rules,
+// and phraseTo holds each rule's words to, stemmed.
 var (
-	phraseVerbs = map[string][]int{}
+	phraseVerbs = map[string]phraseVerb{}
 	phraseTo    [][][]byte
-	phraseVerb  []string
 )
+
+type phraseVerb struct {
+	stem  string
+	rules []int
+}
 
 func init() {
 	for i, r := range curatedPhrases {
 		for _, v := range r.verbs {
-			phraseVerbs[v] = append(phraseVerbs[v], i)
+			pv := phraseVerbs[v]
+			pv.stem = string(stem([]byte(v)))
+			pv.rules = append(pv.rules, i)
+			phraseVerbs[v] = pv
 		}
 		var to [][]byte
 		for _, t := range r.to {
 			to = append(to, stem([]byte(t)))
 		}
 		phraseTo = append(phraseTo, to)
-		phraseVerb = append(phraseVerb, string(stem([]byte(r.verbs[0]))))
 	}
 }
 
@@ -192,8 +198,8 @@ func inFold(w string, words []string) bool {
 	return false
 }
 
-// phraseMatches calls f with the stems of the words to of each rule of curatedPhrases
-// that query holds, once per occurrence.
+// phraseMatches calls f with the stem of the verb and the stems of the words to of each
+// rule of curatedPhrases that query holds, once per occurrence.
 func phraseMatches(query string, f func(verb string, to [][]byte)) {
 	var low [16]byte
 	for start, end := nextWord(query, 0); start < len(query); start, end = nextWord(query, end) {
@@ -208,11 +214,11 @@ func phraseMatches(query string, f func(verb string, to [][]byte)) {
 			}
 			low[i] = c
 		}
-		rules, ok := phraseVerbs[string(low[:len(w)])]
+		pv, ok := phraseVerbs[string(low[:len(w)])]
 		if !ok {
 			continue
 		}
-		for _, ri := range rules {
+		for _, ri := range pv.rules {
 			r := &curatedPhrases[ri]
 			s, e := nextWord(query, end)
 			if r.article {
@@ -223,7 +229,7 @@ func phraseMatches(query string, f func(verb string, to [][]byte)) {
 			}
 			for n := 0; n < r.reach && s < len(query); n++ {
 				if inFold(query[s:e], r.objects) {
-					f(phraseVerb[ri], phraseTo[ri])
+					f(pv.stem, phraseTo[ri])
 					break
 				}
 				s, e = nextWord(query, e)

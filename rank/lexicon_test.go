@@ -41,6 +41,11 @@ func TestPhraseMatches(t *testing.T) {
 			t.Errorf("phraseMatches(%q) added %q, want %q", c.query, g, c.want)
 		}
 	}
+	var verbs []string
+	phraseMatches("File a bug, then raise an issue", func(verb string, _ [][]byte) { verbs = append(verbs, verb) })
+	if g := strings.Join(verbs, " "); g != "fil rais" {
+		t.Errorf("phraseMatches(File a bug, then raise an issue) verbs %q, want the stems of file and raise", g)
+	}
 }
 
 // TestSearchPhrase checks that "open an issue" finds the tool that creates one, though
