@@ -71,8 +71,8 @@ func TestExplain(t *testing.T) {
 			t.Errorf("branch is in %v, want name, description, params", m.Fields)
 		}
 	}
-	if ms := ix.Explain("open a ticket", all, 2, docs[2]); len(ms) != 1 || ms[0].Term != "issu" || ms[0].From != "related" {
-		t.Errorf("Explain(open a ticket, create_issue) = %+v, want issu (the stem of issue), a related word", ms)
+	if ms := ix.Explain("a ticket", all, 2, docs[2]); len(ms) != 1 || ms[0].Term != "issu" || ms[0].From != "related" {
+		t.Errorf("Explain(a ticket, create_issue) = %+v, want issu (the stem of issue), a related word", ms)
 	}
 	ms = ix.Explain("pull requests", all, 0, docs[0])
 	if len(ms) == 0 || ms[0].From != "word" && ms[0].From != "pair" && ms[0].From != "whole" {

@@ -109,6 +109,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 		}
 		s.addList(ix, qterm{id: id, qtf: w, only: only, need: need, pair: kind == termPair, word: word, from: sourceOf(kind)})
 	}
+	s.addPhrases(ix, query)
 	return len(s.qterms) > 0
 }
 
@@ -469,4 +470,23 @@ func namesFile(query string) bool {
 		}
 	}
 	return false
+}
+
+// addPhrases adds the related words of the verb phrases of query (lexicon.go's
+// curatedPhrases: "open an issue" -> create).
+func (s *scratch) addPhrases(ix *Index, query string) {
+	phraseMatches(query, func(verb string, to [][]byte) {
+		for _, t := range to {
+			if rid, ok := ix.terms[string(t)]; ok && ix.held(rid) > 0 {
+				s.addList(ix, qterm{id: rid, qtf: phraseWeight, need: noTerm, from: fromRelated})
+			}
+		}
+		if vid, ok := ix.terms[verb]; ok {
+			for j := range s.qterms {
+				if q := &s.qterms[j]; q.id == vid || q.param && q.partner == vid {
+					q.qtf = max(q.qtf-phraseDemote, phraseDemote)
+				}
+			}
+		}
+	})
 }

@@ -144,6 +144,13 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 				s.addStepTerm(id, w, c)
 			}
 		}
+		phraseMatches(clause, func(_ string, to [][]byte) { // lexicon.go
+			for _, t := range to {
+				if rid, ok := ix.terms[string(t)]; ok {
+					s.addStepTerm(rid, phraseWeight, c)
+				}
+			}
+		})
 	}
 }
 

@@ -1,0 +1,98 @@
+package rank
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPhraseMatches checks that a verb phrase of curatedPhrases adds its words only
+// where its verb is one: "open an issue", not "the open issues" or "open the file".
+func TestPhraseMatches(t *testing.T) {
+	cases := []struct {
+		query string
+		want  string // the stems added, joined by spaces, in order
+	}{
+		{"Open an issue for the crash", "creat"},
+		{"can you file a bug about it", "creat"},
+		{"open a new ticket and raise an issue", "creat creat"},
+		{"open a pull request against main", "creat"},
+		{"ask @lee and @kim to review it", "reviewer"},
+		{"when the box pops up, say yes", "dialog"},
+		{"turn issue 64 into a task", "convert"},
+		{"who is in the workspace", "member user"},
+		{"who has access to this subscription", "member user collaborator rol permission"},
+		{"add a paragraph at the end of a page", "append"},
+		{"list the open issues", ""},
+		{"open the file README.md", ""},
+		{"open a new tab", ""},
+		{"open issue 12", ""},
+		{"ask for a summary", ""},
+		{"who", ""},
+		{"", ""},
+	}
+	for _, c := range cases {
+		var got []string
+		phraseMatches(c.query, func(_ string, to [][]byte) {
+			for _, s := range to {
+				got = append(got, string(s))
+			}
+		})
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("phraseMatches(%q) added %q, want %q", c.query, g, c.want)
+		}
+	}
+	var verbs []string
+	phraseMatches("File a bug, then raise an issue", func(verb string, _ [][]byte) { verbs = append(verbs, verb) })
+	if g := strings.Join(verbs, " "); g != "fil rais" {
+		t.Errorf("phraseMatches(File a bug, then raise an issue) verbs %q, want the stems of file and raise", g)
+	}
+}
+
+// TestSearchPhrase checks that "open an issue" finds the tool that creates one, though
+// only the tool that changes an issue's state holds "open", and that "open the issue
+// again" (no article after the verb: no phrase) still finds that one.
+func TestSearchPhrase(t *testing.T) {
+	docs := []Doc{
+		{Name: "create_issue", Description: "Create a new issue in a repository."},
+		{Name: "update_issue_state", Description: "Open or close an issue, with a reason."},
+		{Name: "list_issues", Description: "List issues of a repository, by state."},
+	}
+	ix := NewIndex(docs)
+	all := Set{1<<len(docs) - 1}
+	first := func(q string) string {
+		hits := ix.Search(nil, q, all, 3)
+		if len(hits) == 0 {
+			return ""
+		}
+		return docs[hits[0].Doc].Name
+	}
+	if got := first("open an issue"); got != "create_issue" {
+		t.Errorf("open an issue: first hit %s, want create_issue", got)
+	}
+	if got := first("open the issue again"); got != "update_issue_state" {
+		t.Errorf("open the issue again: first hit %s, want update_issue_state", got)
+	}
+}
+
+// TestSearchPhraseAllocs checks that verb phrases, in a short query and in the steps of a
+// long one, cost Search no allocation.
+func TestSearchPhraseAllocs(t *testing.T) {
+	docs := []Doc{
+		{Name: "create_issue", Description: "Create a new issue in a repository."},
+		{Name: "update_issue_state", Description: "Open or close an issue, with a reason."},
+		{Name: "request_pull_request_reviewers", Description: "Request reviewers for a pull request."},
+		{Name: "handle_dialog", Description: "Accept or dismiss a dialog."},
+	}
+	ix := NewIndex(docs)
+	all := Set{1<<len(docs) - 1}
+	dst := make([]Hit, 0, 32)
+	for _, q := range []string{
+		"open an issue",
+		"Open an issue about the crash, ask @lee and @kim to review the fix, and close the dialog when it pops up.",
+	} {
+		dst = ix.Search(dst[:0], q, all, 10) // warm the scratch space
+		if n := testing.AllocsPerRun(50, func() { dst = ix.Search(dst[:0], q, all, 10) }); n != 0 {
+			t.Errorf("Search(%q) allocates %v times, want 0", q, n)
+		}
+	}
+}
