@@ -44,10 +44,18 @@ func (c *canon) write(dst []byte, i int) ([]byte, int, error) {
 			j = c.next(j + 1)
 		}
 		members := c.members[base:]
-		slices.SortFunc(members, c.compareKeys)
-		for k := 1; k < len(members); k++ {
-			if c.compareKeys(members[k-1], members[k]) == 0 {
-				return dst, 0, errDuplicate
+		// Members already in order (as many writers leave them) need no sort, and
+		// strictly increasing names hold no duplicate.
+		sorted := true
+		for k := 1; k < len(members) && sorted; k++ {
+			sorted = c.compareKeys(members[k-1], members[k]) < 0
+		}
+		if !sorted {
+			slices.SortFunc(members, c.compareKeys)
+			for k := 1; k < len(members); k++ {
+				if c.compareKeys(members[k-1], members[k]) == 0 {
+					return dst, 0, errDuplicate
+				}
 			}
 		}
 		dst = append(dst, '{')
