@@ -196,6 +196,18 @@ func (a *analyzer) add(text string) {
 					}
 					j++
 				}
+				if len(a.word) == 0 && len(a.whole) == 0 && a.endsWord(src, j) {
+					// A whole word, already folded: emitted from src, as flushWord
+					// and flushWhole would after copying it.
+					w := src[i:j]
+					if len(w) > maxTokenBytes {
+						w = w[:maxTokenBytes]
+					}
+					a.emitWord(w)
+					prev = int(asciiClass[src[j-1]])
+					i = j
+					continue
+				}
 				a.word = append(a.word, src[i:j]...)
 				a.whole = append(a.whole, src[i:j]...)
 				prev = int(asciiClass[src[j-1]])
@@ -279,6 +291,20 @@ func (a *analyzer) add(text string) {
 	a.flushWord()
 	a.flushWhole()
 	a.flushCJK()
+}
+
+// endsWord reports whether the word being read ends before src[j], the way add ends it:
+// at the end of the text, or at an ASCII separator other than an apostrophe (which may
+// join a word), only white space when words split nowhere else.
+func (a *analyzer) endsWord(src []byte, j int) bool {
+	if j == len(src) {
+		return true
+	}
+	c := src[j]
+	if c >= utf8.RuneSelf || asciiClass[c] != clsSep || c == '\'' {
+		return false
+	}
+	return a.off&featSplit == 0 || c == ' ' || c == '\n' || c == '\t'
 }
 
 // flushWhole emits a word that camelCase split into two parts as one more term, joined,

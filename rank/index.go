@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"hash/maphash"
 	"math"
 	"math/bits"
 	"slices"
@@ -104,7 +105,6 @@ func newIndex(docs []Doc, p params) *Index {
 		n:     len(docs),
 		p:     p,
 		order: nameOrder(docs),
-		terms: make(map[string]uint32),
 	}
 	ix.invert(docs, p)
 	ix.summarize()
@@ -165,6 +165,9 @@ type inverter struct {
 	tf    [][numFields]uint16
 	stamp []int
 	seen  []uint32
+	// tab numbers the terms instead of terms when building from scratch; its terms
+	// go to terms at the end (finish).
+	tab *termTable
 }
 
 func newInverter(p params, base, terms map[string]uint32) *inverter {
@@ -176,6 +179,9 @@ func newInverter(p params, base, terms map[string]uint32) *inverter {
 
 // id returns the id of term t, numbering it if it is new.
 func (v *inverter) id(t []byte) uint32 {
+	if v.tab != nil {
+		return v.tab.id(t, &v.next)
+	}
 	if id, ok := v.base[string(t)]; ok {
 		return id
 	}
@@ -265,7 +271,8 @@ func (ix *Index) invert(docs []Doc, p params) {
 	var count []uint32 // count[l] is the length of list l (terms' lists, then the others')
 	var pcount []uint32
 	var paramOnly []uint32 // paramOnly[t] indexes the parameter-only lists, noTerm if none
-	v := newInverter(p, nil, ix.terms)
+	v := newInverter(p, nil, nil)
+	v.tab = newTermTable()
 	emit := func(id uint32, e posting, only bool) {
 		if !p.Joined && only {
 			for len(paramOnly) <= int(id) {
@@ -290,6 +297,8 @@ func (ix *Index) invert(docs []Doc, p params) {
 	}
 	// Every term is held by the doc that numbered it: the terms' lists are v.next.
 	terms := int(v.next)
+	ix.terms = v.tab.finish()
+	v.tab = nil
 	for len(count) < terms {
 		count = append(count, 0)
 	}
@@ -403,4 +412,87 @@ func (ix *Index) lookup(t, d uint32) float32 {
 		return 0
 	}
 	return ix.sat[int(lo)+i]
+}
+
+// A termTable numbers the terms of a build from scratch, faster than a map of strings:
+// their bytes one after another in one buffer, found by open addressing on their hash.
+type termTable struct {
+	seed maphash.Seed
+	// slots[i] is 0 when empty, else the low 32 bits of its term's hash above the
+	// term's id + 1.
+	slots []uint64
+	// text holds the terms' bytes, term id ending at ends[id]: the map's keys are
+	// slices of its string, which writing more leaves as they are.
+	text strings.Builder
+	ends []uint32
+}
+
+func newTermTable() *termTable {
+	return &termTable{seed: maphash.MakeSeed(), slots: make([]uint64, 1<<12)}
+}
+
+// term returns term id.
+func (tt *termTable) term(id uint32) string {
+	start := uint32(0)
+	if id > 0 {
+		start = tt.ends[id-1]
+	}
+	return tt.text.String()[start:tt.ends[id]]
+}
+
+// id returns the id of t, numbering it *next (and incrementing *next) if it is new.
+func (tt *termTable) id(t []byte, next *uint32) uint32 {
+	h := uint32(maphash.Bytes(tt.seed, t))
+	mask := uint32(len(tt.slots) - 1)
+	i := h & mask
+	for {
+		s := tt.slots[i]
+		if s == 0 {
+			break
+		}
+		if uint32(s>>32) == h {
+			if id := uint32(s) - 1; tt.term(id) == string(t) {
+				return id
+			}
+		}
+		i = (i + 1) & mask
+	}
+	id := *next
+	*next++
+	tt.text.Write(t)
+	tt.ends = append(tt.ends, uint32(tt.text.Len()))
+	tt.slots[i] = uint64(h)<<32 | uint64(id+1)
+	if 2*len(tt.ends) > len(tt.slots) {
+		tt.grow()
+	}
+	return id
+}
+
+// grow doubles the slots, placing each term again by the hash bits its slot kept.
+func (tt *termTable) grow() {
+	slots := make([]uint64, 2*len(tt.slots))
+	mask := uint32(len(slots) - 1)
+	for _, s := range tt.slots {
+		if s == 0 {
+			continue
+		}
+		i := uint32(s>>32) & mask
+		for slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i] = s
+	}
+	tt.slots = slots
+}
+
+// finish returns the map of the terms to their ids: its keys share one string.
+func (tt *termTable) finish() map[string]uint32 {
+	m := make(map[string]uint32, len(tt.ends))
+	text := tt.text.String()
+	start := uint32(0)
+	for id, end := range tt.ends {
+		m[text[start:end]] = uint32(id)
+		start = end
+	}
+	return m
 }

@@ -39,15 +39,19 @@ const (
 	kTrue
 	kNumber
 	kString
+	// kPlain is a string written with no escape: its text is src[a:b], between its
+	// quotes, and its canonical form is src[a-1:b+1] as it is (RFC 8259 allows no
+	// control character, quote or backslash there, and ScanString checked its UTF-8).
+	kPlain
 	kArray
 	kObject
 )
 
 // A node is one entry of the tape the parser writes: every value in document order,
-// each object member as its key (a kString node) followed by its value.
+// each object member as its key (a kString or kPlain node) followed by its value.
 type node struct {
 	kind kind
-	a, b int     // string: p.str[a:b]; array, object: a = elements or members, b = index past the subtree
+	a, b int     // kString: str[a:b]; kPlain: src[a:b]; array, object: a = elements or members, b = index past the subtree
 	num  float64 // number
 }
 
@@ -75,7 +79,8 @@ var canonPool = sync.Pool{New: func() any { return new(canon) }}
 // 1.0, 1e0 and 10e-1 all become 1, and -0 becomes 0). Invalid UTF-8, a lone surrogate
 // escape, a duplicate member name (compared after unescaping), a number that overflows
 // a double, and nesting deeper than MaxNesting are ErrMalformed; a number that
-// underflows becomes 0, as in ECMAScript. On error, dst is returned unchanged.
+// underflows becomes 0, as in ECMAScript. On error, dst is returned unchanged. dst must
+// not overlap src: strings without escapes are copied from src as the form is written.
 func Canonicalize(dst, src []byte) ([]byte, Measure, error) {
 	c := canonPool.Get().(*canon)
 	defer c.release()
@@ -238,21 +243,39 @@ func (c *canon) array(level int) error {
 	return nil
 }
 
-// string parses the string starting at the quote at c.pos, decoding it into c.str.
+// string parses the string starting at the quote at c.pos: one with escapes is decoded
+// into c.str, one without is left where it is in src (kPlain).
 func (c *canon) string() error {
 	s, f := jsonlex.ScanString(c.src, c.pos)
 	if f != jsonlex.None {
 		return stringFaults[f]
 	}
-	start := len(c.str)
-	if raw := c.src[c.pos+1 : s.End-1]; s.Escaped {
-		c.str = jsonlex.Unescape(c.str, raw)
-	} else {
-		c.str = append(c.str, raw...)
+	if !s.Escaped {
+		c.tape = append(c.tape, node{kind: kPlain, a: c.pos + 1, b: s.End - 1})
+		c.pos = s.End
+		return nil
 	}
+	start := len(c.str)
+	c.str = jsonlex.Unescape(c.str, c.src[c.pos+1:s.End-1])
 	c.pos = s.End
 	c.tape = append(c.tape, node{kind: kString, a: start, b: len(c.str)})
 	return nil
+}
+
+// text returns the decoded text of the string node n.
+func (c *canon) text(n *node) []byte {
+	if n.kind == kPlain {
+		return c.src[n.a:n.b]
+	}
+	return c.str[n.a:n.b]
+}
+
+// appendStringNode appends the canonical form of the string node n.
+func (c *canon) appendStringNode(dst []byte, n *node) []byte {
+	if n.kind == kPlain {
+		return append(dst, c.src[n.a-1:n.b+1]...)
+	}
+	return appendString(dst, c.str[n.a:n.b])
 }
 
 // stringFaults maps each jsonlex.Fault to its error.

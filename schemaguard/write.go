@@ -22,8 +22,8 @@ func (c *canon) write(dst []byte, i int) ([]byte, int, error) {
 		return append(dst, "true"...), i + 1, nil
 	case kNumber:
 		return appendNumber(dst, n.num), i + 1, nil
-	case kString:
-		return appendString(dst, c.str[n.a:n.b]), i + 1, nil
+	case kString, kPlain:
+		return c.appendStringNode(dst, &n), i + 1, nil
 	case kArray:
 		dst = append(dst, '[')
 		j := i + 1
@@ -44,10 +44,18 @@ func (c *canon) write(dst []byte, i int) ([]byte, int, error) {
 			j = c.next(j + 1)
 		}
 		members := c.members[base:]
-		slices.SortFunc(members, c.compareKeys)
-		for k := 1; k < len(members); k++ {
-			if c.compareKeys(members[k-1], members[k]) == 0 {
-				return dst, 0, errDuplicate
+		// Members already in order (as many writers leave them) need no sort, and
+		// strictly increasing names hold no duplicate.
+		sorted := true
+		for k := 1; k < len(members) && sorted; k++ {
+			sorted = c.compareKeys(members[k-1], members[k]) < 0
+		}
+		if !sorted {
+			slices.SortFunc(members, c.compareKeys)
+			for k := 1; k < len(members); k++ {
+				if c.compareKeys(members[k-1], members[k]) == 0 {
+					return dst, 0, errDuplicate
+				}
 			}
 		}
 		dst = append(dst, '{')
@@ -56,7 +64,7 @@ func (c *canon) write(dst []byte, i int) ([]byte, int, error) {
 				dst = append(dst, ',')
 			}
 			key := c.members[base+k] // re-read: a nested object may have grown c.members
-			dst = appendString(dst, c.str[c.tape[key].a:c.tape[key].b])
+			dst = c.appendStringNode(dst, &c.tape[key])
 			dst = append(dst, ':')
 			var err error
 			if dst, _, err = c.write(dst, key+1); err != nil {
@@ -77,7 +85,7 @@ func (c *canon) next(i int) int {
 }
 
 func (c *canon) compareKeys(x, y int) int {
-	return compareUTF16(c.str[c.tape[x].a:c.tape[x].b], c.str[c.tape[y].a:c.tape[y].b])
+	return compareUTF16(c.text(&c.tape[x]), c.text(&c.tape[y]))
 }
 
 // compareUTF16 orders two valid UTF-8 strings as their UTF-16 encodings compare code

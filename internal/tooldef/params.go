@@ -38,10 +38,11 @@ type paramWalker struct {
 }
 
 // A paramProp is one member of a properties object: its decoded name, names[a:b], and
-// its raw value.
+// the members ParamText reads of its value, ok when that value is an object.
 type paramProp struct {
 	a, b int
-	val  []byte
+	m    schemaMembers
+	ok   bool
 }
 
 // schemaMembers are the raw values of the members of a schema object ParamText reads,
@@ -54,7 +55,18 @@ type schemaMembers struct {
 // readSchema returns the members of the object obj that ParamText reads, and false when
 // obj is not an object.
 func readSchema(obj []byte) (m schemaMembers, ok bool) {
-	ok = Members(obj, func(key, val []byte) bool {
+	m, _, ok = readSchemaAt(obj, jsonlex.SkipSpace(obj, 0))
+	return m, ok
+}
+
+// readSchemaAt is readSchema of the value starting at b[i], which it also skips: end is
+// the index past it. A properties object's values are read so, in the one pass that
+// finds where each ends.
+func readSchemaAt(b []byte, i int) (m schemaMembers, end int, ok bool) {
+	if i >= len(b) || b[i] != '{' {
+		return m, jsonlex.SkipValue(b, i), false
+	}
+	end = objectMembers(b, i, func(key, val []byte) {
 		switch string(key[1 : len(key)-1]) {
 		case "properties":
 			m.properties = val
@@ -77,9 +89,30 @@ func readSchema(obj []byte) (m schemaMembers, ok bool) {
 		case "enum":
 			m.enum = val
 		}
-		return true
 	})
-	return m, ok
+	return m, end, true
+}
+
+// objectMembers calls fn with the raw key and value of each member of the object
+// starting at b[i], as Members does, and returns the index past it.
+func objectMembers(b []byte, i int, fn func(key, val []byte)) int {
+	i = jsonlex.SkipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for i < len(b) {
+		kend := jsonlex.SkipString(b, i)
+		key := b[i:kend]
+		i = jsonlex.SkipSpace(b, jsonlex.SkipSpace(b, kend)+1) // past the colon
+		vend := jsonlex.SkipValue(b, i)
+		fn(key, b[i:vend])
+		i = jsonlex.SkipSpace(b, vend)
+		if i >= len(b) || b[i] == '}' {
+			return i + 1
+		}
+		i = jsonlex.SkipSpace(b, i+1) // the comma
+	}
+	return len(b)
 }
 
 // add appends the raw JSON value val when it is a non-empty string, a space before it
@@ -119,12 +152,7 @@ func (w *paramWalker) walk(schema []byte, depth int) {
 func (w *paramWalker) walkMembers(m schemaMembers, depth int) {
 	if len(m.properties) > 0 && m.properties[0] == '{' {
 		base, nameBase := len(w.props), len(w.names)
-		Members(m.properties, func(key, val []byte) bool {
-			a := len(w.names)
-			w.names = appendString(w.names, key[1:len(key)-1])
-			w.props = append(w.props, paramProp{a, len(w.names), val})
-			return true
-		})
+		w.readProps(m.properties)
 		props := w.props[base:]
 		// Canonical members are in UTF-16 order; rank reads them in byte order.
 		byName := func(x, y paramProp) int { return bytes.Compare(w.names[x.a:x.b], w.names[y.a:y.b]) }
@@ -139,7 +167,7 @@ func (w *paramWalker) walkMembers(m schemaMembers, depth int) {
 				}
 				w.out = append(w.out, w.names[p.a:p.b]...)
 			}
-			pm, ok := readSchema(p.val)
+			pm, ok := p.m, p.ok
 			w.add(pm.title)
 			w.add(pm.description)
 			w.add(pm.constant)
@@ -158,6 +186,28 @@ func (w *paramWalker) walkMembers(m schemaMembers, depth int) {
 		if len(l) > 0 && l[0] == '[' {
 			elements(l, func(v []byte) { w.walk(v, depth+1) })
 		}
+	}
+}
+
+// readProps pushes the members of the properties object b on w.props, each value's
+// members read in the pass that skips it.
+func (w *paramWalker) readProps(b []byte) {
+	i := jsonlex.SkipSpace(b, jsonlex.SkipSpace(b, 0)+1)
+	if i >= len(b) || b[i] == '}' {
+		return
+	}
+	for i < len(b) {
+		kend := jsonlex.SkipString(b, i)
+		a := len(w.names)
+		w.names = appendString(w.names, b[i+1:kend-1])
+		i = jsonlex.SkipSpace(b, jsonlex.SkipSpace(b, kend)+1) // past the colon
+		pm, vend, ok := readSchemaAt(b, i)
+		w.props = append(w.props, paramProp{a: a, b: len(w.names), m: pm, ok: ok})
+		i = jsonlex.SkipSpace(b, vend)
+		if i >= len(b) || b[i] == '}' {
+			return
+		}
+		i = jsonlex.SkipSpace(b, i+1) // the comma
 	}
 }
 
