@@ -187,29 +187,7 @@ func (a *analyzer) add(text string) {
 		if r < utf8.RuneSelf {
 			c = int(asciiClass[r])
 			if (c == clsLower || c == clsDigit) && len(a.cjk) == 0 {
-				// A run of ASCII lower-case letters and digits splits nowhere: it is
-				// appended at once, as the steps below would one byte at a time.
-				j := i + 1
-				for j < len(src) && src[j] < utf8.RuneSelf {
-					if k := asciiClass[src[j]]; k != clsLower && k != clsDigit {
-						break
-					}
-					j++
-				}
-				if len(a.word) == 0 && len(a.whole) == 0 && a.endsWord(src, j) {
-					// A whole word, already folded: emitted from src, as flushWord
-					// and flushWhole would after copying it.
-					w := src[i:j]
-					if len(w) > maxTokenBytes {
-						w = w[:maxTokenBytes]
-					}
-					a.emitWord(w)
-					prev = int(asciiClass[src[j-1]])
-					i = j
-					continue
-				}
-				a.word = append(a.word, src[i:j]...)
-				a.whole = append(a.whole, src[i:j]...)
+				j := a.addLowerRun(src, i)
 				prev = int(asciiClass[src[j-1]])
 				i = j
 				continue
@@ -291,6 +269,31 @@ func (a *analyzer) add(text string) {
 	a.flushWord()
 	a.flushWhole()
 	a.flushCJK()
+}
+
+// addLowerRun reads the run of ASCII lower-case letters and digits at src[i] at once,
+// as add would one byte at a time (such a run splits nowhere), and returns where it
+// ends. A run that is a whole word, already folded, is emitted from src, as flushWord and
+// flushWhole would after copying it.
+func (a *analyzer) addLowerRun(src []byte, i int) int {
+	j := i + 1
+	for j < len(src) && src[j] < utf8.RuneSelf {
+		if k := asciiClass[src[j]]; k != clsLower && k != clsDigit {
+			break
+		}
+		j++
+	}
+	if len(a.word) == 0 && len(a.whole) == 0 && a.endsWord(src, j) {
+		w := src[i:j]
+		if len(w) > maxTokenBytes {
+			w = w[:maxTokenBytes]
+		}
+		a.emitWord(w)
+		return j
+	}
+	a.word = append(a.word, src[i:j]...)
+	a.whole = append(a.whole, src[i:j]...)
+	return j
 }
 
 // endsWord reports whether the word being read ends before src[j], the way add ends it:
