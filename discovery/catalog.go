@@ -182,11 +182,18 @@ func compiledChecker(c validate.Compiler, schema []byte) *checker {
 }
 
 // compiled returns the validator, compiling it first when it is lazy and not yet done.
-// A compilation that panicked leaves neither: the tool fails closed.
-func (k *checker) compiled() (validate.Validator, error) {
+func (k *checker) compiled() (validate.Validator, error) { return k.compiledWith(defaultCompiler) }
+
+// compiledWith is compiled with c as the lazy checker's Compiler. A compilation that
+// panics leaves neither validator nor error, and its panic stops here (it would end
+// the request, or the process, of the client that called the tool): the tool fails
+// closed with ErrUnsupported.
+func (k *checker) compiledWith(c validate.Compiler) (validate.Validator, error) {
 	k.once.Do(func() {
-		k.v, k.err = compile(defaultCompiler, k.schema)
+		defer func() { _ = recover() }()
+		schema := k.schema
 		k.schema = nil
+		k.v, k.err = compile(c, schema)
 	})
 	if k.v == nil && k.err == nil {
 		return nil, validate.ErrUnsupported

@@ -95,3 +95,34 @@ func TestCheckerPanicFailsClosed(t *testing.T) {
 		t.Fatalf("compiled() after a panic = %v, %v; want nil, ErrUnsupported", v, err)
 	}
 }
+
+// panicCompiler is a Compiler with a bug: it panics.
+type panicCompiler struct{}
+
+func (panicCompiler) Compile([]byte) (validate.Validator, error) { panic("compiler bug") }
+
+// TestCheckerPanicAtFirstCall checks that a lazy compilation that panics does not
+// panic the call that asked for it (a request's goroutine, which a client chose by
+// calling the tool): that call and every later one get no validator and
+// ErrUnsupported, so the tool answers tool_validation_unavailable.
+func TestCheckerPanicAtFirstCall(t *testing.T) {
+	k := lazyChecker([]byte(`{"type":"object"}`))
+	for i := range 2 {
+		var v validate.Validator
+		var err error
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("call %d: the compiler's panic reached the caller: %v", i, p)
+				}
+			}()
+			v, err = k.compiledWith(panicCompiler{})
+		}()
+		if v != nil || !errors.Is(err, validate.ErrUnsupported) {
+			t.Fatalf("call %d after a panicking compilation = %v, %v; want nil, ErrUnsupported", i, v, err)
+		}
+	}
+	if v, err := k.compiled(); v != nil || !errors.Is(err, validate.ErrUnsupported) {
+		t.Fatalf("compiled() after a panicking compilation = %v, %v; want nil, ErrUnsupported", v, err)
+	}
+}

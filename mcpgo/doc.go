@@ -111,10 +111,13 @@
 // The end of stdio input: mcp-go cancels its requests and drops the tool calls queued
 // for its workers once its input ends, so the front hands mcp-go the end only when
 // every request it read has its answer written (discover answers included), unless
-// mcp-go has a call of its own out to the client (which can no longer be answered)
-// or Listen's context ends. A request whose id is the id of a request still in flight
-// is refused with invalid_request and that id: two answers with one id could not be
-// told apart (JSON-RPC ids must be unique among requests in flight).
+// mcp-go has a call of its own out to the client (which can no longer be answered),
+// 10 s have passed (a handler that never returns on its own is then cancelled by
+// mcp-go, unanswered) or Listen's context ends. A request for mcp-go whose id is the
+// id of a request mcp-go has not answered yet is refused with invalid_request and that
+// id: two answers with one id could not be told apart (JSON-RPC ids must be unique
+// among requests in flight). The discover method and the discovery tool, answered by
+// the front itself, are not checked.
 //
 // The principal: a PrincipalFunc reads it from the request's context. On HTTP that is
 // r.Context(), which mcp-go's handlers also see: put the host's authentication in front

@@ -137,6 +137,38 @@ func TestStdioEOFDoesNotWaitOnTheClient(t *testing.T) {
 	}
 }
 
+// The end of input waits for the answers owed for a bounded time only: a handler that
+// returns only when its context is cancelled (which mcp-go does once it sees the end)
+// must not keep Listen, and the process, alive. The limit is shortened here.
+func TestStdioEOFDrainBounded(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true})
+	mcpgo.SetDrainLimit(f.a, 300*time.Millisecond)
+	started := make(chan struct{}, 1)
+	f.server.AddTool(mcp.NewTool("weather_get", mcp.WithString("city")), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- f.a.Listen(mcpgo.WithPrincipal(context.Background(), bob), server.NewStdioServer(f.server), inR, outW)
+		outW.Close()
+	}()
+	go io.Copy(io.Discard, outR)
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"eof","version":"0"}}}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"Oslo"}}}`+"\n")
+	<-started
+	inW.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Listen did not return within 10 s of the end of input: the drain waited on a handler that never returns")
+	}
+}
+
 // A response the client sends that answers no call of mcp-go's is dropped, as JSON-RPC
 // wants (mcp-go answered an error response with method_not_found), and the session
 // goes on; a response to mcp-go's own call (roots/list here) reaches it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
@@ -71,12 +72,15 @@ type Adapter struct {
 	d       *discovery.Discoverer
 	opts    Options
 	toolDef json.RawMessage // the discovery tool's definition, or nil
+	// drainLimit bounds the wait for the answers owed at the end of stdio input (tests
+	// shorten it).
+	drainLimit time.Duration
 }
 
 // New returns an Adapter for d, which must not be nil. opts is copied; nil means
 // defaults.
 func New(d *discovery.Discoverer, opts *Options) *Adapter {
-	a := &Adapter{d: d}
+	a := &Adapter{d: d, drainLimit: rpcwire.DrainLimit}
 	if opts != nil {
 		a.opts = *opts
 	}

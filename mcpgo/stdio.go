@@ -73,7 +73,7 @@ type stdioConn struct {
 	dueMu   sync.Mutex
 	due     map[string]string // requests passed on and not yet answered, to their method
 	calls   map[string]string // mcp-go's own calls to the client awaiting its response
-	changed chan struct{}     // closed at the next change of due or calls, for waitDue
+	changed rpcwire.Changes   // wakes waitDue
 }
 
 // readLoop reads messages until in ends, answering what the front answers and passing
@@ -167,7 +167,7 @@ func (c *stdioConn) settle(m map[string]string, id []byte) (was bool, value stri
 	value, was = m[key]
 	if was {
 		delete(m, key)
-		c.signal()
+		c.changed.Signal()
 	}
 	return was, value
 }
@@ -177,38 +177,17 @@ func (c *stdioConn) call(id []byte) {
 	c.dueMu.Lock()
 	defer c.dueMu.Unlock()
 	c.calls[idKey(id)] = ""
-	c.signal()
-}
-
-// signal wakes waitDue; c.dueMu is held.
-func (c *stdioConn) signal() {
-	if c.changed != nil {
-		close(c.changed)
-		c.changed = nil
-	}
+	c.changed.Signal()
 }
 
 // waitDue returns once every request passed on is answered, or as soon as mcp-go
 // has a call out to the client (the input has ended, so it can never be answered and
-// its request may never finish), or when Listen's context is done.
+// its request may never finish), or after the adapter's drain limit (a handler that
+// never returns: mcp-go then cancels it), or when Listen's context is done.
 func (c *stdioConn) waitDue() {
-	for {
-		c.dueMu.Lock()
-		if len(c.due) == 0 || len(c.calls) > 0 {
-			c.dueMu.Unlock()
-			return
-		}
-		if c.changed == nil {
-			c.changed = make(chan struct{})
-		}
-		changed := c.changed
-		c.dueMu.Unlock()
-		select {
-		case <-changed:
-		case <-c.ctx.Done():
-			return
-		}
-	}
+	rpcwire.Drain(c.ctx, &c.dueMu, &c.changed, func() bool {
+		return len(c.due) == 0 || len(c.calls) > 0
+	}, nil, c.a.drainLimit)
 }
 
 // idKey is id as mcp-go writes it back: decoded into an any and encoded again.

@@ -150,10 +150,12 @@
 // connection reports the end to the SDK only once every request it read has its
 // answer written (discover answers included); it stops waiting early when the
 // server has a call of its own out to the client (roots, sampling, elicitation),
-// which can no longer be answered, or when the connection is closed or Read's
-// context ends. A request whose id is the id of a request the SDK has not yet
-// answered is refused with invalid_request and that id, because the SDK drops such a
-// request without an answer (JSON-RPC ids must be unique among requests in flight).
+// which can no longer be answered, after 10 s (a handler that never returns on its
+// own is then cancelled by the SDK, unanswered), or when the connection is closed or
+// Read's context ends. A request for the SDK whose id is the id of a request the SDK
+// has not yet answered is refused with invalid_request and that id, because the SDK
+// drops such a request without an answer (JSON-RPC ids must be unique among requests
+// in flight); the discover method, answered by the front itself, is not checked.
 // On HTTP the SDK's handler keeps that check its own.
 //
 // Other transports (in-memory, custom) get the message-level front: the SDK decodes

@@ -208,6 +208,33 @@ func TestStdioEOFDoesNotWaitOnTheClient(t *testing.T) {
 	}
 }
 
+// The end of input waits for the answers owed for a bounded time only: a handler that
+// returns only when its context is cancelled (which the SDK does once it sees the end)
+// must not keep the session, and the process, alive. The limit is shortened here.
+func TestStdioEOFDrainBounded(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, principal: bob})
+	mcpsdk.SetDrainLimit(f.a, 300*time.Millisecond)
+	started, _ := blockingTool(t, f, false)
+	in, lines := stdioSession(t, f)
+	io.WriteString(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"eof","version":"0"}}}`+"\n")
+	next(t, lines)
+	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"Oslo"}}}`+"\n")
+	<-started
+	in.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range lines {
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end within 10 s of the end of input: the drain waited on a handler that never returns")
+	}
+}
+
 // Over streamable HTTP the SDK's handler refuses a request whose id is in flight in
 // the session itself (400); the front turns its text into invalid_request with the
 // id, and the request in flight still gets its answer.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
 )
 
 // A PrincipalFunc returns the authenticated caller of one request. extra is the SDK's
@@ -71,12 +73,14 @@ type Adapter struct {
 	opts    Options
 	toolDef json.RawMessage // the discovery tool's definition, or nil
 	pending pendingCalls    // the front's grant decisions on their way to the middleware
+	// drainLimit bounds the wait for the answers owed at the end of input (tests shorten it).
+	drainLimit time.Duration
 }
 
 // New returns an Adapter for d, which must not be nil. opts is copied; nil means
 // defaults.
 func New(d *discovery.Discoverer, opts *Options) *Adapter {
-	a := &Adapter{d: d}
+	a := &Adapter{d: d, drainLimit: rpcwire.DrainLimit}
 	if opts != nil {
 		a.opts = *opts
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
 )
 
 // callFunc finishes the decision on a tools/call whose tool name the front granted
@@ -71,7 +73,7 @@ type inflight struct {
 	byID      map[jsonrpc.ID]*mcp.RequestExtra // requests passed on; extra nil when no decision
 	answering int                              // the front's answers being written
 	outgoing  map[jsonrpc.ID]bool              // the server's calls awaiting the client
-	changed   chan struct{}                    // closed at the next change, for wait
+	changed   rpcwire.Changes                  // wakes wait
 }
 
 // attach records req as passed on to the SDK and keys call (nil: none) by req's
@@ -129,7 +131,7 @@ func (f *inflight) done(pc *pendingCalls, msg jsonrpc.Message) {
 		}
 		f.outgoing[m.ID] = true
 	}
-	f.signal()
+	f.changed.Signal()
 }
 
 // replied records a response the client sent to one of the server's calls.
@@ -137,7 +139,7 @@ func (f *inflight) replied(id jsonrpc.ID) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.outgoing, id)
-	f.signal()
+	f.changed.Signal()
 }
 
 // begin counts one of the front's answers until end, called once it is written.
@@ -148,43 +150,20 @@ func (f *inflight) begin() (end func()) {
 	return func() {
 		f.mu.Lock()
 		f.answering--
-		f.signal()
+		f.changed.Signal()
 		f.mu.Unlock()
-	}
-}
-
-// signal wakes wait; f.mu is held.
-func (f *inflight) signal() {
-	if f.changed != nil {
-		close(f.changed)
-		f.changed = nil
 	}
 }
 
 // wait returns once every request passed on has its response written and every answer
 // of the front is written, or as soon as a call of the server's awaits the client
 // (whose input has ended, so that call can never be answered and its request may
-// never finish), or when ctx is done or stop is closed.
-func (f *inflight) wait(ctx context.Context, stop <-chan struct{}) {
-	for {
-		f.mu.Lock()
-		if len(f.byID) == 0 && f.answering == 0 || len(f.outgoing) > 0 {
-			f.mu.Unlock()
-			return
-		}
-		if f.changed == nil {
-			f.changed = make(chan struct{})
-		}
-		changed := f.changed
-		f.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		case <-stop:
-			return
-		}
-	}
+// never finish), or after limit (a handler that never returns: the SDK then cancels
+// it), or when ctx is done or stop is closed.
+func (f *inflight) wait(ctx context.Context, stop <-chan struct{}, limit time.Duration) {
+	rpcwire.Drain(ctx, &f.mu, &f.changed, func() bool {
+		return len(f.byID) == 0 && f.answering == 0 || len(f.outgoing) > 0
+	}, stop, limit)
 }
 
 // close drops every decision of the connection.
@@ -197,5 +176,5 @@ func (f *inflight) close(pc *pendingCalls) {
 			pc.m.Delete(extra)
 		}
 	}
-	f.signal()
+	f.changed.Signal()
 }

@@ -46,9 +46,9 @@ type envelope struct {
 
 // parseEnvelope reads msg as one JSON-RPC 2.0 message the SDK's decoder will take: an
 // object with unique member names, none of them a case twin of a member the SDK reads
-// (rpcwire.Match: "Method" beside or instead of "method"), "jsonrpc":"2.0", an id that is absent, null, a
-// string or an integer of at most 2^53, a string method, and for a response (no
-// method) a non-null id and an error member of the SDK's shape. The fault it returns
+// (rpcwire.Match: "Method" beside or instead of "method"), "jsonrpc":"2.0", an id
+// that is absent, null, a string or an integer of at most 2^53, a string method, and
+// for a response (no method) a non-null id and an error member of the SDK's shape. The fault it returns
 // ("" when none) is the code of the content-free refusal to answer, and id is set when
 // the message's id could be read. UTF-8 and depth are left to the caller, which may
 // decide on the envelope first.
