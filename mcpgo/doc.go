@@ -112,7 +112,8 @@
 // for its workers once its input ends, so the front hands mcp-go the end only when
 // every request it read has its answer written (discover answers included), unless
 // mcp-go has a call of its own out to the client (which can no longer be answered),
-// 10 s have passed (a handler that never returns on its own is then cancelled by
+// [Options].DrainLimit (10 s by default) has passed (a handler that never returns on
+// its own is then cancelled by
 // mcp-go, unanswered) or Listen's context ends. A request for mcp-go whose id is the
 // id of a request mcp-go has not answered yet is refused with invalid_request and that
 // id: two answers with one id could not be told apart (JSON-RPC ids must be unique

@@ -139,10 +139,10 @@ func TestStdioEOFDoesNotWaitOnTheClient(t *testing.T) {
 
 // The end of input waits for the answers owed for a bounded time only: a handler that
 // returns only when its context is cancelled (which mcp-go does once it sees the end)
-// must not keep Listen, and the process, alive. The limit is shortened here.
+// must not keep Listen, and the process, alive. The limit (Options.DrainLimit) is
+// shortened here.
 func TestStdioEOFDrainBounded(t *testing.T) {
-	f := newFixture(t, fixtureOptions{enabled: true})
-	mcpgo.SetDrainLimit(f.a, 300*time.Millisecond)
+	f := newFixture(t, fixtureOptions{enabled: true, drain: 300 * time.Millisecond})
 	started := make(chan struct{}, 1)
 	f.server.AddTool(mcp.NewTool("weather_get", mcp.WithString("city")), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		started <- struct{}{}
@@ -164,8 +164,8 @@ func TestStdioEOFDrainBounded(t *testing.T) {
 	inW.Close()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Listen did not return within 10 s of the end of input: the drain waited on a handler that never returns")
+	case <-time.After(5 * time.Second): // under the 10 s default: Options.DrainLimit is honoured
+		t.Fatal("Listen did not return within 5 s of the end of input: the drain waited on a handler that never returns")
 	}
 }
 

@@ -46,6 +46,7 @@ type fixtureOptions struct {
 	principal mcpgo.PrincipalFunc // nil: mcpgo.PrincipalFromContext
 	tool      string              // discovery tool name
 	serverOpt []server.ServerOption
+	drain     time.Duration // Options.DrainLimit; 0: the default
 }
 
 // countingReader counts grant reads (SPEC FLAG-2: none while off).
@@ -102,7 +103,7 @@ func buildFixture(o fixtureOptions) (*fixture, error) {
 	}
 	f.cat, f.reads = cat, &countingReader{Reader: mem}
 	f.d = discovery.New(&discovery.Options{Enabled: o.enabled, Catalog: cat, Grants: f.reads})
-	f.a = mcpgo.New(f.d, &mcpgo.Options{Principal: o.principal, DiscoveryTool: o.tool})
+	f.a = mcpgo.New(f.d, &mcpgo.Options{Principal: o.principal, DiscoveryTool: o.tool, DrainLimit: o.drain})
 	return f, nil
 }
 

@@ -64,6 +64,11 @@ type Options struct {
 	// is skipped to its newline without being kept. Zero or negative means 16 MiB.
 	// (mcp-go's own stdio server reads lines unbounded.)
 	MaxLineBytes int
+	// DrainLimit bounds how long a stdio session whose input has ended waits for the
+	// answers owed to requests already read before it ends; then mcp-go cancels the
+	// handlers still running, and their calls get no answer. Zero or negative means
+	// 10 s.
+	DrainLimit time.Duration
 }
 
 // An Adapter puts a Discoverer in front of mcp-go servers: it is safe for concurrent
@@ -72,15 +77,12 @@ type Adapter struct {
 	d       *discovery.Discoverer
 	opts    Options
 	toolDef json.RawMessage // the discovery tool's definition, or nil
-	// drainLimit bounds the wait for the answers owed at the end of stdio input (tests
-	// shorten it).
-	drainLimit time.Duration
 }
 
 // New returns an Adapter for d, which must not be nil. opts is copied; nil means
 // defaults.
 func New(d *discovery.Discoverer, opts *Options) *Adapter {
-	a := &Adapter{d: d, drainLimit: rpcwire.DrainLimit}
+	a := &Adapter{d: d}
 	if opts != nil {
 		a.opts = *opts
 	}
@@ -89,6 +91,9 @@ func New(d *discovery.Discoverer, opts *Options) *Adapter {
 	}
 	if a.opts.MaxRequestBodyBytes <= 0 {
 		a.opts.MaxRequestBodyBytes = rpcwire.DefaultMaxBody
+	}
+	if a.opts.DrainLimit <= 0 {
+		a.opts.DrainLimit = rpcwire.DrainLimit
 	}
 	if a.opts.MaxLineBytes <= 0 {
 		a.opts.MaxLineBytes = rpcwire.DefaultMaxLine

@@ -187,7 +187,7 @@ func (c *stdioConn) call(id []byte) {
 func (c *stdioConn) waitDue() {
 	rpcwire.Drain(c.ctx, &c.dueMu, &c.changed, func() bool {
 		return len(c.due) == 0 || len(c.calls) > 0
-	}, nil, c.a.drainLimit)
+	}, nil, c.a.opts.DrainLimit)
 }
 
 // idKey is id as mcp-go writes it back: decoded into an any and encoded again.

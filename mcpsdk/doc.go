@@ -150,7 +150,8 @@
 // connection reports the end to the SDK only once every request it read has its
 // answer written (discover answers included); it stops waiting early when the
 // server has a call of its own out to the client (roots, sampling, elicitation),
-// which can no longer be answered, after 10 s (a handler that never returns on its
+// which can no longer be answered, after [Options].DrainLimit, 10 s by default (a
+// handler that never returns on its
 // own is then cancelled by the SDK, unanswered), or when the connection is closed or
 // Read's context ends. A request for the SDK whose id is the id of a request the SDK
 // has not yet answered is refused with invalid_request and that id, because the SDK

@@ -210,10 +210,10 @@ func TestStdioEOFDoesNotWaitOnTheClient(t *testing.T) {
 
 // The end of input waits for the answers owed for a bounded time only: a handler that
 // returns only when its context is cancelled (which the SDK does once it sees the end)
-// must not keep the session, and the process, alive. The limit is shortened here.
+// must not keep the session, and the process, alive. The limit (Options.DrainLimit) is
+// shortened here.
 func TestStdioEOFDrainBounded(t *testing.T) {
-	f := newFixture(t, fixtureOptions{enabled: true, principal: bob})
-	mcpsdk.SetDrainLimit(f.a, 300*time.Millisecond)
+	f := newFixture(t, fixtureOptions{enabled: true, principal: bob, drain: 300 * time.Millisecond})
 	started, _ := blockingTool(t, f, false)
 	in, lines := stdioSession(t, f)
 	io.WriteString(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"eof","version":"0"}}}`+"\n")
@@ -230,8 +230,8 @@ func TestStdioEOFDrainBounded(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the session did not end within 10 s of the end of input: the drain waited on a handler that never returns")
+	case <-time.After(5 * time.Second): // under the 10 s default: Options.DrainLimit is honoured
+		t.Fatal("the session did not end within 5 s of the end of input: the drain waited on a handler that never returns")
 	}
 }
 

@@ -53,7 +53,8 @@ type fixtureOptions struct {
 	// setCacheable is the SDK server's ServerOptions.SetCacheable; nil leaves the SDK's
 	// defaults (ttlMs 0, cacheScope public).
 	setCacheable func(context.Context, mcp.Request, *mcp.Cacheable)
-	logger       *slog.Logger // the SDK server's logger; nil: none
+	logger       *slog.Logger  // the SDK server's logger; nil: none
+	drain        time.Duration // Options.DrainLimit; 0: the default
 }
 
 // countingReader counts grant reads (SPEC FLAG-2: none while off).
@@ -108,7 +109,7 @@ func buildFixture(o fixtureOptions) (*fixture, error) {
 	if pf == nil {
 		pf = mcpsdk.StaticPrincipal(o.principal)
 	}
-	f.a = mcpsdk.New(f.d, &mcpsdk.Options{Principal: pf, DiscoveryTool: o.tool})
+	f.a = mcpsdk.New(f.d, &mcpsdk.Options{Principal: pf, DiscoveryTool: o.tool, DrainLimit: o.drain})
 	f.server = newSDKServerOpts(cat, &mcp.ServerOptions{PageSize: o.pageSize, SetCacheable: o.setCacheable, Logger: o.logger}, &f.handled)
 	f.a.Install(f.server)
 	return f, nil

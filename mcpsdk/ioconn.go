@@ -97,7 +97,7 @@ func (c *ioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case l = <-c.lines:
 		}
 		if l.err != nil {
-			c.calls.wait(ctx, c.closed, c.a.drainLimit) // every request read gets its answer first
+			c.calls.wait(ctx, c.closed, c.a.opts.DrainLimit) // every request read gets its answer first
 			return nil, l.err
 		}
 		if l.tooLong {

@@ -64,6 +64,11 @@ type Options struct {
 	// negative means mcp.DefaultMaxRequestBodyBytes (4 MiB), the SDK's own default:
 	// Handler never reads a body unbounded. Set the SDK handler's cap at least as high.
 	MaxRequestBodyBytes int64
+	// DrainLimit bounds how long a stdio session whose input has ended waits for the
+	// answers owed to requests already read before it ends; then the SDK cancels the
+	// handlers still running, and their calls get no answer. Zero or negative means
+	// 10 s.
+	DrainLimit time.Duration
 }
 
 // An Adapter connects one Discoverer to go-sdk servers, transports and HTTP handlers.
@@ -73,19 +78,20 @@ type Adapter struct {
 	opts    Options
 	toolDef json.RawMessage // the discovery tool's definition, or nil
 	pending pendingCalls    // the front's grant decisions on their way to the middleware
-	// drainLimit bounds the wait for the answers owed at the end of input (tests shorten it).
-	drainLimit time.Duration
 }
 
 // New returns an Adapter for d, which must not be nil. opts is copied; nil means
 // defaults.
 func New(d *discovery.Discoverer, opts *Options) *Adapter {
-	a := &Adapter{d: d, drainLimit: rpcwire.DrainLimit}
+	a := &Adapter{d: d}
 	if opts != nil {
 		a.opts = *opts
 	}
 	if a.opts.Principal == nil {
 		a.opts.Principal = TokenInfoPrincipal
+	}
+	if a.opts.DrainLimit <= 0 {
+		a.opts.DrainLimit = rpcwire.DrainLimit
 	}
 	if a.opts.MaxRequestBodyBytes == 0 {
 		a.opts.MaxRequestBodyBytes = mcp.DefaultMaxRequestBodyBytes

@@ -98,7 +98,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		msg, err := c.Connection.Read(ctx)
 		if err != nil {
-			c.calls.wait(ctx, c.closed, c.a.drainLimit) // every request read gets its answer first
+			c.calls.wait(ctx, c.closed, c.a.opts.DrainLimit) // every request read gets its answer first
 			return nil, err
 		}
 		if r, ok := msg.(*jsonrpc.Response); ok {
