@@ -146,14 +146,7 @@ func (d *Discoverer) confirm(ctx context.Context, p grants.Principal, c Call, ar
 		}
 		return &ConfirmationRequired{Tool: t.name, Preview: text, Token: d.seal(&binding, confirmSealOffset, time.Now())}
 	}
-	var off int
-	var err error
-	if s, ok := d.signer.(*cursor.Signer); ok {
-		off, _, err = s.Open(c.Confirmation, binding[:])
-	} else {
-		b := binding
-		off, _, err = d.signer.Open(c.Confirmation, b[:])
-	}
+	off, _, err := d.open(c.Confirmation, &binding)
 	if err == nil && off != confirmSealOffset {
 		err = cursor.ErrInvalid
 	}

@@ -35,12 +35,7 @@ func (d *Discoverer) start(token string, binding *[32]byte) (offset int, issued 
 	if token == "" {
 		return 0, time.Now(), nil
 	}
-	if s, ok := d.signer.(*cursor.Signer); ok {
-		offset, issued, err = s.Open(token, binding[:])
-	} else {
-		b := *binding // see seal
-		offset, issued, err = d.signer.Open(token, b[:])
-	}
+	offset, issued, err = d.open(token, binding)
 	if err != nil {
 		return 0, time.Time{}, cursorError(err)
 	}
@@ -48,6 +43,16 @@ func (d *Discoverer) start(token string, binding *[32]byte) (offset int, issued 
 		return 0, time.Time{}, cursorError(cursor.ErrInvalid)
 	}
 	return offset, issued, nil
+}
+
+// open opens token, sealed under binding, with the Discoverer's Sealer; a
+// *cursor.Signer is called directly, as in seal.
+func (d *Discoverer) open(token string, binding *[32]byte) (offset int, issued time.Time, err error) {
+	if s, ok := d.signer.(*cursor.Signer); ok {
+		return s.Open(token, binding[:])
+	}
+	b := *binding // see seal
+	return d.signer.Open(token, b[:])
 }
 
 // seal returns the cursor of the page at offset. A *cursor.Signer is called directly:
