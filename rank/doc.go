@@ -44,6 +44,8 @@
 // before "and" and "then") is a task: its best 16 hits are reordered by their score on
 // each step's words alone, so that what a hit gains from words of several steps counts
 // half and each step's best hit gains a quarter of the best score (rerank.go).
+// [Index.Explain] reports that change to a hit's score as one [Match] whose From is
+// [FromSteps].
 //
 // # Guarantees
 //
@@ -58,11 +60,12 @@
 //   - Relevance floor: a hit scoring under 0.15 of the best hit's score is not served,
 //     nor is one under 0.25 of it that matches the query only through its own words, none
 //     weighing 0.8 of the idf of the query's most informative word (a tool matching one
-//     generic word of a specific query); a query whose best hit scores under 0.03 of its
-//     informative weight (the idf of each of its words, words neither the index nor the
-//     lexicon knows counting as the rarest, at most two of them) gets none. All depend on
-//     the query, the allowed set and the hit alone, never on k, so the hits for k are a
-//     prefix of those for any larger k.
+//     generic word of a specific query; this tail rule is off for a query read as steps,
+//     where a tool matching one step's words may be that step's tool: answer.go); a query
+//     whose best hit scores under 0.03 of its informative weight (the idf of each of its
+//     words, words neither the index nor the lexicon knows counting as the rarest, at
+//     most two of them) gets none. All depend on the query, the allowed set and the hit
+//     alone, never on k, so the hits for k are a prefix of those for any larger k.
 //   - Exact top k: Search stops looking for new docs once the terms left cannot lift a
 //     doc not yet seen into the best k (MaxScore); its hits are those of a full
 //     evaluation, which a property test checks. It allocates nothing when dst has room.
