@@ -2,7 +2,7 @@
 // contract into the Discoverer: deferred tool discovery, narrowed tool lists and call
 // authorisation for an MCP server or gateway, with no transport of its own.
 //
-// A host compiles its tools once per catalog version with [NewCatalog], builds a
+// A host builds a [Catalog] of its tools once per catalog version with [NewCatalog], a
 // [Discoverer] with [New], and for each authenticated principal calls:
 //
 //   - [Discoverer.Discover] (or [Discoverer.DiscoverParams], or
