@@ -132,12 +132,12 @@ func (pl *Planner) AnswerAnthropicSearch(ctx context.Context, p grants.Principal
 	res = &AnthropicToolResult{Type: "tool_result", ToolUseID: toolUseID}
 	page, err := pl.d.DiscoverTool(ctx, p, input)
 	if err != nil {
-		var de *discovery.Error
-		if !errors.As(err, &de) || de.Code.Status() >= 500 {
+		code, ok := refusal(err)
+		if !ok {
 			return nil, nil, err
 		}
 		res.IsError = true
-		res.Content = []AnthropicContent{{Type: "text", Text: "search refused: " + string(de.Code)}}
+		res.Content = []AnthropicContent{{Type: "text", Text: "search refused: " + string(code)}}
 		return res, nil, nil
 	}
 	var held []string // found tools the request sends in full
@@ -179,15 +179,15 @@ type OpenAIToolSearchOutput struct {
 // AnswerOpenAISearch answers a tool_search_call of PathOpenAIClient (its call_id and
 // arguments) with the Discoverer's page: the deferred tools found, in rank order, as
 // function definitions, a namespace's members inside their namespace (placed where
-// its first member ranks); those r sends in full or does not hold are left out. Arguments the discovery tool refuses answer
-// an output with no tools; loaded lists the tools returned.
+// its first member ranks); those r sends in full or does not hold are left out.
+// Arguments the discovery tool refuses answer an output with no tools; loaded lists the
+// tools returned.
 func (pl *Planner) AnswerOpenAISearch(ctx context.Context, p grants.Principal, r *Rendering, callID string, arguments json.RawMessage) (out *OpenAIToolSearchOutput, loaded []string, err error) {
 	out = &OpenAIToolSearchOutput{Type: "tool_search_output", CallID: callID, Execution: "client",
 		Status: "completed", Tools: []any{}}
 	page, err := pl.d.DiscoverTool(ctx, p, arguments)
 	if err != nil {
-		var de *discovery.Error
-		if !errors.As(err, &de) || de.Code.Status() >= 500 {
+		if _, ok := refusal(err); !ok {
 			return nil, nil, err
 		}
 		return out, nil, nil
@@ -230,6 +230,17 @@ func (pl *Planner) AnswerOpenAISearch(ctx context.Context, p grants.Principal, r
 		out.Tools[i] = g
 	}
 	return out, loaded, nil
+}
+
+// refusal returns err's code when err is the discovery tool refusing the model's
+// arguments (a discovery.Error under 500), which is answered to the model; false for any
+// other error, which the host gets.
+func refusal(err error) (discovery.Code, bool) {
+	var de *discovery.Error
+	if errors.As(err, &de) && de.Code.Status() < 500 {
+		return de.Code, true
+	}
+	return "", false
 }
 
 // pageTool returns the name and OpenAI function of def, a definition on a discovery

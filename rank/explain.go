@@ -38,11 +38,8 @@ func (ix *Index) Explain(query string, allowed Set, d int, doc Doc) []Match {
 	}
 	s := ix.getScratch()
 	defer ix.putScratch(s)
-	if !s.queryTerms(ix, query) {
-		return nil
-	}
-	allowed, n := ix.clipAllowed(allowed)
-	if n == 0 || !s.weigh(ix, allowed, n) {
+	allowed, ok := s.prepare(ix, query, allowed)
+	if !ok {
 		return nil
 	}
 	names := make(map[uint32]string, len(s.qterms))

@@ -91,13 +91,5 @@ func SetRelatedWeight(w float64) func() {
 	return func() { relatedWeight = old }
 }
 
-// SetUnknownCap sets the most unknown words the floor counts and returns a function
-// restoring it.
-func SetUnknownCap(c float64) func() {
-	old := unknownCap
-	unknownCap = c
-	return func() { unknownCap = old }
-}
-
 // FloorTop is the relevance floor's fraction of the best score.
 var FloorTop = floorTop

@@ -165,9 +165,7 @@ func (s *scratch) addStepTerm(id uint32, w float64, c int) {
 }
 
 // rerankSteps reorders hits, the best of the whole query, and returns them. The window
-// reordered is the best stepWindow hits and, for each step, the best stepExtra docs of
-// allowed on that step's words alone that reach the relevance floor (moved from further
-// down, or added). Each hit of the window gains the step bonus: for each step, its score
+// reordered is the best stepWindow hits. Each hit of the window gains the step bonus: for each step, its score
 // on that step's words alone over the best such score in the window, times stepBonus and
 // the best hit's score; the largest over steps counts. The window is then sorted by
 // these sums, which become the scores; the hits after it keep their order.

@@ -22,11 +22,8 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	// The phases: the query's terms (query.go), their weights over the allowed docs and
 	// the order they are scored in; then the scoring of the candidates (below) and the
 	// selection of the best k (topk.go).
-	if !s.queryTerms(ix, query) {
-		return dst
-	}
-	allowed, nAllowed := ix.clipAllowed(allowed)
-	if nAllowed == 0 || !s.weigh(ix, allowed, nAllowed) {
+	allowed, ok := s.prepare(ix, query, allowed)
+	if !ok {
 		return dst
 	}
 	s.order()
@@ -45,6 +42,16 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 		dst = s.appendSteps(ix, dst, query, k)
 	}
 	return dst
+}
+
+// prepare finds query's terms and weighs them over allowed, clipped to the index, which
+// it returns; false when no allowed doc can match. Search and Explain start with it.
+func (s *scratch) prepare(ix *Index, query string, allowed Set) (Set, bool) {
+	if !s.queryTerms(ix, query) {
+		return allowed, false
+	}
+	allowed, n := ix.clipAllowed(allowed)
+	return allowed, n > 0 && s.weigh(ix, allowed, n)
 }
 
 // scratch holds the per-search buffers, pooled so that a search allocates nothing that

@@ -143,16 +143,7 @@ func Ours(docs []rank.Doc) Ranker {
 // and the report's text. Its errors are those of the loads (a read error names its
 // file's path: the caller decides whether to show it) and of w.
 func Run(w io.Writer, catalogPath, queriesPath string, params, asJSON bool) error {
-	docs, err := LoadCatalog(catalogPath)
-	if err != nil {
-		return err
-	}
-	if !params {
-		for i := range docs {
-			docs[i].Params = ""
-		}
-	}
-	qs, err := LoadQueries(queriesPath)
+	docs, qs, err := load(catalogPath, queriesPath, params)
 	if err != nil {
 		return err
 	}
@@ -342,14 +333,12 @@ func (r Report) String() string {
 	return s
 }
 
-// RunExplain reads the catalog and queries files as Run does and writes, for each query,
-// its best k hits over every tool, each with the query terms it matches: where each term
-// comes from, the fields holding it and what it adds to the score ([rank.Index.Explain]).
-// A relevant hit is starred.
-func RunExplain(w io.Writer, catalogPath, queriesPath string, params bool, k int) error {
+// load reads the catalog and queries files for Run and RunExplain, the docs' params
+// cleared unless params.
+func load(catalogPath, queriesPath string, params bool) ([]rank.Doc, []Query, error) {
 	docs, err := LoadCatalog(catalogPath)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if !params {
 		for i := range docs {
@@ -357,6 +346,18 @@ func RunExplain(w io.Writer, catalogPath, queriesPath string, params bool, k int
 		}
 	}
 	qs, err := LoadQueries(queriesPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	return docs, qs, nil
+}
+
+// RunExplain reads the catalog and queries files as Run does and writes, for each query,
+// its best k hits over every tool, each with the query terms it matches: where each term
+// comes from, the fields holding it and what it adds to the score ([rank.Index.Explain]).
+// A relevant hit is starred.
+func RunExplain(w io.Writer, catalogPath, queriesPath string, params bool, k int) error {
+	docs, qs, err := load(catalogPath, queriesPath, params)
 	if err != nil {
 		return err
 	}
