@@ -201,3 +201,24 @@ func TestSearchFileHint(t *testing.T) {
 		t.Errorf("without the hint Search(%q) = %v: the test proves nothing", q, got)
 	}
 }
+
+// The tail rule (answer.go) is off for a query read as steps: a tool matching one
+// step's words alone may be that step's tool, so Search answers as with no tail rule:
+// the tools matching list or label alone, which the rule would cut, are served.
+func TestSearchStepsNoTail(t *testing.T) {
+	docs := stepCatalog()
+	for i := range 5 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("view_issue_%d", i), Description: "View an issue."},
+			rank.Doc{Name: fmt.Sprintf("label_%d", i), Description: "A label."},
+			rank.Doc{Name: fmt.Sprintf("list_%d", i), Description: "List things."})
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	got := names(docs, ix.Search(nil, stepQuery, all, 0))
+	restore := rank.SetTail(0, rank.TailWord)
+	want := names(docs, ix.Search(nil, stepQuery, all, 0))
+	restore()
+	if !slices.Equal(got, want) {
+		t.Errorf("Search(%q) = %v, without the tail rule %v", stepQuery, got, want)
+	}
+}
