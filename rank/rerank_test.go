@@ -222,3 +222,32 @@ func TestSearchStepsNoTail(t *testing.T) {
 		t.Errorf("Search(%q) = %v, without the tail rule %v", stepQuery, got, want)
 	}
 }
+
+// A verb phrase counts in its step's score too (rerank.go stepTerms): "open an issue",
+// one step of a long query, makes the tool that creates issues that step's best, so it
+// gains the whole step bonus, as the best tool of another step does.
+func TestSearchStepsPhrase(t *testing.T) {
+	docs := stepCatalog()
+	docs = append(docs, rank.Doc{Name: "create_issue", Description: "Create an issue."},
+		rank.Doc{Name: "update_issue_state", Description: "Open or close an issue, with a reason, in a repository."})
+	ix := rank.NewIndex(docs)
+	q := "Open an issue about the crash in the login page, add the label bug to the new issue, and set the milestone of the issue to v2."
+	got := names(docs, ix.Search(nil, q, allOf(len(docs)), 0))
+	c, u := slices.Index(got, "create_issue"), slices.Index(got, "update_issue_state")
+	if c < 0 || u >= 0 && u < c {
+		t.Errorf("Search(%q) = %v, want create_issue above update_issue_state", q, got)
+	}
+	scores := func(bonus float64) map[string]float64 {
+		defer rank.SetStepBonus(bonus, 2)()
+		m := map[string]float64{}
+		for _, h := range ix.Search(nil, q, allOf(len(docs)), 0) {
+			m[docs[h.Doc].Name] = h.Score
+		}
+		return m
+	}
+	lo, hi := scores(0.25), scores(0.5)
+	gc, ga := hi["create_issue"]-lo["create_issue"], hi["add_issue_label"]-lo["add_issue_label"]
+	if d := gc - ga; ga <= 0 || d > 1e-6*ga || d < -1e-6*ga {
+		t.Errorf("step bonus gained by create_issue %v, by add_issue_label %v: want the same, both the best of a step", gc, ga)
+	}
+}
