@@ -251,3 +251,22 @@ func TestSearchStepsPhrase(t *testing.T) {
 		t.Errorf("step bonus gained by create_issue %v, by add_issue_label %v: want the same, both the best of a step", gc, ga)
 	}
 }
+
+// A hit matching words of several steps loses part of what it gains from them (the
+// step spread): the dashboard of stepCatalog scores less with the spread than without.
+func TestSearchStepsSpread(t *testing.T) {
+	docs := stepCatalog()
+	ix := rank.NewIndex(docs)
+	scores := func(spread float64) map[string]float64 {
+		defer rank.SetStepSpread(spread)()
+		m := map[string]float64{}
+		for _, h := range ix.Search(nil, stepQuery, allOf(len(docs)), 0) {
+			m[docs[h.Doc].Name] = h.Score
+		}
+		return m
+	}
+	with, without := scores(0.5), scores(0)
+	if d, ok := with["issue_dashboard"]; !ok || d >= without["issue_dashboard"] {
+		t.Errorf("issue_dashboard scores %v with the step spread, %v without: want less", d, without["issue_dashboard"])
+	}
+}
