@@ -278,6 +278,7 @@ func TestResolveRepeats(t *testing.T) {
 		{"a third row of a tool", []Row{r("alice", "t1", Allow), r("*", "t1", Allow), r("alice", "t1", Allow)}, nil, errDuplicate},
 		{"a third row of a tool, the other principal",
 			[]Row{r("alice", "t1", Deny), r("*", "t1", Allow), r("*", "t1", Deny)}, nil, errDuplicate},
+		{"a third row of a numbered tool", []Row{r("alice", "t2", Allow), r("*", "t2", Allow), r("alice", "t2", Allow)}, nil, errDuplicate},
 		{"a duplicate after the tool's own row granted", []Row{r("alice", "t1", Allow, "h1"), r("alice", "t1", Allow, "h1")}, nil, errDuplicate},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

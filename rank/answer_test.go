@@ -86,6 +86,16 @@ func TestSearchAnswerExact(t *testing.T) {
 			}
 		}
 	}
+	// tailCatalog: pruning leaves out of the best k the hits the tail rule needs.
+	docs := tailCatalog()
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	want := answerRef(ix, "make alpha beta", all)
+	for _, k := range []int{1, 3, 5} {
+		if got := ix.Search(nil, "make alpha beta", all, k); !slices.Equal(got, want[:min(k, len(want))]) {
+			t.Errorf("Search(make alpha beta, max %d) = %v, want %v", k, got, want[:min(k, len(want))])
+		}
+	}
 	if tailCut == 0 || topCut == 0 {
 		t.Fatalf("the tail rule cut %d hits, %d times among the best k: the test proves nothing", tailCut, topCut)
 	}

@@ -72,6 +72,18 @@ func TestSearchPhrase(t *testing.T) {
 	if got := first("open the issue again"); got != "update_issue_state" {
 		t.Errorf("open the issue again: first hit %s, want update_issue_state", got)
 	}
+	// The phrase demotes its verb: "open" weighs less in "open an issue" than alone.
+	qtf := func(q string) float64 {
+		for _, term := range ix.Diagnose(q, all, len(docs)).Terms {
+			if term.Term == "open" && term.From == "word" && !term.Param {
+				return term.QTF
+			}
+		}
+		return 0
+	}
+	if phrase, plain := qtf("open an issue"), qtf("open the issue again"); phrase <= 0 || phrase >= plain {
+		t.Errorf("weight of open: %v in open an issue, %v in open the issue again: want less, not nothing", phrase, plain)
+	}
 }
 
 // TestSearchPhraseAllocs checks that verb phrases, in a short query and in the steps of a

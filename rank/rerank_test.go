@@ -201,3 +201,72 @@ func TestSearchFileHint(t *testing.T) {
 		t.Errorf("without the hint Search(%q) = %v: the test proves nothing", q, got)
 	}
 }
+
+// The tail rule (answer.go) is off for a query read as steps: a tool matching one
+// step's words alone may be that step's tool, so Search answers as with no tail rule:
+// the tools matching list or label alone, which the rule would cut, are served.
+func TestSearchStepsNoTail(t *testing.T) {
+	docs := stepCatalog()
+	for i := range 5 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("view_issue_%d", i), Description: "View an issue."},
+			rank.Doc{Name: fmt.Sprintf("label_%d", i), Description: "A label."},
+			rank.Doc{Name: fmt.Sprintf("list_%d", i), Description: "List things."})
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	got := names(docs, ix.Search(nil, stepQuery, all, 0))
+	restore := rank.SetTail(0, rank.TailWord)
+	want := names(docs, ix.Search(nil, stepQuery, all, 0))
+	restore()
+	if !slices.Equal(got, want) {
+		t.Errorf("Search(%q) = %v, without the tail rule %v", stepQuery, got, want)
+	}
+}
+
+// A verb phrase counts in its step's score too (rerank.go stepTerms): "open an issue",
+// one step of a long query, makes the tool that creates issues that step's best, so it
+// gains the whole step bonus, as the best tool of another step does.
+func TestSearchStepsPhrase(t *testing.T) {
+	docs := stepCatalog()
+	docs = append(docs, rank.Doc{Name: "create_issue", Description: "Create an issue."},
+		rank.Doc{Name: "update_issue_state", Description: "Open or close an issue, with a reason, in a repository."})
+	ix := rank.NewIndex(docs)
+	q := "Open an issue about the crash in the login page, add the label bug to the new issue, and set the milestone of the issue to v2."
+	got := names(docs, ix.Search(nil, q, allOf(len(docs)), 0))
+	c, u := slices.Index(got, "create_issue"), slices.Index(got, "update_issue_state")
+	if c < 0 || u >= 0 && u < c {
+		t.Errorf("Search(%q) = %v, want create_issue above update_issue_state", q, got)
+	}
+	scores := func(bonus float64) map[string]float64 {
+		defer rank.SetStepBonus(bonus, 2)()
+		m := map[string]float64{}
+		for _, h := range ix.Search(nil, q, allOf(len(docs)), 0) {
+			m[docs[h.Doc].Name] = h.Score
+		}
+		return m
+	}
+	lo, hi := scores(0.25), scores(0.5)
+	gc, ga := hi["create_issue"]-lo["create_issue"], hi["add_issue_label"]-lo["add_issue_label"]
+	if d := gc - ga; ga <= 0 || d > 1e-6*ga || d < -1e-6*ga {
+		t.Errorf("step bonus gained by create_issue %v, by add_issue_label %v: want the same, both the best of a step", gc, ga)
+	}
+}
+
+// A hit matching words of several steps loses part of what it gains from them (the
+// step spread): the dashboard of stepCatalog scores less with the spread than without.
+func TestSearchStepsSpread(t *testing.T) {
+	docs := stepCatalog()
+	ix := rank.NewIndex(docs)
+	scores := func(spread float64) map[string]float64 {
+		defer rank.SetStepSpread(spread)()
+		m := map[string]float64{}
+		for _, h := range ix.Search(nil, stepQuery, allOf(len(docs)), 0) {
+			m[docs[h.Doc].Name] = h.Score
+		}
+		return m
+	}
+	with, without := scores(0.5), scores(0)
+	if d, ok := with["issue_dashboard"]; !ok || d >= without["issue_dashboard"] {
+		t.Errorf("issue_dashboard scores %v with the step spread, %v without: want less", d, without["issue_dashboard"])
+	}
+}

@@ -290,3 +290,25 @@ func TestUpdateInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateInPlaceGains checks an Update in place where a doc, changed, joins a list
+// large enough for a bitset that it was not in and no doc leaves: the bitset must gain
+// the doc (SameIndex compares them), not stay the old one.
+func TestUpdateInPlaceGains(t *testing.T) {
+	docs := []rank.Doc{{Name: "d000", Description: "Beta."}}
+	for i := 1; i < 100; i++ {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("d%03d", i), Description: "Alpha."})
+	}
+	ix := rank.NewIndex(docs)
+	next := slices.Clone(docs)
+	next[0].Description = "Alpha beta."
+	from := make([]int, len(next))
+	arg := make([]rank.Doc, len(next))
+	for i := range from {
+		from[i], arg[i] = i, rank.Doc{Name: next[i].Name}
+	}
+	from[0], arg[0] = -1, next[0]
+	if err := rank.SameIndex(ix.Update(arg, from), rank.NewIndex(next)); err != nil {
+		t.Fatalf("Update's index: %v", err)
+	}
+}
