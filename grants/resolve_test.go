@@ -235,8 +235,9 @@ func TestResolveNamesOfEveryLength(t *testing.T) {
 }
 
 // TestResolveRepeats checks the paths Resolve takes when rows repeat what earlier rows
-// had: a scope met before (the memo of checked scopes, and the scope in the same place
-// of the previous row) must still be refused when a row repeats it or when a later
+// had: a scope met before (the memo of checked scopes; the cases with a scope in the
+// place the previous row had it stay from a shortcut tried and dropped) must still be
+// refused when a row repeats it or when a later
 // scope of the row is invalid, must keep whether the principal holds it, and a tool met
 // before (read back from the map) must still be decided by its own row or refused as a
 // duplicate. Each case names what it expects; the reference must agree.
