@@ -70,7 +70,7 @@ var callMembers = []string{"name", "arguments", "_meta", "task"}
 // refusal, an invalid-arguments result or the discovery tool's page); otherwise the
 // call is granted and valid, and goes on to mcp-go.
 func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []byte, ok bool) {
-	m, ok := readMembers(env.params, callMembers)
+	m, ok := rpcwire.ExactMembers(env.params, callMembers)
 	var name string
 	if ok && m["name"] != nil {
 		name, ok = tooldef.StringValue(m["name"])
@@ -118,7 +118,7 @@ const bindFailure = "failed to bind arguments: "
 // that its Go type cannot hold) as the content-free invalid-arguments result (SPEC
 // ERR-2); changed is false for any other result.
 func cleanCallResult(id, result []byte) (out []byte, changed bool) {
-	m, ok := readMembers(result, []string{"isError", "content"})
+	m, ok := rpcwire.ExactMembers(result, []string{"isError", "content"})
 	if !ok || string(m["isError"]) != "true" || len(m["content"]) == 0 || m["content"][0] != '[' {
 		return nil, false
 	}

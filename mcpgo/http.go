@@ -92,14 +92,14 @@ func (o *outgoing) rewrite(msg []byte) ([]byte, bool) {
 		return clean, true
 	}
 	if o.call {
-		if m, ok := readMembers(msg, []string{"id", "result", "method"}); ok && m["method"] == nil && m["result"] != nil &&
+		if m, ok := rpcwire.ExactMembers(msg, []string{"id", "result", "method"}); ok && m["method"] == nil && m["result"] != nil &&
 			idKey(m["id"]) == idKey(o.id) {
 			o.call = false
 			return cleanCallResult(m["id"], m["result"])
 		}
 	}
 	if o.list {
-		if m, ok := readMembers(msg, []string{"id", "result", "method"}); ok && m["method"] == nil && m["result"] != nil &&
+		if m, ok := rpcwire.ExactMembers(msg, []string{"id", "result", "method"}); ok && m["method"] == nil && m["result"] != nil &&
 			idKey(m["id"]) == idKey(o.id) {
 			o.list = false
 			return o.a.narrowList(o.ctx, msg), true
