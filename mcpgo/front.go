@@ -90,7 +90,7 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 	// arguments (see discovery.CatalogOptions.MetaTools).
 	finish, err := a.d.AuthorizeActionThen(ctx, p, name, args)
 	if err != nil {
-		return appendError(dst, env.id, codeOf(err, discovery.CodeInternal)), true
+		return appendError(dst, env.id, rpcwire.CodeOf(err, discovery.CodeInternal)), true
 	}
 	err = finish(ctx, p, discovery.Call{Tool: name, Arguments: args,
 		ContractPin:  metaString(m["_meta"], MetaContractDigest),
@@ -105,7 +105,7 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 	if cr, ok := err.(*discovery.ConfirmationRequired); ok {
 		return appendResult(dst, env.id, preview(cr)), true
 	}
-	return appendError(dst, env.id, codeOf(err, discovery.CodeCallRefused)), true
+	return appendError(dst, env.id, rpcwire.CodeOf(err, discovery.CodeCallRefused)), true
 }
 
 // bindFailure is the text mcp-go's typed tool handlers (NewTypedToolHandler,
@@ -179,7 +179,7 @@ func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, arg
 	}
 	res, err := a.d.DiscoverTool(ctx, p, args) // pages sized for this framing
 	if err != nil {
-		code := codeOf(err, discovery.CodeInternal)
+		code := rpcwire.CodeOf(err, discovery.CodeInternal)
 		if code.JSONRPCCode() == discovery.CodeInvalidParams.JSONRPCCode() {
 			b := append([]byte(`{"content":[{"type":"text","text":`), quote(string(code))...)
 			return appendResult(dst, id, append(b, `}],"isError":true}`...))

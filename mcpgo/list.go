@@ -36,7 +36,7 @@ func (a *Adapter) narrowList(ctx context.Context, resp []byte) []byte {
 	}
 	list, err := a.d.ListTools(ctx, p)
 	if err != nil {
-		return appendError(nil, id, codeOf(err, discovery.CodeGrantsUnavailable))
+		return appendError(nil, id, rpcwire.CodeOf(err, discovery.CodeGrantsUnavailable))
 	}
 	result, ok := a.narrowResult(top["result"], list)
 	if !ok {

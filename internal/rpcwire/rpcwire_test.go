@@ -2,6 +2,8 @@ package rpcwire
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -75,6 +77,26 @@ func TestCleanResponseKeepsEveryOwnCode(t *testing.T) {
 		msg := discovery.AppendJSONRPCError(nil, []byte("3"), code)
 		if out, changed := CleanResponse(msg); changed {
 			t.Errorf("CleanResponse(%s) = %s, want it unchanged", msg, out)
+		}
+	}
+}
+
+// CodeOf reads the code of a *discovery.Error or a discovery.Code anywhere in err's
+// chain, and answers unknown for any other error.
+func TestCodeOf(t *testing.T) {
+	wrapped := fmt.Errorf("host: %w", discovery.CodeToolNotGranted)
+	for _, c := range []struct {
+		err  error
+		want discovery.Code
+	}{
+		{discovery.CodeGrantsUnavailable, discovery.CodeGrantsUnavailable},
+		{wrapped, discovery.CodeToolNotGranted},
+		{&discovery.Error{Code: discovery.CodeInvalidCursor}, discovery.CodeInvalidCursor},
+		{fmt.Errorf("x: %w", &discovery.Error{Code: discovery.CodeInvalidCursor}), discovery.CodeInvalidCursor},
+		{errors.New("host text"), discovery.CodeCallRefused},
+	} {
+		if got := CodeOf(c.err, discovery.CodeCallRefused); got != c.want {
+			t.Errorf("CodeOf(%v) = %q, want %q", c.err, got, c.want)
 		}
 	}
 }
