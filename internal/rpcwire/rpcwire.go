@@ -203,6 +203,12 @@ var codes = func() map[discovery.Code]bool {
 // change: a result, a request, a notification, the library's own error, or text that
 // is not one JSON-RPC object.
 func CleanResponse(msg []byte) (out []byte, ok bool) {
+	return CleanResponseKeeping(msg, nil)
+}
+
+// CleanResponseKeeping is CleanResponse for an adapter that lets more errors out
+// unchanged: keep (nil: Own) reports an error object that may leave as it is.
+func CleanResponseKeeping(msg []byte, keep func(code int64, message string, data []byte) bool) (out []byte, ok bool) {
 	var r struct {
 		ID    json.RawMessage `json:"id"`
 		Error *struct {
@@ -211,7 +217,10 @@ func CleanResponse(msg []byte) (out []byte, ok bool) {
 			Data    json.RawMessage `json:"data"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(msg, &r) != nil || r.Error == nil || Own(r.Error.Message, r.Error.Data) {
+	if keep == nil {
+		keep = func(_ int64, message string, data []byte) bool { return Own(message, data) }
+	}
+	if json.Unmarshal(msg, &r) != nil || r.Error == nil || keep(r.Error.Code, r.Error.Message, r.Error.Data) {
 		return nil, false
 	}
 	code := ContentFree(r.Error.Code)

@@ -100,3 +100,21 @@ func TestCodeOf(t *testing.T) {
 		}
 	}
 }
+
+// CleanResponseKeeping lets out unchanged an error its keep accepts, and still rewrites
+// any other foreign error content-free.
+func TestCleanResponseKeeping(t *testing.T) {
+	host := []byte(`{"jsonrpc":"2.0","id":4,"error":{"code":-32099,"message":"host says no"}}`)
+	keep := func(code int64, message string, _ []byte) bool { return code == -32099 && message == "host says no" }
+	if out, changed := CleanResponseKeeping(host, keep); changed {
+		t.Errorf("CleanResponseKeeping(%s) = %s, want it unchanged", host, out)
+	}
+	want := `{"jsonrpc":"2.0","id":4,"error":{"code":-32099,"message":"server_error","data":{"error":"server_error","status":500}}}`
+	if out, changed := CleanResponse(host); !changed || string(out) != want {
+		t.Errorf("CleanResponse(%s) = %s, %v; want %s", host, out, changed, want)
+	}
+	other := []byte(`{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"secret"}}`)
+	if out, changed := CleanResponseKeeping(other, keep); !changed || strings.Contains(string(out), "secret") {
+		t.Errorf("CleanResponseKeeping(%s) = %s, %v; want it rewritten", other, out, changed)
+	}
+}
