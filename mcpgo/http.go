@@ -67,6 +67,10 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			out.id = v.env.id
 			next.ServeHTTP(fw, r)
 		case discover:
+			if rpcwire.Rebound(r) { // before answerDiscover: no page for a refused request
+				answer(w, r, http.StatusForbidden, nil, false)
+				return
+			}
 			resp, status := a.answerDiscover(r.Context(), v.env, body, nil)
 			answer(w, r, status, resp, false)
 		default:
