@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -392,5 +393,25 @@ func TestHTTPStrayResponse(t *testing.T) {
 		if bytes.Contains(body, []byte(`"jsonrpc"`)) {
 			t.Errorf("%s: HTTP %d %s, want no JSON-RPC answer", msg, resp.StatusCode, body)
 		}
+	}
+}
+
+// A discover request answered by Handler itself that arrived on a loopback address
+// with a foreign Host (DNS rebinding) is refused 403 before any page is made: no
+// grant is read for it.
+func TestReboundDiscoverReadsNoGrants(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, principal: mcpgo.StaticPrincipal(alice)})
+	h := f.a.Handler(server.NewStreamableHTTPServer(f.server))
+	body := `{"jsonrpc":"2.0","id":6,"method":"multillm.tools.discover","params":{"query":"weather"}}`
+	r := httptest.NewRequest("POST", "http://evil.example/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusForbidden {
+		t.Fatalf("rebound discover: status %d, want 403", w.Code)
+	}
+	if n := f.reads.n.Load(); n != 0 {
+		t.Errorf("rebound discover read grants %d times, want 0", n)
 	}
 }

@@ -62,10 +62,3 @@ func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 	env.params = m["params"]
 	return env, ""
 }
-
-// readMembers is rpcwire.ExactMembers: ok is false when b is not an object or names
-// one of names twice or in another case, a message mcp-go would read another way
-// than the front.
-func readMembers(b []byte, names []string) (m map[string][]byte, ok bool) {
-	return rpcwire.ExactMembers(b, names)
-}

@@ -70,7 +70,7 @@ var callMembers = []string{"name", "arguments", "_meta", "task"}
 // refusal, an invalid-arguments result or the discovery tool's page); otherwise the
 // call is granted and valid, and goes on to mcp-go.
 func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []byte, ok bool) {
-	m, ok := readMembers(env.params, callMembers)
+	m, ok := rpcwire.ExactMembers(env.params, callMembers)
 	var name string
 	if ok && m["name"] != nil {
 		name, ok = tooldef.StringValue(m["name"])
@@ -90,7 +90,7 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 	// arguments (see discovery.CatalogOptions.MetaTools).
 	finish, err := a.d.AuthorizeActionThen(ctx, p, name, args)
 	if err != nil {
-		return appendError(dst, env.id, codeOf(err, discovery.CodeInternal)), true
+		return appendError(dst, env.id, rpcwire.CodeOf(err, discovery.CodeInternal)), true
 	}
 	err = finish(ctx, p, discovery.Call{Tool: name, Arguments: args,
 		ContractPin:  metaString(m["_meta"], MetaContractDigest),
@@ -105,7 +105,7 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 	if cr, ok := err.(*discovery.ConfirmationRequired); ok {
 		return appendResult(dst, env.id, preview(cr)), true
 	}
-	return appendError(dst, env.id, codeOf(err, discovery.CodeCallRefused)), true
+	return appendError(dst, env.id, rpcwire.CodeOf(err, discovery.CodeCallRefused)), true
 }
 
 // bindFailure is the text mcp-go's typed tool handlers (NewTypedToolHandler,
@@ -118,7 +118,7 @@ const bindFailure = "failed to bind arguments: "
 // that its Go type cannot hold) as the content-free invalid-arguments result (SPEC
 // ERR-2); changed is false for any other result.
 func cleanCallResult(id, result []byte) (out []byte, changed bool) {
-	m, ok := readMembers(result, []string{"isError", "content"})
+	m, ok := rpcwire.ExactMembers(result, []string{"isError", "content"})
 	if !ok || string(m["isError"]) != "true" || len(m["content"]) == 0 || m["content"][0] != '[' {
 		return nil, false
 	}
@@ -179,7 +179,7 @@ func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, arg
 	}
 	res, err := a.d.DiscoverTool(ctx, p, args) // pages sized for this framing
 	if err != nil {
-		code := codeOf(err, discovery.CodeInternal)
+		code := rpcwire.CodeOf(err, discovery.CodeInternal)
 		if code.JSONRPCCode() == discovery.CodeInvalidParams.JSONRPCCode() {
 			b := append([]byte(`{"content":[{"type":"text","text":`), quote(string(code))...)
 			return appendResult(dst, id, append(b, `}],"isError":true}`...))

@@ -67,6 +67,10 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			out.id = v.env.id
 			next.ServeHTTP(fw, r)
 		case discover:
+			if rpcwire.Rebound(r) { // before answerDiscover: no page for a refused request
+				answer(w, r, http.StatusForbidden, nil, false)
+				return
+			}
 			resp, status := a.answerDiscover(r.Context(), v.env, body, nil)
 			answer(w, r, status, resp, false)
 		default:
@@ -91,21 +95,19 @@ func (o *outgoing) rewrite(msg []byte) ([]byte, bool) {
 	if clean, changed := rpcwire.CleanResponse(msg); changed {
 		return clean, true
 	}
+	if !o.call && !o.list {
+		return msg, false
+	}
+	m, ok := rpcwire.ExactMembers(msg, []string{"id", "result", "method"})
+	if !ok || m["method"] != nil || m["result"] == nil || idKey(m["id"]) != idKey(o.id) {
+		return msg, false // not the response to the request
+	}
 	if o.call {
-		if m, ok := readMembers(msg, []string{"id", "result", "method"}); ok && m["method"] == nil && m["result"] != nil &&
-			idKey(m["id"]) == idKey(o.id) {
-			o.call = false
-			return cleanCallResult(m["id"], m["result"])
-		}
+		o.call = false
+		return cleanCallResult(m["id"], m["result"])
 	}
-	if o.list {
-		if m, ok := readMembers(msg, []string{"id", "result", "method"}); ok && m["method"] == nil && m["result"] != nil &&
-			idKey(m["id"]) == idKey(o.id) {
-			o.list = false
-			return o.a.narrowList(o.ctx, msg), true
-		}
-	}
-	return msg, false
+	o.list = false
+	return o.a.narrowList(o.ctx, msg), true
 }
 
 // textError is the content-free JSON-RPC error replacing mcp-go's text/plain 400 or 413.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/internal/jsonlex"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
 )
 
@@ -24,7 +25,7 @@ const cacheScopePrivate = `"private"`
 // principal or grant read that fails, answers an error with the response's id: nothing
 // is listed rather than everything.
 func (a *Adapter) narrowList(ctx context.Context, resp []byte) []byte {
-	top, ok := readMembers(resp, []string{"id", "result"})
+	top, ok := rpcwire.ExactMembers(resp, []string{"id", "result"})
 	if !ok || top["result"] == nil {
 		return resp
 	}
@@ -35,7 +36,7 @@ func (a *Adapter) narrowList(ctx context.Context, resp []byte) []byte {
 	}
 	list, err := a.d.ListTools(ctx, p)
 	if err != nil {
-		return appendError(nil, id, codeOf(err, discovery.CodeGrantsUnavailable))
+		return appendError(nil, id, rpcwire.CodeOf(err, discovery.CodeGrantsUnavailable))
 	}
 	result, ok := a.narrowResult(top["result"], list)
 	if !ok {
@@ -59,7 +60,7 @@ func (a *Adapter) narrowList(ctx context.Context, resp []byte) []byte {
 
 // narrowResult is narrowList's new result object.
 func (a *Adapter) narrowResult(result []byte, list *discovery.ListResult) ([]byte, bool) {
-	m, ok := readMembers(result, []string{"tools", "nextCursor", "_meta", "cacheScope"})
+	m, ok := rpcwire.ExactMembers(result, []string{"tools", "nextCursor", "_meta", "cacheScope"})
 	if !ok || len(m["tools"]) == 0 || m["tools"][0] != '[' {
 		return nil, false
 	}
@@ -71,7 +72,7 @@ func (a *Adapter) narrowResult(result []byte, list *discovery.ListResult) ([]byt
 		tools = append(tools, def...)
 	}
 	ok = eachElement(m["tools"], func(t []byte) bool {
-		tm, ok := readMembers(t, []string{"name"})
+		tm, ok := rpcwire.ExactMembers(t, []string{"name"})
 		if !ok {
 			return false
 		}
@@ -145,7 +146,7 @@ func withDigest(meta []byte, digest string) ([]byte, bool) {
 	if len(meta) == 0 || string(meta) == "null" {
 		return append(out, '}'), true
 	}
-	m, ok := readMembers(meta, []string{MetaContractDigest})
+	m, ok := rpcwire.ExactMembers(meta, []string{MetaContractDigest})
 	if !ok || m == nil {
 		return nil, false
 	}

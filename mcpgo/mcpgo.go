@@ -116,20 +116,6 @@ func (a *Adapter) principal(ctx context.Context) (grants.Principal, error) {
 	return p, nil
 }
 
-// codeOf is the code a refusal err is written with: an *Error's or a Code's, else
-// unknown (a host's CheckCall error, whose text must not reach the wire).
-func codeOf(err error, unknown discovery.Code) discovery.Code {
-	var de *discovery.Error
-	if errors.As(err, &de) {
-		return de.Code
-	}
-	var code discovery.Code
-	if errors.As(err, &code) {
-		return code
-	}
-	return unknown
-}
-
 // appendError appends the adapter's JSON-RPC error response for code.
 func appendError(dst, id []byte, code discovery.Code) []byte {
 	return rpcwire.AppendError(dst, id, code, int64(code.JSONRPCCode()))

@@ -213,7 +213,7 @@ func (c *stdioConn) writeLine(b []byte) error {
 // outgoing is the front's rewrite of one message mcp-go writes: a tools/list response
 // narrowed, an error that is not the library's made content-free (SPEC ERR-2).
 func (c *stdioConn) outgoing(msg []byte) []byte {
-	m, ok := readMembers(msg, []string{"id", "result", "method"})
+	m, ok := rpcwire.ExactMembers(msg, []string{"id", "result", "method"})
 	var method string
 	switch {
 	case ok && m["method"] == nil && m["id"] != nil:

@@ -19,20 +19,11 @@ import (
 // {"error": word, "status": S}. A code with no name of its own is
 // discovery.CodeServerError, written with the SDK's JSON-RPC code.
 func contentFree(code int64) *jsonrpc.Error {
-	switch code {
-	case -32700:
-		return wireError(discovery.CodeParseError)
-	case -32600:
-		return wireError(discovery.CodeInvalidRequest)
-	case -32601:
-		return wireError(discovery.CodeMethodNotFound)
-	case -32602:
-		return wireError(discovery.CodeInvalidParams)
-	case 0, -32603:
-		return wireError(discovery.CodeInternal)
+	c := rpcwire.ContentFree(code)
+	e := wireError(c)
+	if c == discovery.CodeServerError {
+		e.Code = code
 	}
-	e := wireError(discovery.CodeServerError)
-	e.Code = code
 	return e
 }
 
@@ -80,21 +71,10 @@ func cleanMessage(msg jsonrpc.Message) jsonrpc.Message {
 	return msg
 }
 
-// cleanResponse rewrites one encoded JSON-RPC response whose error is not kept; ok is
-// false when msg needs no change (a result, a request, a kept error, not JSON-RPC).
+// cleanResponse rewrites one encoded JSON-RPC response whose error is not kept
+// (rpcwire.CleanResponseKeeping); ok is false when msg needs no change.
 func cleanResponse(msg []byte) (out []byte, ok bool) {
-	var r struct {
-		ID    json.RawMessage `json:"id"`
-		Error *struct {
-			Code    int64           `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(msg, &r) != nil || r.Error == nil || kept(r.Error.Code, r.Error.Message, r.Error.Data) {
-		return nil, false
-	}
-	return appendResponse(nil, r.ID, contentFree(r.Error.Code)), true
+	return rpcwire.CleanResponseKeeping(msg, kept)
 }
 
 // appendResponse appends the JSON-RPC error response with id (null when empty) and e,

@@ -60,7 +60,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(fw, r)
 			return
 		}
-		body, err := rpcwire.ReadBounded(r.Body, a.maxBody())
+		body, err := rpcwire.ReadBounded(r.Body, a.opts.MaxRequestBodyBytes)
 		r.Body.Close()
 		if err != nil {
 			fault := rpcwire.BodyFault(err)
@@ -104,15 +104,6 @@ func supportedVersion(v string) bool {
 }
 
 var sdkVersions = mcp.SupportedProtocolVersions()
-
-// maxBody is the body cap: Options.MaxRequestBodyBytes, or the SDK's default when it is
-// not positive (Handler never reads a body unbounded).
-func (a *Adapter) maxBody() int64 {
-	if a.opts.MaxRequestBodyBytes > 0 {
-		return a.opts.MaxRequestBodyBytes
-	}
-	return mcp.DefaultMaxRequestBodyBytes
-}
 
 // answer writes the front's own answer (rpcwire.Answer); a rebound request gets the
 // SDK's 403 text.

@@ -23,15 +23,6 @@ type ioTransport struct {
 	maxLine int
 }
 
-// lineCap is the line cap of a transport's MaxLineLength: a positive value as it is,
-// anything else mcp.DefaultMaxLineLength (the adapter never reads a line unbounded).
-func lineCap(n int) int {
-	if n > 0 {
-		return n
-	}
-	return mcp.DefaultMaxLineLength
-}
-
 func (t *ioTransport) Connect(context.Context) (mcp.Connection, error) {
 	c := &ioConn{
 		a:      t.a,
@@ -41,7 +32,8 @@ func (t *ioTransport) Connect(context.Context) (mcp.Connection, error) {
 		closed: make(chan struct{}),
 		sem:    make(chan struct{}, maxInFlight),
 	}
-	go c.readLines(rpcwire.NewLineReader(t.r, lineCap(t.maxLine)))
+	// A cap <= 0 is rpcwire.DefaultMaxLine, the SDK's default: never a line unbounded.
+	go c.readLines(rpcwire.NewLineReader(t.r, t.maxLine))
 	return c, nil
 }
 

@@ -93,7 +93,7 @@ func New(d *discovery.Discoverer, opts *Options) *Adapter {
 	if a.opts.DrainLimit <= 0 {
 		a.opts.DrainLimit = rpcwire.DrainLimit
 	}
-	if a.opts.MaxRequestBodyBytes == 0 {
+	if a.opts.MaxRequestBodyBytes <= 0 {
 		a.opts.MaxRequestBodyBytes = mcp.DefaultMaxRequestBodyBytes
 	}
 	if a.opts.DiscoveryTool != "" {

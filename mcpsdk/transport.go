@@ -3,7 +3,6 @@ package mcpsdk
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/internal/jsonlex"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
 )
 
 // maxInFlight bounds the discover requests one connection answers concurrently; past
@@ -171,7 +171,7 @@ func (a *Adapter) discoverResponse(ctx context.Context, req *jsonrpc.Request) *j
 		res, err = a.d.DiscoverFramed(ctx, p, req.Params, len(encodeID(req.ID)))
 	}
 	if err != nil {
-		return &jsonrpc.Response{ID: req.ID, Error: wireError(codeOf(err))}
+		return &jsonrpc.Response{ID: req.ID, Error: wireError(rpcwire.CodeOf(err, discovery.CodeInternal))}
 	}
 	return &jsonrpc.Response{ID: req.ID, Result: res.AppendJSON(nil)}
 }
@@ -180,7 +180,7 @@ func (a *Adapter) discoverResponse(ctx context.Context, req *jsonrpc.Request) *j
 // for a notification.
 func (c *conn) writeError(ctx context.Context, id jsonrpc.ID, err error) {
 	if id.IsValid() {
-		_ = c.Connection.Write(ctx, &jsonrpc.Response{ID: id, Error: wireError(codeOf(err))})
+		_ = c.Connection.Write(ctx, &jsonrpc.Response{ID: id, Error: wireError(rpcwire.CodeOf(err, discovery.CodeInternal))})
 	}
 }
 
@@ -196,20 +196,6 @@ func (c *conn) Close() error {
 	c.closeOnce.Do(func() { close(c.closed) })
 	c.calls.close(&c.a.pending)
 	return c.Connection.Close()
-}
-
-// codeOf is the Code discovery.AppendJSONRPCError writes for err: an *Error's, a
-// Code's, or internal_error for any other error.
-func codeOf(err error) discovery.Code {
-	var de *discovery.Error
-	if errors.As(err, &de) {
-		return de.Code
-	}
-	var code discovery.Code
-	if errors.As(err, &code) {
-		return code
-	}
-	return discovery.CodeInternal
 }
 
 // encodeID returns the id as the SDK writes it on the wire.

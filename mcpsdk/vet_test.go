@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/rpcwire"
 )
 
 // parseEnvelope reads ids, members and shapes as the SDK's decoder will, and refuses
@@ -143,5 +146,16 @@ func BenchmarkParseEnvelope(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The caps the adapter falls back on when a transport or Options names none are the
+// SDK's own defaults: rpcwire's stand for them.
+func TestDefaultCapsAreSDKs(t *testing.T) {
+	if rpcwire.DefaultMaxLine != mcp.DefaultMaxLineLength {
+		t.Errorf("rpcwire.DefaultMaxLine = %d, want mcp.DefaultMaxLineLength %d", rpcwire.DefaultMaxLine, mcp.DefaultMaxLineLength)
+	}
+	if a := New(discovery.New(nil), &Options{MaxRequestBodyBytes: -1}); a.opts.MaxRequestBodyBytes != mcp.DefaultMaxRequestBodyBytes {
+		t.Errorf("MaxRequestBodyBytes -1 became %d, want mcp.DefaultMaxRequestBodyBytes", a.opts.MaxRequestBodyBytes)
 	}
 }

@@ -1,10 +1,11 @@
 // Package rpcwire holds the transport pieces an MCP adapter needs whatever SDK it wraps:
 // bounded reading of newline-delimited and HTTP messages, the reading of member names
 // no decoder can read another way (Members, Match), the content-free rewrite of
-// JSON-RPC errors, the bounded wait for the answers owed at the end of input (Drain),
-// the HTTP front's own answers (Answer) and the filter of the SDK
-// handler's responses (Filter), and the small HTTP checks (Accept, Content-Type, DNS
-// rebinding). It imports no SDK, so every adapter package shares it.
+// JSON-RPC errors and the code a refusal is written with (CodeOf), the bounded wait for
+// the answers owed at the end of input (Drain), the HTTP front's own answers (Answer)
+// and the filter of the SDK handler's responses (Filter), and the small HTTP checks
+// (Accept, Content-Type, DNS rebinding). It imports no SDK, so every adapter package
+// shares it.
 package rpcwire
 
 import (
@@ -202,6 +203,12 @@ var codes = func() map[discovery.Code]bool {
 // change: a result, a request, a notification, the library's own error, or text that
 // is not one JSON-RPC object.
 func CleanResponse(msg []byte) (out []byte, ok bool) {
+	return CleanResponseKeeping(msg, nil)
+}
+
+// CleanResponseKeeping is CleanResponse for an adapter that lets more errors out
+// unchanged: keep (nil: Own) reports an error object that may leave as it is.
+func CleanResponseKeeping(msg []byte, keep func(code int64, message string, data []byte) bool) (out []byte, ok bool) {
 	var r struct {
 		ID    json.RawMessage `json:"id"`
 		Error *struct {
@@ -210,7 +217,10 @@ func CleanResponse(msg []byte) (out []byte, ok bool) {
 			Data    json.RawMessage `json:"data"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(msg, &r) != nil || r.Error == nil || Own(r.Error.Message, r.Error.Data) {
+	if keep == nil {
+		keep = func(_ int64, message string, data []byte) bool { return Own(message, data) }
+	}
+	if json.Unmarshal(msg, &r) != nil || r.Error == nil || keep(r.Error.Code, r.Error.Message, r.Error.Data) {
 		return nil, false
 	}
 	code := ContentFree(r.Error.Code)
@@ -288,4 +298,19 @@ func InvalidArgumentsText(e *discovery.Error) string {
 		text += ": keyword " + strconv.Quote(e.Keyword) + " failed at schema location " + strconv.Quote(e.Path)
 	}
 	return text
+}
+
+// CodeOf is the code a refusal err is written with: an *discovery.Error's or a
+// discovery.Code's anywhere in its chain, else unknown (a host's error, whose text
+// must not reach the wire).
+func CodeOf(err error, unknown discovery.Code) discovery.Code {
+	var de *discovery.Error
+	if errors.As(err, &de) {
+		return de.Code
+	}
+	var code discovery.Code
+	if errors.As(err, &code) {
+		return code
+	}
+	return unknown
 }

@@ -2,6 +2,8 @@ package rpcwire
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -76,5 +78,43 @@ func TestCleanResponseKeepsEveryOwnCode(t *testing.T) {
 		if out, changed := CleanResponse(msg); changed {
 			t.Errorf("CleanResponse(%s) = %s, want it unchanged", msg, out)
 		}
+	}
+}
+
+// CodeOf reads the code of a *discovery.Error or a discovery.Code anywhere in err's
+// chain, and answers unknown for any other error.
+func TestCodeOf(t *testing.T) {
+	wrapped := fmt.Errorf("host: %w", discovery.CodeToolNotGranted)
+	for _, c := range []struct {
+		err  error
+		want discovery.Code
+	}{
+		{discovery.CodeGrantsUnavailable, discovery.CodeGrantsUnavailable},
+		{wrapped, discovery.CodeToolNotGranted},
+		{&discovery.Error{Code: discovery.CodeInvalidCursor}, discovery.CodeInvalidCursor},
+		{fmt.Errorf("x: %w", &discovery.Error{Code: discovery.CodeInvalidCursor}), discovery.CodeInvalidCursor},
+		{errors.New("host text"), discovery.CodeCallRefused},
+	} {
+		if got := CodeOf(c.err, discovery.CodeCallRefused); got != c.want {
+			t.Errorf("CodeOf(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
+// CleanResponseKeeping lets out unchanged an error its keep accepts, and still rewrites
+// any other foreign error content-free.
+func TestCleanResponseKeeping(t *testing.T) {
+	host := []byte(`{"jsonrpc":"2.0","id":4,"error":{"code":-32099,"message":"host says no"}}`)
+	keep := func(code int64, message string, _ []byte) bool { return code == -32099 && message == "host says no" }
+	if out, changed := CleanResponseKeeping(host, keep); changed {
+		t.Errorf("CleanResponseKeeping(%s) = %s, want it unchanged", host, out)
+	}
+	want := `{"jsonrpc":"2.0","id":4,"error":{"code":-32099,"message":"server_error","data":{"error":"server_error","status":500}}}`
+	if out, changed := CleanResponse(host); !changed || string(out) != want {
+		t.Errorf("CleanResponse(%s) = %s, %v; want %s", host, out, changed, want)
+	}
+	other := []byte(`{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"secret"}}`)
+	if out, changed := CleanResponseKeeping(other, keep); !changed || strings.Contains(string(out), "secret") {
+		t.Errorf("CleanResponseKeeping(%s) = %s, %v; want it rewritten", other, out, changed)
 	}
 }
