@@ -116,3 +116,114 @@ func SetTail(top, word float64) func() {
 
 // TailTop and TailWord are the tail rule's constants.
 var TailTop, TailWord = tailTop, tailWord
+
+// GateStat is what TestGateSignals reads of a query: its best score and informative
+// weight (as the gate sees them, not in fixed point), its own words, how many of those
+// are novel (no allowed doc holds them, no related word stands for them, they are made
+// of letters and are no typing slip of a held term), and whether its first word and
+// that word's synonyms are in no name, title or description.
+type GateStat struct {
+	Top, Info     float64
+	Words, Novel  int
+	LeadUnmatched bool
+}
+
+// GateStats returns the GateStat of query over allowed. Held terms are looked up over
+// the whole index: the tuning sets allow every doc.
+func (ix *Index) GateStats(query string, allowed Set) GateStat {
+	s := ix.getScratch()
+	defer ix.putScratch(s)
+	var g GateStat
+	if allowed, ok := s.prepare(ix, query, allowed); ok {
+		s.order()
+		var top int64
+		for _, d := range s.score(ix, allowed, 0) {
+			top = max(top, s.acc[d])
+		}
+		for _, d := range s.touched {
+			s.acc[d] = 0
+		}
+		g.Top, g.Info = float64(top)/scoreScale, float64(s.info)/scoreScale
+	}
+	held := func(t []byte) (uint32, bool) {
+		id, ok := ix.terms[string(t)]
+		return id, ok && ix.held(id) > 0
+	}
+	s.an.reset()
+	s.addLiterals(query) // the query's own words, as queryTerms reads them
+	lead := -1           // the index of the first word, then -1 once past its synonyms
+	for i := 0; i < s.an.n(); i++ {
+		term, kind := s.an.term(i), s.an.kind[i]
+		if kind == termWord && lead >= 0 {
+			lead = -2
+		}
+		if kind == termWord && lead == -1 {
+			lead, g.LeadUnmatched = i, true
+		}
+		if id, ok := held(term); ok && lead >= 0 && ix.listLen(id) > 0 {
+			g.LeadUnmatched = false // in a name, title or description
+		}
+		if kind != termWord {
+			continue
+		}
+		g.Words++
+		if _, ok := held(term); ok {
+			continue
+		}
+		known := false
+		for _, r := range related[string(term)] {
+			if _, ok := held(r); ok {
+				known = true
+			}
+		}
+		if !known && novelWord(ix, term) {
+			g.Novel++
+		}
+	}
+	return g
+}
+
+// novelWord reports whether term, which the index does not hold, is made of three
+// letters or more and is no typing slip of a term it holds: none is one letter deleted,
+// swapped with the next, replaced or inserted away from it.
+func novelWord(ix *Index, term []byte) bool {
+	if len(term) < 3 {
+		return false
+	}
+	for _, c := range term {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	known := func(v []byte) bool {
+		id, ok := ix.terms[string(v)]
+		return ok && ix.held(id) > 0
+	}
+	var v []byte
+	for i := range term {
+		if v = append(append(v[:0], term[:i]...), term[i+1:]...); known(v) {
+			return false // deleted
+		}
+		if i+1 < len(term) {
+			v = append(v[:0], term...)
+			if v[i], v[i+1] = v[i+1], v[i]; known(v) {
+				return false // swapped
+			}
+		}
+		v = append(v[:0], term...)
+		for c := byte('a'); c <= 'z'; c++ {
+			if v[i] = c; c != term[i] && known(v) {
+				return false // replaced
+			}
+		}
+	}
+	for i := 0; i <= len(term); i++ {
+		v = append(append(append(v[:0], term[:i]...), 0), term[i:]...)
+		for c := byte('a'); c <= 'z'; c++ {
+			if v[i] = c; known(v) {
+				return false // inserted
+			}
+		}
+	}
+	return true
+}
