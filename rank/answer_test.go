@@ -141,3 +141,32 @@ func TestSearchWeakTail(t *testing.T) {
 		t.Errorf("without the tail rule Search(make alpha beta, max 3) = %v, want the beta tools: the test proves nothing", got)
 	}
 }
+
+// SPEC DISC-5: whether a query is answered at all depends on the allowed docs only. A
+// word of the query counts in the no-answer gate as known when an allowed doc holds it
+// or a related word standing for it ("erase" -> delete), whatever docs outside allowed
+// hold. Each case adds one doc outside allowed: holding the related word (the word then
+// read as known: 50 hits against 0 before the gate read related words over allowed), or
+// the word itself (then read as unknown though an allowed doc holds a related word: 0
+// hits against 50). The allowed docs hold the query's other word in their parameters.
+func TestSearchGateAllowedOnly(t *testing.T) {
+	for _, c := range []struct{ params, outside string }{
+		{"widget: the widget", "Delete a thing."},
+		{"widget: the widget to delete", "Erase a thing."},
+	} {
+		var docs []rank.Doc
+		for i := range 50 {
+			docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: "Does things.", Params: c.params})
+		}
+		sub := slices.Clone(docs)
+		docs = append(docs, rank.Doc{Name: "outside", Description: c.outside})
+		allowed := allOf(len(sub))
+		for _, q := range []string{"erase widget", "erase the widget"} {
+			got := rank.NewIndex(docs).Search(nil, q, allowed, 0)
+			want := rank.NewIndex(sub).Search(nil, q, allOf(len(sub)), 0)
+			if len(got) != len(want) {
+				t.Errorf("Search(%q), params %q: %d hits with a doc outside allowed (%q), %d without it", q, c.params, len(got), c.outside, len(want))
+			}
+		}
+	}
+}

@@ -63,9 +63,10 @@
 //     generic word of a specific query; this tail rule is off for a query read as steps,
 //     where a tool matching one step's words may be that step's tool: answer.go); a query
 //     whose best hit scores under 0.03 of its informative weight (the idf of each of its
-//     words, words neither the index nor the lexicon knows counting as the rarest, at
-//     most two of them) gets none. All depend on the query, the allowed set and the hit
-//     alone, never on k, so the hits for k are a prefix of those for any larger k.
+//     words, words no allowed doc holds, nor any of their related words, counting as the
+//     rarest, at most two of them) gets none. All depend on the query, the allowed set
+//     and the hit alone, never on k, so the hits for k are a prefix of those for any
+//     larger k.
 //   - Exact top k: Search stops looking for new docs once the terms left cannot lift a
 //     doc not yet seen into the best k (MaxScore); its hits are those of a full
 //     evaluation, which a property test checks. It allocates nothing when dst has room.

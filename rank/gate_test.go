@@ -16,8 +16,8 @@ import (
 // queries then answered empty, and how many answered queries (the generated typo ones
 // included) with a relevant tool in their top 10 it would empty. The rules gate a query
 // whose best hit scores under a share of its informative weight and that has a novel
-// word, or whose first word is in no name, title or description (rank.GateStat), among
-// queries of at most some words.
+// word, or whose first word is in no name, title or description (rank.GateStat), or
+// both, among queries of at most some words.
 func TestGateSignals(t *testing.T) {
 	if os.Getenv("RANK_GATE") == "" {
 		t.Skip("set RANK_GATE=1")
@@ -74,6 +74,13 @@ func TestGateSignals(t *testing.T) {
 		for _, words := range []int{4, 6, 100} {
 			try(fmt.Sprintf("lead, best < %.2f, <= %d words", share, words), func(g rank.GateStat) bool {
 				return g.LeadUnmatched && g.Words <= words && under(g, share)
+			})
+		}
+	}
+	for _, share := range []float64{0.1, 0.2, 0.3, 0.5} {
+		for _, words := range []int{4, 6, 100} {
+			try(fmt.Sprintf("lead and novel, best < %.2f, <= %d words", share, words), func(g rank.GateStat) bool {
+				return g.LeadUnmatched && g.Novel > 0 && g.Words <= words && under(g, share)
 			})
 		}
 	}

@@ -66,7 +66,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	s.addHints(query)
 	s.qterms = s.qterms[:0]
 	s.ids = s.ids[:0]
-	s.unknown = 0
+	s.gate, s.gateRel = s.gate[:0], s.gateRel[:0]
 	for i := 0; i < s.an.n(); i++ {
 		id, ok := uint32(noTerm), false
 		if p := s.an.parent[i]; p < 0 || s.ids[p] != noTerm {
@@ -84,21 +84,19 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 		if kind == termWord && i < words {
 			word = 1
 		}
-		known := false
 		if word > 0 {
 			// The words related to this one, weighed below it, whether the index holds
-			// it or not.
+			// it or not; weigh reads which of them the allowed docs hold.
+			s.gate = append(s.gate, gateWord{id: id, rel: int32(len(s.gateRel))})
 			for _, r := range related[string(s.an.term(i))] {
 				if rid, ok := ix.terms[string(r)]; ok && ix.held(rid) > 0 {
 					s.addList(ix, qterm{id: rid, qtf: relatedWeight * s.literalFactor(i), need: noTerm, from: fromRelated})
-					known = true
+					s.gateRel = append(s.gateRel, rid)
 				}
 			}
+			s.gate[len(s.gate)-1].end = int32(len(s.gateRel))
 		}
 		if id == noTerm {
-			if !known {
-				s.unknown += word // neither the index nor the lexicon knows it
-			}
 			continue
 		}
 		w, only := ix.queryWeight(kind)
@@ -212,8 +210,8 @@ func (s *scratch) weigh(ix *Index, allowed Set, nAllowed int) bool {
 		s.qterms[i].df = ix.allowedDF(s.qterms[i].id, allowed)
 	}
 	N := float64(nAllowed)
+	unknown := s.unknownWords(ix, allowed)
 	live := s.qterms[:0]
-	unknown := s.unknown
 	info := 0.0
 	for _, q := range s.qterms {
 		df := q.df
@@ -227,12 +225,8 @@ func (s *scratch) weigh(ix *Index, allowed Set, nAllowed int) bool {
 			}
 		}
 		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
-		if !q.param {
-			if df == 0 {
-				unknown += q.word
-			} else {
-				info += idf * q.word
-			}
+		if !q.param && df > 0 {
+			info += idf * q.word
 		}
 		if q.df == 0 {
 			continue
@@ -246,6 +240,53 @@ func (s *scratch) weigh(ix *Index, allowed Set, nAllowed int) bool {
 	info += unknownWeight * min(unknown, unknownCap) * math.Log(1+(N+0.5)/0.5)
 	s.info = int64(info * scoreScale)
 	return len(live) > 0
+}
+
+// A gateWord is a word of the query as the no-answer gate reads it: its term (noTerm
+// when the index lacks it) and its related words' terms, s.gateRel[rel:end].
+type gateWord struct {
+	id       uint32
+	rel, end int32
+}
+
+// unknownWords returns the weight of the query's words that no allowed doc holds, nor
+// any of their related words (SPEC DISC-5: docs outside allowed count for nothing). It
+// reads the document frequencies weigh has set.
+func (s *scratch) unknownWords(ix *Index, allowed Set) float64 {
+	unknown := 0.0
+	for _, w := range s.gate {
+		if !s.heldAllowed(ix, allowed, w.id) && !slices.ContainsFunc(s.gateRel[w.rel:w.end], func(id uint32) bool {
+			return s.heldAllowed(ix, allowed, id)
+		}) {
+			unknown++
+		}
+	}
+	return unknown
+}
+
+// heldAllowed reports whether an allowed doc holds term id, in either of its lists.
+func (s *scratch) heldAllowed(ix *Index, allowed Set, id uint32) bool {
+	if id == noTerm {
+		return false
+	}
+	main, param := false, false // the lists found among the query's terms, df set
+	for _, q := range s.qterms {
+		if q.id == id || q.param && q.partner == id {
+			if q.df > 0 {
+				return true
+			}
+			main, param = main || !q.param, param || q.param
+		}
+	}
+	// A list not among them (past maxQueryTerms): count its docs.
+	if !main && ix.allowedDF(id, allowed) > 0 {
+		return true
+	}
+	p := uint32(noTerm)
+	if int(id) < len(ix.paramOnly) {
+		p = ix.paramOnly[id]
+	}
+	return !param && p != noTerm && ix.allowedDF(p, allowed) > 0
 }
 
 // allowedDF counts the docs of allowed in the postings of term t.

@@ -65,7 +65,8 @@ type scratch struct {
 	touched []uint32    // the docs with a score, in the order they were found
 	cands   []uint32    // the candidates left once pruning, filtered in place
 	sel     []int64     // the heap of kth
-	unknown float64     // weight of the query's words no allowed doc holds
+	gate    []gateWord  // the query's words, for its weight of words no allowed doc holds (weigh)
+	gateRel []uint32    // the terms of their related words
 	info    int64       // the query's informative weight, in fixed point (see floor)
 	steps   stepScratch // the steps of a long query (rerank.go)
 }
