@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/deferredtools/deferredtools/internal/tooldef"
+	"github.com/deferredtools/deferredtools/metatool"
 	"github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/schemaguard"
 	"github.com/deferredtools/deferredtools/validate"
@@ -69,12 +70,12 @@ type CatalogOptions struct {
 	// reuse: Previous is then ignored.
 	Previous *Catalog
 	// MetaTools declares, by tool name, the catalog's meta tools: tools that take an
-	// action argument, each action decided on its own (see MetaTool). A declared
+	// action argument, each action decided on its own (see package metatool). A declared
 	// tool's inputSchema must be {"type":"object"} listing the argument in "required",
 	// with properties[argument] an object whose "enum" holds exactly the declared
 	// actions' names, each once; the catalog is refused otherwise, and when an action
 	// ID is another tool's name or action ID. Nil: no meta tools.
-	MetaTools map[string]MetaTool
+	MetaTools map[string]metatool.Tool
 }
 
 // ErrCatalog reports a catalog that NewCatalog refused; see CatalogError.
@@ -127,10 +128,10 @@ type Catalog struct {
 	cacheID atomic.Uint64 // names the version in a Discoverer's cache keys; see cacheKey
 
 	// Meta tools (metatool.go), all nil without CatalogOptions.MetaTools.
-	metas      map[int]*metaTool     // by catalog position
-	declared   map[string]MetaAction // by action ID, as declared
-	grantIndex map[string]int        // byName, and each action ID numbered after the tools
-	actionTool []int                 // the position of each action's tool, by action number
+	metas      map[int]*metaTool          // by catalog position
+	declared   map[string]metatool.Action // by action ID, as declared
+	grantIndex map[string]int             // byName, and each action ID numbered after the tools
+	actionTool []int                      // the position of each action's tool, by action number
 }
 
 // tool is one compiled catalog entry.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/metatool"
 )
 
 // readmeSafeMode is the README's "Safe mode" snippet: a Discoverer in safe mode, and a
@@ -40,7 +41,7 @@ func readmeSafeMode(ctx context.Context, catalog *discovery.Catalog, store grant
 // readmeMetaTools is the README's "Meta tools" snippet: a catalog whose meta tools file
 // declares.
 func readmeMetaTools(tools []json.RawMessage, file []byte) (*discovery.Catalog, error) {
-	metaTools, err := discovery.ParseMetaTools(file) // or build the map in code
+	metaTools, err := metatool.Parse(file) // or build the map in code
 	if err != nil {
 		return nil, err
 	}

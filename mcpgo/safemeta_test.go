@@ -17,6 +17,7 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/mcpgo"
+	"github.com/deferredtools/deferredtools/metatool"
 )
 
 // safeMetaFixture is an mcp-go server with a meta tool (keys: list is read-only,
@@ -50,8 +51,8 @@ func safeMetaFixture(t *testing.T) (*fixture, map[string]*atomic.Int64) {
 	add(`{"name":"notes_write","description":"Write a note. It replaces the old one.","inputSchema":{"type":"object",` +
 		`"properties":{"text":{"type":"string"}},"required":["text"]}}`)
 	yes := true
-	cat, err := mcpgo.CatalogFromServer(s, &discovery.CatalogOptions{MetaTools: map[string]discovery.MetaTool{
-		"keys": {Actions: []discovery.MetaAction{{Name: "list", ReadOnlyHint: &yes}, {Name: "create"}, {Name: "revoke", DestructiveHint: &yes}}},
+	cat, err := mcpgo.CatalogFromServer(s, &discovery.CatalogOptions{MetaTools: map[string]metatool.Tool{
+		"keys": {Actions: []metatool.Action{{Name: "list", ReadOnlyHint: &yes}, {Name: "create"}, {Name: "revoke", DestructiveHint: &yes}}},
 	}})
 	if err != nil {
 		t.Fatal(err)
