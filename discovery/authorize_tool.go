@@ -118,7 +118,7 @@ func (d *Discoverer) grantedCall(ctx context.Context, p grants.Principal, c Call
 			return err
 		}
 	}
-	return d.confirm(ctx, p, c, args, t, cat.safeHeld(&d.safe, i, act), set) // safe mode (see SafeMode)
+	return d.confirm(ctx, p, c, args, t, cat.safeHeld(&d.safe, i, act), set) // safe mode (see Options.SafeMode)
 }
 
 // argsOrEmpty returns args, or {} for absent arguments.

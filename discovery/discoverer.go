@@ -13,6 +13,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 // DefaultMethod is the JSON-RPC method name of discovery (SPEC DISC-1).
@@ -43,9 +44,9 @@ type Options struct {
 	RevisionSync bool
 	// Visibility narrows every path alike (SPEC VIS-1).
 	Visibility Visibility
-	// SafeMode holds calls to mutating tools until they are confirmed. The zero value
-	// is off.
-	SafeMode SafeMode
+	// SafeMode holds calls to mutating tools until they are confirmed (see package
+	// safemode). The zero value is off.
+	SafeMode safemode.Options
 	// CheckCall is the host's own operation check, run after the grant decision and
 	// argument validation succeed (SPEC CALL-6). Its error is returned unchanged. Nil:
 	// no host check.
@@ -257,8 +258,9 @@ type Call struct {
 	// ContractPin, when not empty, is the contract digest the client expects; a
 	// different one answers contract_changed (SPEC CONTRACT-2).
 	ContractPin string
-	// Confirmation is the confirmation token of a call safe mode holds (see SafeMode),
-	// from params._meta[MetaConfirmation]; empty when the call carries none.
+	// Confirmation is the confirmation token of a call safe mode holds (see
+	// Options.SafeMode), from params._meta[safemode.MetaKey]; empty when the call
+	// carries none.
 	Confirmation string
 }
 
@@ -269,8 +271,8 @@ type Call struct {
 // A meta tool's call is decided on its action first, read alone from the arguments (see
 // CatalogOptions.MetaTools): an action not served answers tool_not_granted. In safe
 // mode it then holds a mutating call without a valid confirmation token (see
-// SafeMode). AuthorizeCall never executes anything. While the switch is off it allows
-// every call and reads no grant (FLAG-2).
+// Options.SafeMode). AuthorizeCall never executes anything. While the switch is off it
+// allows every call and reads no grant (FLAG-2).
 func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Call) (err error) {
 	defer d.observe(&ctx, OpAuthorizeCall).decision(&err)
 	if !d.opts.Enabled {

@@ -18,8 +18,9 @@
 //     arguments validated, the host's own check run (a transport that reads the raw
 //     message can refuse earlier with [Discoverer.AuthorizeTool], on the tool name
 //     alone, before it decodes the arguments, and [Discoverer.AuthorizeToolThen]
-//     finishes that decision from the same grant read); in safe mode ([SafeMode]) it
-//     holds a mutating call until the call comes back with its confirmation token.
+//     finishes that decision from the same grant read); in safe mode
+//     ([Options].SafeMode, package safemode) it holds a mutating call until the call
+//     comes back with its confirmation token.
 //
 // Harnesses that decide per model request how tools reach the model use package plan,
 // built on a Discoverer.

@@ -11,6 +11,7 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/metatool"
+	"github.com/deferredtools/deferredtools/safemode"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
@@ -503,7 +504,7 @@ func TestMetaToolSafeModePerAction(t *testing.T) {
 		{[]string{"issue"}, map[string]bool{"list": false, "create": false, "close": false}},
 	} {
 		d := newDiscoverer(cat, store, func(o *discovery.Options) {
-			o.SafeMode = discovery.SafeMode{Enabled: true, Exempt: c.exempt}
+			o.SafeMode = safemode.Options{Enabled: true, Exempt: c.exempt}
 		})
 		for action, held := range c.held {
 			call := discovery.Call{Tool: "issue", Arguments: args(action)}

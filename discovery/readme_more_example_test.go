@@ -9,6 +9,7 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/metatool"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 // readmeSafeMode is the README's "Safe mode" snippet: a Discoverer in safe mode, and a
@@ -17,7 +18,7 @@ import (
 func readmeSafeMode(ctx context.Context, catalog *discovery.Catalog, store grants.Reader, p grants.Principal, name string, args json.RawMessage) (bool, error) {
 	d := discovery.New(&discovery.Options{
 		Enabled: true, Catalog: catalog, Grants: store,
-		SafeMode: discovery.SafeMode{
+		SafeMode: safemode.Options{
 			Enabled: true,
 			Exempt:  []string{"gitlab_issue"}, // tools that preview each action themselves
 			Preview: nil,                      // or func(ctx, p, tool, args) (string, error): your own text

@@ -100,7 +100,7 @@
 //     action not served is refused alike, whatever the other arguments.
 //     A granted call goes on; the middleware then decides it in full (arguments,
 //     contract pin, CheckCall, safe mode with the token of
-//     params._meta[discovery.MetaConfirmation]) from the same grant read, so each call
+//     params._meta[safemode.MetaKey]) from the same grant read, so each call
 //     reads grants once. A typed tool (mcp.AddTool) whose SDK cannot decode arguments
 //     the schema allows (an integer past int64, a number past float32) answers a tool
 //     result with isError and the text "invalid arguments", never the SDK's decoding

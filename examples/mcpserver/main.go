@@ -24,7 +24,7 @@
 //	-safe-mode         hold calls to mutating tools (no readOnlyHint, or destructiveHint)
 //	                   for confirmation: they answer a preview and a token in
 //	                   _meta["deferredtools/confirmation"], and run when called again
-//	                   with it in params._meta (see discovery.SafeMode)
+//	                   with it in params._meta (see package safemode)
 //	-safe-mode-exempt a,b  with -safe-mode: tools it never holds
 //
 // With -http, these bound what a connection or session may hold (0 turns one off):
@@ -68,6 +68,7 @@ import (
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 	"github.com/deferredtools/deferredtools/metatool"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 func main() {
@@ -161,7 +162,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Enabled:  discovery.SwitchFromEnv(lookup, logger),
 		Catalog:  cat,
 		Grants:   store,
-		SafeMode: discovery.SafeMode{Enabled: c.safeMode, Exempt: splitScopes(c.safeExempt)},
+		SafeMode: safemode.Options{Enabled: c.safeMode, Exempt: splitScopes(c.safeExempt)},
 	})
 	opts := &mcpsdk.Options{DiscoveryTool: c.tool}
 	if c.http == "" {
