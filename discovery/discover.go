@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/observe"
 	"github.com/deferredtools/deferredtools/rank"
 )
 
@@ -109,7 +110,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 // Discover answers one discover request for principal p. Its page, framed in a JSON-RPC
 // response whose id encodes in at most MaxIDBytes bytes, is at most MaxResponseBytes.
 func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Request) (res *Result, err error) {
-	defer d.observe(&ctx, OpDiscover).page(&res, &err)
+	defer d.observe(&ctx, observe.OpDiscover).page(&res, &err)
 	if !d.opts.Enabled {
 		return nil, newError(CodeMethodNotFound, nil)
 	}
@@ -123,7 +124,7 @@ func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Reque
 // (SPEC DISC-1): unknown members, duplicate members, wrong types and out-of-range values
 // answer invalid_params.
 func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, params json.RawMessage) (res *Result, err error) {
-	defer d.observe(&ctx, OpDiscover).page(&res, &err)
+	defer d.observe(&ctx, observe.OpDiscover).page(&res, &err)
 	return d.discoverParams(ctx, p, params, frame{idLen: MaxIDBytes})
 }
 
@@ -147,7 +148,7 @@ func (d *Discoverer) discoverParams(ctx context.Context, p grants.Principal, par
 // framed, the response is at most MaxResponseBytes (SPEC PAGE-1). The page carries no
 // cache hints: SEP-2549 gives none to tools/call results, and a model reads the page.
 func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args json.RawMessage) (res *Result, err error) {
-	defer d.observe(&ctx, OpDiscoverTool).page(&res, &err)
+	defer d.observe(&ctx, observe.OpDiscoverTool).page(&res, &err)
 	return d.discoverParams(ctx, p, args, frame{idLen: MaxIDBytes, toolResult: true})
 }
 

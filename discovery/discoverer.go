@@ -13,6 +13,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/observe"
 	"github.com/deferredtools/deferredtools/safemode"
 )
 
@@ -64,16 +65,16 @@ type Options struct {
 	// whose NonBlocking method reports true (grants.NonBlockingReader, as *grants.Memory)
 	// is called directly, without a deadline: it never waits.
 	GrantTimeout time.Duration
-	// Observe, when not nil, receives one Event per decision (see Event): no query,
-	// arguments, cursor or principal. ctx is the context the entry point was given,
-	// for correlation with a trace (an OpenTelemetry exemplar, say). It is called on
-	// the request's goroutine after the decision is made and before the entry point
-	// returns, concurrently from concurrent requests; its time adds to the request's
-	// latency, so a slow observer slows requests (the host's to avoid: record without
-	// blocking). A panic in Observe is recovered and dropped, so an observer cannot
-	// change or fail a decision. Nil: no events; each entry point then pays a nil
-	// check (a few nanoseconds) and no allocation.
-	Observe func(ctx context.Context, e Event)
+	// Observe, when not nil, receives one observe.Event per decision (see package
+	// observe): no query, arguments, cursor or principal. ctx is the context the entry
+	// point was given, for correlation with a trace (an OpenTelemetry exemplar, say).
+	// It is called on the request's goroutine after the decision is made and before
+	// the entry point returns, concurrently from concurrent requests; its time adds to
+	// the request's latency, so a slow observer slows requests (the host's to avoid:
+	// record without blocking). A panic in Observe is recovered and dropped, so an
+	// observer cannot change or fail a decision. Nil: no events; each entry point then
+	// pays a nil check (a few nanoseconds) and no allocation.
+	Observe func(ctx context.Context, e observe.Event)
 }
 
 // Defaults of Options.CacheBytes and Options.GrantTimeout, as their docs say.
@@ -226,7 +227,7 @@ func (r *ListResult) Tool(name string) (json.RawMessage, bool) {
 // ListTools returns the principal's authorised tools, narrowed by Visibility. While the
 // switch is off it returns the whole catalog and reads no grant (SPEC FLAG-2).
 func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (res *ListResult, err error) {
-	defer d.observe(&ctx, OpList).list(&res, &err)
+	defer d.observe(&ctx, observe.OpList).list(&res, &err)
 	cat, err := d.catalog(ctx)
 	if err != nil {
 		return nil, err
@@ -274,7 +275,7 @@ type Call struct {
 // Options.SafeMode). AuthorizeCall never executes anything. While the switch is off it
 // allows every call and reads no grant (FLAG-2).
 func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Call) (err error) {
-	defer d.observe(&ctx, OpAuthorizeCall).decision(&err)
+	defer d.observe(&ctx, observe.OpAuthorizeCall).decision(&err)
 	if !d.opts.Enabled {
 		return nil
 	}

@@ -85,13 +85,13 @@
 //
 // # Observing decisions
 //
-// [Options].Observe, when set, receives one content-free [Event] per decision of the
-// entry points above: its [Op], the refusal's [Code] (empty when served or allowed),
-// its duration, the tools and bytes served and the catalog version's digest, never a
-// query, arguments, a cursor, a tool name or a principal. It is called on the
-// request's goroutine before the entry point returns, and a panic in it is recovered
-// and dropped; unset, it costs a nil check. Package otelmetrics turns the events into
-// OpenTelemetry metrics.
+// [Options].Observe, when set, receives one content-free observe.Event (package
+// observe) per decision of the entry points above: its observe.Op, the refusal's
+// [Code] value (empty when served or allowed), its duration, the tools and bytes
+// served and the catalog version's digest, never a query, arguments, a cursor, a tool
+// name or a principal. It is called on the request's goroutine before the entry point
+// returns, and a panic in it is recovered and dropped; unset, it costs a nil check.
+// Package otelmetrics turns the events into OpenTelemetry metrics.
 //
 // # Errors
 //
