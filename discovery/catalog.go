@@ -78,11 +78,9 @@ type CatalogOptions struct {
 	MetaTools map[string]metatool.Tool
 }
 
-// ErrCatalog reports a catalog that NewCatalog refused; see CatalogError.
-var ErrCatalog = errors.New("discovery: catalog refused")
-
 // A CatalogError says why NewCatalog refused a catalog: which tool (its position in
-// the input) and which rule, never the tool's content.
+// the input) and which rule, never the tool's content. Every refusal of a catalog is
+// one: test for it with errors.As.
 type CatalogError struct {
 	Index int // position of the offending tool, or -1 for the whole catalog
 	// Reason is the rule broken: "malformed", "name", "duplicate name", "inputSchema",
@@ -106,8 +104,8 @@ func (e *CatalogError) Error() string {
 	return fmt.Sprintf("discovery: catalog refused: tool %d: %s", e.Index, e.Reason)
 }
 
-// Unwrap returns ErrCatalog and the cause (for example a *schemaguard.LimitError).
-func (e *CatalogError) Unwrap() []error { return []error{ErrCatalog, e.cause} }
+// Unwrap returns the cause, if any (for example a *schemaguard.LimitError).
+func (e *CatalogError) Unwrap() error { return e.cause }
 
 // A Catalog is one immutable, compiled version of the host's tools: canonical bytes,
 // digests, sizes and the rank index are computed once here, never per request; so are

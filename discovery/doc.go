@@ -37,9 +37,8 @@
 // when Enabled reports false, as the mcpsdk adapter does. A tool withheld by
 // Visibility is refused with tool_not_granted, the same answer as an unknown or
 // denied tool, so a caller learns nothing from the difference. Absent call arguments
-// are validated as {}. Discover sizes its pages for a JSON-RPC id of up to
-// [MaxIDBytes] bytes; HandleJSONRPC counts the real id, and DiscoverFramed the id
-// length it is given.
+// are validated as {}. Discover sizes its pages for a JSON-RPC id of up to 64 bytes;
+// HandleJSONRPC counts the real id, and DiscoverFramed the id length it is given.
 //
 // A discover result is {"tools":[...],"nextCursor"?:"...","ttlMs":0,
 // "cacheScope":"private","_meta":{"contract_digest":"..."}}: DISC-3's members and the
@@ -103,5 +102,5 @@
 // fixed "discovery: " + code, never arguments, schema text, storage text, the query
 // or a cursor (SPEC ERR-2). [AppendJSONRPCError] writes any error as a JSON-RPC error
 // response, a foreign one as internal_error. Catalog construction is refused apart,
-// with a [*CatalogError] that wraps [ErrCatalog].
+// with a [*CatalogError].
 package discovery

@@ -180,8 +180,7 @@
 // params and invalid cursor are tool results with isError true (the model can correct
 // them); its other refusals are JSON-RPC errors like the method's. Its pages come from
 // discovery's DiscoverTool, which sizes them for a result that carries the page twice,
-// so a tool response stays within 64 KiB too (for request ids of up to
-// discovery.MaxIDBytes bytes).
+// so a tool response stays within 64 KiB too (for request ids of up to 64 bytes).
 //
 // A PrincipalFunc that fails refuses the request with unauthenticated (401), before
 // anything is read.
