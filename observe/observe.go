@@ -12,7 +12,8 @@ import "time"
 // An Op names the kind of decision an Event reports.
 type Op string
 
-// The decisions a Discoverer reports, one Event each.
+// The decisions a Discoverer reports, one Event each, by the Discoverer's methods
+// that make them.
 const (
 	// OpDiscover is a discover request: Discover, DiscoverParams, DiscoverFramed,
 	// and HandleJSONRPC or AppendJSONRPC for a discover request with an id.

@@ -23,7 +23,8 @@ import (
 // token, and of a preview result's _meta that hands it out.
 const MetaKey = "deferredtools/confirmation"
 
-// Options hold calls to mutating tools for confirmation. The zero value is off.
+// Options configure safe mode, which holds calls to mutating tools for confirmation.
+// The zero value is off.
 //
 // In safe mode every tool is served, but a call to a mutating tool (one whose
 // annotations do not say readOnlyHint: true, or do say destructiveHint: true) does not
