@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/observe"
 )
 
 // AuthorizeTool decides whether p may call tool, from its name alone: the first step of
@@ -19,7 +20,7 @@ import (
 // host's CheckCall. While the switch is off it allows every tool and reads no grant
 // (FLAG-2).
 func (d *Discoverer) AuthorizeTool(ctx context.Context, p grants.Principal, tool string) (err error) {
-	defer d.observe(&ctx, OpAuthorizeTool).decision(&err)
+	defer d.observe(&ctx, observe.OpAuthorizeTool).decision(&err)
 	if !d.opts.Enabled {
 		return nil
 	}
@@ -51,7 +52,7 @@ func (d *Discoverer) AuthorizeActionThen(ctx context.Context, p grants.Principal
 
 // authorizeThen is AuthorizeToolThen, and AuthorizeActionThen when withArgs.
 func (d *Discoverer) authorizeThen(ctx context.Context, p grants.Principal, tool string, args json.RawMessage, withArgs bool) (call func(ctx context.Context, p grants.Principal, c Call) error, err error) {
-	defer d.observe(&ctx, OpAuthorizeTool).decision(&err)
+	defer d.observe(&ctx, observe.OpAuthorizeTool).decision(&err)
 	if !d.opts.Enabled {
 		return d.AuthorizeCall, nil
 	}
@@ -118,7 +119,7 @@ func (d *Discoverer) grantedCall(ctx context.Context, p grants.Principal, c Call
 			return err
 		}
 	}
-	return d.confirm(ctx, p, c, args, t, cat.safeHeld(&d.safe, i, act), set) // safe mode (see SafeMode)
+	return d.confirm(ctx, p, c, args, t, cat.safeHeld(&d.safe, i, act), set) // safe mode (see Options.SafeMode)
 }
 
 // argsOrEmpty returns args, or {} for absent arguments.

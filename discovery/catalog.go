@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/deferredtools/deferredtools/internal/tooldef"
+	"github.com/deferredtools/deferredtools/metatool"
 	"github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/schemaguard"
 	"github.com/deferredtools/deferredtools/validate"
@@ -69,19 +70,17 @@ type CatalogOptions struct {
 	// reuse: Previous is then ignored.
 	Previous *Catalog
 	// MetaTools declares, by tool name, the catalog's meta tools: tools that take an
-	// action argument, each action decided on its own (see MetaTool). A declared
+	// action argument, each action decided on its own (see package metatool). A declared
 	// tool's inputSchema must be {"type":"object"} listing the argument in "required",
 	// with properties[argument] an object whose "enum" holds exactly the declared
 	// actions' names, each once; the catalog is refused otherwise, and when an action
 	// ID is another tool's name or action ID. Nil: no meta tools.
-	MetaTools map[string]MetaTool
+	MetaTools map[string]metatool.Tool
 }
 
-// ErrCatalog reports a catalog that NewCatalog refused; see CatalogError.
-var ErrCatalog = errors.New("discovery: catalog refused")
-
 // A CatalogError says why NewCatalog refused a catalog: which tool (its position in
-// the input) and which rule, never the tool's content.
+// the input) and which rule, never the tool's content. Every refusal of a catalog is
+// one: test for it with errors.As.
 type CatalogError struct {
 	Index int // position of the offending tool, or -1 for the whole catalog
 	// Reason is the rule broken: "malformed", "name", "duplicate name", "inputSchema",
@@ -105,8 +104,8 @@ func (e *CatalogError) Error() string {
 	return fmt.Sprintf("discovery: catalog refused: tool %d: %s", e.Index, e.Reason)
 }
 
-// Unwrap returns ErrCatalog and the cause (for example a *schemaguard.LimitError).
-func (e *CatalogError) Unwrap() []error { return []error{ErrCatalog, e.cause} }
+// Unwrap returns the cause, if any (for example a *schemaguard.LimitError).
+func (e *CatalogError) Unwrap() error { return e.cause }
 
 // A Catalog is one immutable, compiled version of the host's tools: canonical bytes,
 // digests, sizes and the rank index are computed once here, never per request; so are
@@ -127,10 +126,10 @@ type Catalog struct {
 	cacheID atomic.Uint64 // names the version in a Discoverer's cache keys; see cacheKey
 
 	// Meta tools (metatool.go), all nil without CatalogOptions.MetaTools.
-	metas      map[int]*metaTool     // by catalog position
-	declared   map[string]MetaAction // by action ID, as declared
-	grantIndex map[string]int        // byName, and each action ID numbered after the tools
-	actionTool []int                 // the position of each action's tool, by action number
+	metas      map[int]*metaTool          // by catalog position
+	declared   map[string]metatool.Action // by action ID, as declared
+	grantIndex map[string]int             // byName, and each action ID numbered after the tools
+	actionTool []int                      // the position of each action's tool, by action number
 }
 
 // tool is one compiled catalog entry.

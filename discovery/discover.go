@@ -10,25 +10,29 @@ import (
 	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/observe"
 	"github.com/deferredtools/deferredtools/rank"
 )
 
 // Limits of the discover method (SPEC DISC-2, PAGE-1).
 const (
-	DefaultLimit     = 16    // tools per page when the request names no limit
-	MaxLimit         = 16    // the largest limit a request may ask for
+	MaxLimit         = 16    // the largest limit a request may ask for; also a request's default
 	MaxQueryLength   = 500   // Unicode code points
 	MaxResponseBytes = 65536 // a whole JSON-RPC response, envelope included
-	// MaxIDBytes is the JSON-RPC id length Discover reserves in every page it builds:
-	// a host that frames Discover's result itself stays under MaxResponseBytes with any
-	// id of up to MaxIDBytes bytes. HandleJSONRPC counts the real id instead.
-	MaxIDBytes = 64
 )
+
+// defaultLimit is the limit of a request that names none (SPEC DISC-2: 16).
+const defaultLimit = MaxLimit
+
+// maxIDBytes is the JSON-RPC id length Discover reserves in every page it builds: a
+// host that frames Discover's result itself stays under MaxResponseBytes with any id
+// of up to 64 bytes. HandleJSONRPC counts the real id instead.
+const maxIDBytes = 64
 
 // A Request is one discover request (SPEC DISC-1, DISC-2).
 type Request struct {
 	Query  string // 1 to MaxQueryLength code points, no control characters
-	Limit  int    // 1 to MaxLimit; 0 means DefaultLimit
+	Limit  int    // 1 to MaxLimit; 0 means MaxLimit
 	Cursor string // the previous page's NextCursor, or empty for the first page
 }
 
@@ -107,24 +111,24 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 }
 
 // Discover answers one discover request for principal p. Its page, framed in a JSON-RPC
-// response whose id encodes in at most MaxIDBytes bytes, is at most MaxResponseBytes.
+// response whose id encodes in at most 64 bytes, is at most MaxResponseBytes.
 func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Request) (res *Result, err error) {
-	defer d.observe(&ctx, OpDiscover).page(&res, &err)
+	defer d.observe(&ctx, observe.OpDiscover).page(&res, &err)
 	if !d.opts.Enabled {
 		return nil, newError(CodeMethodNotFound, nil)
 	}
 	if err := checkRequest(&req); err != nil {
 		return nil, err
 	}
-	return d.discover(ctx, p, req, frame{idLen: MaxIDBytes})
+	return d.discover(ctx, p, req, frame{idLen: maxIDBytes})
 }
 
 // DiscoverParams is Discover for the JSON text of the request's params, checked strictly
 // (SPEC DISC-1): unknown members, duplicate members, wrong types and out-of-range values
 // answer invalid_params.
 func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, params json.RawMessage) (res *Result, err error) {
-	defer d.observe(&ctx, OpDiscover).page(&res, &err)
-	return d.discoverParams(ctx, p, params, frame{idLen: MaxIDBytes})
+	defer d.observe(&ctx, observe.OpDiscover).page(&res, &err)
+	return d.discoverParams(ctx, p, params, frame{idLen: maxIDBytes})
 }
 
 // discoverParams answers the discover params text for a page framed as f: the one path
@@ -143,12 +147,12 @@ func (d *Discoverer) discoverParams(ctx context.Context, p grants.Principal, par
 // DiscoverTool is DiscoverParams for the discovery tool (see ToolDefinition): the page
 // is sized for a tools/call result that carries it twice, as structuredContent and,
 // escaped, as one text block, inside a JSON-RPC response whose id encodes in at most
-// MaxIDBytes bytes and whose other framing takes at most 256 bytes. So
-// framed, the response is at most MaxResponseBytes (SPEC PAGE-1). The page carries no
+// 64 bytes and whose other framing takes at most 256 bytes. So framed, the response
+// is at most MaxResponseBytes (SPEC PAGE-1). The page carries no
 // cache hints: SEP-2549 gives none to tools/call results, and a model reads the page.
 func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args json.RawMessage) (res *Result, err error) {
-	defer d.observe(&ctx, OpDiscoverTool).page(&res, &err)
-	return d.discoverParams(ctx, p, args, frame{idLen: MaxIDBytes, toolResult: true})
+	defer d.observe(&ctx, observe.OpDiscoverTool).page(&res, &err)
+	return d.discoverParams(ctx, p, args, frame{idLen: maxIDBytes, toolResult: true})
 }
 
 // toolResultReserve is what DiscoverTool leaves for a tools/call result's own members
@@ -230,7 +234,7 @@ func escapes(b []byte) (str, raw int) {
 // checkRequest applies DISC-2 to a typed request and fills the default limit.
 func checkRequest(req *Request) error {
 	if req.Limit == 0 {
-		req.Limit = DefaultLimit
+		req.Limit = defaultLimit
 	}
 	if req.Limit < 1 || req.Limit > MaxLimit || !validQuery(req.Query) {
 		return newError(CodeInvalidParams, nil)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/observe"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 // DefaultMethod is the JSON-RPC method name of discovery (SPEC DISC-1).
@@ -43,9 +45,9 @@ type Options struct {
 	RevisionSync bool
 	// Visibility narrows every path alike (SPEC VIS-1).
 	Visibility Visibility
-	// SafeMode holds calls to mutating tools until they are confirmed. The zero value
-	// is off.
-	SafeMode SafeMode
+	// SafeMode holds calls to mutating tools until they are confirmed (see package
+	// safemode). The zero value is off.
+	SafeMode safemode.Options
 	// CheckCall is the host's own operation check, run after the grant decision and
 	// argument validation succeed (SPEC CALL-6). Its error is returned unchanged. Nil:
 	// no host check.
@@ -63,16 +65,16 @@ type Options struct {
 	// whose NonBlocking method reports true (grants.NonBlockingReader, as *grants.Memory)
 	// is called directly, without a deadline: it never waits.
 	GrantTimeout time.Duration
-	// Observe, when not nil, receives one Event per decision (see Event): no query,
-	// arguments, cursor or principal. ctx is the context the entry point was given,
-	// for correlation with a trace (an OpenTelemetry exemplar, say). It is called on
-	// the request's goroutine after the decision is made and before the entry point
-	// returns, concurrently from concurrent requests; its time adds to the request's
-	// latency, so a slow observer slows requests (the host's to avoid: record without
-	// blocking). A panic in Observe is recovered and dropped, so an observer cannot
-	// change or fail a decision. Nil: no events; each entry point then pays a nil
-	// check (a few nanoseconds) and no allocation.
-	Observe func(ctx context.Context, e Event)
+	// Observe, when not nil, receives one observe.Event per decision (see package
+	// observe): no query, arguments, cursor or principal. ctx is the context the entry
+	// point was given, for correlation with a trace (an OpenTelemetry exemplar, say).
+	// It is called on the request's goroutine after the decision is made and before
+	// the entry point returns, concurrently from concurrent requests; its time adds to
+	// the request's latency, so a slow observer slows requests (the host's to avoid:
+	// record without blocking). A panic in Observe is recovered and dropped, so an
+	// observer cannot change or fail a decision. Nil: no events; each entry point then
+	// pays a nil check (a few nanoseconds) and no allocation.
+	Observe func(ctx context.Context, e observe.Event)
 }
 
 // Defaults of Options.CacheBytes and Options.GrantTimeout, as their docs say.
@@ -225,7 +227,7 @@ func (r *ListResult) Tool(name string) (json.RawMessage, bool) {
 // ListTools returns the principal's authorised tools, narrowed by Visibility. While the
 // switch is off it returns the whole catalog and reads no grant (SPEC FLAG-2).
 func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (res *ListResult, err error) {
-	defer d.observe(&ctx, OpList).list(&res, &err)
+	defer d.observe(&ctx, observe.OpList).list(&res, &err)
 	cat, err := d.catalog(ctx)
 	if err != nil {
 		return nil, err
@@ -257,8 +259,9 @@ type Call struct {
 	// ContractPin, when not empty, is the contract digest the client expects; a
 	// different one answers contract_changed (SPEC CONTRACT-2).
 	ContractPin string
-	// Confirmation is the confirmation token of a call safe mode holds (see SafeMode),
-	// from params._meta[MetaConfirmation]; empty when the call carries none.
+	// Confirmation is the confirmation token of a call safe mode holds (see
+	// Options.SafeMode), from params._meta[safemode.MetaKey]; empty when the call
+	// carries none.
 	Confirmation string
 }
 
@@ -269,10 +272,10 @@ type Call struct {
 // A meta tool's call is decided on its action first, read alone from the arguments (see
 // CatalogOptions.MetaTools): an action not served answers tool_not_granted. In safe
 // mode it then holds a mutating call without a valid confirmation token (see
-// SafeMode). AuthorizeCall never executes anything. While the switch is off it allows
-// every call and reads no grant (FLAG-2).
+// Options.SafeMode). AuthorizeCall never executes anything. While the switch is off it
+// allows every call and reads no grant (FLAG-2).
 func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Call) (err error) {
-	defer d.observe(&ctx, OpAuthorizeCall).decision(&err)
+	defer d.observe(&ctx, observe.OpAuthorizeCall).decision(&err)
 	if !d.opts.Enabled {
 		return nil
 	}

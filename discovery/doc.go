@@ -18,8 +18,9 @@
 //     arguments validated, the host's own check run (a transport that reads the raw
 //     message can refuse earlier with [Discoverer.AuthorizeTool], on the tool name
 //     alone, before it decodes the arguments, and [Discoverer.AuthorizeToolThen]
-//     finishes that decision from the same grant read); in safe mode ([SafeMode]) it
-//     holds a mutating call until the call comes back with its confirmation token.
+//     finishes that decision from the same grant read); in safe mode
+//     ([Options].SafeMode, package safemode) it holds a mutating call until the call
+//     comes back with its confirmation token.
 //
 // Harnesses that decide per model request how tools reach the model use package plan,
 // built on a Discoverer.
@@ -36,9 +37,8 @@
 // when Enabled reports false, as the mcpsdk adapter does. A tool withheld by
 // Visibility is refused with tool_not_granted, the same answer as an unknown or
 // denied tool, so a caller learns nothing from the difference. Absent call arguments
-// are validated as {}. Discover sizes its pages for a JSON-RPC id of up to
-// [MaxIDBytes] bytes; HandleJSONRPC counts the real id, and DiscoverFramed the id
-// length it is given.
+// are validated as {}. Discover sizes its pages for a JSON-RPC id of up to 64 bytes;
+// HandleJSONRPC counts the real id, and DiscoverFramed the id length it is given.
 //
 // A discover result is {"tools":[...],"nextCursor"?:"...","ttlMs":0,
 // "cacheScope":"private","_meta":{"contract_digest":"..."}}: DISC-3's members and the
@@ -63,7 +63,7 @@
 //
 // A meta tool serves one resource through several actions chosen by one argument
 // (gitlab_issue with action create, list or close); [CatalogOptions].MetaTools declares
-// them. Each action has an ID, tool name + "." + action (gitlab_issue.create), which
+// them, in code or read from a file by metatool.Parse (package metatool). Each action has an ID, tool name + "." + action (gitlab_issue.create), which
 // grant rows and Visibility.Exclude name like a tool; a row naming the meta tool itself
 // decides nothing, and excluding it withholds every action. Rows name exactly: there is
 // no wildcard, and an action ID that is another tool's name refuses the catalog. An
@@ -84,13 +84,13 @@
 //
 // # Observing decisions
 //
-// [Options].Observe, when set, receives one content-free [Event] per decision of the
-// entry points above: its [Op], the refusal's [Code] (empty when served or allowed),
-// its duration, the tools and bytes served and the catalog version's digest, never a
-// query, arguments, a cursor, a tool name or a principal. It is called on the
-// request's goroutine before the entry point returns, and a panic in it is recovered
-// and dropped; unset, it costs a nil check. Package otelmetrics turns the events into
-// OpenTelemetry metrics.
+// [Options].Observe, when set, receives one content-free observe.Event (package
+// observe) per decision of the entry points above: its observe.Op, the refusal's
+// [Code] value (empty when served or allowed), its duration, the tools and bytes
+// served and the catalog version's digest, never a query, arguments, a cursor, a tool
+// name or a principal. It is called on the request's goroutine before the entry point
+// returns, and a panic in it is recovered and dropped; unset, it costs a nil check.
+// Package otelmetrics turns the events into OpenTelemetry metrics.
 //
 // # Errors
 //
@@ -102,5 +102,5 @@
 // fixed "discovery: " + code, never arguments, schema text, storage text, the query
 // or a cursor (SPEC ERR-2). [AppendJSONRPCError] writes any error as a JSON-RPC error
 // response, a foreign one as internal_error. Catalog construction is refused apart,
-// with a [*CatalogError] that wraps [ErrCatalog].
+// with a [*CatalogError].
 package discovery

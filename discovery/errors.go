@@ -50,7 +50,7 @@ const (
 	CodeCallRefused Code = "tool_call_refused"
 	// CodeInvalidConfirmation answers a safe-mode call whose confirmation token is
 	// forged, expired (120 s) or issued for another call, principal, scopes, grant
-	// rows or contract (see SafeMode): 400, -32602.
+	// rows or contract (see Options.SafeMode): 400, -32602.
 	CodeInvalidConfirmation Code = "invalid_confirmation"
 	// CodeConfirmationRequired is the code of a *ConfirmationRequired: safe mode holds
 	// the call until it is confirmed. Adapters answer it with a preview result, not

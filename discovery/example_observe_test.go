@@ -7,6 +7,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/observe"
 )
 
 // An observer sees one content-free event per decision: what kind, its outcome, what
@@ -24,8 +25,8 @@ func Example_observe() {
 	store := grants.NewMemory()
 	store.Put(ctx, grants.Row{Principal: "ana", Tool: "model_search", Effect: grants.Allow, Revision: 1})
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store,
-		Observe: func(_ context.Context, e discovery.Event) {
-			code := string(e.Code)
+		Observe: func(_ context.Context, e observe.Event) {
+			code := e.Code
 			if code == "" {
 				code = "ok"
 			}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/observe"
 )
 
 // HandleJSONRPC answers one JSON-RPC message if it calls the discover method: bytes in,
@@ -48,7 +49,7 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 		return dst, http.StatusAccepted // a notification: discovery executes nothing, answers nothing
 	}
 	var code Code // the refusal's, reported to the observer as it is written
-	defer d.observe(&ctx, OpDiscover).rpc(len(dst), &resp, &code)
+	defer d.observe(&ctx, observe.OpDiscover).rpc(len(dst), &resp, &code)
 	// An id too long to echo in any response under MaxResponseBytes is answered as an
 	// invalid request with a null id (SPEC PAGE-1).
 	if !validID(env.ID) || env.JSONRPC != "2.0" || len(env.ID) > MaxResponseBytes-maxErrorEnvelope {
@@ -78,7 +79,7 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 // the response is at most MaxResponseBytes (SPEC PAGE-1). An id too long for any
 // response under MaxResponseBytes answers invalid_request.
 func (d *Discoverer) DiscoverFramed(ctx context.Context, p grants.Principal, params json.RawMessage, idLen int) (res *Result, err error) {
-	defer d.observe(&ctx, OpDiscover).page(&res, &err)
+	defer d.observe(&ctx, observe.OpDiscover).page(&res, &err)
 	if d.opts.Enabled && (idLen < 0 || idLen > MaxResponseBytes-maxErrorEnvelope) {
 		return nil, newError(CodeInvalidRequest, nil)
 	}

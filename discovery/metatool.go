@@ -8,43 +8,15 @@ import (
 
 	"github.com/deferredtools/deferredtools/internal/jsonlex"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
+	"github.com/deferredtools/deferredtools/metatool"
 	"github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
-// A MetaTool declares a catalog tool that serves one resource through several actions,
-// chosen by one string argument (gitlab_issue with action create, list or close): see
-// CatalogOptions.MetaTools. Each action has a canonical ID, the tool's name, "." and
-// the action's name (gitlab_issue.create), which grant rows and Visibility.Exclude
-// name like a tool.
-type MetaTool struct {
-	// Argument is the name of the action argument. Empty means "action".
-	Argument string
-	// Actions are the tool's actions, exactly the values of the argument's enum.
-	Actions []MetaAction
-}
-
-// A MetaAction is one action of a MetaTool, with the hints it carries itself.
-type MetaAction struct {
-	// Name is the action's value of the action argument: 1 to 64 characters from
-	// A-Z, a-z, 0-9, '_' and '-' (no '.', so an action ID splits at its last '.').
-	Name string
-	// ReadOnlyHint, when not nil, is the action's own readOnlyHint; nil leaves it to
-	// the tool's annotations.readOnlyHint. Visibility.ReadOnly serves an action whose
-	// hint is true.
-	ReadOnlyHint *bool
-	// DestructiveHint, when not nil, is the action's own destructiveHint; nil leaves
-	// it to the tool's annotations.
-	DestructiveHint *bool
-}
-
-// DefaultActionArgument is the action argument of a MetaTool that names none.
-const DefaultActionArgument = "action"
-
 // maxActions bounds the actions of one meta tool.
 const maxActions = 256
 
-// metaTool is a MetaTool as a Catalog compiled it.
+// metaTool is a metatool.Tool as a Catalog compiled it.
 type metaTool struct {
 	arg     string
 	actions []metaAction // in the order of the argument's enum
@@ -63,13 +35,13 @@ type metaAction struct {
 
 // MetaTool returns the declaration of the named meta tool, its actions in the order of
 // the argument's enum, and whether name is one.
-func (c *Catalog) MetaTool(name string) (MetaTool, bool) {
+func (c *Catalog) MetaTool(name string) (metatool.Tool, bool) {
 	i, ok := c.byName[name]
 	if !ok || c.metas[i] == nil {
-		return MetaTool{}, false
+		return metatool.Tool{}, false
 	}
 	m := c.metas[i]
-	out := MetaTool{Argument: m.arg, Actions: make([]MetaAction, len(m.actions))}
+	out := metatool.Tool{Argument: m.arg, Actions: make([]metatool.Action, len(m.actions))}
 	for k, a := range m.actions {
 		out.Actions[k] = c.declared[a.id]
 	}
@@ -98,7 +70,7 @@ func (c *Catalog) actionAt(act int) *metaAction {
 	return &m.actions[act-m.first]
 }
 
-// validActionName reports whether name is a valid MetaAction.Name.
+// validActionName reports whether name is a valid metatool.Action.Name.
 func validActionName(name string) bool {
 	return len(name) <= 64 && validToolName(name) && !strings.Contains(name, ".")
 }
@@ -106,7 +78,7 @@ func validActionName(name string) bool {
 // compileMetaTools compiles decls into c, whose tools are sorted: each declared tool's
 // argument and actions are checked against its input schema, and each action ID
 // against every tool name and other ID; the first broken rule refuses the catalog.
-func (c *Catalog) compileMetaTools(decls map[string]MetaTool) error {
+func (c *Catalog) compileMetaTools(decls map[string]metatool.Tool) error {
 	if len(decls) == 0 {
 		return nil
 	}
@@ -116,7 +88,7 @@ func (c *Catalog) compileMetaTools(decls map[string]MetaTool) error {
 	}
 	slices.Sort(names) // catalog order, so actions are numbered in name order
 	c.metas = make(map[int]*metaTool, len(decls))
-	c.declared = make(map[string]MetaAction)
+	c.declared = make(map[string]metatool.Action)
 	c.grantIndex = make(map[string]int, len(c.byName))
 	for name, i := range c.byName {
 		c.grantIndex[name] = i
@@ -143,7 +115,7 @@ func (c *Catalog) compileMetaTools(decls map[string]MetaTool) error {
 			return fail("actions")
 		}
 		m.enumStart, m.enumEnd = at+start, at+end
-		byAction := make(map[string]MetaAction, len(decl.Actions))
+		byAction := make(map[string]metatool.Action, len(decl.Actions))
 		for _, a := range decl.Actions {
 			if _, dup := byAction[a.Name]; dup || !validActionName(a.Name) {
 				return fail("actions")
@@ -166,7 +138,7 @@ func (c *Catalog) compileMetaTools(decls map[string]MetaTool) error {
 				ma.readOnly = *a.ReadOnlyHint
 			}
 			m.actions = append(m.actions, ma)
-			c.declared[id] = MetaAction{Name: v, ReadOnlyHint: cloneBool(a.ReadOnlyHint), DestructiveHint: cloneBool(a.DestructiveHint)}
+			c.declared[id] = metatool.Action{Name: v, ReadOnlyHint: cloneBool(a.ReadOnlyHint), DestructiveHint: cloneBool(a.DestructiveHint)}
 		}
 		c.metas[i] = m
 	}
@@ -296,9 +268,9 @@ func metaParamText(schema []byte, arg string) string {
 }
 
 // argumentOf returns the action argument of m.
-func argumentOf(m MetaTool) string {
+func argumentOf(m metatool.Tool) string {
 	if m.Argument == "" {
-		return DefaultActionArgument
+		return metatool.DefaultArgument
 	}
 	return m.Argument
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/metatool"
 )
 
 // The cache stays within its budget when authorised sets hold narrowed meta tool
@@ -30,7 +31,7 @@ func TestCacheBoundedMetaTools(t *testing.T) {
 	ctx := context.Background()
 	actions := []string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"}
 	var tools []json.RawMessage
-	decls := map[string]discovery.MetaTool{}
+	decls := map[string]metatool.Tool{}
 	store := grants.NewMemory()
 	for j := range metas {
 		name := fmt.Sprintf("meta_%02d", j)
@@ -38,9 +39,9 @@ func TestCacheBoundedMetaTools(t *testing.T) {
 			"type": "object", "required": []any{"action"},
 			"properties": map[string]any{"action": map[string]any{"type": "string", "enum": actions}, "x": map[string]any{"type": "string", "description": strings.Repeat("padding ", 60)}},
 		}))
-		var m discovery.MetaTool
+		var m metatool.Tool
 		for k, a := range actions {
-			m.Actions = append(m.Actions, discovery.MetaAction{Name: a})
+			m.Actions = append(m.Actions, metatool.Action{Name: a})
 			store.Put(ctx, allow(grants.AnyPrincipal, name+"."+a, fmt.Sprintf("s%d", k)))
 		}
 		decls[name] = m

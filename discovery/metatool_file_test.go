@@ -1,10 +1,9 @@
 package discovery_test
 
 import (
-	"errors"
 	"testing"
 
-	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/metatool"
 )
 
 // metaToolsFile declares the fixture's meta tools (metaDecls) as a file does.
@@ -13,12 +12,13 @@ const metaToolsFile = `{
   "repo": {"argument": "method", "actions": [{"name": "get", "readOnlyHint": true}, {"name": "archive"}]}
 }`
 
-func TestParseMetaTools(t *testing.T) {
-	decls, err := discovery.ParseMetaTools([]byte(metaToolsFile))
+// The declarations metatool.Parse reads from a file compile the fixture as metaDecls
+// does. (The file format's own rules are metatool's tests.)
+func TestMetaToolsFile(t *testing.T) {
+	decls, err := metatool.Parse([]byte(metaToolsFile))
 	if err != nil {
-		t.Fatalf("ParseMetaTools: %v", err)
+		t.Fatalf("metatool.Parse: %v", err)
 	}
-	// The file's declarations compile the fixture as metaDecls does.
 	a, b := metaCatalog(t, decls), metaCatalog(t, metaDecls())
 	for _, name := range []string{"issue", "repo"} {
 		ma, _ := a.MetaTool(name)
@@ -33,34 +33,6 @@ func TestParseMetaTools(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range []struct{ text, reason string }{
-		{``, "malformed"},
-		{`[]`, "malformed"},
-		{`{"m":{"actions":[{"name":"a"}]}`, "malformed"},
-		{`{"m":{"actions":[{"name":"\ud800"}]}}`, "malformed"},
-		{"{\"m\":{\"actions\":[{\"name\":\"\xff\"}]}}", "malformed"},
-		{`{}`, "empty"},
-		{`{"m":{"actions":[{"name":"a"}]},"m":{"actions":[{"name":"b"}]}}`, "member"},
-		{`{"m":{"Actions":[{"name":"a"}]}}`, "member"},
-		{`{"m":{"argument":"action"}}`, "member"},
-		{`{"m":{"actions":{"name":"a"}}}`, "member"},
-		{`{"m":{"actions":[{"name":"a"}],"actions":[{"name":"a"}]}}`, "member"},
-		{`{"m":{"argument":null,"actions":[{"name":"a"}]}}`, "member"},
-		{`{"m":{"actions":[{"name":"a","readOnlyHint":"true"}]}}`, "member"},
-		{`{"m":{"actions":[{"name":"a","readOnlyHint":true,"readOnlyHint":false}]}}`, "member"},
-		{`{"m":{"actions":[{"name":"a","title":"A"}]}}`, "member"},
-		{`{"m":{"actions":[{"readOnlyHint":true}]}}`, "member"},
-		{`{"m":{"actions":["a"]}}`, "member"},
-		{`{"m":[]}`, "member"},
-	} {
-		decls, err := discovery.ParseMetaTools([]byte(c.text))
-		var me *discovery.MetaToolsError
-		if !errors.As(err, &me) || me.Reason != c.reason || !errors.Is(err, discovery.ErrMetaTools) || decls != nil {
-			t.Errorf("ParseMetaTools(%s) = %v, %v; want a *MetaToolsError %q", c.text, decls, err, c.reason)
-			continue
-		}
-		if want := "discovery: meta tools refused: " + c.reason; err.Error() != want {
-			t.Errorf("ParseMetaTools(%s): %q, want %q", c.text, err, want)
-		}
-	}
 }
+
+func sameHint(a, b *bool) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }

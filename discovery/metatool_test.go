@@ -10,6 +10,8 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/metatool"
+	"github.com/deferredtools/deferredtools/safemode"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
@@ -29,10 +31,10 @@ const repoTool = `{"name":"repo","description":"Read the settings of a repositor
 
 func yes() *bool { b := true; return &b }
 
-func metaDecls() map[string]discovery.MetaTool {
-	return map[string]discovery.MetaTool{
-		"issue": {Actions: []discovery.MetaAction{{Name: "create"}, {Name: "list", ReadOnlyHint: yes()}, {Name: "close", DestructiveHint: yes()}}},
-		"repo":  {Argument: "method", Actions: []discovery.MetaAction{{Name: "get", ReadOnlyHint: yes()}, {Name: "archive"}}},
+func metaDecls() map[string]metatool.Tool {
+	return map[string]metatool.Tool{
+		"issue": {Actions: []metatool.Action{{Name: "create"}, {Name: "list", ReadOnlyHint: yes()}, {Name: "close", DestructiveHint: yes()}}},
+		"repo":  {Argument: "method", Actions: []metatool.Action{{Name: "get", ReadOnlyHint: yes()}, {Name: "archive"}}},
 	}
 }
 
@@ -40,7 +42,7 @@ func metaTools() []json.RawMessage {
 	return []json.RawMessage{json.RawMessage(issueTool), json.RawMessage(repoTool), toolDef("echo", "Echo a text back.")}
 }
 
-func metaCatalog(t testing.TB, decls map[string]discovery.MetaTool) *discovery.Catalog {
+func metaCatalog(t testing.TB, decls map[string]metatool.Tool) *discovery.Catalog {
 	t.Helper()
 	c, err := discovery.NewCatalog(metaTools(), &discovery.CatalogOptions{MetaTools: decls})
 	if err != nil {
@@ -369,29 +371,29 @@ func TestMetaToolCatalogRefused(t *testing.T) {
 		return map[string]any{"type": "object", "properties": map[string]any{"action": action, "q": map[string]any{"type": "string"}}, "required": required}
 	}
 	enum := map[string]any{"type": "string", "enum": []any{"a", "b"}}
-	ab := discovery.MetaTool{Actions: []discovery.MetaAction{{Name: "a"}, {Name: "b"}}}
+	ab := metatool.Tool{Actions: []metatool.Action{{Name: "a"}, {Name: "b"}}}
 	cases := []struct {
 		name   string
 		tools  []json.RawMessage
-		decls  map[string]discovery.MetaTool
+		decls  map[string]metatool.Tool
 		reason string
 		index  int
 	}{
-		{"no such tool", []json.RawMessage{toolDef("x", "")}, map[string]discovery.MetaTool{"m": ab}, "meta tool: no such tool", -1},
-		{"not required", []json.RawMessage{toolDef("x", ""), toolDefSchema("m", "", schema(enum))}, map[string]discovery.MetaTool{"m": ab}, "meta tool: argument", 1},
-		{"no enum", []json.RawMessage{toolDefSchema("m", "", schema(map[string]any{"type": "string"}, "action"))}, map[string]discovery.MetaTool{"m": ab}, "meta tool: argument", 0},
-		{"not an object schema", []json.RawMessage{toolDefSchema("m", "", map[string]any{"properties": map[string]any{"action": enum}, "required": []any{"action"}})}, map[string]discovery.MetaTool{"m": ab}, "meta tool: argument", 0},
-		{"other argument", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action"))}, map[string]discovery.MetaTool{"m": {Argument: "op", Actions: ab.Actions}}, "meta tool: argument", 0},
-		{"case twin", []json.RawMessage{toolDefSchema("m", "", map[string]any{"type": "object", "properties": map[string]any{"action": enum, "Action": enum}, "required": []any{"action"}})}, map[string]discovery.MetaTool{"m": ab}, "meta tool: argument", 0},
-		{"repeated enum value", []json.RawMessage{toolDefSchema("m", "", schema(map[string]any{"enum": []any{"a", "a"}}, "action"))}, map[string]discovery.MetaTool{"m": {Actions: []discovery.MetaAction{{Name: "a"}, {Name: "a"}}}}, "meta tool: argument", 0},
-		{"enum not strings", []json.RawMessage{toolDefSchema("m", "", schema(map[string]any{"enum": []any{"a", 1}}, "action"))}, map[string]discovery.MetaTool{"m": ab}, "meta tool: argument", 0},
-		{"action missing", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action"))}, map[string]discovery.MetaTool{"m": {Actions: ab.Actions[:1]}}, "meta tool: actions", 0},
-		{"action extra", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action"))}, map[string]discovery.MetaTool{"m": {Actions: append(slices.Clone(ab.Actions), discovery.MetaAction{Name: "c"})}}, "meta tool: actions", 0},
-		{"other action", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action"))}, map[string]discovery.MetaTool{"m": {Actions: []discovery.MetaAction{{Name: "a"}, {Name: "c"}}}}, "meta tool: actions", 0},
-		{"no action", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action"))}, map[string]discovery.MetaTool{"m": {}}, "meta tool: actions", 0},
-		{"dot in an action", []json.RawMessage{toolDefSchema("m", "", schema(map[string]any{"enum": []any{"a", "b.c"}}, "action"))}, map[string]discovery.MetaTool{"m": {Actions: []discovery.MetaAction{{Name: "a"}, {Name: "b.c"}}}}, "meta tool: actions", 0},
-		{"repeated action", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action"))}, map[string]discovery.MetaTool{"m": {Actions: []discovery.MetaAction{{Name: "a"}, {Name: "a"}}}}, "meta tool: actions", 0},
-		{"ID is a tool", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action")), toolDef("m.b", "")}, map[string]discovery.MetaTool{"m": ab}, "meta tool: action ID", 0},
+		{"no such tool", []json.RawMessage{toolDef("x", "")}, map[string]metatool.Tool{"m": ab}, "meta tool: no such tool", -1},
+		{"not required", []json.RawMessage{toolDef("x", ""), toolDefSchema("m", "", schema(enum))}, map[string]metatool.Tool{"m": ab}, "meta tool: argument", 1},
+		{"no enum", []json.RawMessage{toolDefSchema("m", "", schema(map[string]any{"type": "string"}, "action"))}, map[string]metatool.Tool{"m": ab}, "meta tool: argument", 0},
+		{"not an object schema", []json.RawMessage{toolDefSchema("m", "", map[string]any{"properties": map[string]any{"action": enum}, "required": []any{"action"}})}, map[string]metatool.Tool{"m": ab}, "meta tool: argument", 0},
+		{"other argument", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action"))}, map[string]metatool.Tool{"m": {Argument: "op", Actions: ab.Actions}}, "meta tool: argument", 0},
+		{"case twin", []json.RawMessage{toolDefSchema("m", "", map[string]any{"type": "object", "properties": map[string]any{"action": enum, "Action": enum}, "required": []any{"action"}})}, map[string]metatool.Tool{"m": ab}, "meta tool: argument", 0},
+		{"repeated enum value", []json.RawMessage{toolDefSchema("m", "", schema(map[string]any{"enum": []any{"a", "a"}}, "action"))}, map[string]metatool.Tool{"m": {Actions: []metatool.Action{{Name: "a"}, {Name: "a"}}}}, "meta tool: argument", 0},
+		{"enum not strings", []json.RawMessage{toolDefSchema("m", "", schema(map[string]any{"enum": []any{"a", 1}}, "action"))}, map[string]metatool.Tool{"m": ab}, "meta tool: argument", 0},
+		{"action missing", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action"))}, map[string]metatool.Tool{"m": {Actions: ab.Actions[:1]}}, "meta tool: actions", 0},
+		{"action extra", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action"))}, map[string]metatool.Tool{"m": {Actions: append(slices.Clone(ab.Actions), metatool.Action{Name: "c"})}}, "meta tool: actions", 0},
+		{"other action", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action"))}, map[string]metatool.Tool{"m": {Actions: []metatool.Action{{Name: "a"}, {Name: "c"}}}}, "meta tool: actions", 0},
+		{"no action", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action"))}, map[string]metatool.Tool{"m": {}}, "meta tool: actions", 0},
+		{"dot in an action", []json.RawMessage{toolDefSchema("m", "", schema(map[string]any{"enum": []any{"a", "b.c"}}, "action"))}, map[string]metatool.Tool{"m": {Actions: []metatool.Action{{Name: "a"}, {Name: "b.c"}}}}, "meta tool: actions", 0},
+		{"repeated action", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action"))}, map[string]metatool.Tool{"m": {Actions: []metatool.Action{{Name: "a"}, {Name: "a"}}}}, "meta tool: actions", 0},
+		{"ID is a tool", []json.RawMessage{toolDefSchema("m", "", schema(enum, "action")), toolDef("m.b", "")}, map[string]metatool.Tool{"m": ab}, "meta tool: action ID", 0},
 		// Tool m.a with action b and tool m with action a.b cannot both exist (no '.' in
 		// an action), but tool "m" with action "a" and tool "m.a" with any action can:
 		// their IDs differ from each other and from every name.
@@ -399,7 +401,7 @@ func TestMetaToolCatalogRefused(t *testing.T) {
 	for _, c := range cases {
 		_, err := discovery.NewCatalog(c.tools, &discovery.CatalogOptions{MetaTools: c.decls})
 		var ce *discovery.CatalogError
-		if !errors.As(err, &ce) || !errors.Is(err, discovery.ErrCatalog) {
+		if !errors.As(err, &ce) {
 			t.Errorf("%s: NewCatalog = %v, want a *CatalogError", c.name, err)
 			continue
 		}
@@ -411,7 +413,7 @@ func TestMetaToolCatalogRefused(t *testing.T) {
 	// "b"): IDs m.a and m.a.b are distinct from each other and from every name... but
 	// m.a is tool m.a's own name: refused.
 	tools := []json.RawMessage{toolDefSchema("m", "", schema(enum, "action")), toolDefSchema("m.a", "", schema(enum, "action"))}
-	_, err := discovery.NewCatalog(tools, &discovery.CatalogOptions{MetaTools: map[string]discovery.MetaTool{"m": ab, "m.a": ab}})
+	_, err := discovery.NewCatalog(tools, &discovery.CatalogOptions{MetaTools: map[string]metatool.Tool{"m": ab, "m.a": ab}})
 	if ce := (*discovery.CatalogError)(nil); !errors.As(err, &ce) || ce.Reason != "meta tool: action ID" {
 		t.Errorf("meta tools m and m.a: NewCatalog = %v, want action ID refused (m.a is a tool)", err)
 	}
@@ -502,7 +504,7 @@ func TestMetaToolSafeModePerAction(t *testing.T) {
 		{[]string{"issue"}, map[string]bool{"list": false, "create": false, "close": false}},
 	} {
 		d := newDiscoverer(cat, store, func(o *discovery.Options) {
-			o.SafeMode = discovery.SafeMode{Enabled: true, Exempt: c.exempt}
+			o.SafeMode = safemode.Options{Enabled: true, Exempt: c.exempt}
 		})
 		for action, held := range c.held {
 			call := discovery.Call{Tool: "issue", Arguments: args(action)}

@@ -6,59 +6,13 @@ import (
 	"time"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/observe"
 )
-
-// An Op names the kind of decision an Event reports.
-type Op string
-
-// The decisions a Discoverer reports to Options.Observe, one Event each.
-const (
-	// OpDiscover is a discover request: Discover, DiscoverParams, DiscoverFramed,
-	// and HandleJSONRPC or AppendJSONRPC for a discover request with an id.
-	OpDiscover Op = "discover"
-	// OpDiscoverTool is a discovery tool's tools/call: DiscoverTool.
-	OpDiscoverTool Op = "discover_tool"
-	// OpList is a tools/list: ListTools.
-	OpList Op = "list"
-	// OpAuthorizeTool is a tools/call decided on the tool name alone: AuthorizeTool,
-	// AuthorizeToolThen.
-	OpAuthorizeTool Op = "authorize_tool"
-	// OpAuthorizeCall is a whole tools/call decision: AuthorizeCall, and the call
-	// AuthorizeToolThen returns.
-	OpAuthorizeCall Op = "authorize_call"
-)
-
-// An Event is one decision of a Discoverer, as Options.Observe receives it. It holds
-// no content: never a query, arguments, a cursor, a tool name, a JSON-RPC id or a
-// principal's ID or scopes, only the facts below, so it can be logged or exported as
-// it is.
-type Event struct {
-	Op Op
-	// Code is the refusal's code, or empty when the decision served or allowed. It
-	// is always one of the Code constants: an error of the host's own (CheckCall's) is
-	// CodeCallRefused, any other error that carries no library Code CodeInternal.
-	Code Code
-	// Duration is the time the decision took, from the entry point's start to its
-	// answer, the observer's own time excluded.
-	Duration time.Duration
-	// Tools is the number of tools served: on a page, or in a list; 0 otherwise.
-	Tools int
-	// Bytes is the size of what was served: a page's JSON (Result.AppendJSON), the
-	// response AppendJSONRPC wrote (error responses included), or the sum of a list's
-	// tool definitions; 0 for refusals of the other entry points and for
-	// authorisation decisions.
-	Bytes int
-	// CatalogDigest names the catalog version the decision read: the contract digest
-	// of the whole catalog (the ContractDigest ListTools serves while the switch is
-	// off). Empty when the decision read none: it was refused before, the source had
-	// none, or the switch is off for an authorisation.
-	CatalogDigest string
-}
 
 // A span is one decision being observed (see Discoverer.observe); nil when no
 // observer is set, and then each of its methods returns at once.
 type span struct {
-	op      Op
+	op      observe.Op
 	start   time.Time
 	ctx     context.Context // the entry point's, for the observer
 	d       *Discoverer     // whose Options.Observe receives the Event
@@ -74,14 +28,14 @@ type spanKey struct{}
 // one of the span's methods on its named results. With no observer set it returns
 // nil and touches nothing; otherwise it replaces *ctx with a context carrying the
 // span, so that the catalog version the decision reads is noted in it.
-func (d *Discoverer) observe(ctx *context.Context, op Op) *span {
+func (d *Discoverer) observe(ctx *context.Context, op observe.Op) *span {
 	if d.opts.Observe == nil {
 		return nil // inlined: the whole cost of an entry point's hook when unset
 	}
 	return d.startSpan(ctx, op)
 }
 
-func (d *Discoverer) startSpan(ctx *context.Context, op Op) *span {
+func (d *Discoverer) startSpan(ctx *context.Context, op observe.Op) *span {
 	s := &span{op: op, start: time.Now(), ctx: *ctx, d: d}
 	*ctx = context.WithValue(*ctx, spanKey{}, s)
 	return s
@@ -157,7 +111,7 @@ func (s *span) rpc(n int, resp *[]byte, code *Code) {
 	e := s.event(nil)
 	e.Bytes = len(*resp) - min(n, len(*resp))
 	if *code != "" {
-		e.Code = knownCode(*code)
+		e.Code = string(knownCode(*code))
 	} else if s.served != nil {
 		e.Tools = len(s.served.Tools)
 	}
@@ -167,7 +121,7 @@ func (s *span) rpc(n int, resp *[]byte, code *Code) {
 // thenCall is grantedCall observed as the AuthorizeCall decision it stands for: the
 // fast path of the call AuthorizeToolThen returns, which reads no catalog itself.
 func (d *Discoverer) thenCall(ctx context.Context, p grants.Principal, c Call, cat *Catalog, i int, set *authSet) (err error) {
-	s := d.observe(&ctx, OpAuthorizeCall)
+	s := d.observe(&ctx, observe.OpAuthorizeCall)
 	if s != nil {
 		s.catalog = cat
 	}
@@ -176,36 +130,36 @@ func (d *Discoverer) thenCall(ctx context.Context, p grants.Principal, c Call, c
 }
 
 // event is the Event of the span's decision with outcome err, sizes left to fill.
-func (s *span) event(err error) Event {
-	e := Event{Op: s.op, Duration: time.Since(s.start)}
+func (s *span) event(err error) observe.Event {
+	e := observe.Event{Op: s.op, Duration: time.Since(s.start)}
 	if s.catalog != nil {
 		e.CatalogDigest = s.catalog.contract
 	}
 	if err != nil {
-		e.Code = eventCode(s.op, err)
+		e.Code = string(eventCode(s.op, err))
 	}
 	return e
 }
 
 // emit hands e to the observer. A panic in the observer is recovered and dropped: the
 // decision is made, and an observer cannot change or fail it.
-func (s *span) emit(e Event) {
+func (s *span) emit(e observe.Event) {
 	defer func() { _ = recover() }()
 	s.d.opts.Observe(s.ctx, e)
 }
 
-// eventCode is the Code an Event reports for err: one of the Code constants, whatever
+// eventCode is the Code an observe.Event reports for err: one of the Code constants, whatever
 // text a host's error carries.
-func eventCode(op Op, err error) Code {
+func eventCode(op observe.Op, err error) Code {
 	c, ok := errCode(err)
-	if !ok && op == OpAuthorizeCall {
+	if !ok && op == observe.OpAuthorizeCall {
 		return CodeCallRefused // CheckCall's own error
 	}
 	return knownCode(c)
 }
 
 // knownCode returns c when it is one of the Code constants, else CodeInternal, so no
-// text of a host's making reaches an Event.
+// text of a host's making reaches an observe.Event.
 func knownCode(c Code) Code {
 	if slices.Contains(allCodes[:], c) {
 		return c

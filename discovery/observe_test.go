@@ -13,23 +13,24 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/observe"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
 // eventLog is an Options.Observe that keeps every Event.
 type eventLog struct {
 	mu     sync.Mutex
-	events []discovery.Event
+	events []observe.Event
 }
 
-func (l *eventLog) observe(_ context.Context, e discovery.Event) {
+func (l *eventLog) observe(_ context.Context, e observe.Event) {
 	l.mu.Lock()
 	l.events = append(l.events, e)
 	l.mu.Unlock()
 }
 
 // take returns the events since the last take.
-func (l *eventLog) take() []discovery.Event {
+func (l *eventLog) take() []observe.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := l.events
@@ -98,7 +99,7 @@ func TestObserveEvents(t *testing.T) {
 	msg := discoverMsg("7", "model search", 1, "")
 
 	type want struct {
-		op      discovery.Op
+		op      observe.Op
 		code    discovery.Code
 		tools   int
 		bytes   int
@@ -113,42 +114,42 @@ func TestObserveEvents(t *testing.T) {
 			r, _ := d.Discover(ctx, alice, discovery.Request{Query: "model search", Limit: 1})
 			return r
 		},
-			[]want{{discovery.OpDiscover, "", 1, pageBytes(page), digest}}},
+			[]want{{observe.OpDiscover, "", 1, pageBytes(page), digest}}},
 		{"Discover invalid params", func() any { d.Discover(ctx, alice, discovery.Request{}); return nil },
-			[]want{{discovery.OpDiscover, discovery.CodeInvalidParams, 0, 0, ""}}},
+			[]want{{observe.OpDiscover, discovery.CodeInvalidParams, 0, 0, ""}}},
 		{"Discover invalid cursor", func() any {
 			d.Discover(ctx, alice, discovery.Request{Query: "model search", Limit: 2, Cursor: page.NextCursor})
 			return nil
-		}, []want{{discovery.OpDiscover, discovery.CodeInvalidCursor, 0, 0, digest}}},
+		}, []want{{observe.OpDiscover, discovery.CodeInvalidCursor, 0, 0, digest}}},
 		{"DiscoverParams", func() any {
 			r, _ := d.DiscoverParams(ctx, alice, json.RawMessage(`{"query":"model search","limit":1}`))
 			return r
 		},
-			[]want{{discovery.OpDiscover, "", 1, -1, digest}}},
+			[]want{{observe.OpDiscover, "", 1, -1, digest}}},
 		{"DiscoverTool", func() any {
 			r, _ := d.DiscoverTool(ctx, alice, json.RawMessage(`{"query":"model search","limit":1}`))
 			return r
 		},
-			[]want{{discovery.OpDiscoverTool, "", 1, -1, digest}}},
+			[]want{{observe.OpDiscoverTool, "", 1, -1, digest}}},
 		{"DiscoverFramed", func() any {
 			r, _ := d.DiscoverFramed(ctx, alice, json.RawMessage(`{"query":"model search","limit":1}`), 3)
 			return r
 		},
-			[]want{{discovery.OpDiscover, "", 1, -1, digest}}},
+			[]want{{observe.OpDiscover, "", 1, -1, digest}}},
 		{"DiscoverFramed invalid request", func() any { d.DiscoverFramed(ctx, alice, json.RawMessage(`{"query":"x"}`), -1); return nil },
-			[]want{{discovery.OpDiscover, discovery.CodeInvalidRequest, 0, 0, ""}}},
+			[]want{{observe.OpDiscover, discovery.CodeInvalidRequest, 0, 0, ""}}},
 		{"HandleJSONRPC", func() any { r, _ := d.HandleJSONRPC(ctx, alice, msg); return r },
-			[]want{{discovery.OpDiscover, "", 1, -1, digest}}},
+			[]want{{observe.OpDiscover, "", 1, -1, digest}}},
 		{"AppendJSONRPC after a prefix", func() any {
 			r, _ := d.AppendJSONRPC(ctx, []byte("prefix"), alice, msg)
 			return r[len("prefix"):]
-		}, []want{{discovery.OpDiscover, "", 1, -1, digest}}},
+		}, []want{{observe.OpDiscover, "", 1, -1, digest}}},
 		{"HandleJSONRPC refused", func() any { r, _ := d.HandleJSONRPC(ctx, alice, discoverMsg("8", "model search", 1, "junk")); return r },
-			[]want{{discovery.OpDiscover, discovery.CodeInvalidCursor, 0, -1, digest}}},
+			[]want{{observe.OpDiscover, discovery.CodeInvalidCursor, 0, -1, digest}}},
 		{"HandleJSONRPC invalid request", func() any {
 			r, _ := d.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","id":{},"method":"multillm.tools.discover","params":{"query":"x"}}`))
 			return r
-		}, []want{{discovery.OpDiscover, discovery.CodeInvalidRequest, 0, -1, ""}}},
+		}, []want{{observe.OpDiscover, discovery.CodeInvalidRequest, 0, -1, ""}}},
 		{"HandleJSONRPC another method", func() any {
 			d.HandleJSONRPC(ctx, alice, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 			return nil
@@ -158,45 +159,45 @@ func TestObserveEvents(t *testing.T) {
 			return nil
 		}, nil},
 		{"ListTools", func() any { d.ListTools(ctx, alice); return nil },
-			[]want{{discovery.OpList, "", len(list.Tools), listBytes, digest}}},
+			[]want{{observe.OpList, "", len(list.Tools), listBytes, digest}}},
 		{"AuthorizeTool", func() any { d.AuthorizeTool(ctx, alice, "model_search"); return nil },
-			[]want{{discovery.OpAuthorizeTool, "", 0, 0, digest}}},
+			[]want{{observe.OpAuthorizeTool, "", 0, 0, digest}}},
 		{"AuthorizeTool not granted", func() any { d.AuthorizeTool(ctx, alice, "billing_usage"); return nil },
-			[]want{{discovery.OpAuthorizeTool, discovery.CodeToolNotGranted, 0, 0, digest}}},
+			[]want{{observe.OpAuthorizeTool, discovery.CodeToolNotGranted, 0, 0, digest}}},
 		{"AuthorizeToolThen and its call", func() any {
 			call, err := d.AuthorizeToolThen(ctx, alice, "model_search")
 			if err == nil {
 				call(ctx, alice, discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{"text":"x"}`)})
 			}
 			return nil
-		}, []want{{discovery.OpAuthorizeTool, "", 0, 0, digest}, {discovery.OpAuthorizeCall, "", 0, 0, digest}}},
+		}, []want{{observe.OpAuthorizeTool, "", 0, 0, digest}, {observe.OpAuthorizeCall, "", 0, 0, digest}}},
 		{"AuthorizeCall", func() any {
 			d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{"text":"x"}`)})
 			return nil
-		}, []want{{discovery.OpAuthorizeCall, "", 0, 0, digest}}},
+		}, []want{{observe.OpAuthorizeCall, "", 0, 0, digest}}},
 		{"AuthorizeCall invalid arguments", func() any {
 			d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", Arguments: json.RawMessage(`{"text":1}`)})
 			return nil
-		}, []want{{discovery.OpAuthorizeCall, discovery.CodeInvalidArguments, 0, 0, digest}}},
+		}, []want{{observe.OpAuthorizeCall, discovery.CodeInvalidArguments, 0, 0, digest}}},
 		{"AuthorizeCall contract pin", func() any {
 			d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_search", ContractPin: "other"})
 			return nil
-		}, []want{{discovery.OpAuthorizeCall, discovery.CodeContractChanged, 0, 0, digest}}},
+		}, []want{{observe.OpAuthorizeCall, discovery.CodeContractChanged, 0, 0, digest}}},
 		{"AuthorizeCall refused by CheckCall", func() any {
 			d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_get", Arguments: json.RawMessage(`{"text":"x"}`)})
 			return nil
-		}, []want{{discovery.OpAuthorizeCall, discovery.CodeCallRefused, 0, 0, digest}}},
+		}, []want{{observe.OpAuthorizeCall, discovery.CodeCallRefused, 0, 0, digest}}},
 		{"off: Discover", func() any { off.Discover(ctx, alice, discovery.Request{Query: "x"}); return nil },
-			[]want{{discovery.OpDiscover, discovery.CodeMethodNotFound, 0, 0, ""}}},
+			[]want{{observe.OpDiscover, discovery.CodeMethodNotFound, 0, 0, ""}}},
 		{"off: HandleJSONRPC", func() any { off.HandleJSONRPC(ctx, alice, msg); return nil }, nil},
 		{"off: ListTools", func() any { off.ListTools(ctx, alice); return nil },
-			[]want{{discovery.OpList, "", cat.Len(), offBytes, digest}}},
+			[]want{{observe.OpList, "", cat.Len(), offBytes, digest}}},
 		{"off: AuthorizeCall", func() any { off.AuthorizeCall(ctx, alice, discovery.Call{Tool: "anything"}); return nil },
-			[]want{{discovery.OpAuthorizeCall, "", 0, 0, ""}}},
+			[]want{{observe.OpAuthorizeCall, "", 0, 0, ""}}},
 		{"no catalog", func() any { noCatalog.ListTools(ctx, alice); return nil },
-			[]want{{discovery.OpList, discovery.CodeCatalogUnavailable, 0, 0, ""}}},
+			[]want{{observe.OpList, discovery.CodeCatalogUnavailable, 0, 0, ""}}},
 		{"no grants", func() any { noGrants.Discover(ctx, alice, discovery.Request{Query: "x"}); return nil },
-			[]want{{discovery.OpDiscover, discovery.CodeGrantsUnavailable, 0, 0, digest}}},
+			[]want{{observe.OpDiscover, discovery.CodeGrantsUnavailable, 0, 0, digest}}},
 	}
 	for _, c := range cases {
 		served := c.run()
@@ -215,7 +216,7 @@ func TestObserveEvents(t *testing.T) {
 				}
 			}
 			e := got[i]
-			if e.Op != w.op || e.Code != w.code || e.Tools != w.tools || e.Bytes != w.bytes || e.CatalogDigest != w.catalog {
+			if e.Op != w.op || e.Code != string(w.code) || e.Tools != w.tools || e.Bytes != w.bytes || e.CatalogDigest != w.catalog {
 				t.Errorf("%s: event %d = {%s %q tools %d bytes %d catalog %q}, want {%s %q tools %d bytes %d catalog %q}",
 					c.name, i, e.Op, string(e.Code), e.Tools, e.Bytes, e.CatalogDigest, w.op, string(w.code), w.tools, w.bytes, w.catalog)
 			}
@@ -241,7 +242,7 @@ func (failingSource) Catalog(context.Context) (*discovery.Catalog, error) {
 // allowed, and each refusal (params, cursor, arguments, grant, contract, CheckCall's
 // own error and a Code of the host's making, storage and catalog failures, switch off).
 // obs receives the events of every Discoverer it builds.
-func canaryRun(t *testing.T, obs func(context.Context, discovery.Event)) {
+func canaryRun(t *testing.T, obs func(context.Context, observe.Event)) {
 	ctx := context.Background()
 	who := grants.Principal{ID: canary + "-principal", Scopes: []string{canary + ":scope"}}
 	tools := append(sampleTools(), toolDef(canary+"_tool", "Search the "+canary+" registry."))
@@ -336,15 +337,15 @@ func TestObserveNoContent(t *testing.T) {
 	log := &eventLog{}
 	canaryRun(t, log.observe)
 	events := log.take()
-	ops, codes := map[discovery.Op]bool{}, map[discovery.Code]bool{}
+	ops, codes := map[observe.Op]bool{}, map[discovery.Code]bool{}
 	for _, e := range events {
 		if s := fmt.Sprintf("%#v", e); strings.Contains(strings.ToLower(s), canary) {
 			t.Errorf("an event carries client or host text: %s", s)
 		}
-		ops[e.Op], codes[e.Code] = true, true
+		ops[e.Op], codes[discovery.Code(e.Code)] = true, true
 	}
 	// The run reached every kind of decision and outcome it means to.
-	for _, op := range []discovery.Op{discovery.OpDiscover, discovery.OpDiscoverTool, discovery.OpList, discovery.OpAuthorizeTool, discovery.OpAuthorizeCall} {
+	for _, op := range []observe.Op{observe.OpDiscover, observe.OpDiscoverTool, observe.OpList, observe.OpAuthorizeTool, observe.OpAuthorizeCall} {
 		if !ops[op] {
 			t.Errorf("no %s event", op)
 		}
@@ -368,7 +369,7 @@ func TestObservePanic(t *testing.T) {
 	store := newStore(t, allow("alice", "model_search"), allow("*", "dataset_search"))
 	calls := 0
 	panicking := newDiscoverer(cat, store, func(o *discovery.Options) {
-		o.Observe = func(context.Context, discovery.Event) { calls++; panic("observer bug") }
+		o.Observe = func(context.Context, observe.Event) { calls++; panic("observer bug") }
 	})
 	plain := newDiscoverer(cat, store, nil)
 	for _, d := range []*discovery.Discoverer{panicking, plain} {
@@ -407,9 +408,9 @@ func TestObserveUnsetAllocs(t *testing.T) {
 	ctx := context.Background()
 	cat := newCatalog(t, sampleTools()...)
 	for _, c := range []struct {
-		observe func(context.Context, discovery.Event)
+		observe func(context.Context, observe.Event)
 		want    float64
-	}{{nil, 0}, {func(context.Context, discovery.Event) {}, 2}} {
+	}{{nil, 0}, {func(context.Context, observe.Event) {}, 2}} {
 		d := newDiscoverer(cat, forbiddenReader{t}, func(o *discovery.Options) { o.Enabled = false; o.Observe = c.observe })
 		got := testing.AllocsPerRun(100, func() {
 			if err := d.AuthorizeTool(ctx, alice, "model_search"); err != nil {
@@ -454,8 +455,8 @@ func BenchmarkObserve(b *testing.B) {
 	served := 0
 	for _, c := range []struct {
 		name    string
-		observe func(context.Context, discovery.Event)
-	}{{"unset", nil}, {"set", func(_ context.Context, e discovery.Event) { served += e.Tools }}} {
+		observe func(context.Context, observe.Event)
+	}{{"unset", nil}, {"set", func(_ context.Context, e observe.Event) { served += e.Tools }}} {
 		d := newDiscoverer(cat, store, func(o *discovery.Options) { o.Observe = c.observe })
 		for _, q := range benchQueries { // warm the caches, check the path
 			if res, err := d.Discover(ctx, alice, discovery.Request{Query: q, Limit: 16}); err != nil || len(res.Tools) == 0 {
@@ -493,7 +494,7 @@ func TestObserveContext(t *testing.T) {
 	ctx := context.WithValue(context.Background(), key{}, "request-7")
 	var got []any
 	d := newDiscoverer(newCatalog(t, sampleTools()...), newStore(t, allow("alice", "model_search")), func(o *discovery.Options) {
-		o.Observe = func(ctx context.Context, _ discovery.Event) { got = append(got, ctx.Value(key{})) }
+		o.Observe = func(ctx context.Context, _ observe.Event) { got = append(got, ctx.Value(key{})) }
 	})
 	d.Discover(ctx, alice, discovery.Request{Query: "model"})
 	d.HandleJSONRPC(ctx, alice, discoverMsg("1", "model", 1, ""))
@@ -511,8 +512,8 @@ func BenchmarkObserveHook(b *testing.B) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		name    string
-		observe func(context.Context, discovery.Event)
-	}{{"unset", nil}, {"set", func(context.Context, discovery.Event) {}}} {
+		observe func(context.Context, observe.Event)
+	}{{"unset", nil}, {"set", func(context.Context, observe.Event) {}}} {
 		d := newDiscoverer(cat, nil, func(o *discovery.Options) { o.Enabled = false; o.Observe = c.observe })
 		b.Run("observer="+c.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -539,8 +540,8 @@ func TestObserveConcurrentSwap(t *testing.T) {
 	var src discovery.SwappableCatalog
 	src.Store(versions[0])
 	d := newDiscoverer(&src, newStore(t, allow("*", "model_search")), func(o *discovery.Options) {
-		o.Observe = func(ctx context.Context, e discovery.Event) {
-			*ctx.Value(slot{}).(*discovery.Event) = e // each request's own slot
+		o.Observe = func(ctx context.Context, e observe.Event) {
+			*ctx.Value(slot{}).(*observe.Event) = e // each request's own slot
 		}
 	})
 	stop := make(chan struct{})
@@ -558,7 +559,7 @@ func TestObserveConcurrentSwap(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			var got discovery.Event
+			var got observe.Event
 			ctx := context.WithValue(context.Background(), slot{}, &got)
 			for range 500 {
 				res, err := d.ListTools(ctx, alice)
@@ -566,7 +567,7 @@ func TestObserveConcurrentSwap(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if want := digests[res.Catalog]; got.CatalogDigest != want || got.Op != discovery.OpList {
+				if want := digests[res.Catalog]; got.CatalogDigest != want || got.Op != observe.OpList {
 					t.Errorf("event %s catalog %s, want list of %s", got.Op, got.CatalogDigest, want)
 					return
 				}
@@ -613,7 +614,7 @@ func TestObserveNestedCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := log.take()
-	want := []string{string(discovery.OpList) + " " + catalogDigest(t, v1), string(discovery.OpAuthorizeCall) + " " + catalogDigest(t, v0)}
+	want := []string{string(observe.OpList) + " " + catalogDigest(t, v1), string(observe.OpAuthorizeCall) + " " + catalogDigest(t, v0)}
 	if len(got) != 2 || string(got[0].Op)+" "+got[0].CatalogDigest != want[0] || string(got[1].Op)+" "+got[1].CatalogDigest != want[1] {
 		t.Errorf("events %+v, want %v", got, want)
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/metatool"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 // readmeSafeMode is the README's "Safe mode" snippet: a Discoverer in safe mode, and a
@@ -16,7 +18,7 @@ import (
 func readmeSafeMode(ctx context.Context, catalog *discovery.Catalog, store grants.Reader, p grants.Principal, name string, args json.RawMessage) (bool, error) {
 	d := discovery.New(&discovery.Options{
 		Enabled: true, Catalog: catalog, Grants: store,
-		SafeMode: discovery.SafeMode{
+		SafeMode: safemode.Options{
 			Enabled: true,
 			Exempt:  []string{"gitlab_issue"}, // tools that preview each action themselves
 			Preview: nil,                      // or func(ctx, p, tool, args) (string, error): your own text
@@ -40,7 +42,7 @@ func readmeSafeMode(ctx context.Context, catalog *discovery.Catalog, store grant
 // readmeMetaTools is the README's "Meta tools" snippet: a catalog whose meta tools file
 // declares.
 func readmeMetaTools(tools []json.RawMessage, file []byte) (*discovery.Catalog, error) {
-	metaTools, err := discovery.ParseMetaTools(file) // or build the map in code
+	metaTools, err := metatool.Parse(file) // or build the map in code
 	if err != nil {
 		return nil, err
 	}

@@ -6,77 +6,26 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
-// MetaConfirmation is the member of a tools/call's params._meta that carries a
-// confirmation token in safe mode, and of a preview result's _meta that hands it out.
-const MetaConfirmation = "deferredtools/confirmation"
-
-// ConfirmationLifetime is how long a confirmation token stays valid after the preview
-// that issued it: cursor.Lifetime, since tokens are sealed as cursors are.
-const ConfirmationLifetime = cursor.Lifetime
-
-// SafeMode holds calls to mutating tools for confirmation. The zero value is off.
-//
-// In safe mode every tool is served, but a call to a mutating tool (one whose
-// annotations do not say readOnlyHint: true, or do say destructiveHint: true) does not
-// run: once it is granted, its arguments valid and the host's CheckCall passed,
-// AuthorizeCall answers a *ConfirmationRequired holding a preview and a confirmation
-// token. The same call made again with that token (Call.Confirmation; on the wire
-// params._meta[MetaConfirmation]) is authorised. Safe mode, like Visibility, applies
-// only while the switch is on. Read-only mode wins: a tool it withholds is refused
-// with tool_not_granted, never previewed (a tool it serves that carries
-// destructiveHint: true is still held).
-//
-// A confirmation token is sealed by the Discoverer's Sealer (Options.Signer) as a
-// cursor is, so it is opaque, unstable, HMAC-signed under the same in-memory key and
-// expires ConfirmationLifetime (120 s) after the preview (SPEC CURSOR-1, CURSOR-3,
-// CURSOR-6). Its binding, authenticated and never carried, digests under its own label
-// (so no cursor is ever a token, nor a token a cursor): the principal's ID and scopes,
-// the contract digest (which digests every definition the principal is served,
-// Visibility applied: the tool's own among them), the observed grant rows with their
-// revisions (so any change to the principal's grants refuses it), the tool's name, and
-// the arguments' digest (see argsDigest: the JSON text with insignificant white space
-// removed, member order, number text and escapes kept). Any difference, an
-// altered or foreign token, or one past its lifetime answers invalid_confirmation
-// (400). A token is single purpose, not single use: it confirms the same call, and no
-// other, as often as it is presented within its lifetime; the Discoverer keeps no
-// state of tokens.
-type SafeMode struct {
-	// Enabled turns safe mode on.
-	Enabled bool
-	// Exempt names tools safe mode never holds, by exact name: tools that preview each
-	// action themselves. A meta tool's action is exempt by the tool's name or by its
-	// action ID (CatalogOptions.MetaTools). Nil: none.
-	Exempt []string
-	// Preview returns the text of the preview of one held call: what it would do. args
-	// are the call's arguments, validated. Its error refuses the call and is returned
-	// unchanged, as CheckCall's is. Nil: DefaultPreview of the tool's definition and
-	// the arguments' names.
-	Preview func(ctx context.Context, p grants.Principal, tool string, args json.RawMessage) (string, error)
-}
-
-// A ConfirmationRequired is AuthorizeCall's answer to a call safe mode holds: the call
-// must not run. Adapters render it as a tool result (mcpsdk: isError, the preview as
-// text, the token in the result's _meta[MetaConfirmation]). Its text is the fixed
-// "discovery: confirmation_required"; it wraps CodeConfirmationRequired, so
-// errors.Is(err, CodeConfirmationRequired) reports it.
+// A ConfirmationRequired is AuthorizeCall's answer to a call safe mode holds
+// (Options.SafeMode, package safemode): the call must not run. Adapters render it as a
+// tool result (mcpsdk: isError, the preview as text, the token in the result's
+// _meta[safemode.MetaKey]). Its text is the fixed "discovery: confirmation_required";
+// it wraps CodeConfirmationRequired, so errors.Is(err, CodeConfirmationRequired)
+// reports it.
 type ConfirmationRequired struct {
 	Tool    string // the tool called
 	Preview string // what the call would do, for a person to confirm
 	// Token confirms this call, and only this call (the same principal and scopes,
-	// tool and arguments, under the same grants and contract), for
-	// ConfirmationLifetime. It is opaque and unstable, like a cursor.
+	// tool and arguments, under the same grants and contract), for cursor.Lifetime
+	// (120 s). It is opaque and unstable, like a cursor.
 	Token string
 }
 
@@ -94,11 +43,11 @@ func (e *ConfirmationRequired) Text() string {
 // safeMode is Options.SafeMode as the Discoverer applies it: the options themselves
 // (the Discoverer's copy, the one source of Enabled and Preview) and Exempt as a set.
 type safeMode struct {
-	opts   *SafeMode
+	opts   *safemode.Options
 	exempt map[string]bool
 }
 
-func newSafeMode(o *SafeMode) safeMode {
+func newSafeMode(o *safemode.Options) safeMode {
 	s := safeMode{opts: o, exempt: make(map[string]bool, len(o.Exempt))}
 	for _, n := range o.Exempt {
 		s.exempt[n] = true
@@ -198,106 +147,10 @@ func argsDigest(args json.RawMessage) [32]byte {
 	return sha256.Sum256(buf.Bytes())
 }
 
-// previewText is the host's preview of a held call, or DefaultPreview.
+// previewText is the host's preview of a held call, or safemode.DefaultPreview.
 func (d *Discoverer) previewText(ctx context.Context, p grants.Principal, t *tool, args json.RawMessage) (string, error) {
 	if preview := d.opts.SafeMode.Preview; preview != nil {
 		return preview(ctx, p, t.name, args)
 	}
-	return DefaultPreview(t.canonical, args), nil
-}
-
-// Bounds of DefaultPreview's text.
-const (
-	previewSentenceBytes = 300 // the description's first sentence
-	previewNameBytes     = 64  // one argument name; longer names are counted, not shown
-	previewNames         = 32  // argument names shown
-)
-
-// DefaultPreview returns the preview of a call to the tool def defines (a tool
-// definition) with arguments args: the tool's name and its description's first
-// sentence on one line, then the names of the top-level arguments given, sorted, never
-// their values. A sentence is cut at 300 bytes; at most 32 names of at most 64 bytes
-// are shown, the others counted.
-func DefaultPreview(def, args json.RawMessage) string {
-	f, _ := tooldef.Read(def)
-	var b strings.Builder
-	b.WriteString(f.Name)
-	if s := firstSentence(f.Description); s != "" {
-		b.WriteString(": ")
-		b.WriteString(s)
-	}
-	var names []string
-	tooldef.Members(args, func(key, _ []byte) bool {
-		if n, ok := tooldef.StringValue(key); ok {
-			names = append(names, n)
-		}
-		return true
-	})
-	slices.Sort(names)
-	b.WriteString("\nArguments given: ")
-	shown, more := 0, 0
-	for _, n := range names {
-		if shown == previewNames || len(n) > previewNameBytes || !printable(n) {
-			more++
-			continue
-		}
-		if shown > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(n)
-		shown++
-	}
-	switch {
-	case shown == 0 && more == 0:
-		b.WriteString("none")
-	case more > 0:
-		if shown > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("and ")
-		b.WriteString(strconv.Itoa(more))
-		b.WriteString(" more")
-	}
-	return b.String()
-}
-
-// firstSentence returns the first sentence of s: up to the first '.', '!' or '?'
-// followed by white space or the end, white space collapsed, control characters
-// dropped, cut to previewSentenceBytes on a rune boundary.
-func firstSentence(s string) string {
-	var b strings.Builder
-	space := false
-	for i, r := range s {
-		switch {
-		case unicode.IsSpace(r):
-			space = b.Len() > 0
-			continue
-		case unicode.IsControl(r) || r == utf8.RuneError:
-			continue
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		if b.Len()+utf8.RuneLen(r) > previewSentenceBytes {
-			break
-		}
-		b.WriteRune(r)
-		if r == '.' || r == '!' || r == '?' {
-			next := s[i+utf8.RuneLen(r):]
-			if next == "" || unicode.IsSpace(rune(next[0])) {
-				break
-			}
-		}
-	}
-	return strings.TrimRight(b.String(), " ")
-}
-
-func printable(s string) bool {
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return false
-		}
-	}
-	return true
+	return safemode.DefaultPreview(t.canonical, args), nil
 }

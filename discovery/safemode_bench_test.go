@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 // BenchmarkSafeModeCall measures a call safe mode holds: its preview (the default text
@@ -14,7 +15,7 @@ import (
 func BenchmarkSafeModeCall(b *testing.B) {
 	args := json.RawMessage(`{"text":"nightly rollout of the tuned model","count":3}`)
 	b.Run("off", func(b *testing.B) {
-		f := newSafeFixture(b, func(o *discovery.Options) { o.SafeMode = discovery.SafeMode{} })
+		f := newSafeFixture(b, func(o *discovery.Options) { o.SafeMode = safemode.Options{} })
 		c := discovery.Call{Tool: "model_delete", Arguments: args}
 		b.ReportAllocs()
 		for b.Loop() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -13,6 +12,7 @@ import (
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 // safeTools is a catalog for safe mode: mutating tools (no hint), a read-only one, a
@@ -61,7 +61,7 @@ func newSafeFixture(t testing.TB, edit func(*discovery.Options)) *safeFixture {
 	}
 	store := newStore(t, rows...)
 	d := newDiscoverer(cat, store, func(o *discovery.Options) {
-		o.SafeMode = discovery.SafeMode{Enabled: true, Exempt: []string{"issue_meta"}}
+		o.SafeMode = safemode.Options{Enabled: true, Exempt: []string{"issue_meta"}}
 		if edit != nil {
 			edit(o)
 		}
@@ -172,7 +172,7 @@ func TestSafeModeHoldsMutatingCalls(t *testing.T) {
 			t.Errorf("AuthorizeCall(%s) with its token = %v, want nil", tc.tool, err)
 		}
 		// Single purpose, not single use: the token confirms this very call for its
-		// lifetime (see SafeMode), and nothing else.
+		// lifetime (see safemode.Options), and nothing else.
 		if err := f.d.AuthorizeCall(ctx, alice, c); err != nil {
 			t.Errorf("AuthorizeCall(%s) with its token again = %v, want nil", tc.tool, err)
 		}
@@ -270,8 +270,8 @@ func TestSafeModeTokenLifetime(t *testing.T) {
 		want bool
 	}{
 		{119 * time.Second, true},
-		{discovery.ConfirmationLifetime, true},
-		{discovery.ConfirmationLifetime + time.Nanosecond, false},
+		{cursor.Lifetime, true},
+		{cursor.Lifetime + time.Nanosecond, false},
 		{10 * time.Minute, false},
 	} {
 		t.Run(tc.age.String(), func(t *testing.T) {
@@ -351,7 +351,7 @@ func TestSafeModeReadOnlyAndSwitch(t *testing.T) {
 	if off.d.SafeModeHolds(mustTool(t, off.cat, "model_delete")) {
 		t.Errorf("switch off: SafeModeHolds = true")
 	}
-	plain := newSafeFixture(t, func(o *discovery.Options) { o.SafeMode = discovery.SafeMode{} })
+	plain := newSafeFixture(t, func(o *discovery.Options) { o.SafeMode = safemode.Options{} })
 	if err := plain.d.AuthorizeCall(ctx, alice, discovery.Call{Tool: "model_delete", Arguments: json.RawMessage(`{"text":"x"}`)}); err != nil {
 		t.Errorf("safe mode off: %v, want nil", err)
 	}
@@ -414,40 +414,6 @@ func TestSafeModeOrderAndHostPreview(t *testing.T) {
 	}
 }
 
-// DefaultPreview: the name and the description's first sentence, then the sorted
-// argument names, at most 32 of at most 64 printable bytes, the others counted; never
-// a value.
-func TestDefaultPreview(t *testing.T) {
-	long := strings.Repeat("x", 65)
-	for _, tc := range []struct {
-		desc, args, want string
-	}{
-		{"Delete it. Then more.", `{"b":1,"a":"v"}`, "t: Delete it.\nArguments given: a, b"},
-		{"Version 1.2 is gone! Really", `{}`, "t: Version 1.2 is gone!\nArguments given: none"},
-		{"", ``, "t\nArguments given: none"},
-		{"Multi\n  line\tdescription", `{"` + long + `":1,"ok":2}`, "t: Multi line description\nArguments given: ok, and 1 more"},
-		{"No stop", `{"a\u0007":1}`, "t: No stop\nArguments given: and 1 more"},
-	} {
-		def := toolDefSchema("t", tc.desc, map[string]any{"type": "object"})
-		if got := discovery.DefaultPreview(def, json.RawMessage(tc.args)); got != tc.want {
-			t.Errorf("DefaultPreview(%q, %s) = %q, want %q", tc.desc, tc.args, got, tc.want)
-		}
-	}
-	var b strings.Builder
-	b.WriteString("{")
-	for i := range 40 {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, `"n%02d":1`, i)
-	}
-	b.WriteString("}")
-	got := discovery.DefaultPreview(toolDefSchema("t", strings.Repeat("word ", 200), map[string]any{}), json.RawMessage(b.String()))
-	if !strings.HasSuffix(got, ", and 8 more") || len(strings.SplitN(got, "\n", 2)[0]) > len("t: ")+300 {
-		t.Errorf("DefaultPreview with 40 names and a long sentence = %q", got)
-	}
-}
-
 // A confirmation token is bound to the contract the principal is served, so to what the
 // visibility leaves it: a Discoverer sharing the Sealer refuses it once another tool's
 // definition changed (the held tool's own is unchanged), or when its visibility serves
@@ -460,14 +426,14 @@ func TestSafeModeTokenBoundToContractAndVisibility(t *testing.T) {
 	call := discovery.Call{Tool: "model_delete", Arguments: json.RawMessage(args), Confirmation: tok}
 	same := newDiscoverer(f.cat, f.store, func(o *discovery.Options) {
 		o.Signer = signer
-		o.SafeMode = discovery.SafeMode{Enabled: true, Exempt: []string{"issue_meta"}}
+		o.SafeMode = safemode.Options{Enabled: true, Exempt: []string{"issue_meta"}}
 	})
 	if err := same.AuthorizeCall(t.Context(), alice, call); err != nil {
 		t.Fatalf("same catalog, visibility and Sealer: %v, want the token to confirm", err)
 	}
 	sameTools := newDiscoverer(f.cat, f.store, func(o *discovery.Options) {
 		o.Signer = signer
-		o.SafeMode = discovery.SafeMode{Enabled: true, Exempt: []string{"issue_meta"}}
+		o.SafeMode = safemode.Options{Enabled: true, Exempt: []string{"issue_meta"}}
 		o.Visibility = discovery.Visibility{Exclude: []string{"no_such_tool"}}
 	})
 	if err := sameTools.AuthorizeCall(t.Context(), alice, call); err != nil {
@@ -483,7 +449,7 @@ func TestSafeModeTokenBoundToContractAndVisibility(t *testing.T) {
 	} {
 		d := newDiscoverer(f.cat, f.store, func(o *discovery.Options) {
 			o.Signer = signer
-			o.SafeMode = discovery.SafeMode{Enabled: true, Exempt: []string{"issue_meta"}}
+			o.SafeMode = safemode.Options{Enabled: true, Exempt: []string{"issue_meta"}}
 			edit(o)
 		})
 		wantInvalidConfirmation(t, name, d.AuthorizeCall(t.Context(), alice, call), tok, args)

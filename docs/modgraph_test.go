@@ -11,7 +11,7 @@ import (
 // one such import would make every importer download it (README, "Adapters and your
 // module graph").
 func TestCoreTestsImportNoHeavyModule(t *testing.T) {
-	core := []string{"discovery", "discovery/wire", "grants", "grants/grantstest", "rank", "validate", "cursor", "schemaguard", "plan"}
+	core := []string{"discovery", "discovery/wire", "grants", "grants/grantstest", "rank", "validate", "cursor", "schemaguard", "plan", "metatool", "safemode", "observe"}
 	args := []string{"list", "-deps", "-test"}
 	for _, p := range core {
 		args = append(args, "github.com/deferredtools/deferredtools/"+p)

@@ -52,7 +52,7 @@
 // VIS-2), then from the same grant read the contract pin
 // (params._meta.contract_digest), the arguments against the full schema, the host's
 // CheckCall and, in safe mode, the confirmation token
-// (params._meta[discovery.MetaConfirmation]). A call safe mode holds is answered, as
+// (params._meta[safemode.MetaKey]). A call safe mode holds is answered, as
 // mcpsdk answers it, with a preview result: isError, the preview as text, the token in
 // the result's _meta only. Refusals are JSON-RPC errors
 // {"code","message","data":{"error","status"}}; invalid arguments (400) are a

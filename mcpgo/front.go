@@ -13,6 +13,7 @@ import (
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/internal/rpcwire"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 // The front: what Listen and Handler do with one raw message before mcp-go sees it.
@@ -94,7 +95,7 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 	}
 	err = finish(ctx, p, discovery.Call{Tool: name, Arguments: args,
 		ContractPin:  metaString(m["_meta"], MetaContractDigest),
-		Confirmation: metaString(m["_meta"], discovery.MetaConfirmation)}) // safe mode's token
+		Confirmation: metaString(m["_meta"], safemode.MetaKey)}) // safe mode's token
 	if err == nil {
 		return nil, false
 	}
@@ -131,12 +132,12 @@ func cleanCallResult(id, result []byte) (out []byte, changed bool) {
 	return appendResult(nil, id, invalidArguments(&discovery.Error{Code: discovery.CodeInvalidArguments})), true
 }
 
-// preview is the tool result of a call safe mode holds (discovery.SafeMode), as the
+// preview is the tool result of a call safe mode holds (package safemode), as the
 // mcpsdk adapter writes it: isError, since nothing ran; the text says so and holds the
-// preview; the token travels in the result's _meta[discovery.MetaConfirmation] only,
+// preview; the token travels in the result's _meta[safemode.MetaKey] only,
 // not in the text the model reads.
 func preview(cr *discovery.ConfirmationRequired) []byte {
-	b := append([]byte(`{"_meta":{`), quote(discovery.MetaConfirmation)...)
+	b := append([]byte(`{"_meta":{`), quote(safemode.MetaKey)...)
 	b = append(append(b, ':'), quote(cr.Token)...)
 	b = append(b, `},"content":[{"type":"text","text":`...)
 	b = append(b, quote(cr.Text())...)

@@ -17,6 +17,8 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/mcpgo"
+	"github.com/deferredtools/deferredtools/metatool"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 // safeMetaFixture is an mcp-go server with a meta tool (keys: list is read-only,
@@ -50,8 +52,8 @@ func safeMetaFixture(t *testing.T) (*fixture, map[string]*atomic.Int64) {
 	add(`{"name":"notes_write","description":"Write a note. It replaces the old one.","inputSchema":{"type":"object",` +
 		`"properties":{"text":{"type":"string"}},"required":["text"]}}`)
 	yes := true
-	cat, err := mcpgo.CatalogFromServer(s, &discovery.CatalogOptions{MetaTools: map[string]discovery.MetaTool{
-		"keys": {Actions: []discovery.MetaAction{{Name: "list", ReadOnlyHint: &yes}, {Name: "create"}, {Name: "revoke", DestructiveHint: &yes}}},
+	cat, err := mcpgo.CatalogFromServer(s, &discovery.CatalogOptions{MetaTools: map[string]metatool.Tool{
+		"keys": {Actions: []metatool.Action{{Name: "list", ReadOnlyHint: &yes}, {Name: "create"}, {Name: "revoke", DestructiveHint: &yes}}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +63,7 @@ func safeMetaFixture(t *testing.T) (*fixture, map[string]*atomic.Int64) {
 		mem.Put(context.Background(), grants.Row{Principal: alice.ID, Tool: tool, Effect: grants.Allow})
 	}
 	f := &fixture{cat: cat, server: s, reads: &countingReader{Reader: mem}}
-	f.d = discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: f.reads, SafeMode: discovery.SafeMode{Enabled: true}})
+	f.d = discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: f.reads, SafeMode: safemode.Options{Enabled: true}})
 	f.a = mcpgo.New(f.d, nil)
 	return f, ran
 }
@@ -84,7 +86,7 @@ func TestSafeModeAndMetaToolsThroughAdapter(t *testing.T) {
 		callLine := func(id int, tool, args, token string) string {
 			meta := ""
 			if token != "" {
-				meta = fmt.Sprintf(`,"_meta":{%q:%q}`, discovery.MetaConfirmation, token)
+				meta = fmt.Sprintf(`,"_meta":{%q:%q}`, safemode.MetaKey, token)
 			}
 			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s%s}}`, id, tool, args, meta)
 		}
@@ -99,7 +101,7 @@ func TestSafeModeAndMetaToolsThroughAdapter(t *testing.T) {
 			if err := json.Unmarshal(resp, &r); err != nil || !r.Result.IsError || len(r.Result.Content) != 1 {
 				t.Fatalf("not a preview result: %s", resp)
 			}
-			token := r.Result.Meta[discovery.MetaConfirmation]
+			token := r.Result.Meta[safemode.MetaKey]
 			if token == "" || strings.Contains(r.Result.Content[0].Text, token) {
 				t.Fatalf("the preview's token is missing or in the text: %s", resp)
 			}
@@ -162,7 +164,7 @@ func TestSafeModeAndMetaToolsThroughAdapter(t *testing.T) {
 		call := func(tool string, args map[string]any, token string) (*mcp.CallToolResult, error) {
 			p := mcp.CallToolParams{Name: tool, Arguments: args}
 			if token != "" {
-				p.Meta = &mcp.Meta{AdditionalFields: map[string]any{discovery.MetaConfirmation: token}}
+				p.Meta = &mcp.Meta{AdditionalFields: map[string]any{safemode.MetaKey: token}}
 			}
 			return c.CallTool(ctx, mcp.CallToolRequest{Params: p})
 		}
@@ -173,7 +175,7 @@ func TestSafeModeAndMetaToolsThroughAdapter(t *testing.T) {
 		if err != nil || !res.IsError || res.Meta == nil {
 			t.Fatalf("notes_write without a token: %+v, %v; want a preview", res, err)
 		}
-		token, _ := res.Meta.AdditionalFields[discovery.MetaConfirmation].(string)
+		token, _ := res.Meta.AdditionalFields[safemode.MetaKey].(string)
 		if token == "" || ran["notes_write"].Load() != 0 {
 			t.Fatalf("no token in the preview's _meta (%v), or the handler ran", res.Meta.AdditionalFields)
 		}

@@ -100,7 +100,7 @@
 //     action not served is refused alike, whatever the other arguments.
 //     A granted call goes on; the middleware then decides it in full (arguments,
 //     contract pin, CheckCall, safe mode with the token of
-//     params._meta[discovery.MetaConfirmation]) from the same grant read, so each call
+//     params._meta[safemode.MetaKey]) from the same grant read, so each call
 //     reads grants once. A typed tool (mcp.AddTool) whose SDK cannot decode arguments
 //     the schema allows (an integer past int64, a number past float32) answers a tool
 //     result with isError and the text "invalid arguments", never the SDK's decoding
@@ -180,8 +180,7 @@
 // params and invalid cursor are tool results with isError true (the model can correct
 // them); its other refusals are JSON-RPC errors like the method's. Its pages come from
 // discovery's DiscoverTool, which sizes them for a result that carries the page twice,
-// so a tool response stays within 64 KiB too (for request ids of up to
-// discovery.MaxIDBytes bytes).
+// so a tool response stays within 64 KiB too (for request ids of up to 64 bytes).
 //
 // A PrincipalFunc that fails refuses the request with unauthenticated (401), before
 // anything is read.

@@ -15,6 +15,7 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/mcpsdk"
+	"github.com/deferredtools/deferredtools/metatool"
 )
 
 // The meta tool of these tests: "station", action read, reset or delete. Anyone with
@@ -28,7 +29,7 @@ const stationTool = `{"name":"station","description":"Read, reset or delete a we
 func metaFixture(t *testing.T, pf mcpsdk.PrincipalFunc) (*fixture, *grants.Memory) {
 	t.Helper()
 	cat, err := discovery.NewCatalog(append(testTools(), json.RawMessage(stationTool)), &discovery.CatalogOptions{
-		MetaTools: map[string]discovery.MetaTool{"station": {Actions: []discovery.MetaAction{{Name: "read"}, {Name: "reset"}, {Name: "delete"}}}},
+		MetaTools: map[string]metatool.Tool{"station": {Actions: []metatool.Action{{Name: "read"}, {Name: "reset"}, {Name: "delete"}}}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/internal/rpcwire"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 // MetaContractDigest is the _meta member that carries the contract digest: in
@@ -180,8 +181,8 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 		return a.discoveryTool(ctx, p, params.Arguments)
 	}
 	pin, _ := params.Meta[MetaContractDigest].(string)
-	confirmation, _ := params.Meta[discovery.MetaConfirmation].(string) // safe mode's token
-	call := a.pending.take(req.Extra)                                   // the front's decision on this request, if it made one
+	confirmation, _ := params.Meta[safemode.MetaKey].(string) // safe mode's token
+	call := a.pending.take(req.Extra)                         // the front's decision on this request, if it made one
 	if call == nil {
 		call = a.d.AuthorizeCall
 	}
@@ -231,15 +232,15 @@ func invalidArguments(e *discovery.Error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: rpcwire.InvalidArgumentsText(e)}}}
 }
 
-// preview is the tool result of a call safe mode holds (discovery.SafeMode): isError,
+// preview is the tool result of a call safe mode holds (package safemode): isError,
 // since nothing ran, so a client unaware of safe mode never takes it for the tool's
 // result; the text says so and holds the preview; the token travels in the result's
-// _meta[discovery.MetaConfirmation] only, for the client (and the person confirming),
+// _meta[safemode.MetaKey] only, for the client (and the person confirming),
 // not in the text the model reads. No structuredContent: it would have to match the
 // tool's outputSchema.
 func preview(cr *discovery.ConfirmationRequired) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		Meta:    mcp.Meta{discovery.MetaConfirmation: cr.Token},
+		Meta:    mcp.Meta{safemode.MetaKey: cr.Token},
 		IsError: true,
 		Content: []mcp.Content{&mcp.TextContent{Text: cr.Text()}},
 	}

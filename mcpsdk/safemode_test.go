@@ -16,6 +16,7 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/mcpsdk"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 // safeFixture is the test server with the adapter over a Discoverer in safe mode
@@ -34,7 +35,7 @@ func safeFixture(t testing.TB, pf mcpsdk.PrincipalFunc) *fixture {
 	}
 	f := &fixture{cat: cat, reads: &countingReader{Reader: mem}}
 	f.d = discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: f.reads,
-		SafeMode: discovery.SafeMode{Enabled: true, Exempt: []string{"weather_station_0"}}})
+		SafeMode: safemode.Options{Enabled: true, Exempt: []string{"weather_station_0"}}})
 	f.a = mcpsdk.New(f.d, &mcpsdk.Options{Principal: pf, DiscoveryTool: "search_tools"})
 	f.server = newSDKServerOpts(cat, nil, &f.handled)
 	f.a.Install(f.server)
@@ -97,7 +98,7 @@ func TestSafeModeOverTransports(t *testing.T) {
 			if err != nil {
 				t.Fatalf("held call: %v", err)
 			}
-			tok, _ := res.Meta[discovery.MetaConfirmation].(string)
+			tok, _ := res.Meta[safemode.MetaKey].(string)
 			text := ""
 			if len(res.Content) == 1 {
 				text = res.Content[0].(*mcp.TextContent).Text
@@ -126,7 +127,7 @@ func TestSafeModeOverTransports(t *testing.T) {
 				}
 			}
 			withToken := func(tok string, args map[string]any) *mcp.CallToolParams {
-				return &mcp.CallToolParams{Name: "weather_forecast", Arguments: args, Meta: mcp.Meta{discovery.MetaConfirmation: tok}}
+				return &mcp.CallToolParams{Name: "weather_forecast", Arguments: args, Meta: mcp.Meta{safemode.MetaKey: tok}}
 			}
 			refused("other arguments", as, withToken(tok, map[string]any{"city": "Bergen-secret", "days": 3}))
 			refused("another principal", bs, withToken(tok, args))
@@ -145,7 +146,7 @@ func TestSafeModeOverTransports(t *testing.T) {
 
 			// A grant change (a new row of alice's) refuses the token it made stale.
 			res, _ = as.CallTool(ctx, &mcp.CallToolParams{Name: "weather_forecast", Arguments: args})
-			tok2, _ := res.Meta[discovery.MetaConfirmation].(string)
+			tok2, _ := res.Meta[safemode.MetaKey].(string)
 			if _, err := f.reads.Reader.(*grants.Memory).Put(ctx, grants.Row{Principal: "alice", Tool: "secrets_read", Effect: grants.Deny, Revision: 1}); err != nil {
 				t.Fatal(err)
 			}
@@ -182,18 +183,18 @@ func TestSafeModeWire(t *testing.T) {
 		t.Fatalf("%s: %v", resp, err)
 	}
 	var tok string
-	json.Unmarshal(env.Result.Meta[discovery.MetaConfirmation], &tok)
+	json.Unmarshal(env.Result.Meta[safemode.MetaKey], &tok)
 	if tok == "" || !env.Result.IsError || len(env.Result.Content) != 1 || env.Result.Content[0].Type != "text" ||
 		strings.Contains(env.Result.Content[0].Text, tok) || strings.Contains(env.Result.Content[0].Text, "abc") {
 		t.Fatalf("preview on the wire = %s", resp)
 	}
-	resp = c.call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deploy_model","arguments":{"model":"xyz"},"_meta":{"deferredtools/confirmation":`+string(env.Result.Meta[discovery.MetaConfirmation])+`}}}`, `2`)
+	resp = c.call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deploy_model","arguments":{"model":"xyz"},"_meta":{"deferredtools/confirmation":`+string(env.Result.Meta[safemode.MetaKey])+`}}}`, `2`)
 	e := decodeError(t, resp)
 	if e == nil || e.Code != -32602 || e.Message != "invalid_confirmation" || e.Data.Status != 400 ||
 		strings.Contains(string(resp), tok) || strings.Contains(string(resp), "xyz") {
 		t.Fatalf("token for other arguments on the wire = %s", resp)
 	}
-	resp = c.call(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"deploy_model","arguments":{"model":"abc"},"_meta":{"deferredtools/confirmation":`+string(env.Result.Meta[discovery.MetaConfirmation])+`}}}`, `3`)
+	resp = c.call(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"deploy_model","arguments":{"model":"abc"},"_meta":{"deferredtools/confirmation":`+string(env.Result.Meta[safemode.MetaKey])+`}}}`, `3`)
 	if !strings.Contains(string(resp), `"ran deploy_model"`) || f.calls("deploy_model") != 1 {
 		t.Fatalf("confirmed call on the wire = %s, handler ran %d times", resp, f.calls("deploy_model"))
 	}

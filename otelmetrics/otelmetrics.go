@@ -1,6 +1,6 @@
 // Package otelmetrics records a Discoverer's decisions as OpenTelemetry metrics: a
 // counter of decisions, a latency histogram and counters of the tools and bytes
-// served, each by op and code (see discovery.Event). It is a package of its own so
+// served, each by op and code (see observe.Event). It is a package of its own so
 // that importers of the core packages never compile OpenTelemetry.
 //
 //	m, err := otelmetrics.New(otel.GetMeterProvider())
@@ -30,6 +30,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/observe"
 )
 
 // Scope is the instrumentation scope name of the Meter New takes from the provider.
@@ -49,7 +50,7 @@ var durationBounds = []float64{
 	0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 }
 
-// Metrics records discovery.Events into its instruments. It is safe for concurrent
+// Metrics records observe.Events into its instruments. It is safe for concurrent
 // use.
 type Metrics struct {
 	decisions metric.Int64Counter
@@ -60,8 +61,8 @@ type Metrics struct {
 }
 
 type series struct {
-	op   discovery.Op
-	code discovery.Code
+	op   observe.Op
+	code string // a discovery.Code's value, "" when served or allowed
 }
 
 // options are the measurement options of one series, built once so that recording
@@ -73,12 +74,21 @@ type options struct {
 
 // ops and codes are the attribute values New prepares series for.
 var (
-	ops = []discovery.Op{
-		discovery.OpDiscover, discovery.OpDiscoverTool, discovery.OpList,
-		discovery.OpAuthorizeTool, discovery.OpAuthorizeCall,
+	ops = []observe.Op{
+		observe.OpDiscover, observe.OpDiscoverTool, observe.OpList,
+		observe.OpAuthorizeTool, observe.OpAuthorizeCall,
 	}
-	codes = append([]discovery.Code{""}, discovery.Codes()...)
+	codes = codeWords()
 )
+
+// codeWords returns "" and the value of every discovery.Code.
+func codeWords() []string {
+	words := []string{""}
+	for _, c := range discovery.Codes() {
+		words = append(words, string(c))
+	}
+	return words
+}
 
 // New returns Metrics recording with a Meter of mp named Scope. It fails only when mp
 // refuses to create an instrument.
@@ -114,8 +124,8 @@ func New(mp metric.MeterProvider) (*Metrics, error) {
 	return m, nil
 }
 
-func newOptions(op discovery.Op, code discovery.Code) *options {
-	word := string(code)
+func newOptions(op observe.Op, code string) *options {
+	word := code
 	if code == "" {
 		word = "ok"
 	}
@@ -126,7 +136,7 @@ func newOptions(op discovery.Op, code discovery.Code) *options {
 // Observe records e: it is an Options.Observe for a Discoverer. ctx reaches the
 // instruments (for exemplars). An event of an op New did not know (a later version's)
 // is recorded with options built for it.
-func (m *Metrics) Observe(ctx context.Context, e discovery.Event) {
+func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	o := m.sets[series{e.Op, e.Code}]
 	if o == nil {
 		o = newOptions(e.Op, e.Code)

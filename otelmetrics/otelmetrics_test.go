@@ -18,6 +18,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/observe"
 	"github.com/deferredtools/deferredtools/otelmetrics"
 )
 
@@ -35,7 +36,7 @@ func tool(name, description string) json.RawMessage {
 type fixture struct {
 	reader *sdkmetric.ManualReader
 	mu     sync.Mutex
-	events []discovery.Event
+	events []observe.Event
 	build  func(edit func(*discovery.Options)) *discovery.Discoverer
 }
 
@@ -62,7 +63,7 @@ func newFixture(t *testing.T, who grants.Principal) *fixture {
 			t.Fatal(err)
 		}
 	}
-	observe := func(ctx context.Context, e discovery.Event) {
+	record := func(ctx context.Context, e observe.Event) {
 		f.mu.Lock()
 		f.events = append(f.events, e)
 		f.mu.Unlock()
@@ -78,7 +79,7 @@ func newFixture(t *testing.T, who grants.Principal) *fixture {
 		return nil
 	}
 	f.build = func(edit func(*discovery.Options)) *discovery.Discoverer {
-		o := &discovery.Options{Enabled: true, Catalog: cat, Grants: store, Observe: observe, CheckCall: check}
+		o := &discovery.Options{Enabled: true, Catalog: cat, Grants: store, Observe: record, CheckCall: check}
 		if edit != nil {
 			edit(o)
 		}
@@ -247,7 +248,7 @@ func TestMetricsNoContent(t *testing.T) {
 		if s := fmt.Sprintf("%#v", e); strings.Contains(strings.ToLower(s), canary) {
 			t.Errorf("an event carries client or host text: %s", s)
 		}
-		codes[e.Code] = true
+		codes[discovery.Code(e.Code)] = true
 	}
 	for _, c := range []discovery.Code{"", discovery.CodeInvalidParams, discovery.CodeInvalidCursor, discovery.CodeInvalidRequest,
 		discovery.CodeInvalidArguments, discovery.CodeToolNotGranted, discovery.CodeContractChanged, discovery.CodeCallRefused,
@@ -322,7 +323,7 @@ func TestObserveAllocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	e := discovery.Event{Op: discovery.OpDiscover, Duration: 30000, Tools: 16, Bytes: 60000}
+	e := observe.Event{Op: observe.OpDiscover, Duration: 30000, Tools: 16, Bytes: 60000}
 	m.Observe(ctx, e)
 	if n := testing.AllocsPerRun(100, func() { m.Observe(ctx, e) }); n != 0 {
 		t.Errorf("Observe: %v allocations, want 0", n)
@@ -367,8 +368,8 @@ func TestMetricsUnknownOp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Observe(context.Background(), discovery.Event{Op: "later_op", Tools: 2, Bytes: 30})
-	m.Observe(context.Background(), discovery.Event{Op: "later_op", Code: discovery.CodeInternal})
+	m.Observe(context.Background(), observe.Event{Op: "later_op", Tools: 2, Bytes: 30})
+	m.Observe(context.Background(), observe.Event{Op: "later_op", Code: string(discovery.CodeInternal)})
 	f := &fixture{reader: reader}
 	got := sums(t, f.collect(t))
 	for name, want := range map[string]map[string]float64{

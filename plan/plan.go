@@ -222,7 +222,7 @@ type Planner struct {
 }
 
 // SafeModeMark follows the name of a tool on a client-side catalog line when the
-// Discoverer's safe mode holds its calls for confirmation (discovery.SafeMode); the
+// Discoverer's safe mode holds its calls for confirmation (package safemode); the
 // catalog's header then says what it means.
 const SafeModeMark = " [confirm]"
 

@@ -9,11 +9,12 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/plan"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 // safePlanner is a Planner over demo-like tools (even ones read-only) granted to alice,
 // with the Discoverer's safe mode set to safe.
-func safePlanner(t testing.TB, safe discovery.SafeMode) (*plan.Planner, grants.Principal) {
+func safePlanner(t testing.TB, safe safemode.Options) (*plan.Planner, grants.Principal) {
 	t.Helper()
 	tools := []planTool{
 		{Name: "a_get", Description: "Get an item.", ReadOnly: true},
@@ -45,7 +46,7 @@ func TestPlanMarksSafeModeTools(t *testing.T) {
 	ctx := context.Background()
 	header := "More tools are available than are loaded. Call search_tools with a few words describing the task to get the full definitions of the matching tools:\n"
 	note := "Tools marked [confirm] do not run at first: they answer a preview, and run when the same call is made again with the confirmation it hands out.\n"
-	pl, p := safePlanner(t, discovery.SafeMode{Enabled: true, Exempt: []string{"c_meta"}})
+	pl, p := safePlanner(t, safemode.Options{Enabled: true, Exempt: []string{"c_meta"}})
 	tp, err := pl.Plan(ctx, p, plan.ModelCapabilities{})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +72,7 @@ func TestPlanMarksSafeModeTools(t *testing.T) {
 		t.Errorf("catalog without marked tools =\n%s\nwant no mark and no note", tp.Catalog)
 	}
 
-	off, p := safePlanner(t, discovery.SafeMode{})
+	off, p := safePlanner(t, safemode.Options{})
 	tpOff, err := off.Plan(ctx, p, plan.ModelCapabilities{})
 	if err != nil {
 		t.Fatal(err)

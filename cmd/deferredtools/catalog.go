@@ -15,6 +15,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/metatool"
 	"github.com/deferredtools/deferredtools/rank/rankeval"
 	"github.com/deferredtools/deferredtools/schemaguard"
 	"github.com/deferredtools/deferredtools/validate"
@@ -65,7 +66,7 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("catalog check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
-	metaFile := fs.String("meta-tools", "", "a JSON `FILE` declaring meta tools' actions (discovery.ParseMetaTools)")
+	metaFile := fs.String("meta-tools", "", "a JSON `FILE` declaring meta tools' actions (metatool.Parse)")
 	// The file may come before or after the flags.
 	var file string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -96,8 +97,8 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return errMetaRead
 		}
-		if opts.MetaTools, err = discovery.ParseMetaTools(text); err != nil {
-			return err // a *discovery.MetaToolsError: the rule broken, never content
+		if opts.MetaTools, err = metatool.Parse(text); err != nil {
+			return err // a *metatool.Error: the rule broken, never content
 		}
 	}
 	cat, err := discovery.NewCatalog(tools, opts)

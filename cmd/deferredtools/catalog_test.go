@@ -256,7 +256,7 @@ func TestCatalogCheckMetaTools(t *testing.T) {
 		t.Errorf("catalog check -json -meta-tools = %+v", rep)
 	}
 	refused(t, "cannot read the meta tools file", "catalog", "check", path, "-meta-tools", filepath.Join(t.TempDir(), "missing.json"))
-	refused(t, "meta tools refused: malformed", "catalog", "check", path, "-meta-tools", writeFile(t, "bad.json", `{"keys": `))
+	refused(t, "declarations refused: malformed", "catalog", "check", path, "-meta-tools", writeFile(t, "bad.json", `{"keys": `))
 	refused(t, "catalog refused: meta tool: no such tool", "catalog", "check", path, "-meta-tools",
 		writeFile(t, "other.json", `{"gone": {"actions": [{"name": "list"}]}}`))
 }

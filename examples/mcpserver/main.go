@@ -10,7 +10,7 @@
 //
 //	-catalog FILE      a JSON array of MCP tool definitions (default: the embedded demo catalog)
 //	-meta-tools FILE   a JSON object declaring the catalog's meta tools and their actions
-//	                   (see discovery.ParseMetaTools; the demo's: examples/internal/demo/metatools.json)
+//	                   (see metatool.Parse; the demo's: examples/internal/demo/metatools.json)
 //	-grants FILE       a JSON array of {"principal","tool","scopes","effect","revision"} rows
 //	                   (default: the demo grants with the demo catalog, none with -catalog)
 //	-db sqlite:PATH    keep grants in a SQLite database (created and migrated when needed;
@@ -24,7 +24,7 @@
 //	-safe-mode         hold calls to mutating tools (no readOnlyHint, or destructiveHint)
 //	                   for confirmation: they answer a preview and a token in
 //	                   _meta["deferredtools/confirmation"], and run when called again
-//	                   with it in params._meta (see discovery.SafeMode)
+//	                   with it in params._meta (see package safemode)
 //	-safe-mode-exempt a,b  with -safe-mode: tools it never holds
 //
 // With -http, these bound what a connection or session may hold (0 turns one off):
@@ -67,6 +67,8 @@ import (
 	"github.com/deferredtools/deferredtools/examples/internal/demo"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/mcpsdk"
+	"github.com/deferredtools/deferredtools/metatool"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 func main() {
@@ -160,7 +162,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Enabled:  discovery.SwitchFromEnv(lookup, logger),
 		Catalog:  cat,
 		Grants:   store,
-		SafeMode: discovery.SafeMode{Enabled: c.safeMode, Exempt: splitScopes(c.safeExempt)},
+		SafeMode: safemode.Options{Enabled: c.safeMode, Exempt: splitScopes(c.safeExempt)},
 	})
 	opts := &mcpsdk.Options{DiscoveryTool: c.tool}
 	if c.http == "" {
@@ -248,8 +250,8 @@ func loadCatalog(path string) ([]json.RawMessage, error) {
 }
 
 // loadMetaTools reads the -meta-tools file: nil without one; a file that is no
-// declaration is refused with its *discovery.MetaToolsError.
-func loadMetaTools(path string) (map[string]discovery.MetaTool, error) {
+// declaration is refused with its *metatool.Error.
+func loadMetaTools(path string) (map[string]metatool.Tool, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -257,7 +259,7 @@ func loadMetaTools(path string) (map[string]discovery.MetaTool, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := discovery.ParseMetaTools(data)
+	m, err := metatool.Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("-meta-tools: %w", err)
 	}

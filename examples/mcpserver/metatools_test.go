@@ -18,6 +18,7 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/examples/internal/demo"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/metatool"
 )
 
 // demoMetaTools is the demo's declaration of its meta tool "keys", as the README's
@@ -143,7 +144,7 @@ func TestMetaToolsDemoWalkthrough(t *testing.T) {
 
 // A -meta-tools file that is no declaration, or that does not fit the catalog, stops
 // the server with exit status 1 and one line saying which rule; loadMetaTools answers
-// the typed *discovery.MetaToolsError.
+// the typed *metatool.Error.
 func TestMetaToolsFlagRefused(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -155,11 +156,11 @@ func TestMetaToolsFlagRefused(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, text, want string
-		typed            bool // loadMetaTools answers a *discovery.MetaToolsError
+		typed            bool // loadMetaTools answers a *metatool.Error
 	}{
-		{"not json", `{"keys":`, "mcpserver: -meta-tools: discovery: meta tools refused: malformed", true},
-		{"unknown member", `{"keys":{"actions":[{"name":"list"}],"verbs":[]}}`, "mcpserver: -meta-tools: discovery: meta tools refused: member", true},
-		{"no meta tool", `{}`, "mcpserver: -meta-tools: discovery: meta tools refused: empty", true},
+		{"not json", `{"keys":`, "mcpserver: -meta-tools: metatool: declarations refused: malformed", true},
+		{"unknown member", `{"keys":{"actions":[{"name":"list"}],"verbs":[]}}`, "mcpserver: -meta-tools: metatool: declarations refused: member", true},
+		{"no meta tool", `{}`, "mcpserver: -meta-tools: metatool: declarations refused: empty", true},
 		{"no such tool", `{"locks":{"actions":[{"name":"list"}]}}`, `mcpserver: discovery: catalog refused: meta tool: no such tool (name "locks")`, false},
 		{"not the enum", `{"keys":{"actions":[{"name":"list"},{"name":"create"}]}}`, `catalog refused: tool 42: meta tool: actions (name "keys")`, false},
 		{"a plain tool", `{"keys_list":{"actions":[{"name":"list"}]}}`, `meta tool: argument (name "keys_list")`, false},
@@ -167,9 +168,9 @@ func TestMetaToolsFlagRefused(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			path := write(strings.ReplaceAll(c.name, " ", "_")+".json", c.text)
 			_, err := loadMetaTools(path)
-			var me *discovery.MetaToolsError
+			var me *metatool.Error
 			if errors.As(err, &me) != c.typed {
-				t.Errorf("loadMetaTools = %v; want a *discovery.MetaToolsError: %v", err, c.typed)
+				t.Errorf("loadMetaTools = %v; want a *metatool.Error: %v", err, c.typed)
 			}
 			cmd := command(t, true, "-meta-tools", path)
 			var stderr bytes.Buffer

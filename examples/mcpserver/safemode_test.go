@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/safemode"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/deferredtools/deferredtools/discovery"
 )
 
 // -safe-mode over a real stdio subprocess: a mutating demo tool answers a preview and a
@@ -29,19 +28,19 @@ func TestSafeModeFlag(t *testing.T) {
 	if err != nil || ran(res) || !res.IsError {
 		t.Fatalf("models_delete under -safe-mode = %+v, %v, want a preview", res, err)
 	}
-	tok, _ := res.Meta[discovery.MetaConfirmation].(string)
+	tok, _ := res.Meta[safemode.MetaKey].(string)
 	text := res.Content[0].(*mcp.TextContent).Text
 	want := "models_delete: Delete a model and every version of it.\nArguments given: confirm, model"
 	if tok == "" || !strings.HasSuffix(text, want) || strings.Contains(text, "acme") {
 		t.Fatalf("preview = %q (token %q), want one ending %q, with a token and no value", text, tok, want)
 	}
-	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "models_delete", Meta: mcp.Meta{discovery.MetaConfirmation: tok},
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "models_delete", Meta: mcp.Meta{safemode.MetaKey: tok},
 		Arguments: map[string]any{"model": "acme/other", "confirm": true}})
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Message != "invalid_confirmation" || strings.Contains(err.Error(), tok) {
 		t.Errorf("token for other arguments = %v, want invalid_confirmation", err)
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "models_delete", Arguments: args, Meta: mcp.Meta{discovery.MetaConfirmation: tok}})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "models_delete", Arguments: args, Meta: mcp.Meta{safemode.MetaKey: tok}})
 	if err != nil || !ran(res) {
 		t.Errorf("confirmed models_delete = %+v, %v, want it to run", res, err)
 	}

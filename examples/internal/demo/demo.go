@@ -2,7 +2,7 @@
 // machine-learning platform (model registry, datasets, training, evaluation,
 // deployments, inference, billing, API keys, monitoring), their grant rows, and two
 // principals. One tool, keys, takes an action argument (list, create, revoke):
-// metatools.json declares it a meta tool (discovery.ParseMetaTools), whose actions
+// metatools.json declares it a meta tool (metatool.Parse), whose actions
 // the rows keys.list, keys.create and keys.revoke grant; without that declaration no
 // row names keys and it is never granted.
 package demo

@@ -1,58 +1,57 @@
-package discovery
+package metatool
 
 import (
 	"errors"
 
 	"github.com/deferredtools/deferredtools/internal/jsonlex"
+	"github.com/deferredtools/deferredtools/internal/tooldef"
 )
 
-// ErrMetaTools reports meta tool declarations that ParseMetaTools refused; see
-// MetaToolsError.
-var ErrMetaTools = errors.New("discovery: meta tools refused")
+// ErrRefused reports declarations that Parse refused; see Error.
+var ErrRefused = errors.New("metatool: declarations refused")
 
-// A MetaToolsError says why ParseMetaTools refused its text: which rule, never the
-// text's content.
-type MetaToolsError struct {
+// An Error says why Parse refused its text: which rule, never the text's content.
+type Error struct {
 	// Reason is the rule broken: "malformed" (not one JSON object of UTF-8 text),
 	// "member" (a member not in the format, repeated, or of the wrong type) or
 	// "empty" (no meta tool).
 	Reason string
 }
 
-func (e *MetaToolsError) Error() string { return "discovery: meta tools refused: " + e.Reason }
+func (e *Error) Error() string { return "metatool: declarations refused: " + e.Reason }
 
-// Unwrap returns ErrMetaTools.
-func (e *MetaToolsError) Unwrap() error { return ErrMetaTools }
+// Unwrap returns ErrRefused.
+func (e *Error) Unwrap() error { return ErrRefused }
 
-// ParseMetaTools reads meta tool declarations (CatalogOptions.MetaTools) from JSON
+// Parse reads meta tool declarations (discovery.CatalogOptions.MetaTools) from JSON
 // text: an object mapping each meta tool's name to
 //
 //	{"argument": NAME, "actions": [{"name": NAME, "readOnlyHint": BOOL, "destructiveHint": BOOL}, ...]}
 //
 // where "argument" and the hints are optional. Members are read by their exact names;
-// an unknown, repeated or mistyped member refuses the text with a *MetaToolsError.
-// Whether the declarations fit a catalog is NewCatalog's to decide.
-func ParseMetaTools(text []byte) (map[string]MetaTool, error) {
+// an unknown, repeated or mistyped member refuses the text with an *Error. Whether the
+// declarations fit a catalog is discovery.NewCatalog's to decide.
+func Parse(text []byte) (map[string]Tool, error) {
 	if _, ok := jsonlex.Valid(text); !ok || !validUTF8Strings(text) || text[jsonlex.SkipSpace(text, 0)] != '{' {
-		return nil, &MetaToolsError{Reason: "malformed"}
+		return nil, &Error{Reason: "malformed"}
 	}
-	out := map[string]MetaTool{}
+	out := map[string]Tool{}
 	bad := false
-	members(text, func(key, val []byte) bool {
-		name, _ := stringValue(key)
+	tooldef.Members(text, func(key, val []byte) bool {
+		name, _ := tooldef.StringValue(key)
 		if _, dup := out[name]; dup {
 			bad = true
 			return false
 		}
-		m, ok := parseMetaTool(val)
+		m, ok := parseTool(val)
 		out[name], bad = m, !ok
 		return ok
 	})
 	switch {
 	case bad:
-		return nil, &MetaToolsError{Reason: "member"}
+		return nil, &Error{Reason: "member"}
 	case len(out) == 0:
-		return nil, &MetaToolsError{Reason: "empty"}
+		return nil, &Error{Reason: "empty"}
 	}
 	return out, nil
 }
@@ -72,15 +71,15 @@ func validUTF8Strings(text []byte) bool {
 	return true
 }
 
-// parseMetaTool reads one declaration: {"argument"?: string, "actions": [...]}.
-func parseMetaTool(val []byte) (m MetaTool, ok bool) {
+// parseTool reads one declaration: {"argument"?: string, "actions": [...]}.
+func parseTool(val []byte) (m Tool, ok bool) {
 	var seenArg, seenActions bool
-	ok = members(val, func(key, v []byte) bool {
+	ok = tooldef.Members(val, func(key, v []byte) bool {
 		switch {
 		case keyIs(key, "argument") && !seenArg:
 			seenArg = true
 			var isString bool
-			m.Argument, isString = stringValue(v)
+			m.Argument, isString = tooldef.StringValue(v)
 			return isString
 		case keyIs(key, "actions") && !seenActions:
 			seenActions = true
@@ -89,7 +88,7 @@ func parseMetaTool(val []byte) (m MetaTool, ok bool) {
 			}
 			good := true
 			arrayItems(v, func(item []byte) {
-				a, itemOK := parseMetaAction(item)
+				a, itemOK := parseAction(item)
 				good = good && itemOK
 				m.Actions = append(m.Actions, a)
 			})
@@ -100,17 +99,17 @@ func parseMetaTool(val []byte) (m MetaTool, ok bool) {
 	return m, ok && seenActions
 }
 
-// parseMetaAction reads one action: {"name": string, "readOnlyHint"?: bool,
+// parseAction reads one action: {"name": string, "readOnlyHint"?: bool,
 // "destructiveHint"?: bool}.
-func parseMetaAction(val []byte) (a MetaAction, ok bool) {
+func parseAction(val []byte) (a Action, ok bool) {
 	seenName := false
-	ok = members(val, func(key, v []byte) bool {
+	ok = tooldef.Members(val, func(key, v []byte) bool {
 		var hint **bool
 		switch {
 		case keyIs(key, "name") && !seenName:
 			seenName = true
 			var isString bool
-			a.Name, isString = stringValue(v)
+			a.Name, isString = tooldef.StringValue(v)
 			return isString
 		case keyIs(key, "readOnlyHint") && a.ReadOnlyHint == nil:
 			hint = &a.ReadOnlyHint
@@ -127,4 +126,20 @@ func parseMetaAction(val []byte) (a MetaAction, ok bool) {
 		return true
 	})
 	return a, ok && seenName
+}
+
+// keyIs reports whether the raw key (quotes included) names name, escapes decoded.
+func keyIs(raw []byte, name string) bool { return jsonlex.Equal(raw[1:len(raw)-1], name) }
+
+// arrayItems calls fn with each item of arr, valid JSON text starting with '['.
+func arrayItems(arr []byte, fn func(v []byte)) {
+	i := jsonlex.SkipSpace(arr, 1)
+	for i < len(arr) && arr[i] != ']' {
+		end := jsonlex.SkipValue(arr, i)
+		fn(arr[i:end])
+		i = jsonlex.SkipSpace(arr, end)
+		if i < len(arr) && arr[i] == ',' {
+			i = jsonlex.SkipSpace(arr, i+1)
+		}
+	}
 }

@@ -1,0 +1,53 @@
+package safemode_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/safemode"
+)
+
+// toolDef returns a tool definition with the given name and description.
+func toolDef(name, description string) json.RawMessage {
+	b, err := json.Marshal(map[string]any{"name": name, "description": description, "inputSchema": map[string]any{"type": "object"}})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// DefaultPreview: the name and the description's first sentence, then the sorted
+// argument names, at most 32 of at most 64 printable bytes, the others counted; never
+// a value.
+func TestDefaultPreview(t *testing.T) {
+	long := strings.Repeat("x", 65)
+	for _, tc := range []struct {
+		desc, args, want string
+	}{
+		{"Delete it. Then more.", `{"b":1,"a":"v"}`, "t: Delete it.\nArguments given: a, b"},
+		{"Version 1.2 is gone! Really", `{}`, "t: Version 1.2 is gone!\nArguments given: none"},
+		{"", ``, "t\nArguments given: none"},
+		{"Multi\n  line\tdescription", `{"` + long + `":1,"ok":2}`, "t: Multi line description\nArguments given: ok, and 1 more"},
+		{"No stop", `{"a\u0007":1}`, "t: No stop\nArguments given: and 1 more"},
+	} {
+		def := toolDef("t", tc.desc)
+		if got := safemode.DefaultPreview(def, json.RawMessage(tc.args)); got != tc.want {
+			t.Errorf("DefaultPreview(%q, %s) = %q, want %q", tc.desc, tc.args, got, tc.want)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 40 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"n%02d":1`, i)
+	}
+	b.WriteString("}")
+	got := safemode.DefaultPreview(toolDef("t", strings.Repeat("word ", 200)), json.RawMessage(b.String()))
+	if !strings.HasSuffix(got, ", and 8 more") || len(strings.SplitN(got, "\n", 2)[0]) > len("t: ")+300 {
+		t.Errorf("DefaultPreview with 40 names and a long sentence = %q", got)
+	}
+}
