@@ -32,9 +32,10 @@ import (
 // by a content-free JSON-RPC error with the request's id for a 400 or 413, else by the
 // status text. The principal is the PrincipalFunc's, called with the request's
 // context: put the host's authentication (calling WithPrincipal) in front of Handler.
-// Like mcp-go's handler, Handler refuses a request it answers itself that arrived on
-// a loopback address with a foreign Host header (DNS rebinding) with 403. While the
-// switch is off Handler returns next itself (SPEC FLAG-2).
+// Like mcp-go's handler (unless its localhost protection is disabled), Handler refuses
+// a POST of a JSON body that arrived on a loopback address with a foreign Host header
+// (DNS rebinding) with 403 before it reads the body: no grant is read and nothing runs
+// for it. While the switch is off Handler returns next itself (SPEC FLAG-2).
 func (a *Adapter) Handler(next http.Handler) http.Handler {
 	if !a.d.Enabled() {
 		return next
@@ -45,6 +46,10 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		defer fw.Finish()
 		if r.Method != http.MethodPost || r.Body == nil || !rpcwire.IsJSON(r.Header.Get("Content-Type")) {
 			next.ServeHTTP(fw, r)
+			return
+		}
+		if rpcwire.Rebound(r) { // first: a refused request reads no body and no grant
+			answer(w, r, http.StatusForbidden, nil, false)
 			return
 		}
 		body, err := rpcwire.ReadBounded(r.Body, a.opts.MaxRequestBodyBytes)
@@ -67,10 +72,6 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			out.id = v.env.id
 			next.ServeHTTP(fw, r)
 		case discover:
-			if rpcwire.Rebound(r) { // before answerDiscover: no page for a refused request
-				answer(w, r, http.StatusForbidden, nil, false)
-				return
-			}
 			resp, status := a.answerDiscover(r.Context(), v.env, body, nil)
 			answer(w, r, status, resp, false)
 		default:

@@ -41,9 +41,10 @@ import (
 // itself (SPEC FLAG-2).
 //
 // Put the host's authentication (for example auth.RequireBearerToken) in front of
-// Handler, so that every request is authenticated. Like the SDK's handler, Handler
-// refuses a request it answers itself that arrived on a loopback address with a
-// foreign Host header (DNS rebinding) with 403.
+// Handler, so that every request is authenticated. Like the SDK's handler (with its
+// default DisableLocalhostProtection false), Handler refuses a POST of a JSON body that
+// arrived on a loopback address with a foreign Host header (DNS rebinding) with 403
+// before it reads the body: no grant is read and nothing runs for it.
 func (a *Adapter) Handler(next http.Handler) http.Handler {
 	if !a.d.Enabled() {
 		return next
@@ -58,6 +59,10 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		defer fw.Finish()
 		if r.Method != http.MethodPost || r.Body == nil || !rpcwire.IsJSON(r.Header.Get("Content-Type")) {
 			next.ServeHTTP(fw, r)
+			return
+		}
+		if rpcwire.Rebound(r) { // first: a refused request reads no body and no grant
+			answer(w, r, http.StatusForbidden, nil, false)
 			return
 		}
 		body, err := rpcwire.ReadBounded(r.Body, a.opts.MaxRequestBodyBytes)
@@ -80,10 +85,6 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			fw.ID = env.id
 			fw.Private = env.method == "tools/list" // narrowed: one principal's list
 			next.ServeHTTP(fw, r)
-			return
-		}
-		if rpcwire.Rebound(r) { // before answerDiscover: no page for a refused request
-			answer(w, r, http.StatusForbidden, nil, false)
 			return
 		}
 		if act == discover {
