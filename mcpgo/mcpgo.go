@@ -118,5 +118,5 @@ func (a *Adapter) principal(ctx context.Context) (grants.Principal, error) {
 
 // appendError appends the adapter's JSON-RPC error response for code.
 func appendError(dst, id []byte, code discovery.Code) []byte {
-	return rpcwire.AppendError(dst, id, code, int64(code.JSONRPCCode()))
+	return rpcwire.AppendError(dst, id, code, int64(code.JSONRPCCode()), code.Status())
 }

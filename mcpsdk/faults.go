@@ -77,24 +77,6 @@ func cleanResponse(msg []byte) (out []byte, ok bool) {
 	return rpcwire.CleanResponseKeeping(msg, kept)
 }
 
-// appendResponse appends the JSON-RPC error response with id (null when empty) and e,
-// in discovery.AppendJSONRPCError's form, which it is for e = wireError(code):
-// {"jsonrpc":"2.0","id":ID,"error":{"code":N,"message":"<code>","data":{...}}}.
-func appendResponse(dst, id []byte, e *jsonrpc.Error) []byte {
-	if len(id) == 0 {
-		id = []byte("null")
-	}
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = append(dst, id...)
-	dst = append(dst, `,"error":{"code":`...)
-	dst = strconv.AppendInt(dst, e.Code, 10)
-	dst = append(dst, `,"message":`...)
-	dst = strconv.AppendQuote(dst, e.Message)
-	dst = append(dst, `,"data":`...)
-	dst = append(dst, e.Data...)
-	return append(dst, "}}"...)
-}
-
 // hostErrors remembers, by wire content, the *jsonrpc.Error values the hosts' CheckCall
 // returned, so that the outgoing filters let them out unchanged (SPEC CALL-6: the host
 // chose its wire form). It holds at most maxHostErrors entries and is cleared when

@@ -123,13 +123,13 @@ var responseBuffers = sync.Pool{New: func() any {
 // 413 (http.Error, which may quote the body, a header or a method), so that a client
 // keeps its session, as the go-sdk client does for JSON-RPC error bodies.
 func textError(id []byte, status int, head []byte) []byte {
-	fault := wireError(discovery.CodeInvalidRequest)
+	fault := discovery.CodeInvalidRequest
 	switch {
 	case status == http.StatusRequestEntityTooLarge:
-		fault = wireError(discovery.CodeMessageTooLarge)
+		fault = discovery.CodeMessageTooLarge
 	case bytes.HasPrefix(head, []byte("JSON RPC not handled")): // the SDK's unknown method
 		// 400, the status the SDK chose: MCP clients read 404 as a lost session.
-		fault = wireErrorStatus(discovery.CodeMethodNotFound, http.StatusBadRequest)
+		return rpcwire.AppendError(nil, id, discovery.CodeMethodNotFound, int64(discovery.CodeMethodNotFound.JSONRPCCode()), http.StatusBadRequest)
 	}
-	return appendResponse(nil, id, fault)
+	return discovery.AppendJSONRPCError(nil, id, fault)
 }

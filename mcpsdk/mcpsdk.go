@@ -144,16 +144,11 @@ func rpcError(err error, unknown discovery.Code) error {
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}, N and S the
 // code's own.
 func wireError(code discovery.Code) *jsonrpc.Error {
-	return wireErrorStatus(code, code.Status())
-}
-
-// wireErrorStatus is wireError with status S in its data.
-func wireErrorStatus(code discovery.Code, status int) *jsonrpc.Error {
 	data := make([]byte, 0, 64)
 	data = append(data, `{"error":`...)
 	data = strconv.AppendQuote(data, string(code))
 	data = append(data, `,"status":`...)
-	data = strconv.AppendInt(data, int64(status), 10)
+	data = strconv.AppendInt(data, int64(code.Status()), 10)
 	data = append(data, '}')
 	return &jsonrpc.Error{Code: int64(code.JSONRPCCode()), Message: string(code), Data: data}
 }

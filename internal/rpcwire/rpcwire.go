@@ -133,9 +133,10 @@ func ValidID(raw []byte) bool {
 
 // AppendError appends the JSON-RPC error response {"jsonrpc":"2.0","id":ID,"error":
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}} with N the given
-// JSON-RPC code and S code's status; an empty id is written null. With n =
-// code.JSONRPCCode() it is discovery.AppendJSONRPCError's form.
-func AppendError(dst, id []byte, code discovery.Code, n int64) []byte {
+// JSON-RPC code and S the given HTTP status; an empty id is written null. With n =
+// code.JSONRPCCode() and status = code.Status() it is discovery.AppendJSONRPCError's
+// form.
+func AppendError(dst, id []byte, code discovery.Code, n int64, status int) []byte {
 	if len(id) == 0 {
 		id = []byte("null")
 	}
@@ -148,7 +149,7 @@ func AppendError(dst, id []byte, code discovery.Code, n int64) []byte {
 	dst = append(dst, `,"data":{"error":`...)
 	dst = strconv.AppendQuote(dst, string(code))
 	dst = append(dst, `,"status":`...)
-	dst = strconv.AppendInt(dst, int64(code.Status()), 10)
+	dst = strconv.AppendInt(dst, int64(status), 10)
 	return append(dst, "}}}"...)
 }
 
@@ -228,7 +229,7 @@ func CleanResponseKeeping(msg []byte, keep func(code int64, message string, data
 	if code == discovery.CodeServerError {
 		n = r.Error.Code
 	}
-	return AppendError(nil, r.ID, code, n), true
+	return AppendError(nil, r.ID, code, n, code.Status()), true
 }
 
 // SSEEvent frames one JSON-RPC message as a text/event-stream "message" event.
