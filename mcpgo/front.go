@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/discovery/wire"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/internal/rpcwire"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
@@ -145,7 +146,7 @@ func preview(cr *discovery.ConfirmationRequired) []byte {
 
 // MetaContractDigest is the _meta member that carries the contract digest: in
 // tools/list results, and, as the client's pin, in tools/call params (SPEC CONTRACT-2).
-const MetaContractDigest = "contract_digest"
+const MetaContractDigest = wire.MetaContractDigest
 
 // metaString reads the string member key of params._meta (the client's contract pin,
 // safe mode's confirmation token), or "" when it is absent or no string.

@@ -11,13 +11,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/discovery/wire"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/internal/rpcwire"
 )
 
 // MetaContractDigest is the _meta member that carries the contract digest: in
 // tools/list results, and, as the client's pin, in tools/call params (SPEC CONTRACT-2).
-const MetaContractDigest = "contract_digest"
+const MetaContractDigest = wire.MetaContractDigest
 
 // Middleware returns the receiving middleware: it narrows tools/list, gates
 // tools/call, answers the discovery tool and passes every other method to next
