@@ -132,6 +132,21 @@ func cleanCallResult(id, result []byte) (out []byte, changed bool) {
 	return appendResult(nil, id, invalidArguments(&discovery.Error{Code: discovery.CodeInvalidArguments})), true
 }
 
+// cleanError rewrites msg's error content-free (rpcwire.CleanResponse) unless it is
+// the library's own or, in the response to a tools/call the front let through (call),
+// the error of the host's tool handler: one whose code is none of JSON-RPC's protocol
+// codes (rpcwire.ProtocolCode), which mcp-go's own refusals of a call use. The
+// handler never sees arguments the library rejected, so its text holds no library
+// content (SPEC ERR-2). changed is false when msg needs no change.
+func cleanError(msg []byte, call bool) (out []byte, changed bool) {
+	if !call {
+		return rpcwire.CleanResponse(msg)
+	}
+	return rpcwire.CleanResponseKeeping(msg, func(code int64, message string, data []byte) bool {
+		return rpcwire.Own(message, data) || !rpcwire.ProtocolCode(code)
+	})
+}
+
 // preview is the tool result of a call safe mode holds (discovery.SafeMode), as the
 // mcpsdk adapter writes it: isError, since nothing ran; the text says so and holds the
 // preview; the token travels in the result's _meta[discovery.MetaConfirmation] only,

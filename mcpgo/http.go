@@ -93,15 +93,18 @@ type outgoing struct {
 
 // rewrite is the rpcwire.Filter rewrite of one JSON-RPC message of next's response.
 func (o *outgoing) rewrite(msg []byte) ([]byte, bool) {
-	if clean, changed := rpcwire.CleanResponse(msg); changed {
+	var m map[string][]byte
+	answers := false // msg is the response to the tools/call or tools/list request
+	if o.call || o.list {
+		var ok bool
+		m, ok = rpcwire.ExactMembers(msg, []string{"id", "result", "method"})
+		answers = ok && m["method"] == nil && idKey(m["id"]) == idKey(o.id)
+	}
+	if clean, changed := cleanError(msg, o.call && answers); changed {
 		return clean, true
 	}
-	if !o.call && !o.list {
+	if !answers || m["result"] == nil {
 		return msg, false
-	}
-	m, ok := rpcwire.ExactMembers(msg, []string{"id", "result", "method"})
-	if !ok || m["method"] != nil || m["result"] == nil || idKey(m["id"]) != idKey(o.id) {
-		return msg, false // not the response to the request
 	}
 	if o.call {
 		o.call = false

@@ -221,7 +221,7 @@ func (c *stdioConn) outgoing(msg []byte) []byte {
 	case ok && m["id"] != nil && !bytes.Equal(m["id"], []byte("null")):
 		c.call(m["id"])
 	}
-	if clean, changed := rpcwire.CleanResponse(msg); changed {
+	if clean, changed := cleanError(msg, method == "tools/call"); changed {
 		return clean
 	}
 	switch {

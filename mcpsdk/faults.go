@@ -28,9 +28,9 @@ func contentFree(code int64) *jsonrpc.Error {
 }
 
 // kept reports whether an outgoing JSON-RPC error may leave as it is: one the adapter
-// or discovery wrote (rpcwire.Own), or one the host's CheckCall returned as a
-// *jsonrpc.Error. Every other error, the SDK's above all (they quote methods, params
-// and argument values), is replaced.
+// or discovery wrote (rpcwire.Own), or one of hostErrors (the host's CheckCall
+// *jsonrpc.Error, a granted call's handler error). Every other error, the SDK's above
+// all (they quote methods, params and argument values), is replaced.
 func kept(code int64, message string, data []byte) bool {
 	return rpcwire.Own(message, data) || hostErrors.has(code, message, data)
 }
@@ -78,8 +78,8 @@ func cleanResponse(msg []byte) (out []byte, ok bool) {
 }
 
 // hostErrors remembers, by wire content, the *jsonrpc.Error values the hosts' CheckCall
-// returned, so that the outgoing filters let them out unchanged (SPEC CALL-6: the host
-// chose its wire form). It holds at most maxHostErrors entries and is cleared when
+// returned (SPEC CALL-6: the host chose its wire form) and the errors of granted calls'
+// tool handlers (keepHostError), so that the outgoing filters let them out unchanged. It holds at most maxHostErrors entries and is cleared when
 // full: an entry lost that way costs the host's text, never content-freedom.
 var hostErrors = &errorSet{}
 

@@ -153,6 +153,14 @@ func AppendError(dst, id []byte, code discovery.Code, n int64, status int) []byt
 	return append(dst, "}}}"...)
 }
 
+// ProtocolCode reports one of JSON-RPC's codes for a request the server could not
+// take (-32700 parse error, -32600 invalid request, -32601 method not found, -32602
+// invalid params): an SDK writes them for what it refused itself, quoting the request,
+// never for a failure of the host's handler that it passes on.
+func ProtocolCode(n int64) bool {
+	return n == -32700 || n == -32600 || n == -32601 || n == -32602
+}
+
 // ContentFree is the code an SDK error of JSON-RPC code n is rewritten to: the fixed
 // word of a standard code, else discovery.CodeServerError (written with n kept).
 func ContentFree(n int64) discovery.Code {
