@@ -16,6 +16,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/examples/internal/demo"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 )
 
 // hostileCanary marks client bytes: no answer and no log line may carry it.
@@ -117,14 +118,7 @@ type answer struct {
 		Tools      []json.RawMessage `json:"tools"`
 		NextCursor string            `json:"nextCursor"`
 	} `json:"result"`
-	Error *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-		Data    struct {
-			Error  string `json:"error"`
-			Status int    `json:"status"`
-		} `json:"data"`
-	} `json:"error"`
+	Error *adaptertest.RPCError `json:"error"`
 }
 
 // decodeAnswer reads b as one JSON-RPC response carrying no client bytes, whose
