@@ -1,8 +1,10 @@
 // Package rpcwire holds the transport pieces an MCP adapter needs whatever SDK it wraps:
 // bounded reading of newline-delimited and HTTP messages, the reading of member names
 // no decoder can read another way (Members, Match), the content-free rewrite of
-// JSON-RPC errors and the code a refusal is written with (CodeOf), the bounded wait for
-// the answers owed at the end of input (Drain), the HTTP front's own answers (Answer)
+// JSON-RPC errors and the code a refusal is written with (CodeOf), the record of what a
+// stdio connection owes its client and the bounded wait for it at the end of input
+// (Owed), the bounded concurrency of front answers (GoBounded), the HTTP front's own
+// answers (Answer)
 // and the filter of the SDK handler's responses (Filter), and the small HTTP checks
 // (Accept, Content-Type, DNS rebinding). It imports no SDK, so every adapter package
 // shares it.
