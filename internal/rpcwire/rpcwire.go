@@ -4,10 +4,9 @@
 // JSON-RPC errors and the code a refusal is written with (CodeOf), the record of what a
 // stdio connection owes its client and the bounded wait for it at the end of input
 // (Owed), the bounded concurrency of front answers (GoBounded), the HTTP front's own
-// answers (Answer)
-// and the filter of the SDK handler's responses (Filter), and the small HTTP checks
-// (Accept, Content-Type, DNS rebinding). It imports no SDK, so every adapter package
-// shares it.
+// answers (Answer) and the filter of the SDK handler's responses (Filter), and the
+// small HTTP checks (Accept, Content-Type, DNS rebinding). It imports no SDK, so every
+// adapter package shares it.
 package rpcwire
 
 import (
