@@ -48,15 +48,8 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(fw, r)
 			return
 		}
-		if rpcwire.Rebound(r) { // first: a refused request reads no body and no grant
-			answer(w, r, http.StatusForbidden, nil, false)
-			return
-		}
-		body, err := rpcwire.ReadBounded(r.Body, a.opts.MaxRequestBodyBytes)
-		r.Body.Close()
-		if err != nil {
-			fault := rpcwire.BodyFault(err)
-			answer(w, r, fault.Status(), appendError(nil, nil, fault), false)
+		body, ok := rpcwire.ReadBody(w, r, a.opts.MaxRequestBodyBytes, forbidden) // a rebound request first
+		if !ok {
 			return
 		}
 		v := a.screen(r.Context(), body, nil)
@@ -126,5 +119,8 @@ func textError(id []byte, status int, _ []byte) []byte {
 // answer writes the front's own answer (rpcwire.Answer); a rebound request gets
 // mcp-go's 403 text.
 func answer(w http.ResponseWriter, r *http.Request, status int, body []byte, call bool) {
-	rpcwire.Answer(w, r, status, body, call, "Forbidden")
+	rpcwire.Answer(w, r, status, body, call, forbidden)
 }
+
+// forbidden is mcp-go's 403 text for a rebound request, without the Host it quotes.
+const forbidden = "Forbidden"

@@ -61,15 +61,8 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(fw, r)
 			return
 		}
-		if rpcwire.Rebound(r) { // first: a refused request reads no body and no grant
-			answer(w, r, http.StatusForbidden, nil, false)
-			return
-		}
-		body, err := rpcwire.ReadBounded(r.Body, a.opts.MaxRequestBodyBytes)
-		r.Body.Close()
-		if err != nil {
-			fault := rpcwire.BodyFault(err)
-			answer(w, r, fault.Status(), discovery.AppendJSONRPCError(nil, nil, fault), false)
+		body, ok := rpcwire.ReadBody(w, r, a.opts.MaxRequestBodyBytes, forbidden) // a rebound request first
+		if !ok {
 			return
 		}
 		ctx := r.Context()
@@ -109,8 +102,11 @@ var sdkVersions = mcp.SupportedProtocolVersions()
 // answer writes the front's own answer (rpcwire.Answer); a rebound request gets the
 // SDK's 403 text.
 func answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool) {
-	rpcwire.Answer(w, r, status, body, event, "Forbidden: invalid Host header")
+	rpcwire.Answer(w, r, status, body, event, forbidden)
 }
+
+// forbidden is the SDK's 403 text for a rebound request, without the Host it quotes.
+const forbidden = "Forbidden: invalid Host header"
 
 // responseBuffers hold discover responses, pages of up to 64 KiB that would otherwise
 // be allocated for each request.

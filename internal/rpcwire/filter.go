@@ -162,12 +162,32 @@ func (f *Filter) Finish() {
 	}
 }
 
-// BodyFault is the code of a request body ReadBounded refused: too large or unreadable.
-func BodyFault(err error) discovery.Code {
+// bodyFault is the code of a request body ReadBounded refused: too large or unreadable.
+func bodyFault(err error) discovery.Code {
 	if errors.Is(err, ErrTooLarge) {
 		return discovery.CodeMessageTooLarge
 	}
 	return discovery.CodeInvalidRequest
+}
+
+// ReadBody reads the body of a request an adapter's front screens, in the order both
+// adapters keep: a request Rebound answers 403 (the text forbidden) before its body is
+// read, so no grant is read and nothing runs for it; a body over limit, or unreadable,
+// answers its content-free error (bodyFault, 413 or 400). ok is false when ReadBody
+// answered; the body is closed either way.
+func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, forbidden string) (body []byte, ok bool) {
+	defer r.Body.Close()
+	if Rebound(r) {
+		http.Error(w, forbidden, http.StatusForbidden)
+		return nil, false
+	}
+	body, err := ReadBounded(r.Body, limit)
+	if err != nil {
+		fault := bodyFault(err)
+		Answer(w, r, fault.Status(), discovery.AppendJSONRPCError(nil, nil, fault), false, forbidden)
+		return nil, false
+	}
+	return body, true
 }
 
 // Answer writes an adapter's own answer to r: status and body as application/json,

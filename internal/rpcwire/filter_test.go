@@ -64,16 +64,68 @@ func TestFilter(t *testing.T) {
 	}
 }
 
-// BodyFault names a body over the cap message_too_large (413) and any other read
+// bodyFault names a body over the cap message_too_large (413) and any other read
 // failure invalid_request (400).
 func TestBodyFault(t *testing.T) {
-	if got := BodyFault(ErrTooLarge); got != discovery.CodeMessageTooLarge || got.Status() != http.StatusRequestEntityTooLarge {
-		t.Errorf("BodyFault(ErrTooLarge) = %v", got)
+	if got := bodyFault(ErrTooLarge); got != discovery.CodeMessageTooLarge || got.Status() != http.StatusRequestEntityTooLarge {
+		t.Errorf("bodyFault(ErrTooLarge) = %v", got)
 	}
-	if got := BodyFault(http.ErrBodyReadAfterClose); got != discovery.CodeInvalidRequest {
-		t.Errorf("BodyFault(other) = %v", got)
+	if got := bodyFault(http.ErrBodyReadAfterClose); got != discovery.CodeInvalidRequest {
+		t.Errorf("bodyFault(other) = %v", got)
 	}
 }
+
+// ReadBody refuses a rebound request 403 without reading its body, answers a body
+// over the cap 413 message_too_large (content-free), and returns a body within it.
+func TestReadBody(t *testing.T) {
+	loopback := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+	for _, c := range []struct {
+		name, host, body string
+		ok               bool
+		status           int
+		want             string
+	}{
+		{"within", "127.0.0.1", `{"a":1}`, true, 200, ""},
+		{"rebound", "evil.example", `{"a":1}`, false, 403, "nope\n"},
+		{"rebound and over", "evil.example", strings.Repeat("x", 100), false, 403, "nope\n"},
+		{"over", "127.0.0.1", strings.Repeat("x", 100), false, 413,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message_too_large","data":{"error":"message_too_large","status":413}}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := &countingBody{r: strings.NewReader(c.body)}
+			r := httptest.NewRequest("POST", "http://"+c.host+"/mcp", body)
+			r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, loopback))
+			rec := httptest.NewRecorder()
+			got, ok := ReadBody(rec, r, 50, "nope")
+			if ok != c.ok || rec.Code != c.status || rec.Body.String() != c.want {
+				t.Fatalf("ReadBody = %q, %t; answered %d %q, want %t, %d %q", got, ok, rec.Code, rec.Body.String(), c.ok, c.status, c.want)
+			}
+			if ok && string(got) != c.body {
+				t.Errorf("ReadBody = %q, want %q", got, c.body)
+			}
+			if c.status == 403 && body.n > 0 {
+				t.Errorf("a rebound request's body was read (%d bytes)", body.n)
+			}
+			if !body.closed {
+				t.Error("the body was not closed")
+			}
+		})
+	}
+}
+
+type countingBody struct {
+	r      *strings.Reader
+	n      int
+	closed bool
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.n += n
+	return n, err
+}
+
+func (b *countingBody) Close() error { b.closed = true; return nil }
 
 // InvalidArgumentsText names the keyword and schema location, quoted, and nothing else.
 func TestInvalidArgumentsText(t *testing.T) {
