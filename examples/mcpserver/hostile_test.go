@@ -143,10 +143,11 @@ func decodeAnswer(t *testing.T, what string, b []byte) answer {
 
 func repeat(s string, n int) string { return strings.Repeat(s, n) }
 
-// SPEC CALL-3, DISC-2, CURSOR-2, ERR-1, ERR-2 from outside: hostile lines sent to the
-// real example over stdio each get one typed, content-free answer (or, for a stray
-// response, none), lengths count code points (not bytes, UTF-16 units or
-// graphemes), and the session keeps serving: a ping after them is answered.
+// SPEC CALL-3, CALL-5, DISC-2, CURSOR-2, ERR-1, ERR-2 from outside: hostile lines sent
+// to the real example over stdio each get one typed, content-free answer (or, for a
+// stray response, none), lengths count code points (not bytes, UTF-16 units or
+// graphemes) while the CALL-5 string bound counts UTF-16 units, and the session keeps
+// serving: a ping after them is answered.
 func TestStdioHostileLines(t *testing.T) {
 	s := startLines(t)
 	call := func(id, args string) string {
@@ -176,6 +177,11 @@ func TestStdioHostileLines(t *testing.T) {
 		{"200 escaped surrogate pairs", call("5", `{"query":"`+repeat(`\ud83d\ude00`, 200)+`"}`), "", ""},
 		{"100 e+combining acute", call("6", `{"query":"`+repeat(acute, 100)+`"}`), "", ""},
 		{"100 e+combining acute and one", call("7", `{"query":"`+repeat(acute, 100)+`x"}`), "invalid_arguments", "maxLength"},
+		// CALL-5: the bound on strings (262,144) counts UTF-16 units: 131,100 emoji are
+		// 262,200 units (past it: 503) but only 131,100 code points; 65,000 emoji are
+		// within it and fail maxLength alone.
+		{"131,100 emoji", call("26", `{"query":"`+repeat(emoji, 131100)+`"}`), "tool_validation_unavailable", ""},
+		{"65,000 emoji", call("27", `{"query":"`+repeat(emoji, 65000)+`"}`), "invalid_arguments", "maxLength"},
 		{"minLength 1, empty", call("8", `{"query":""}`), "invalid_arguments", "minLength"},
 		{"extra member", call("9", `{"query":"x","`+hostileCanary+`":1}`), "invalid_arguments", "additionalProperties"},
 		{"wrong type", call("10", `{"query":"x","page_size":"`+hostileCanary+`"}`), "invalid_arguments", "type"},
