@@ -427,3 +427,28 @@ func TestReboundReadsNoGrants(t *testing.T) {
 		t.Errorf("a rebound call ran weather_get %d times", n)
 	}
 }
+
+// With Options.DisableLocalhostProtection, for a host whose mcp-go handler has its own
+// protection off (a reverse proxy on a loopback address forwards a public Host),
+// Handler refuses nothing for its Host either: discover, a denied call and
+// initialize are answered as usual.
+func TestReboundAllowedWhenProtectionOff(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, principal: mcpgo.StaticPrincipal(alice)})
+	a := mcpgo.New(f.d, &mcpgo.Options{Principal: mcpgo.StaticPrincipal(alice), DisableLocalhostProtection: true})
+	h := a.Handler(server.NewStreamableHTTPServer(f.server, server.WithDisableLocalhostProtection(true)))
+	for _, c := range []struct{ name, body, want string }{
+		{"discover", `{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"weather"}}`, `"result"`},
+		{"denied call", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"secrets_read","arguments":{"key":"x"}}}`, `"tool_not_granted"`},
+		{"initialize", `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`, `"result"`},
+	} {
+		r := httptest.NewRequest("POST", "http://mcp.example.com/mcp", strings.NewReader(c.body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), c.want) {
+			t.Errorf("%s behind a proxy: %d %.200s, want 200 with %s", c.name, w.Code, w.Body.String(), c.want)
+		}
+	}
+}

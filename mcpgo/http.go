@@ -32,15 +32,19 @@ import (
 // by a content-free JSON-RPC error with the request's id for a 400 or 413, else by the
 // status text. The principal is the PrincipalFunc's, called with the request's
 // context: put the host's authentication (calling WithPrincipal) in front of Handler.
-// Like mcp-go's handler (unless its localhost protection is disabled), Handler refuses
-// a POST of a JSON body that arrived on a loopback address with a foreign Host header
-// (DNS rebinding) with 403 before it reads the body: no grant is read and nothing runs
-// for it. While the switch is off Handler returns next itself (SPEC FLAG-2).
+// Like mcp-go's handler, Handler first refuses a request that arrived on a loopback
+// address with a foreign Host header (DNS rebinding) with 403, before it reads
+// anything: no grant is read and nothing runs for it; Options.DisableLocalhostProtection
+// turns this off, as mcp-go's WithDisableLocalhostProtection does. While the switch is
+// off Handler returns next itself (SPEC FLAG-2).
 func (a *Adapter) Handler(next http.Handler) http.Handler {
 	if !a.d.Enabled() {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !a.opts.DisableLocalhostProtection && rpcwire.RefuseRebound(w, r, forbidden) {
+			return // first, as mcp-go's handler: nothing read, no grant
+		}
 		out := &outgoing{a: a, ctx: r.Context()}
 		fw := &rpcwire.Filter{W: w, Rewrite: out.rewrite, TextError: textError}
 		defer fw.Finish()
@@ -48,7 +52,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(fw, r)
 			return
 		}
-		body, ok := rpcwire.ReadBody(w, r, a.opts.MaxRequestBodyBytes, forbidden) // a rebound request first
+		body, ok := rpcwire.ReadBody(w, r, a.opts.MaxRequestBodyBytes)
 		if !ok {
 			return
 		}
@@ -116,10 +120,9 @@ func textError(id []byte, status int, _ []byte) []byte {
 	return appendError(nil, id, fault)
 }
 
-// answer writes the front's own answer (rpcwire.Answer); a rebound request gets
-// mcp-go's 403 text.
+// answer writes the front's own answer (rpcwire.Answer).
 func answer(w http.ResponseWriter, r *http.Request, status int, body []byte, call bool) {
-	rpcwire.Answer(w, r, status, body, call, forbidden)
+	rpcwire.Answer(w, r, status, body, call)
 }
 
 // forbidden is mcp-go's 403 text for a rebound request, without the Host it quotes.

@@ -41,15 +41,19 @@ import (
 // itself (SPEC FLAG-2).
 //
 // Put the host's authentication (for example auth.RequireBearerToken) in front of
-// Handler, so that every request is authenticated. Like the SDK's handler (with its
-// default DisableLocalhostProtection false), Handler refuses a POST of a JSON body that
-// arrived on a loopback address with a foreign Host header (DNS rebinding) with 403
-// before it reads the body: no grant is read and nothing runs for it.
+// Handler, so that every request is authenticated. Like the SDK's handler, Handler
+// first refuses a request that arrived on a loopback address with a foreign Host
+// header (DNS rebinding) with 403, before it reads anything: no grant is read and
+// nothing runs for it; Options.DisableLocalhostProtection turns this off, as the
+// SDK's StreamableHTTPOptions.DisableLocalhostProtection does.
 func (a *Adapter) Handler(next http.Handler) http.Handler {
 	if !a.d.Enabled() {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !a.opts.DisableLocalhostProtection && rpcwire.RefuseRebound(w, r, forbidden) {
+			return // first, as the SDK's handler: nothing read, no grant
+		}
 		if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !supportedVersion(v) {
 			// The SDK refuses it too, but logs the header's text first (ERR-2).
 			answer(w, r, http.StatusBadRequest, discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest), false)
@@ -61,7 +65,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(fw, r)
 			return
 		}
-		body, ok := rpcwire.ReadBody(w, r, a.opts.MaxRequestBodyBytes, forbidden) // a rebound request first
+		body, ok := rpcwire.ReadBody(w, r, a.opts.MaxRequestBodyBytes)
 		if !ok {
 			return
 		}
@@ -99,10 +103,9 @@ func supportedVersion(v string) bool {
 
 var sdkVersions = mcp.SupportedProtocolVersions()
 
-// answer writes the front's own answer (rpcwire.Answer); a rebound request gets the
-// SDK's 403 text.
+// answer writes the front's own answer (rpcwire.Answer).
 func answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool) {
-	rpcwire.Answer(w, r, status, body, event, forbidden)
+	rpcwire.Answer(w, r, status, body, event)
 }
 
 // forbidden is the SDK's 403 text for a rebound request, without the Host it quotes.

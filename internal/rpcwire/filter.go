@@ -170,21 +170,27 @@ func bodyFault(err error) discovery.Code {
 	return discovery.CodeInvalidRequest
 }
 
-// ReadBody reads the body of a request an adapter's front screens, in the order both
-// adapters keep: a request Rebound answers 403 (the text forbidden) before its body is
-// read, so no grant is read and nothing runs for it; a body over limit, or unreadable,
-// answers its content-free error (bodyFault, 413 or 400). ok is false when ReadBody
-// answered; the body is closed either way.
-func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, forbidden string) (body []byte, ok bool) {
-	defer r.Body.Close()
-	if Rebound(r) {
-		http.Error(w, forbidden, http.StatusForbidden)
-		return nil, false
+// RefuseRebound answers a request Rebound with 403 and the text forbidden (the SDK
+// handler's own text, without the Host it quotes) and reports whether it did. An
+// adapter's Handler calls it first, as the SDK handler behind it does, unless the
+// host turned that protection off: no body is read and no grant for such a request.
+func RefuseRebound(w http.ResponseWriter, r *http.Request, forbidden string) bool {
+	if !Rebound(r) {
+		return false
 	}
+	http.Error(w, forbidden, http.StatusForbidden)
+	return true
+}
+
+// ReadBody reads the body of a request an adapter's front screens: a body over limit,
+// or unreadable, answers its content-free error (bodyFault, 413 or 400) and ok is
+// false. The body is closed either way.
+func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, ok bool) {
+	defer r.Body.Close()
 	body, err := ReadBounded(r.Body, limit)
 	if err != nil {
 		fault := bodyFault(err)
-		Answer(w, r, fault.Status(), discovery.AppendJSONRPCError(nil, nil, fault), false, forbidden)
+		Answer(w, r, fault.Status(), discovery.AppendJSONRPCError(nil, nil, fault), false)
 		return nil, false
 	}
 	return body, true
@@ -192,14 +198,9 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, forbidden str
 
 // Answer writes an adapter's own answer to r: status and body as application/json,
 // or, when event is set and r's Accept takes only text/event-stream, one event in an
-// HTTP 200; an empty body answers status alone (202 for a notification). A request
-// Rebound answers 403 with the text forbidden instead, as the SDK behind would, since
-// the adapter answers in its place. A body is marked private (PrivateCache).
-func Answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool, forbidden string) {
-	if Rebound(r) {
-		http.Error(w, forbidden, http.StatusForbidden)
-		return
-	}
+// HTTP 200; an empty body answers status alone (202 for a notification). A body is
+// marked private (PrivateCache).
+func Answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool) {
 	if len(body) > 0 {
 		PrivateCache(w.Header()) // a discover page or a refusal: one principal's
 	}
