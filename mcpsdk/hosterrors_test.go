@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -78,36 +75,10 @@ func TestHTTPHostToolErrorsKept(t *testing.T) {
 	hostErrorTools(f)
 	srv := httptest.NewServer(f.httpHandler())
 	t.Cleanup(srv.Close)
-	session := ""
-	post := func(body string) string {
-		t.Helper()
-		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer tok-alice")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		if session == "" {
-			session = resp.Header.Get("Mcp-Session-Id")
-		}
-		b, _ := io.ReadAll(resp.Body)
-		out := strings.TrimSpace(string(b))
-		if data, ok := strings.CutPrefix(out, "event: message\ndata: "); ok {
-			out = data
-		}
-		return out
-	}
-	post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
-	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h := &httpSession{t: t, url: srv.URL, token: "tok-alice"}
+	h.initialize()
 	for _, c := range hostErrorCalls {
-		if got := post(c.call); got != c.want {
+		if _, got := h.post(c.call); string(got) != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
 		}
 	}
