@@ -98,7 +98,11 @@
 // rewritten to the content-free error of its code (-32700 parse_error, -32600
 // invalid_request, -32601 method_not_found, -32602 invalid_params, -32603
 // internal_error, any other server_error with its code kept): mcp-go's errors quote
-// tool names, prompt names, URIs and header values. On HTTP a text/plain error body of
+// tool names, prompt names, URIs and header values. One exception: in the response to
+// a tools/call the front let through, an error whose code is none of -32700, -32600,
+// -32601 and -32602 is the host's tool handler's (mcp-go writes a handler's error as
+// -32603 with its text) and goes out as mcp-go wrote it: the handler never sees
+// arguments the library rejected. On HTTP a text/plain error body of
 // mcp-go's is replaced, for a 400 or 413 answering a request with an id, by the
 // content-free JSON-RPC error with that id, else by the status text.
 //

@@ -396,22 +396,59 @@ func TestHTTPStrayResponse(t *testing.T) {
 	}
 }
 
-// A discover request answered by Handler itself that arrived on a loopback address
-// with a foreign Host (DNS rebinding) is refused 403 before any page is made: no
-// grant is read for it.
-func TestReboundDiscoverReadsNoGrants(t *testing.T) {
-	f := newFixture(t, fixtureOptions{enabled: true, principal: mcpgo.StaticPrincipal(alice)})
+// A POST that arrived on a loopback address with a foreign Host (DNS rebinding) is
+// refused 403 before it is screened, whatever it holds: a discover request makes no
+// page, and a denied or granted tools/call, or the discovery tool, reads no grant and
+// runs nothing.
+func TestReboundReadsNoGrants(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, principal: mcpgo.StaticPrincipal(alice), tool: "search_tools"})
 	h := f.a.Handler(server.NewStreamableHTTPServer(f.server))
-	body := `{"jsonrpc":"2.0","id":6,"method":"multillm.tools.discover","params":{"query":"weather"}}`
-	r := httptest.NewRequest("POST", "http://evil.example/mcp", strings.NewReader(body))
-	r.Header.Set("Content-Type", "application/json")
-	r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	if w.Code != http.StatusForbidden {
-		t.Fatalf("rebound discover: status %d, want 403", w.Code)
+	for _, c := range []struct{ name, body string }{
+		{"discover", `{"jsonrpc":"2.0","id":6,"method":"multillm.tools.discover","params":{"query":"weather"}}`},
+		{"denied call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"secrets_read","arguments":{"key":"x"}}}`},
+		{"granted call", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"Oslo"}}}`},
+		{"discovery tool", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"weather"}}}`},
+		{"tools/list", `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`},
+	} {
+		r := httptest.NewRequest("POST", "http://evil.example/mcp", strings.NewReader(c.body))
+		r.Header.Set("Content-Type", "application/json")
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+		before := f.reads.n.Load()
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusForbidden {
+			t.Errorf("rebound %s: status %d, want 403", c.name, w.Code)
+		}
+		if n := f.reads.n.Load() - before; n != 0 {
+			t.Errorf("rebound %s read grants %d times, want 0", c.name, n)
+		}
 	}
-	if n := f.reads.n.Load(); n != 0 {
-		t.Errorf("rebound discover read grants %d times, want 0", n)
+	if n := f.calls("weather_get"); n != 0 {
+		t.Errorf("a rebound call ran weather_get %d times", n)
+	}
+}
+
+// With Options.DisableLocalhostProtection, for a host whose mcp-go handler has its own
+// protection off (a reverse proxy on a loopback address forwards a public Host),
+// Handler refuses nothing for its Host either: discover, a denied call and
+// initialize are answered as usual.
+func TestReboundAllowedWhenProtectionOff(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, principal: mcpgo.StaticPrincipal(alice)})
+	a := mcpgo.New(f.d, &mcpgo.Options{Principal: mcpgo.StaticPrincipal(alice), DisableLocalhostProtection: true})
+	h := a.Handler(server.NewStreamableHTTPServer(f.server, server.WithDisableLocalhostProtection(true)))
+	for _, c := range []struct{ name, body, want string }{
+		{"discover", `{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"weather"}}`, `"result"`},
+		{"denied call", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"secrets_read","arguments":{"key":"x"}}}`, `"tool_not_granted"`},
+		{"initialize", `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`, `"result"`},
+	} {
+		r := httptest.NewRequest("POST", "http://mcp.example.com/mcp", strings.NewReader(c.body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), c.want) {
+			t.Errorf("%s behind a proxy: %d %.200s, want 200 with %s", c.name, w.Code, w.Body.String(), c.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/discovery/wire"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/internal/rpcwire"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
@@ -132,6 +133,21 @@ func cleanCallResult(id, result []byte) (out []byte, changed bool) {
 	return appendResult(nil, id, invalidArguments(&discovery.Error{Code: discovery.CodeInvalidArguments})), true
 }
 
+// cleanError rewrites msg's error content-free (rpcwire.CleanResponse) unless it is
+// the library's own or, in the response to a tools/call the front let through (call),
+// the error of the host's tool handler: one whose code is none of JSON-RPC's protocol
+// codes (rpcwire.ProtocolCode), which mcp-go's own refusals of a call use. The
+// handler never sees arguments the library rejected, so its text holds no library
+// content (SPEC ERR-2). changed is false when msg needs no change.
+func cleanError(msg []byte, call bool) (out []byte, changed bool) {
+	if !call {
+		return rpcwire.CleanResponse(msg)
+	}
+	return rpcwire.CleanResponseKeeping(msg, func(code int64, message string, data []byte) bool {
+		return rpcwire.Own(message, data) || !rpcwire.ProtocolCode(code)
+	})
+}
+
 // preview is the tool result of a call safe mode holds (package safemode), as the
 // mcpsdk adapter writes it: isError, since nothing ran; the text says so and holds the
 // preview; the token travels in the result's _meta[safemode.MetaKey] only,
@@ -146,7 +162,7 @@ func preview(cr *discovery.ConfirmationRequired) []byte {
 
 // MetaContractDigest is the _meta member that carries the contract digest: in
 // tools/list results, and, as the client's pin, in tools/call params (SPEC CONTRACT-2).
-const MetaContractDigest = "contract_digest"
+const MetaContractDigest = wire.MetaContractDigest
 
 // metaString reads the string member key of params._meta (the client's contract pin,
 // safe mode's confirmation token), or "" when it is absent or no string.

@@ -32,14 +32,19 @@ import (
 // by a content-free JSON-RPC error with the request's id for a 400 or 413, else by the
 // status text. The principal is the PrincipalFunc's, called with the request's
 // context: put the host's authentication (calling WithPrincipal) in front of Handler.
-// Like mcp-go's handler, Handler refuses a request it answers itself that arrived on
-// a loopback address with a foreign Host header (DNS rebinding) with 403. While the
-// switch is off Handler returns next itself (SPEC FLAG-2).
+// Like mcp-go's handler, Handler first refuses a request that arrived on a loopback
+// address with a foreign Host header (DNS rebinding) with 403, before it reads
+// anything: no grant is read and nothing runs for it; Options.DisableLocalhostProtection
+// turns this off, as mcp-go's WithDisableLocalhostProtection does. While the switch is
+// off Handler returns next itself (SPEC FLAG-2).
 func (a *Adapter) Handler(next http.Handler) http.Handler {
 	if !a.d.Enabled() {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !a.opts.DisableLocalhostProtection && rpcwire.RefuseRebound(w, r, forbidden) {
+			return // first, as mcp-go's handler: nothing read, no grant
+		}
 		out := &outgoing{a: a, ctx: r.Context()}
 		fw := &rpcwire.Filter{W: w, Rewrite: out.rewrite, TextError: textError}
 		defer fw.Finish()
@@ -47,11 +52,8 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(fw, r)
 			return
 		}
-		body, err := rpcwire.ReadBounded(r.Body, a.opts.MaxRequestBodyBytes)
-		r.Body.Close()
-		if err != nil {
-			fault := rpcwire.BodyFault(err)
-			answer(w, r, fault.Status(), appendError(nil, nil, fault), false)
+		body, ok := rpcwire.ReadBody(w, r, a.opts.MaxRequestBodyBytes)
+		if !ok {
 			return
 		}
 		v := a.screen(r.Context(), body, nil)
@@ -67,10 +69,6 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			out.id = v.env.id
 			next.ServeHTTP(fw, r)
 		case discover:
-			if rpcwire.Rebound(r) { // before answerDiscover: no page for a refused request
-				answer(w, r, http.StatusForbidden, nil, false)
-				return
-			}
 			resp, status := a.answerDiscover(r.Context(), v.env, body, nil)
 			answer(w, r, status, resp, false)
 		default:
@@ -92,15 +90,18 @@ type outgoing struct {
 
 // rewrite is the rpcwire.Filter rewrite of one JSON-RPC message of next's response.
 func (o *outgoing) rewrite(msg []byte) ([]byte, bool) {
-	if clean, changed := rpcwire.CleanResponse(msg); changed {
+	var m map[string][]byte
+	answers := false // msg is the response to the tools/call or tools/list request
+	if o.call || o.list {
+		var ok bool
+		m, ok = rpcwire.ExactMembers(msg, []string{"id", "result", "method"})
+		answers = ok && m["method"] == nil && idKey(m["id"]) == idKey(o.id)
+	}
+	if clean, changed := cleanError(msg, o.call && answers); changed {
 		return clean, true
 	}
-	if !o.call && !o.list {
+	if !answers || m["result"] == nil {
 		return msg, false
-	}
-	m, ok := rpcwire.ExactMembers(msg, []string{"id", "result", "method"})
-	if !ok || m["method"] != nil || m["result"] == nil || idKey(m["id"]) != idKey(o.id) {
-		return msg, false // not the response to the request
 	}
 	if o.call {
 		o.call = false
@@ -119,8 +120,10 @@ func textError(id []byte, status int, _ []byte) []byte {
 	return appendError(nil, id, fault)
 }
 
-// answer writes the front's own answer (rpcwire.Answer); a rebound request gets
-// mcp-go's 403 text.
+// answer writes the front's own answer (rpcwire.Answer).
 func answer(w http.ResponseWriter, r *http.Request, status int, body []byte, call bool) {
-	rpcwire.Answer(w, r, status, body, call, "Forbidden")
+	rpcwire.Answer(w, r, status, body, call)
 }
+
+// forbidden is mcp-go's 403 text for a rebound request, without the Host it quotes.
+const forbidden = "Forbidden"

@@ -69,6 +69,12 @@ type Options struct {
 	// handlers still running, and their calls get no answer. Zero or negative means
 	// 10 s.
 	DrainLimit time.Duration
+	// DisableLocalhostProtection turns off Handler's DNS rebinding refusal (403 for a
+	// request on a loopback address with a foreign Host header). Set it exactly when
+	// the mcp-go handler behind has server.WithDisableLocalhostProtection(true), for
+	// example behind a reverse proxy on the same machine that forwards the public Host.
+	// False: Handler refuses such requests, as mcp-go's handler does by default.
+	DisableLocalhostProtection bool
 }
 
 // An Adapter puts a Discoverer in front of mcp-go servers: it is safe for concurrent
@@ -118,5 +124,5 @@ func (a *Adapter) principal(ctx context.Context) (grants.Principal, error) {
 
 // appendError appends the adapter's JSON-RPC error response for code.
 func appendError(dst, id []byte, code discovery.Code) []byte {
-	return rpcwire.AppendError(dst, id, code, int64(code.JSONRPCCode()))
+	return rpcwire.AppendError(dst, id, code, int64(code.JSONRPCCode()), code.Status())
 }

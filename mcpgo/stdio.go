@@ -45,7 +45,7 @@ func (a *Adapter) Listen(ctx context.Context, ss *server.StdioServer, in io.Read
 	if !a.d.Enabled() {
 		return ss.Listen(ctx, in, out)
 	}
-	c := &stdioConn{a: a, ctx: ctx, out: out, due: map[string]string{}, calls: map[string]string{}, sem: make(chan struct{}, maxInFlight)}
+	c := &stdioConn{a: a, ctx: ctx, out: out, sem: make(chan struct{}, maxInFlight)}
 	pr, pw := io.Pipe()
 	go c.readLoop(rpcwire.NewLineReader(in, a.opts.MaxLineBytes), pw)
 	err := ss.Listen(ctx, pr, &sdkWriter{c: c})
@@ -65,15 +65,12 @@ type stdioConn struct {
 
 	mu     sync.Mutex // guards out and closed
 	out    io.Writer
-	closed bool           // Listen returned
-	wg     sync.WaitGroup // discover answers in flight (added to by the read loop only)
+	closed bool // Listen returned
 
-	// What mcp-go still owes the client and the client mcp-go, by id as mcp-go writes
-	// it (idKey): the end of input waits for the first (see readLoop).
-	dueMu   sync.Mutex
-	due     map[string]string // requests passed on and not yet answered, to their method
-	calls   map[string]string // mcp-go's own calls to the client awaiting its response
-	changed rpcwire.Changes   // wakes waitDue
+	// What the connection still owes the client (the requests passed on, to their
+	// method; the discover answers being written) and mcp-go's calls awaiting the
+	// client, by id as mcp-go writes it (idKey): the end of input waits for it.
+	owed rpcwire.Owed[string, string]
 }
 
 // readLoop reads messages until in ends, answering what the front answers and passing
@@ -85,8 +82,7 @@ func (c *stdioConn) readLoop(lr *rpcwire.LineReader, sdk *io.PipeWriter) {
 		if err != nil {
 			// mcp-go cancels its requests and drops its queued tool calls once its input
 			// ends: every request read is answered first.
-			c.wg.Wait()
-			c.waitDue()
+			c.owed.Wait(c.ctx, nil, c.a.opts.DrainLimit)
 			sdk.Close()
 			return
 		}
@@ -107,7 +103,7 @@ func (c *stdioConn) readLoop(lr *rpcwire.LineReader, sdk *io.PipeWriter) {
 		}
 		switch {
 		case v.env.id != nil && v.env.hasMethod:
-			if !c.track(v.env.id, v.env.method) {
+			if !c.owed.Track(idKey(v.env.id), v.env.method) {
 				// Its id is in flight: two answers with one id could not be told apart.
 				c.writeLine(appendError(nil, v.env.id, discovery.CodeInvalidRequest))
 				continue
@@ -115,7 +111,7 @@ func (c *stdioConn) readLoop(lr *rpcwire.LineReader, sdk *io.PipeWriter) {
 		case v.env.id != nil:
 			// A response: mcp-go's only if it answers a call of mcp-go's. Any other is
 			// dropped, as JSON-RPC wants (mcp-go would answer an error response).
-			if was, _ := c.settle(c.calls, v.env.id); !was {
+			if !c.owed.Replied(idKey(v.env.id)) {
 				continue
 			}
 		}
@@ -128,66 +124,13 @@ func (c *stdioConn) readLoop(lr *rpcwire.LineReader, sdk *io.PipeWriter) {
 // discover answers a discover message, concurrently with mcp-go's work up to
 // maxInFlight at a time, then in line (backpressure).
 func (c *stdioConn) discover(env envelope, msg []byte) {
-	answer := func() {
+	end := c.owed.Begin() // counted before the read loop goes on: the end of input waits for it
+	rpcwire.GoBounded(c.sem, func() {
+		defer end()
 		if resp, _ := c.a.answerDiscover(c.ctx, env, msg, nil); len(resp) > 0 {
 			c.writeLine(resp)
 		}
-	}
-	select {
-	case c.sem <- struct{}{}:
-		c.wg.Add(1)
-		go func() {
-			defer func() { <-c.sem; c.wg.Done() }()
-			answer()
-		}()
-	default:
-		answer()
-	}
-}
-
-// track remembers a request passed on to mcp-go until its response goes out; a
-// request whose id is still in flight is refused (false).
-func (c *stdioConn) track(id []byte, method string) bool {
-	key := idKey(id)
-	c.dueMu.Lock()
-	defer c.dueMu.Unlock()
-	if _, dup := c.due[key]; dup {
-		return false
-	}
-	c.due[key] = method
-	return true
-}
-
-// settle forgets id in m (c.due or c.calls) and reports whether it was there and
-// its value.
-func (c *stdioConn) settle(m map[string]string, id []byte) (was bool, value string) {
-	key := idKey(id)
-	c.dueMu.Lock()
-	defer c.dueMu.Unlock()
-	value, was = m[key]
-	if was {
-		delete(m, key)
-		c.changed.Signal()
-	}
-	return was, value
-}
-
-// call records a call of mcp-go's to the client.
-func (c *stdioConn) call(id []byte) {
-	c.dueMu.Lock()
-	defer c.dueMu.Unlock()
-	c.calls[idKey(id)] = ""
-	c.changed.Signal()
-}
-
-// waitDue returns once every request passed on is answered, or as soon as mcp-go
-// has a call out to the client (the input has ended, so it can never be answered and
-// its request may never finish), or after the adapter's drain limit (a handler that
-// never returns: mcp-go then cancels it), or when Listen's context is done.
-func (c *stdioConn) waitDue() {
-	rpcwire.Drain(c.ctx, &c.dueMu, &c.changed, func() bool {
-		return len(c.due) == 0 || len(c.calls) > 0
-	}, nil, c.a.opts.DrainLimit)
+	})
 }
 
 // idKey is id as mcp-go writes it back: decoded into an any and encoded again.
@@ -217,11 +160,11 @@ func (c *stdioConn) outgoing(msg []byte) []byte {
 	var method string
 	switch {
 	case ok && m["method"] == nil && m["id"] != nil:
-		_, method = c.settle(c.due, m["id"]) // forgotten, answered either way
+		method, _ = c.owed.Settle(idKey(m["id"])) // forgotten, answered either way
 	case ok && m["id"] != nil && !bytes.Equal(m["id"], []byte("null")):
-		c.call(m["id"])
+		c.owed.Call(idKey(m["id"]))
 	}
-	if clean, changed := rpcwire.CleanResponse(msg); changed {
+	if clean, changed := cleanError(msg, method == "tools/call"); changed {
 		return clean
 	}
 	switch {

@@ -218,32 +218,13 @@ func TestHTTPCacheControlPrivate(t *testing.T) {
 			})
 			srv := httptest.NewServer(bearerAuth(f.a.Handler(public)))
 			t.Cleanup(srv.Close)
-			session := ""
-			post := func(body string) *http.Response {
-				req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				req.Header.Set("Authorization", "Bearer tok-bob")
-				if session != "" {
-					req.Header.Set("Mcp-Session-Id", session)
-				}
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				resp.Body.Close()
-				if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
-					session = s
-				}
-				return resp
-			}
-			post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cc","version":"0"}}}`)
-			post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			h := &httpSession{t: t, url: srv.URL, token: "tok-bob"}
+			h.initialize()
 			for _, msg := range []string{
 				`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 				`{"jsonrpc":"2.0","id":2,"method":"` + f.d.Method() + `","params":{"query":"weather"}}`,
 			} {
-				resp := post(msg)
+				resp, _ := h.post(msg)
 				cc := strings.Join(resp.Header.Values("Cache-Control"), ", ")
 				if resp.StatusCode != 200 || strings.Contains(cc, "public") || strings.Contains(cc, "s-maxage") ||
 					!strings.Contains(cc, "private") || !strings.Contains(cc, "no-store") {

@@ -128,9 +128,12 @@
 // authorisation challenges, so refusals of a call stay JSON-RPC errors).
 //
 // On the way out, every JSON-RPC error response that is not the adapter's (its
-// message one of the discovery.Code values, with their data exactly) or the
-// host's CheckCall *jsonrpc.Error (remembered by content when the middleware passes
-// it, at most 1,024 distinct ones) is rewritten to the content-free error of its code:
+// message one of the discovery.Code values, with their data exactly), the host's
+// CheckCall *jsonrpc.Error, or the error a granted call's tool handler returned whose
+// code is none of -32700, -32600, -32601 and -32602 (the SDK's own "unknown tool" is
+// -32602; the handler never sees arguments the library rejected) is rewritten to the
+// content-free error of its code (the host's are remembered by content when the
+// middleware passes them, at most 1,024 distinct ones):
 // -32700 parse_error, -32600 invalid_request, -32601 method_not_found, -32602
 // invalid_params, -32603 (or none) internal_error, any other server_error with its
 // code kept. The SDK's errors quote methods, raw params and argument values; none
@@ -143,7 +146,9 @@
 // invalid_request or message_too_large otherwise), which the go-sdk client reads as a
 // refused call without dropping its session, and in any other case by the status
 // text.
-// Host errors of other methods (prompts, resources) are rewritten too.
+// Host errors of other methods (prompts, resources) are rewritten too: the SDK's own
+// errors of those methods quote URIs and names, and only the tools/call path tells
+// the host's error from the SDK's.
 //
 // The end of input, and request ids: when a stdio (or other wrapped) connection's
 // input ends, the SDK cancels the requests in flight and writes nothing more, so the

@@ -28,9 +28,9 @@ func contentFree(code int64) *jsonrpc.Error {
 }
 
 // kept reports whether an outgoing JSON-RPC error may leave as it is: one the adapter
-// or discovery wrote (rpcwire.Own), or one the host's CheckCall returned as a
-// *jsonrpc.Error. Every other error, the SDK's above all (they quote methods, params
-// and argument values), is replaced.
+// or discovery wrote (rpcwire.Own), or one of hostErrors (the host's CheckCall
+// *jsonrpc.Error, a granted call's handler error). Every other error, the SDK's above
+// all (they quote methods, params and argument values), is replaced.
 func kept(code int64, message string, data []byte) bool {
 	return rpcwire.Own(message, data) || hostErrors.has(code, message, data)
 }
@@ -77,27 +77,9 @@ func cleanResponse(msg []byte) (out []byte, ok bool) {
 	return rpcwire.CleanResponseKeeping(msg, kept)
 }
 
-// appendResponse appends the JSON-RPC error response with id (null when empty) and e,
-// in discovery.AppendJSONRPCError's form, which it is for e = wireError(code):
-// {"jsonrpc":"2.0","id":ID,"error":{"code":N,"message":"<code>","data":{...}}}.
-func appendResponse(dst, id []byte, e *jsonrpc.Error) []byte {
-	if len(id) == 0 {
-		id = []byte("null")
-	}
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = append(dst, id...)
-	dst = append(dst, `,"error":{"code":`...)
-	dst = strconv.AppendInt(dst, e.Code, 10)
-	dst = append(dst, `,"message":`...)
-	dst = strconv.AppendQuote(dst, e.Message)
-	dst = append(dst, `,"data":`...)
-	dst = append(dst, e.Data...)
-	return append(dst, "}}"...)
-}
-
 // hostErrors remembers, by wire content, the *jsonrpc.Error values the hosts' CheckCall
-// returned, so that the outgoing filters let them out unchanged (SPEC CALL-6: the host
-// chose its wire form). It holds at most maxHostErrors entries and is cleared when
+// returned (SPEC CALL-6: the host chose its wire form) and the errors of granted calls'
+// tool handlers (keepHostError), so that the outgoing filters let them out unchanged. It holds at most maxHostErrors entries and is cleared when
 // full: an entry lost that way costs the host's text, never content-freedom.
 var hostErrors = &errorSet{}
 

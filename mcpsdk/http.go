@@ -42,13 +42,18 @@ import (
 //
 // Put the host's authentication (for example auth.RequireBearerToken) in front of
 // Handler, so that every request is authenticated. Like the SDK's handler, Handler
-// refuses a request it answers itself that arrived on a loopback address with a
-// foreign Host header (DNS rebinding) with 403.
+// first refuses a request that arrived on a loopback address with a foreign Host
+// header (DNS rebinding) with 403, before it reads anything: no grant is read and
+// nothing runs for it; Options.DisableLocalhostProtection turns this off, as the
+// SDK's StreamableHTTPOptions.DisableLocalhostProtection does.
 func (a *Adapter) Handler(next http.Handler) http.Handler {
 	if !a.d.Enabled() {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !a.opts.DisableLocalhostProtection && rpcwire.RefuseRebound(w, r, forbidden) {
+			return // first, as the SDK's handler: nothing read, no grant
+		}
 		if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !supportedVersion(v) {
 			// The SDK refuses it too, but logs the header's text first (ERR-2).
 			answer(w, r, http.StatusBadRequest, discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest), false)
@@ -60,11 +65,8 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(fw, r)
 			return
 		}
-		body, err := rpcwire.ReadBounded(r.Body, a.opts.MaxRequestBodyBytes)
-		r.Body.Close()
-		if err != nil {
-			fault := rpcwire.BodyFault(err)
-			answer(w, r, fault.Status(), discovery.AppendJSONRPCError(nil, nil, fault), false)
+		body, ok := rpcwire.ReadBody(w, r, a.opts.MaxRequestBodyBytes)
+		if !ok {
 			return
 		}
 		ctx := r.Context()
@@ -80,10 +82,6 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			fw.ID = env.id
 			fw.Private = env.method == "tools/list" // narrowed: one principal's list
 			next.ServeHTTP(fw, r)
-			return
-		}
-		if rpcwire.Rebound(r) { // before answerDiscover: no page for a refused request
-			answer(w, r, http.StatusForbidden, nil, false)
 			return
 		}
 		if act == discover {
@@ -105,11 +103,13 @@ func supportedVersion(v string) bool {
 
 var sdkVersions = mcp.SupportedProtocolVersions()
 
-// answer writes the front's own answer (rpcwire.Answer); a rebound request gets the
-// SDK's 403 text.
+// answer writes the front's own answer (rpcwire.Answer).
 func answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool) {
-	rpcwire.Answer(w, r, status, body, event, "Forbidden: invalid Host header")
+	rpcwire.Answer(w, r, status, body, event)
 }
+
+// forbidden is the SDK's 403 text for a rebound request, without the Host it quotes.
+const forbidden = "Forbidden: invalid Host header"
 
 // responseBuffers hold discover responses, pages of up to 64 KiB that would otherwise
 // be allocated for each request.
@@ -122,13 +122,13 @@ var responseBuffers = sync.Pool{New: func() any {
 // 413 (http.Error, which may quote the body, a header or a method), so that a client
 // keeps its session, as the go-sdk client does for JSON-RPC error bodies.
 func textError(id []byte, status int, head []byte) []byte {
-	fault := wireError(discovery.CodeInvalidRequest)
+	fault := discovery.CodeInvalidRequest
 	switch {
 	case status == http.StatusRequestEntityTooLarge:
-		fault = wireError(discovery.CodeMessageTooLarge)
+		fault = discovery.CodeMessageTooLarge
 	case bytes.HasPrefix(head, []byte("JSON RPC not handled")): // the SDK's unknown method
 		// 400, the status the SDK chose: MCP clients read 404 as a lost session.
-		fault = wireErrorStatus(discovery.CodeMethodNotFound, http.StatusBadRequest)
+		return rpcwire.AppendError(nil, id, discovery.CodeMethodNotFound, int64(discovery.CodeMethodNotFound.JSONRPCCode()), http.StatusBadRequest)
 	}
-	return appendResponse(nil, id, fault)
+	return discovery.AppendJSONRPCError(nil, id, fault)
 }

@@ -1,10 +1,12 @@
 package mcpsdk_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -37,6 +39,51 @@ func httpServer(t testing.TB, enabled bool) (*fixture, *httptest.Server) {
 
 func (f *fixture) httpHandler() http.Handler {
 	return bearerAuth(f.a.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.server }, nil)))
+}
+
+// httpSession is a raw streamable HTTP session, token's, with the server at url:
+// post sends one message with the session's id, taken from the first answer naming
+// one, and returns the response and its body (the data of an event-stream answer).
+type httpSession struct {
+	t          testing.TB
+	url, token string
+	id         string
+}
+
+func (h *httpSession) post(msg string) (*http.Response, []byte) {
+	h.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(msg))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	if h.id != "" {
+		req.Header.Set("Mcp-Session-Id", h.id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if s := resp.Header.Get("Mcp-Session-Id"); s != "" && h.id == "" {
+		h.id = s
+	}
+	b, _ := io.ReadAll(resp.Body)
+	b = bytes.TrimSpace(b)
+	if data, ok := bytes.CutPrefix(b, []byte("event: message\ndata: ")); ok {
+		b = data
+	}
+	return resp, b
+}
+
+// initialize opens the session.
+func (h *httpSession) initialize() {
+	h.t.Helper()
+	h.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	h.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 }
 
 type bearer struct {

@@ -46,8 +46,8 @@ func send(t *testing.T, method, url, body string, set func(*http.Request)) (stat
 
 // SPEC CALL-1, ERR-1, ERR-2 over HTTP: a tools/call refusal is a JSON-RPC error in an
 // HTTP 200, as application/json or, when the request accepts only an event stream, as
-// one event; a request answered by Handler itself with a foreign Host on a loopback
-// address is refused 403 like the SDK does; the SDK's own plain-text errors (which
+// one event; a request with a foreign Host on a loopback address is refused 403 by
+// Handler itself, like the SDK does; the SDK's own plain-text errors (which
 // quote the Host header, methods, bodies) come out as the status text alone.
 func TestHTTPAnswerForms(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: true, principal2: mcpsdk.TokenInfoPrincipal, tool: "search_tools"})
@@ -63,7 +63,8 @@ func TestHTTPAnswerForms(t *testing.T) {
 		{"refusal as JSON", "POST", "application/json, text/event-stream", "", denied, 200, "application/json", refusal},
 		{"refusal as an event", "POST", "text/event-stream", "", denied, 200, "text/event-stream", "event: message\ndata: " + refusal + "\n\n"},
 		{"refusal, rebound Host", "POST", "application/json, text/event-stream", canary + ".example", denied, 403, "text/plain; charset=utf-8", "Forbidden: invalid Host header\n"},
-		{"SDK: rebound Host", "POST", "application/json, text/event-stream", canary + ".example", `{"jsonrpc":"2.0","id":8,"method":"ping"}`, 403, "text/plain; charset=utf-8", "Forbidden\n"},
+		{"any POST, rebound Host", "POST", "application/json, text/event-stream", canary + ".example", `{"jsonrpc":"2.0","id":8,"method":"ping"}`, 403, "text/plain; charset=utf-8", "Forbidden: invalid Host header\n"},
+		{"GET, rebound Host", "GET", "text/event-stream", canary + ".example", "", 403, "text/plain; charset=utf-8", "Forbidden: invalid Host header\n"},
 		{"SDK: GET without a session", "GET", "text/event-stream", "", "", 400, "text/plain; charset=utf-8", "Bad Request\n"},
 		{"SDK: unknown method", "POST", "application/json, text/event-stream", "", `{"jsonrpc":"2.0","id":9,"method":"` + canary + `"}`, 400, "application/json",
 			`{"jsonrpc":"2.0","id":9,"error":{"code":-32601,"message":"method_not_found","data":{"error":"method_not_found","status":400}}}`},

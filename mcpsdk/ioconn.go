@@ -89,7 +89,7 @@ func (c *ioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case l = <-c.lines:
 		}
 		if l.err != nil {
-			c.calls.wait(ctx, c.closed, c.a.opts.DrainLimit) // every request read gets its answer first
+			c.calls.Wait(ctx, c.closed, c.a.opts.DrainLimit) // every request read gets its answer first
 			return nil, l.err
 		}
 		if l.tooLong {
@@ -125,7 +125,7 @@ func (c *ioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				continue
 			}
 		case *jsonrpc.Response:
-			c.calls.replied(m.ID)
+			c.calls.Replied(m.ID)
 		}
 		return msg, nil
 	}
@@ -167,8 +167,8 @@ func sessionless(params []byte) bool {
 // discover answers a discover message, concurrently with the SDK's work up to
 // maxInFlight at a time, then in line (backpressure).
 func (c *ioConn) discover(ctx context.Context, env envelope, msg []byte) {
-	end := c.calls.begin() // counted before Read goes on, so the end of input waits for it
-	goBounded(c.sem, func() {
+	end := c.calls.Begin() // counted before Read goes on, so the end of input waits for it
+	rpcwire.GoBounded(c.sem, func() {
 		defer end()
 		if resp, _ := c.a.answerDiscover(ctx, nil, env, msg, nil); len(resp) > 0 {
 			c.out.writeLine(resp)

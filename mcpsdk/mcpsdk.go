@@ -69,6 +69,12 @@ type Options struct {
 	// handlers still running, and their calls get no answer. Zero or negative means
 	// 10 s.
 	DrainLimit time.Duration
+	// DisableLocalhostProtection turns off Handler's DNS rebinding refusal (403 for a
+	// request on a loopback address with a foreign Host header). Set it exactly when
+	// the SDK handler behind has StreamableHTTPOptions.DisableLocalhostProtection set,
+	// for example behind a reverse proxy on the same machine that forwards the public
+	// Host. False: Handler refuses such requests, as the SDK's handler does by default.
+	DisableLocalhostProtection bool
 }
 
 // An Adapter connects one Discoverer to go-sdk servers, transports and HTTP handlers.
@@ -144,16 +150,11 @@ func rpcError(err error, unknown discovery.Code) error {
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}, N and S the
 // code's own.
 func wireError(code discovery.Code) *jsonrpc.Error {
-	return wireErrorStatus(code, code.Status())
-}
-
-// wireErrorStatus is wireError with status S in its data.
-func wireErrorStatus(code discovery.Code, status int) *jsonrpc.Error {
 	data := make([]byte, 0, 64)
 	data = append(data, `{"error":`...)
 	data = strconv.AppendQuote(data, string(code))
 	data = append(data, `,"status":`...)
-	data = strconv.AppendInt(data, int64(status), 10)
+	data = strconv.AppendInt(data, int64(code.Status()), 10)
 	data = append(data, '}')
 	return &jsonrpc.Error{Code: int64(code.JSONRPCCode()), Message: string(code), Data: data}
 }

@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/discovery/wire"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/internal/rpcwire"
 	"github.com/deferredtools/deferredtools/safemode"
@@ -18,7 +20,7 @@ import (
 
 // MetaContractDigest is the _meta member that carries the contract digest: in
 // tools/list results, and, as the client's pin, in tools/call params (SPEC CONTRACT-2).
-const MetaContractDigest = "contract_digest"
+const MetaContractDigest = wire.MetaContractDigest
 
 // Middleware returns the receiving middleware: it narrows tools/list, gates
 // tools/call, answers the discovery tool and passes every other method to next
@@ -198,6 +200,10 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 		return nil, rpcError(err, discovery.CodeCallRefused)
 	}
 	res, err := next(ctx, method, req)
+	if err != nil {
+		keepHostError(err) // the host's tool failed: its error goes out as it wrote it
+		return res, err
+	}
 	if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError && decodeFailure(r.GetError()) {
 		// A typed tool's SDK could not decode arguments the schema allows (an integer
 		// past int64, a number past float32): its error quotes them (SPEC ERR-2).
@@ -207,23 +213,42 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 }
 
 // decodeFailure reports the error of a typed tool's result that says the SDK could
-// not decode or validate the arguments: a JSON decoding error (the SDK's decoder
-// reports encoding/json's types), or the SDK's "validating/unmarshaling arguments"
-// wrapping. Their texts quote argument values and member names.
+// not decode or validate the arguments: the JSON decoding error itself (the SDK's
+// decoder reports encoding/json's types, unwrapped; a host error that wraps one is the
+// host's), or the SDK's "validating/unmarshaling arguments" wrapping. Their texts
+// quote argument values and member names.
 func decodeFailure(err error) bool {
-	if err == nil {
+	switch err.(type) {
+	case nil:
 		return false
-	}
-	var (
-		typeErr   *json.UnmarshalTypeError
-		syntaxErr *json.SyntaxError
-		invalid   *json.InvalidUnmarshalError
-	)
-	if errors.As(err, &typeErr) || errors.As(err, &syntaxErr) || errors.As(err, &invalid) {
+	case *json.UnmarshalTypeError, *json.SyntaxError, *json.InvalidUnmarshalError:
 		return true
 	}
 	text := err.Error()
 	return strings.HasPrefix(text, `validating "arguments": `) || strings.HasPrefix(text, "unmarshaling arguments: ")
+}
+
+// keepHostError lets err, the error a granted call's handler returned (the host's
+// tool, or the SDK on its behalf), out of the outgoing filters as the SDK writes it
+// (hostErrors), unless its code is one of JSON-RPC's protocol codes (-32700, -32600,
+// -32601, -32602; the SDK's "unknown tool" is -32602): those are rewritten
+// content-free like every SDK error. The host's tool never sees arguments the
+// library rejected, so its text holds no library content (SPEC ERR-2).
+func keepHostError(err error) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return
+	}
+	je, ok := err.(*jsonrpc.Error)
+	if !ok { // written as its text, with the code of a *jsonrpc.Error it wraps (else 0)
+		var inner *jsonrpc.Error
+		je = &jsonrpc.Error{Message: err.Error()}
+		if errors.As(err, &inner) {
+			je.Code = inner.Code
+		}
+	}
+	if !rpcwire.ProtocolCode(je.Code) {
+		hostErrors.add(je)
+	}
 }
 
 // invalidArguments is the tool result of a validation failure (SEP-1303): isError, and a

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -59,21 +58,17 @@ func (pc *pendingCalls) take(extra *mcp.RequestExtra) callFunc {
 	return nil
 }
 
-// inflight is a connection's record of what it still owes its client: every request it
-// passed on to the SDK and whose response it has not written (with the extra keying
-// the front's decision on a call, which pendingCalls holds until the response or the
-// close), the front's own answers being written, and the calls the server sent that
-// await the client's response. At the end of the input the connection drains it
-// (wait) before reporting the end, since the SDK, once its read fails, cancels the
-// requests in flight and writes nothing more: every request read before the end gets
-// its answer. It also keeps request ids unique among those in flight: the SDK drops a
-// request whose id is in flight without an answer.
+// inflight is a connection's record of what it still owes its client
+// (rpcwire.Owed): the requests it passed on to the SDK, by id, each with the extra
+// keying the front's decision on a call (nil: none), which pendingCalls holds until
+// the response or the close; the front's own answers being written; and the calls the
+// server sent that await the client's response. At the end of the input the
+// connection waits for it (Wait) before reporting the end, since the SDK, once its
+// read fails, cancels the requests in flight and writes nothing more: every request
+// read before the end gets its answer. It also keeps request ids unique among those
+// in flight: the SDK drops a request whose id is in flight without an answer.
 type inflight struct {
-	mu        sync.Mutex
-	byID      map[jsonrpc.ID]*mcp.RequestExtra // requests passed on; extra nil when no decision
-	answering int                              // the front's answers being written
-	outgoing  map[jsonrpc.ID]bool              // the server's calls awaiting the client
-	changed   rpcwire.Changes                  // wakes wait
+	rpcwire.Owed[jsonrpc.ID, *mcp.RequestExtra]
 }
 
 // attach records req as passed on to the SDK and keys call (nil: none) by req's
@@ -85,96 +80,44 @@ func (f *inflight) attach(pc *pendingCalls, req *jsonrpc.Request, call callFunc)
 	if !req.ID.IsValid() {
 		return true
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if _, dup := f.byID[req.ID]; dup {
+	extra, ok := req.Extra.(*mcp.RequestExtra)
+	keyed := call != nil && (req.Extra == nil || ok)
+	switch {
+	case !keyed:
+		extra = nil
+	case extra == nil:
+		extra = &mcp.RequestExtra{}
+	}
+	if !f.Track(req.ID, extra) {
 		return false
 	}
-	if f.byID == nil {
-		f.byID = make(map[jsonrpc.ID]*mcp.RequestExtra)
-	}
-	extra, ok := req.Extra.(*mcp.RequestExtra)
-	if call == nil || req.Extra != nil && !ok {
-		f.byID[req.ID] = nil
-		return true
-	}
-	if extra == nil {
-		extra = &mcp.RequestExtra{}
+	if keyed {
 		req.Extra = extra
+		pc.m.Store(extra, call)
 	}
-	f.byID[req.ID] = extra
-	pc.m.Store(extra, call)
 	return true
 }
 
 // done records a message the connection writes: a response settles its request (and
 // drops the decision no middleware took), a call of the server's awaits the client.
 func (f *inflight) done(pc *pendingCalls, msg jsonrpc.Message) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	switch m := msg.(type) {
 	case *jsonrpc.Response:
-		extra, ok := f.byID[m.ID]
-		if !ok {
-			return
-		}
-		delete(f.byID, m.ID)
-		if extra != nil {
+		if extra, ok := f.Settle(m.ID); ok && extra != nil {
 			pc.m.Delete(extra)
 		}
 	case *jsonrpc.Request:
-		if !m.ID.IsValid() {
-			return
+		if m.ID.IsValid() {
+			f.Call(m.ID)
 		}
-		if f.outgoing == nil {
-			f.outgoing = make(map[jsonrpc.ID]bool)
-		}
-		f.outgoing[m.ID] = true
 	}
-	f.changed.Signal()
-}
-
-// replied records a response the client sent to one of the server's calls.
-func (f *inflight) replied(id jsonrpc.ID) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	delete(f.outgoing, id)
-	f.changed.Signal()
-}
-
-// begin counts one of the front's answers until end, called once it is written.
-func (f *inflight) begin() (end func()) {
-	f.mu.Lock()
-	f.answering++
-	f.mu.Unlock()
-	return func() {
-		f.mu.Lock()
-		f.answering--
-		f.changed.Signal()
-		f.mu.Unlock()
-	}
-}
-
-// wait returns once every request passed on has its response written and every answer
-// of the front is written, or as soon as a call of the server's awaits the client
-// (whose input has ended, so that call can never be answered and its request may
-// never finish), or after limit (a handler that never returns: the SDK then cancels
-// it), or when ctx is done or stop is closed.
-func (f *inflight) wait(ctx context.Context, stop <-chan struct{}, limit time.Duration) {
-	rpcwire.Drain(ctx, &f.mu, &f.changed, func() bool {
-		return len(f.byID) == 0 && f.answering == 0 || len(f.outgoing) > 0
-	}, stop, limit)
 }
 
 // close drops every decision of the connection.
 func (f *inflight) close(pc *pendingCalls) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for id, extra := range f.byID {
-		delete(f.byID, id)
+	f.Clear(func(extra *mcp.RequestExtra) {
 		if extra != nil {
 			pc.m.Delete(extra)
 		}
-	}
-	f.changed.Signal()
+	})
 }

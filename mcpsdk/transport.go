@@ -98,11 +98,11 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		msg, err := c.Connection.Read(ctx)
 		if err != nil {
-			c.calls.wait(ctx, c.closed, c.a.opts.DrainLimit) // every request read gets its answer first
+			c.calls.Wait(ctx, c.closed, c.a.opts.DrainLimit) // every request read gets its answer first
 			return nil, err
 		}
 		if r, ok := msg.(*jsonrpc.Response); ok {
-			c.calls.replied(r.ID)
+			c.calls.Replied(r.ID)
 		}
 		req, ok := msg.(*jsonrpc.Request)
 		if !ok {
@@ -134,8 +134,8 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if !req.ID.IsValid() {
 			continue // a discover notification: discovery answers nothing
 		}
-		end := c.calls.begin()
-		goBounded(c.sem, func() {
+		end := c.calls.Begin()
+		rpcwire.GoBounded(c.sem, func() {
 			defer end()
 			_ = c.Connection.Write(ctx, c.a.discoverResponse(ctx, req))
 		})
@@ -210,19 +210,4 @@ func encodeID(id jsonrpc.ID) []byte {
 		}
 	}
 	return []byte("null")
-}
-
-// goBounded runs f on its own goroutine while sem has room, and in the caller's
-// otherwise, so a connection answers at most cap(sem) discover requests at once and
-// reads nothing further while it is full (backpressure).
-func goBounded(sem chan struct{}, f func()) {
-	select {
-	case sem <- struct{}{}:
-		go func() {
-			defer func() { <-sem }()
-			f()
-		}()
-	default:
-		f()
-	}
 }

@@ -2,7 +2,6 @@ package mcpsdk
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -105,20 +104,6 @@ func TestCleanResponse(t *testing.T) {
 				t.Errorf("cleanResponse(%s) = %s, want %s", c.in, out, c.out)
 			}
 		})
-	}
-}
-
-// The adapter's own writer of JSON-RPC error responses writes, for every code, the
-// bytes discovery.AppendJSONRPCError writes: the wire form is one.
-func TestAppendResponseMatchesDiscovery(t *testing.T) {
-	for _, code := range discovery.Codes() {
-		for _, id := range []string{`7`, `"a\"b"`, ``} {
-			got := appendResponse([]byte("x"), []byte(id), wireError(code))
-			want := discovery.AppendJSONRPCError([]byte("x"), json.RawMessage(id), code)
-			if !bytes.Equal(got, want) {
-				t.Errorf("appendResponse(%s, %s) =\n%s\nwant\n%s", id, string(code), got, want)
-			}
-		}
 	}
 }
 

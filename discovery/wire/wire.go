@@ -11,6 +11,10 @@ import "encoding/json"
 // Method is the JSON-RPC method name of discovery (a host may rename it).
 const Method = "multillm.tools.discover"
 
+// MetaContractDigest is the _meta member that carries the contract digest: in discover
+// and tools/list results, and, as a client's pin, in tools/call params.
+const MetaContractDigest = "contract_digest"
+
 // MaxLimit is the largest Limit a request may ask for, and the default.
 const MaxLimit = 16
 

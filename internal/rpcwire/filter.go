@@ -162,24 +162,45 @@ func (f *Filter) Finish() {
 	}
 }
 
-// BodyFault is the code of a request body ReadBounded refused: too large or unreadable.
-func BodyFault(err error) discovery.Code {
+// bodyFault is the code of a request body ReadBounded refused: too large or unreadable.
+func bodyFault(err error) discovery.Code {
 	if errors.Is(err, ErrTooLarge) {
 		return discovery.CodeMessageTooLarge
 	}
 	return discovery.CodeInvalidRequest
 }
 
+// RefuseRebound answers a request Rebound with 403 and the text forbidden (the SDK
+// handler's own text, without the Host it quotes) and reports whether it did. An
+// adapter's Handler calls it first, as the SDK handler behind it does, unless the
+// host turned that protection off: no body is read and no grant for such a request.
+func RefuseRebound(w http.ResponseWriter, r *http.Request, forbidden string) bool {
+	if !Rebound(r) {
+		return false
+	}
+	http.Error(w, forbidden, http.StatusForbidden)
+	return true
+}
+
+// ReadBody reads the body of a request an adapter's front screens: a body over limit,
+// or unreadable, answers its content-free error (bodyFault, 413 or 400) and ok is
+// false. The body is closed either way.
+func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, ok bool) {
+	defer r.Body.Close()
+	body, err := ReadBounded(r.Body, limit)
+	if err != nil {
+		fault := bodyFault(err)
+		Answer(w, r, fault.Status(), discovery.AppendJSONRPCError(nil, nil, fault), false)
+		return nil, false
+	}
+	return body, true
+}
+
 // Answer writes an adapter's own answer to r: status and body as application/json,
 // or, when event is set and r's Accept takes only text/event-stream, one event in an
-// HTTP 200; an empty body answers status alone (202 for a notification). A request
-// Rebound answers 403 with the text forbidden instead, as the SDK behind would, since
-// the adapter answers in its place. A body is marked private (PrivateCache).
-func Answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool, forbidden string) {
-	if Rebound(r) {
-		http.Error(w, forbidden, http.StatusForbidden)
-		return
-	}
+// HTTP 200; an empty body answers status alone (202 for a notification). A body is
+// marked private (PrivateCache).
+func Answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool) {
 	if len(body) > 0 {
 		PrivateCache(w.Header()) // a discover page or a refusal: one principal's
 	}

@@ -64,16 +64,93 @@ func TestFilter(t *testing.T) {
 	}
 }
 
-// BodyFault names a body over the cap message_too_large (413) and any other read
+// bodyFault names a body over the cap message_too_large (413) and any other read
 // failure invalid_request (400).
 func TestBodyFault(t *testing.T) {
-	if got := BodyFault(ErrTooLarge); got != discovery.CodeMessageTooLarge || got.Status() != http.StatusRequestEntityTooLarge {
-		t.Errorf("BodyFault(ErrTooLarge) = %v", got)
+	if got := bodyFault(ErrTooLarge); got != discovery.CodeMessageTooLarge || got.Status() != http.StatusRequestEntityTooLarge {
+		t.Errorf("bodyFault(ErrTooLarge) = %v", got)
 	}
-	if got := BodyFault(http.ErrBodyReadAfterClose); got != discovery.CodeInvalidRequest {
-		t.Errorf("BodyFault(other) = %v", got)
+	if got := bodyFault(http.ErrBodyReadAfterClose); got != discovery.CodeInvalidRequest {
+		t.Errorf("bodyFault(other) = %v", got)
 	}
 }
+
+// RefuseRebound answers 403 with the given text, reading nothing, for a request on a
+// loopback address with a foreign Host, and leaves every other request alone.
+func TestRefuseRebound(t *testing.T) {
+	for _, c := range []struct {
+		name, local, host string
+		refused           bool
+	}{
+		{"rebound", "127.0.0.1", "evil.example", true},
+		{"rebound, IPv6 loopback", "::1", "evil.example:8080", true},
+		{"loopback Host", "127.0.0.1", "localhost:8080", false},
+		{"IP Host", "127.0.0.1", "127.0.0.1:8080", false},
+		{"public address", "192.0.2.7", "evil.example", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := &countingBody{r: strings.NewReader(`{"a":1}`)}
+			r := httptest.NewRequest("POST", "http://"+c.host+"/mcp", body)
+			r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.ParseIP(c.local), Port: 8080}))
+			rec := httptest.NewRecorder()
+			if got := RefuseRebound(rec, r, "nope"); got != c.refused {
+				t.Fatalf("RefuseRebound = %t, want %t", got, c.refused)
+			}
+			if c.refused && (rec.Code != 403 || rec.Body.String() != "nope\n") || !c.refused && rec.Body.Len() > 0 {
+				t.Errorf("answered %d %q", rec.Code, rec.Body.String())
+			}
+			if body.n > 0 {
+				t.Errorf("the body was read (%d bytes)", body.n)
+			}
+		})
+	}
+}
+
+// ReadBody answers a body over the cap 413 message_too_large (content-free) and
+// returns a body within it, closing it either way.
+func TestReadBody(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		ok         bool
+		status     int
+		want       string
+	}{
+		{"within", `{"a":1}`, true, 200, ""},
+		{"at the cap", strings.Repeat("x", 50), true, 200, ""},
+		{"over", strings.Repeat("x", 51), false, 413,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message_too_large","data":{"error":"message_too_large","status":413}}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := &countingBody{r: strings.NewReader(c.body)}
+			r := httptest.NewRequest("POST", "http://127.0.0.1/mcp", body)
+			rec := httptest.NewRecorder()
+			got, ok := ReadBody(rec, r, 50)
+			if ok != c.ok || rec.Code != c.status || rec.Body.String() != c.want {
+				t.Fatalf("ReadBody = %q, %t; answered %d %q, want %t, %d %q", got, ok, rec.Code, rec.Body.String(), c.ok, c.status, c.want)
+			}
+			if ok && string(got) != c.body {
+				t.Errorf("ReadBody = %q, want %q", got, c.body)
+			}
+			if !body.closed {
+				t.Error("the body was not closed")
+			}
+		})
+	}
+}
+
+type countingBody struct {
+	r      *strings.Reader
+	n      int
+	closed bool
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.n += n
+	return n, err
+}
+
+func (b *countingBody) Close() error { b.closed = true; return nil }
 
 // InvalidArgumentsText names the keyword and schema location, quoted, and nothing else.
 func TestInvalidArgumentsText(t *testing.T) {
@@ -87,8 +164,7 @@ func TestInvalidArgumentsText(t *testing.T) {
 }
 
 // Answer writes JSON, one event when event is set and Accept takes only
-// text/event-stream, status alone for an empty body, and 403 with the given text for a
-// request rebound to a loopback address.
+// text/event-stream, and status alone for an empty body.
 func TestAnswer(t *testing.T) {
 	loopback := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80}
 	cases := []struct {
@@ -102,7 +178,6 @@ func TestAnswer(t *testing.T) {
 		{"event", "text/event-stream", "localhost", `{"a":1}`, true, 200, "text/event-stream", "event: message\ndata: {\"a\":1}\n\n"},
 		{"no event wanted", "text/event-stream", "localhost", `{"a":1}`, false, 400, "application/json", `{"a":1}`},
 		{"empty", "", "localhost", "", false, 400, "", ""},
-		{"rebound", "", "evil.example", `{"a":1}`, false, 403, "text/plain; charset=utf-8", "nope\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -113,7 +188,7 @@ func TestAnswer(t *testing.T) {
 				r.Header.Set("Accept", c.accept)
 			}
 			rec := httptest.NewRecorder()
-			Answer(rec, r, 400, []byte(c.body), c.event, "nope")
+			Answer(rec, r, 400, []byte(c.body), c.event)
 			if rec.Code != c.wantCode || rec.Header().Get("Content-Type") != c.wantType || rec.Body.String() != c.wantBody {
 				t.Errorf("got %d %q %q, want %d %q %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body.String(), c.wantCode, c.wantType, c.wantBody)
 			}

@@ -1,11 +1,12 @@
 // Package rpcwire holds the transport pieces an MCP adapter needs whatever SDK it wraps:
 // bounded reading of newline-delimited and HTTP messages, the reading of member names
 // no decoder can read another way (Members, Match), the content-free rewrite of
-// JSON-RPC errors and the code a refusal is written with (CodeOf), the bounded wait for
-// the answers owed at the end of input (Drain), the HTTP front's own answers (Answer)
-// and the filter of the SDK handler's responses (Filter), and the small HTTP checks
-// (Accept, Content-Type, DNS rebinding). It imports no SDK, so every adapter package
-// shares it.
+// JSON-RPC errors and the code a refusal is written with (CodeOf), the record of what a
+// stdio connection owes its client and the bounded wait for it at the end of input
+// (Owed), the bounded concurrency of front answers (GoBounded), the HTTP front's own
+// answers (Answer) and the filter of the SDK handler's responses (Filter), and the
+// small HTTP checks (Accept, Content-Type, DNS rebinding). It imports no SDK, so every
+// adapter package shares it.
 package rpcwire
 
 import (
@@ -133,9 +134,10 @@ func ValidID(raw []byte) bool {
 
 // AppendError appends the JSON-RPC error response {"jsonrpc":"2.0","id":ID,"error":
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}} with N the given
-// JSON-RPC code and S code's status; an empty id is written null. With n =
-// code.JSONRPCCode() it is discovery.AppendJSONRPCError's form.
-func AppendError(dst, id []byte, code discovery.Code, n int64) []byte {
+// JSON-RPC code and S the given HTTP status; an empty id is written null. With n =
+// code.JSONRPCCode() and status = code.Status() it is discovery.AppendJSONRPCError's
+// form.
+func AppendError(dst, id []byte, code discovery.Code, n int64, status int) []byte {
 	if len(id) == 0 {
 		id = []byte("null")
 	}
@@ -148,8 +150,16 @@ func AppendError(dst, id []byte, code discovery.Code, n int64) []byte {
 	dst = append(dst, `,"data":{"error":`...)
 	dst = strconv.AppendQuote(dst, string(code))
 	dst = append(dst, `,"status":`...)
-	dst = strconv.AppendInt(dst, int64(code.Status()), 10)
+	dst = strconv.AppendInt(dst, int64(status), 10)
 	return append(dst, "}}}"...)
+}
+
+// ProtocolCode reports one of JSON-RPC's codes for a request the server could not
+// take (-32700 parse error, -32600 invalid request, -32601 method not found, -32602
+// invalid params): an SDK writes them for what it refused itself, quoting the request,
+// never for a failure of the host's handler that it passes on.
+func ProtocolCode(n int64) bool {
+	return n == -32700 || n == -32600 || n == -32601 || n == -32602
 }
 
 // ContentFree is the code an SDK error of JSON-RPC code n is rewritten to: the fixed
@@ -228,7 +238,7 @@ func CleanResponseKeeping(msg []byte, keep func(code int64, message string, data
 	if code == discovery.CodeServerError {
 		n = r.Error.Code
 	}
-	return AppendError(nil, r.ID, code, n), true
+	return AppendError(nil, r.ID, code, n, code.Status()), true
 }
 
 // SSEEvent frames one JSON-RPC message as a text/event-stream "message" event.

@@ -42,11 +42,25 @@ func TestLineReader(t *testing.T) {
 	}
 }
 
+// AppendError with a code's own JSON-RPC code and status writes, for every code and
+// id, the bytes discovery.AppendJSONRPCError writes: the wire form is one.
+func TestAppendErrorMatchesDiscovery(t *testing.T) {
+	for _, code := range discovery.Codes() {
+		for _, id := range []string{`7`, `"a\"b"`, ``} {
+			got := AppendError([]byte("x"), []byte(id), code, int64(code.JSONRPCCode()), code.Status())
+			want := discovery.AppendJSONRPCError([]byte("x"), []byte(id), code)
+			if !bytes.Equal(got, want) {
+				t.Errorf("AppendError(%s, %s) =\n%s\nwant\n%s", id, string(code), got, want)
+			}
+		}
+	}
+}
+
 // CleanResponse keeps the library's own errors and results, and rewrites any other
 // error content-free with its id (SPEC ERR-2); AppendError writes
 // discovery.AppendJSONRPCError's bytes.
 func TestCleanResponse(t *testing.T) {
-	own := AppendError(nil, []byte(`7`), discovery.CodeToolNotGranted, -32000)
+	own := AppendError(nil, []byte(`7`), discovery.CodeToolNotGranted, -32000, 403)
 	if want := discovery.AppendJSONRPCError(nil, []byte(`7`), discovery.CodeToolNotGranted); !bytes.Equal(own, want) {
 		t.Errorf("AppendError = %s, want %s", own, want)
 	}

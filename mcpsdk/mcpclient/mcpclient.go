@@ -42,9 +42,9 @@ type DiscoverResult struct {
 	CacheScope string            `json:"cacheScope,omitempty"`
 }
 
-// ContractDigest returns the page's _meta.contract_digest, or "".
+// ContractDigest returns the page's _meta.contract_digest (wire.MetaContractDigest), or "".
 func (r *DiscoverResult) ContractDigest() string {
-	s, _ := r.Meta["contract_digest"].(string)
+	s, _ := r.Meta[wire.MetaContractDigest].(string)
 	return s
 }
 
