@@ -96,10 +96,12 @@ type denseSet struct {
 	bits []uint64
 	// at[w] is the slab of word w's postings (its top slabBits bits) and the position
 	// of the first of them in it.
-	at    []uint32
-	slabs [][]float32
-	n     uint32 // postings
-	room  uint32 // the length of the slabs: n plus the postings no word refers to
+	at []uint32
+	// slabs[:nslabs] are the slabs, held in the set itself: word reads no slice of them.
+	slabs  [maxSlabs][]float32
+	nslabs uint32
+	n      uint32 // postings
+	room   uint32 // the length of the slabs: n plus the postings no word refers to
 }
 
 // The layout of denseSet.at: a slab number, then a position in the slab. A list has
@@ -353,7 +355,7 @@ func (ix *Index) invert(docs []Doc, p params) {
 	words := (ix.n + 63) / 64
 	ix.denseOf = make([]uint32, len(count))
 	ix.off = make([]uint32, len(count)+1)
-	var slabs [][]float32
+	var slabs [][]float32 // of the lists with a bitset, in order
 	for l, c := range count {
 		ix.denseOf[l] = noTerm
 		if hasSummary(int(c), words) {
@@ -368,7 +370,7 @@ func (ix *Index) invert(docs []Doc, p params) {
 	for i := range ix.dense {
 		ds := &ix.dense[i]
 		ds.bits, ds.at = bitsAll[i*words:(i+1)*words:(i+1)*words], atAll[i*words:(i+1)*words:(i+1)*words]
-		ds.slabs, ds.n, ds.room = slabs[i:i+1:i+1], uint32(len(slabs[i])), uint32(len(slabs[i]))
+		ds.slabs[0], ds.nslabs, ds.n, ds.room = slabs[i], 1, uint32(len(slabs[i])), uint32(len(slabs[i]))
 	}
 	fill := count // reused: fill[l] is where list l's next posting goes
 	for l := range fill {
@@ -429,12 +431,13 @@ func hasSummary(l, words int) bool {
 // slab of its own.
 func newDenseSet(docs []uint32, sat []float32, words int) denseSet {
 	ds := denseSet{
-		bits:  make([]uint64, words),
-		at:    make([]uint32, words),
-		slabs: [][]float32{slices.Clone(sat)},
-		n:     uint32(len(docs)),
-		room:  uint32(len(docs)),
+		bits:   make([]uint64, words),
+		at:     make([]uint32, words),
+		nslabs: 1,
+		n:      uint32(len(docs)),
+		room:   uint32(len(docs)),
 	}
+	ds.slabs[0] = slices.Clone(sat)
 	for _, d := range docs {
 		ds.bits[d>>6] |= 1 << (d & 63)
 	}

@@ -261,14 +261,10 @@ func (s *scratch) addPostings(ix *Index, q qterm) int64 {
 	best := int64(0)
 	if ds := ix.denseSet(q.id); ds != nil {
 		for w, full := range ds.bits {
-			if full == 0 {
-				continue
-			}
-			sat := ds.word(uint32(w))
 			for x := full; x != 0; x &= x - 1 {
 				b := uint(bits.TrailingZeros64(x))
 				if d := uint32(w)<<6 | uint32(b); acc[d] != 0 {
-					v := acc[d] + contribution(q.wt, sat[bits.OnesCount64(full&(1<<b-1))])
+					v := acc[d] + contribution(q.wt, ds.word(uint32(w))[bits.OnesCount64(full&(1<<b-1))])
 					acc[d] = v
 					best = max(best, v)
 				}

@@ -559,13 +559,14 @@ func (u *updater) updateDense(s uint32, fresh []posting, words int) (denseSet, f
 	for _, w := range touched {
 		need += bits.OnesCount64(ds.bits[w])
 	}
-	slabs, room := old.slabs, int(old.room)
-	all := len(slabs) == maxSlabs || room+need > n+n/2
+	ds.slabs, ds.nslabs = old.slabs, old.nslabs
+	room := int(old.room)
+	all := old.nslabs == maxSlabs || room+need > n+n/2
 	if all {
-		slabs, room, need = nil, 0, n
+		ds.slabs, ds.nslabs, room, need = [maxSlabs][]float32{}, 0, 0, n
 	}
 	slab := make([]float32, need)
-	k, pos, ti := uint32(len(slabs)), 0, 0
+	k, pos, ti := ds.nslabs, 0, 0
 	fi = 0
 	for w := range ds.bits {
 		isTouched := ti < len(touched) && touched[ti] == uint32(w)
@@ -595,7 +596,7 @@ func (u *updater) updateDense(s uint32, fresh []posting, words int) (denseSet, f
 			pos++
 		}
 	}
-	ds.slabs = append(slices.Clip(slabs), slab)
+	ds.slabs[k], ds.nslabs = slab, k+1
 	ds.room = uint32(room + need)
 	if lostMax {
 		m = ds.largest()
@@ -663,7 +664,7 @@ func (u *updater) shiftDense(s uint32, fresh []posting, words int) (denseSet, fl
 	for _, e := range fresh {
 		put(e)
 	}
-	ds.slabs = [][]float32{slab}
+	ds.slabs[0], ds.nslabs = slab, 1
 	ds.number(0, 0)
 	if lostMax {
 		m = ds.largest()

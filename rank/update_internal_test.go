@@ -210,17 +210,17 @@ func TestUpdateSharesDense(t *testing.T) {
 			continue
 		}
 		if ds.bits[w]&(1<<(changed%64)) == 0 && old.bits[w]&(1<<(changed%64)) == 0 {
-			if &ds.bits[0] != &old.bits[0] || len(ds.slabs) != len(old.slabs) {
+			if &ds.bits[0] != &old.bits[0] || ds.nslabs != old.nslabs {
 				t.Fatalf("list %d: the doc is not in it, but its dense set is not ix's", l)
 			}
 			shared++
 			continue
 		}
 		patched++
-		if len(ds.slabs) != len(old.slabs)+1 || &ds.slabs[0][0] != &old.slabs[0][0] {
-			t.Fatalf("list %d: %d slabs, want ix's %d and one more", l, len(ds.slabs), len(old.slabs))
+		if ds.nslabs != old.nslabs+1 || &ds.slabs[0][0] != &old.slabs[0][0] {
+			t.Fatalf("list %d: %d slabs, want ix's %d and one more", l, ds.nslabs, old.nslabs)
 		}
-		if got, want := len(ds.slabs[len(ds.slabs)-1]), bits.OnesCount64(ds.bits[w]); got != want {
+		if got, want := len(ds.slabs[ds.nslabs-1]), bits.OnesCount64(ds.bits[w]); got != want {
 			t.Fatalf("list %d: %d postings written anew, want the %d of the doc's word", l, got, want)
 		}
 		for v := range ds.at {
@@ -251,16 +251,21 @@ func TestUpdateChainBounded(t *testing.T) {
 		for i := range ix.dense {
 			ds := &ix.dense[i]
 			room := 0
-			for _, s := range ds.slabs {
+			for _, s := range ds.slabs[:ds.nslabs] {
 				room += len(s)
 			}
-			if room != int(ds.room) || len(ds.slabs) > maxSlabs || 2*room > 3*int(ds.n) {
+			for _, s := range ds.slabs[ds.nslabs:] {
+				if s != nil {
+					t.Fatalf("round %d: a slab past the dense set's %d", round, ds.nslabs)
+				}
+			}
+			if room != int(ds.room) || 2*room > 3*int(ds.n) {
 				t.Fatalf("round %d: dense set of %d postings: %d slabs of %d postings (counted %d)",
-					round, ds.n, len(ds.slabs), room, ds.room)
+					round, ds.n, ds.nslabs, room, ds.room)
 			}
 		}
 		for l := range uint32(len(prev.terms)) { // a term keeps its list in an Update
-			if ds, old := ix.denseSet(l), prev.denseSet(l); ds != nil && old != nil && len(ds.slabs) == 1 && len(old.slabs) > 1 {
+			if ds, old := ix.denseSet(l), prev.denseSet(l); ds != nil && old != nil && ds.nslabs == 1 && old.nslabs > 1 {
 				gathered = true
 			}
 		}
