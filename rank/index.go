@@ -208,7 +208,10 @@ type inverter struct {
 
 func newInverter(p params, base, terms map[string]uint32) *inverter {
 	v := &inverter{p: p, an: newAnalyzer(p.Off), base: base, terms: terms, next: uint32(len(base))}
-	v.tf, v.stamp = make([][numFields]uint16, len(base)), make([]int, len(base))
+	// Room for the terms of a few new docs (Update) beside base's: growing past it
+	// copies both arrays.
+	room := len(base) + len(base)/16
+	v.tf, v.stamp = make([][numFields]uint16, len(base), room), make([]int, len(base), room)
 	v.an.surface = p.Surf > 0
 	return v
 }
@@ -280,11 +283,12 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 	}
 }
 
-// invert analyses docs and stores the postings of each term in the index's flat arrays,
-// lists indexed by term id, with each list's largest saturation, filling ix.terms and
-// ix.paramOnly. The lists of docs holding a term in their parameters alone come after
-// those of all terms. The postings are gathered in one slice, in doc order, and placed by
-// a counting sort, which keeps doc order within each list.
+// invert analyses docs and stores the postings of each term, lists indexed by term id,
+// with each list's largest saturation, filling ix.terms and ix.paramOnly: a list with a
+// bitset (hasSummary) as a dense set, the others in the flat arrays. The lists of docs
+// holding a term in their parameters alone come after those of all terms. The postings
+// are gathered in one slice, in doc order, and placed by a counting sort, which keeps
+// doc order within each list.
 func (ix *Index) invert(docs []Doc, p params) {
 	// A flat posting's list is a term id, or the index of a parameter-only list with
 	// paramList set.

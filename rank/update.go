@@ -11,16 +11,20 @@ import (
 // Update returns the index NewIndex(docs) would build, reusing what ix computed for the
 // docs it shares with docs: from[i] >= 0 says docs[i] is doc from[i] of ix, the same in
 // all four fields, and only its Name is read; from[i] < 0 says docs[i] is analysed. A
-// doc of ix may be named by one from[i] at most. ix is not changed, and the two indexes
-// share nothing that either changes. The result ranks exactly as NewIndex(docs) does
+// doc of ix may be named by one from[i] at most. ix is not changed: the result shares
+// with it what neither ever writes. The result ranks exactly as NewIndex(docs) does
 // (TestUpdateRanksAsNewIndex, which compares the two list by list). Its cost: the analysis
-// of the new docs; a copy of ix's postings, in bulk run by run of kept docs when they keep
-// their order (each run's numbers shifted alike), else renumbered one by one and sorted;
-// the lists' bitsets kept (no doc renumbered and none gone or come) or patched (only
-// docs gone or come) where the new docs keep their numbers, else rebuilt; and a copy of
-// the term dictionary when the new docs bring new terms. Terms whose docs are all gone
-// stay in the dictionary, held by no doc, until they are a quarter of it; then they are
-// dropped (one more pass over the postings).
+// of the new docs; for a common term's list (one with a bitset), when kept docs keep
+// their numbers, nothing if it did not change, else a copy of its bitset and slab
+// positions and of the postings of the 64-doc words that changed, the others shared
+// with ix (every few versions the list is written whole again, so that what it shares
+// holds at most half again its postings); when numbers shift, its bitset copied run by
+// run of kept docs and its postings in bulk; for the other lists, a copy of their
+// postings, together when they did not change, in bulk run by run of kept docs when
+// they keep their order (each run's numbers shifted alike), else renumbered one by one
+// and sorted; and a copy of the term dictionary when the new docs bring new terms.
+// Terms whose docs are all gone stay in the dictionary, held by no doc, until they are a
+// quarter of it; then they are dropped (one more pass over the lists).
 //
 // Update panics when len(from) != len(docs), or a from[i] is out of range or repeated.
 func (ix *Index) Update(docs []Doc, from []int) *Index {
