@@ -570,34 +570,42 @@ func (u *updater) updateDense(s uint32, fresh []posting, words int) (denseSet, f
 		ds.slabs, ds.nslabs, room, need = [maxSlabs][]float32{}, 0, 0, n
 	}
 	slab := make([]float32, need)
-	k, pos, ti := ds.nslabs, 0, 0
+	k, pos := ds.nslabs, 0
 	fi = 0
-	for w := range ds.bits {
-		isTouched := ti < len(touched) && touched[ti] == uint32(w)
-		if isTouched {
-			ti++
-		} else if !all {
-			continue
-		}
+	write := func(w uint32, changed bool) { // word w's postings to slab, from pos
 		full := ds.bits[w]
 		ds.at[w] = k<<slabAt | uint32(pos)
 		if full == 0 {
-			continue
+			return
 		}
-		oldFull, src := old.bits[w], old.word(uint32(w))
-		if !isTouched {
+		oldFull, src := old.bits[w], old.word(w)
+		if !changed {
 			pos += copy(slab[pos:], src[:bits.OnesCount64(full)])
-			continue
+			return
 		}
 		for x := full; x != 0; x &= x - 1 {
 			b := uint(bits.TrailingZeros64(x))
-			if d := uint32(w)<<6 | uint32(b); fi < len(fresh) && fresh[fi].doc == d {
+			if d := w<<6 | uint32(b); fi < len(fresh) && fresh[fi].doc == d {
 				slab[pos] = fresh[fi].sat
 				fi++
 			} else {
 				slab[pos] = src[bits.OnesCount64(oldFull&(1<<b-1))]
 			}
 			pos++
+		}
+	}
+	if !all {
+		for _, w := range touched {
+			write(w, true)
+		}
+	} else {
+		ti := 0
+		for w := range uint32(len(ds.bits)) {
+			changed := ti < len(touched) && touched[ti] == w
+			if changed {
+				ti++
+			}
+			write(w, changed)
 		}
 	}
 	ds.slabs[k], ds.nslabs = slab, k+1
