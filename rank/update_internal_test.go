@@ -277,3 +277,63 @@ func TestUpdateChainBounded(t *testing.T) {
 		t.Fatal("no dense set was gathered back into one slab")
 	}
 }
+
+// FuzzUpdate checks, for any edits of a catalog whose common words have dense sets
+// (docs changed in place, removed, added, renamed; in name order or not), over two
+// Updates in a row, that each index Update builds equals NewIndex's over the same docs.
+func FuzzUpdate(f *testing.F) {
+	f.Add([]byte{0, 5, 0, 77, 0, 140}, uint64(1))
+	f.Add([]byte{1, 3, 2, 9, 0, 50, 3, 120}, uint64(2))
+	f.Add([]byte{2, 0, 2, 1, 2, 2, 1, 100, 1, 101, 7}, uint64(3))
+	f.Add([]byte{3, 10, 3, 11, 0, 12, 255}, uint64(4))
+	f.Fuzz(func(t *testing.T, ops []byte, seed uint64) {
+		if len(ops) > 64 {
+			return
+		}
+		r := rand.New(rand.NewPCG(seed, 23))
+		docs := denseDocs(r, 150, "f")
+		ix := NewIndex(docs)
+		for round := range 2 {
+			next := slices.Clone(docs)
+			for i := 0; i+1 < len(ops); i += 2 {
+				if len(next) == 0 {
+					break
+				}
+				j := int(ops[i+1]) % len(next)
+				switch ops[i] % 4 {
+				case 0: // changed in place
+					next[j].Description = denseText(r)
+				case 1: // removed
+					next = slices.Delete(next, j, j+1)
+				case 2: // added
+					next = append(next, Doc{Name: fmt.Sprintf("f_%05d_%d_%d", j, round, i), Params: denseText(r)})
+				case 3: // renamed
+					next[j].Name = fmt.Sprintf("g_%d_%d", round, i)
+				}
+			}
+			if len(ops)%2 == 1 && ops[len(ops)-1]%2 == 1 {
+				r.Shuffle(len(next), func(a, b int) { next[a], next[b] = next[b], next[a] })
+			} else {
+				slices.SortStableFunc(next, func(a, b Doc) int { return strings.Compare(a.Name, b.Name) })
+			}
+			at := make(map[Doc][]int, len(docs))
+			for i, d := range docs {
+				at[d] = append(at[d], i)
+			}
+			from := make([]int, len(next))
+			arg := slices.Clone(next)
+			for i, d := range next {
+				from[i] = -1
+				if js := at[d]; len(js) > 0 {
+					from[i], at[d] = js[0], js[1:]
+					arg[i] = Doc{Name: d.Name}
+				}
+			}
+			ix = ix.Update(arg, from)
+			if err := SameIndex(ix, NewIndex(next)); err != nil {
+				t.Fatalf("round %d: Update's index: %v", round, err)
+			}
+			docs = next
+		}
+	})
+}
