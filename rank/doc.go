@@ -3,7 +3,7 @@
 //
 // An [Index] is built once per catalog version with [NewIndex], or from the last
 // version's with [Index.Update], which analyses only the docs that changed (a doc's
-// statistics depend on that doc alone, so the others' postings are copied); [Index.Search]
+// statistics depend on that doc alone, so the others' postings are reused); [Index.Search]
 // then ranks a query over the docs of an allowed [Set] (the tools a principal may see).
 // There is no embedding, network or model.
 //

@@ -121,13 +121,14 @@ func indexDigest(docs []Doc) string {
 			h.Write([]byte(term))
 			num(uint64(ix.terms[term]))
 		}
-		for _, s := range [][]uint32{ix.paramOnly, ix.off, ix.docs} {
+		off, docs, sat := ix.flat()
+		for _, s := range [][]uint32{ix.paramOnly, off, docs} {
 			num(uint64(len(s)))
 			for _, v := range s {
 				num(uint64(v))
 			}
 		}
-		for _, s := range [][]float32{ix.sat, ix.maxSat} {
+		for _, s := range [][]float32{sat, ix.maxSat} {
 			num(uint64(len(s)))
 			for _, v := range s {
 				num(uint64(math.Float32bits(v)))

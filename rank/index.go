@@ -74,21 +74,58 @@ type Index struct {
 	// Apart, they are scored only when they can still change the best k: their
 	// contribution is small, their lists long (id, name, page...).
 	paramOnly []uint32
-	off       []uint32   // postings of term t are docs[off[t]:off[t+1]]
-	docs      []uint32   // doc ids, ascending within a term
-	sat       []float32  // saturated, field-weighted term frequency of each posting
-	maxSat    []float32  // maxSat[t] is the largest sat of term t
-	dense     []denseSet // a bitset of the postings of common terms, nil for the others
+	// The postings of list t are, when denseOf[t] is noTerm, docs[off[t]:off[t+1]] and
+	// their saturations; else dense[denseOf[t]], and off[t] == off[t+1].
+	off     []uint32
+	docs    []uint32   // doc ids, ascending within a list
+	sat     []float32  // saturated, field-weighted term frequency of each posting
+	maxSat  []float32  // maxSat[t] is the largest sat of list t
+	denseOf []uint32   // the dense set of list t, noTerm for none
+	dense   []denseSet // the lists of common terms, as bitsets
 
 	spare atomic.Pointer[scratch] // one scratch kept out of the pool, which a GC empties
 	pool  sync.Pool               // of *scratch
 }
 
-// A denseSet is a posting list as a bitset with a rank directory: the posting of doc d is
-// at position cum[d/64] + popcount of the bits below d in its word.
+// A denseSet is a posting list as a bitset, the saturations of the postings of each word
+// of it together in one of a few slabs: the posting of doc d is at position popcount of
+// the bits below d in its word of word(d/64). Versions of an index share the slabs, and
+// the words of them, that an Update leaves as they were (updateDense); nothing that an
+// index holds is written once it is built.
 type denseSet struct {
 	bits []uint64
-	cum  []uint32
+	// at[w] is the slab of word w's postings (its top slabBits bits) and the position
+	// of the first of them in it.
+	at []uint32
+	// slabs[:nslabs] are the slabs, held in the set itself: word reads no slice of them.
+	slabs  [maxSlabs][]float32
+	nslabs uint32
+	n      uint32 // postings
+	room   uint32 // the length of the slabs: n plus the postings no word refers to
+}
+
+// The layout of denseSet.at: a slab number, then a position in the slab. A list has
+// fewer postings than the index has docs, fewer than 1<<slabAt when it has a
+// denseSet (hasSummary).
+const (
+	slabBits = 4
+	slabAt   = 32 - slabBits
+	maxSlabs = 1 << slabBits
+	atMask   = 1<<slabAt - 1
+)
+
+// word returns the saturations of the postings of word w of ds, from the first on.
+func (ds *denseSet) word(w uint32) []float32 {
+	r := ds.at[w]
+	return ds.slabs[r>>slabAt][r&atMask:]
+}
+
+// denseSet returns the dense set of list t, or nil when it has none.
+func (ix *Index) denseSet(t uint32) *denseSet {
+	if i := ix.denseOf[t]; i != noTerm {
+		return &ix.dense[i]
+	}
+	return nil
 }
 
 // noTerm is a term id that no term has.
@@ -107,7 +144,6 @@ func newIndex(docs []Doc, p params) *Index {
 		order: nameOrder(docs),
 	}
 	ix.invert(docs, p)
-	ix.summarize()
 	ix.initPool()
 	return ix
 }
@@ -172,7 +208,10 @@ type inverter struct {
 
 func newInverter(p params, base, terms map[string]uint32) *inverter {
 	v := &inverter{p: p, an: newAnalyzer(p.Off), base: base, terms: terms, next: uint32(len(base))}
-	v.tf, v.stamp = make([][numFields]uint16, len(base)), make([]int, len(base))
+	// Room for the terms of a few new docs (Update) beside base's: growing past it
+	// copies both arrays.
+	room := len(base) + len(base)/16
+	v.tf, v.stamp = make([][numFields]uint16, len(base), room), make([]int, len(base), room)
 	v.an.surface = p.Surf > 0
 	return v
 }
@@ -244,11 +283,12 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 	}
 }
 
-// invert analyses docs and stores the postings of each term in the index's flat arrays,
-// lists indexed by term id, with each list's largest saturation, filling ix.terms and
-// ix.paramOnly. The lists of docs holding a term in their parameters alone come after
-// those of all terms. The postings are gathered in one slice, in doc order, and placed by
-// a counting sort, which keeps doc order within each list.
+// invert analyses docs and stores the postings of each term, lists indexed by term id,
+// with each list's largest saturation, filling ix.terms and ix.paramOnly: a list with a
+// bitset (hasSummary) as a dense set, the others in the flat arrays. The lists of docs
+// holding a term in their parameters alone come after those of all terms. The postings
+// are gathered in one slice, in doc order, and placed by a counting sort, which keeps
+// doc order within each list.
 func (ix *Index) invert(docs []Doc, p params) {
 	// A flat posting's list is a term id, or the index of a parameter-only list with
 	// paramList set.
@@ -314,12 +354,36 @@ func (ix *Index) invert(docs []Doc, p params) {
 		ix.paramOnly = paramOnly
 	}
 	count = append(count, pcount...)
+	// A list with a bitset keeps its saturations in a slab of its own, in doc order;
+	// the others', with their docs, go to the flat arrays.
+	words := (ix.n + 63) / 64
+	ix.denseOf = make([]uint32, len(count))
 	ix.off = make([]uint32, len(count)+1)
+	var slabs [][]float32 // of the lists with a bitset, in order
 	for l, c := range count {
+		ix.denseOf[l] = noTerm
+		if hasSummary(int(c), words) {
+			ix.denseOf[l] = uint32(len(slabs))
+			slabs = append(slabs, make([]float32, c))
+			c = 0
+		}
 		ix.off[l+1] = ix.off[l] + c
 	}
+	ix.dense = make([]denseSet, len(slabs))
+	bitsAll, atAll := make([]uint64, len(slabs)*words), make([]uint32, len(slabs)*words)
+	for i := range ix.dense {
+		ds := &ix.dense[i]
+		ds.bits, ds.at = bitsAll[i*words:(i+1)*words:(i+1)*words], atAll[i*words:(i+1)*words:(i+1)*words]
+		ds.slabs[0], ds.nslabs, ds.n, ds.room = slabs[i], 1, uint32(len(slabs[i])), uint32(len(slabs[i]))
+	}
 	fill := count // reused: fill[l] is where list l's next posting goes
-	copy(fill, ix.off[:len(count)])
+	for l := range fill {
+		fill[l] = ix.off[l]
+		if ix.denseOf[l] != noTerm {
+			fill[l] = 0
+		}
+	}
+	total = int(ix.off[len(count)])
 	ix.docs = make([]uint32, total)
 	ix.sat = make([]float32, total)
 	ix.maxSat = make([]float32, len(count))
@@ -331,11 +395,19 @@ func (ix *Index) invert(docs []Doc, p params) {
 			}
 			at := fill[l]
 			fill[l]++
-			ix.docs[at] = f.e.doc
-			ix.sat[at] = f.e.sat
+			if i := ix.denseOf[l]; i != noTerm {
+				ix.dense[i].slabs[0][at] = f.e.sat
+				ix.dense[i].bits[f.e.doc>>6] |= 1 << (f.e.doc & 63)
+			} else {
+				ix.docs[at] = f.e.doc
+				ix.sat[at] = f.e.sat
+			}
 			ix.maxSat[l] = max(ix.maxSat[l], f.e.sat)
 		}
 		all[c] = nil // the GC may take it back
+	}
+	for i := range ix.dense {
+		ix.dense[i].number(0, 0)
 	}
 }
 
@@ -351,44 +423,40 @@ func (p *params) saturation(tf [numFields]uint16, norm [numFields]float64) float
 	return x / (p.K1 + x)
 }
 
-// summarize makes a bitset for the lists of terms that many docs hold, from the flat
-// arrays.
-func (ix *Index) summarize() {
-	lists := len(ix.off) - 1
-	ix.dense = make([]denseSet, lists)
-	words := (ix.n + 63) / 64
-	for t := range lists {
-		ix.dense[t] = summary(ix.docs[ix.off[t]:ix.off[t+1]], words)
-	}
-}
-
-// summary returns the bitset of a list of docs over words words, if it has one.
-func summary(docs []uint32, words int) denseSet {
-	if hasSummary(len(docs), words) {
-		return newDenseSet(docs, words)
-	}
-	return denseSet{}
-}
-
 // hasSummary reports whether a list of l docs over words words has a bitset.
 func hasSummary(l, words int) bool {
-	// A bitset and its directory cost 12 bytes per 64 docs; they pay for themselves
-	// in memory when the term's postings take more, and count allowed docs 64 at a time.
-	return l*8 > words*12 && l >= 64
+	// A bitset and its slab positions cost 12 bytes per 64 docs, and take the place
+	// of 4 bytes of doc id per posting; they count allowed docs 64 at a time. A list
+	// of 1<<slabAt postings or more cannot have one.
+	return l*8 > words*12 && l >= 64 && l < 1<<slabAt
 }
 
-// newDenseSet returns the bitset of docs, over words words.
-func newDenseSet(docs []uint32, words int) denseSet {
-	ds := denseSet{bits: make([]uint64, words), cum: make([]uint32, words)}
+// newDenseSet returns the dense set of the postings docs, sat, over words words: one
+// slab of its own.
+func newDenseSet(docs []uint32, sat []float32, words int) denseSet {
+	ds := denseSet{
+		bits:   make([]uint64, words),
+		at:     make([]uint32, words),
+		nslabs: 1,
+		n:      uint32(len(docs)),
+		room:   uint32(len(docs)),
+	}
+	ds.slabs[0] = slices.Clone(sat)
 	for _, d := range docs {
 		ds.bits[d>>6] |= 1 << (d & 63)
 	}
-	sum := uint32(0)
-	for w, x := range ds.bits {
-		ds.cum[w] = sum
-		sum += uint32(bits.OnesCount64(x))
-	}
+	ds.number(0, 0)
 	return ds
+}
+
+// number points words from w on at slab k, their postings one after another in doc
+// order from its start.
+func (ds *denseSet) number(w int, k uint32) {
+	sum := uint32(0)
+	for ; w < len(ds.bits); w++ {
+		ds.at[w] = k<<slabAt | sum
+		sum += uint32(bits.OnesCount64(ds.bits[w]))
+	}
 }
 
 // Len reports the number of docs in the index.
@@ -396,16 +464,16 @@ func (ix *Index) Len() int { return ix.n }
 
 // lookup returns the saturation of term t in doc d, or 0 if d lacks t.
 func (ix *Index) lookup(t, d uint32) float32 {
-	lo, hi := ix.off[t], ix.off[t+1]
-	if ds := ix.dense[t]; ds.bits != nil {
+	if ds := ix.denseSet(t); ds != nil {
 		w := d >> 6
 		x := ds.bits[w]
 		bit := uint64(1) << (d & 63)
 		if x&bit == 0 {
 			return 0
 		}
-		return ix.sat[lo+ds.cum[w]+uint32(bits.OnesCount64(x&(bit-1)))]
+		return ds.word(w)[bits.OnesCount64(x&(bit-1))]
 	}
+	lo, hi := ix.off[t], ix.off[t+1]
 	docs := ix.docs[lo:hi]
 	i, ok := slices.BinarySearch(docs, d)
 	if !ok {

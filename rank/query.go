@@ -139,7 +139,12 @@ func sourceOf(k termKind) source {
 }
 
 // listLen returns the number of postings of list l.
-func (ix *Index) listLen(l uint32) int { return int(ix.off[l+1] - ix.off[l]) }
+func (ix *Index) listLen(l uint32) int {
+	if ds := ix.denseSet(l); ds != nil {
+		return int(ds.n)
+	}
+	return int(ix.off[l+1] - ix.off[l])
+}
 
 // held returns the number of docs holding term t. It is 0 only for a term of an index
 // that Update built whose docs are all gone, which a query must treat as absent, as
@@ -292,7 +297,7 @@ func (s *scratch) heldAllowed(ix *Index, allowed Set, id uint32) bool {
 // allowedDF counts the docs of allowed in the postings of term t.
 func (ix *Index) allowedDF(t uint32, allowed Set) int {
 	df := 0
-	if ds := ix.dense[t]; ds.bits != nil {
+	if ds := ix.denseSet(t); ds != nil {
 		for w, x := range allowed {
 			df += bits.OnesCount64(x & ds.bits[w])
 		}

@@ -129,7 +129,7 @@ func (s *scratch) score(ix *Index, allowed Set, k int) []uint32 {
 		} else {
 			// Before the first list of parameters, the k-th best score is raised.
 			raise := pruning && len(cands) > k && !q.param && i+1 < len(terms) && terms[i+1].param
-			if len(cands)*8 < int(ix.off[q.id+1]-ix.off[q.id]) {
+			if len(cands)*8 < ix.listLen(q.id) {
 				// While pruning, the bar staying where it is, candidates are dropped in
 				// the same pass.
 				filter := pruning && !raise
@@ -193,8 +193,7 @@ func unseenDrop(terms []qterm, i int) int64 {
 func (s *scratch) gather(ix *Index, q qterm, allowed Set) int64 {
 	acc, touched := s.acc, s.touched
 	best := int64(0)
-	lo, hi := ix.off[q.id], ix.off[q.id+1]
-	if ds := ix.dense[q.id]; ds.bits != nil {
+	if ds := ix.denseSet(q.id); ds != nil {
 		// Walk the allowed postings 64 docs at a time.
 		for w, a := range allowed {
 			full := ds.bits[w]
@@ -202,7 +201,7 @@ func (s *scratch) gather(ix *Index, q qterm, allowed Set) int64 {
 			if x == 0 {
 				continue
 			}
-			base := lo + ds.cum[w]
+			sat := ds.word(uint32(w))
 			for x != 0 {
 				b := uint(bits.TrailingZeros64(x))
 				x &= x - 1
@@ -210,12 +209,13 @@ func (s *scratch) gather(ix *Index, q qterm, allowed Set) int64 {
 				if acc[d] == 0 {
 					touched = append(touched, d)
 				}
-				v := acc[d] + contribution(q.wt, ix.sat[base+uint32(bits.OnesCount64(full&(1<<b-1)))])
+				v := acc[d] + contribution(q.wt, sat[bits.OnesCount64(full&(1<<b-1))])
 				acc[d] = v
 				best = max(best, v)
 			}
 		}
 	} else {
+		lo, hi := ix.off[q.id], ix.off[q.id+1]
 		docs, sat := ix.docs[lo:hi], ix.sat[lo:hi]
 		for j, d := range docs {
 			if w := d >> 6; int(w) >= len(allowed) || allowed[w]&(1<<(d&63)) == 0 {
@@ -260,6 +260,19 @@ func (s *scratch) lookupEach(ix *Index, q qterm, cands []uint32, filter bool, th
 func (s *scratch) addPostings(ix *Index, q qterm) int64 {
 	acc := s.acc
 	best := int64(0)
+	if ds := ix.denseSet(q.id); ds != nil {
+		for w, full := range ds.bits {
+			for x := full; x != 0; x &= x - 1 {
+				b := uint(bits.TrailingZeros64(x))
+				if d := uint32(w)<<6 | uint32(b); acc[d] != 0 {
+					v := acc[d] + contribution(q.wt, ds.word(uint32(w))[bits.OnesCount64(full&(1<<b-1))])
+					acc[d] = v
+					best = max(best, v)
+				}
+			}
+		}
+		return best
+	}
 	lo, hi := ix.off[q.id], ix.off[q.id+1]
 	sat := ix.sat[lo:hi]
 	for j, d := range ix.docs[lo:hi] {

@@ -11,16 +11,20 @@ import (
 // Update returns the index NewIndex(docs) would build, reusing what ix computed for the
 // docs it shares with docs: from[i] >= 0 says docs[i] is doc from[i] of ix, the same in
 // all four fields, and only its Name is read; from[i] < 0 says docs[i] is analysed. A
-// doc of ix may be named by one from[i] at most. ix is not changed, and the two indexes
-// share nothing that either changes. The result ranks exactly as NewIndex(docs) does
+// doc of ix may be named by one from[i] at most. ix is not changed: the result shares
+// with it what neither ever writes. The result ranks exactly as NewIndex(docs) does
 // (TestUpdateRanksAsNewIndex, which compares the two list by list). Its cost: the analysis
-// of the new docs; a copy of ix's postings, in bulk run by run of kept docs when they keep
-// their order (each run's numbers shifted alike), else renumbered one by one and sorted;
-// the lists' bitsets kept (no doc renumbered and none gone or come) or patched (only
-// docs gone or come) where the new docs keep their numbers, else rebuilt; and a copy of
-// the term dictionary when the new docs bring new terms. Terms whose docs are all gone
-// stay in the dictionary, held by no doc, until they are a quarter of it; then they are
-// dropped (one more pass over the postings).
+// of the new docs; for a common term's list (one with a bitset), when kept docs keep
+// their numbers, nothing if it did not change, else a copy of its bitset and slab
+// positions and of the postings of the 64-doc words that changed, the others shared
+// with ix (every few versions the list is written whole again, so that what it shares
+// holds at most half again its postings); when numbers shift, its bitset copied run by
+// run of kept docs and its postings in bulk; for the other lists, a copy of their
+// postings, together when they did not change, in bulk run by run of kept docs when
+// they keep their order (each run's numbers shifted alike), else renumbered one by one
+// and sorted; and a copy of the term dictionary when the new docs bring new terms.
+// Terms whose docs are all gone stay in the dictionary, held by no doc, until they are a
+// quarter of it; then they are dropped (one more pass over the lists).
 //
 // Update panics when len(from) != len(docs), or a from[i] is out of range or repeated.
 func (ix *Index) Update(docs []Doc, from []int) *Index {
@@ -51,7 +55,10 @@ type updater struct {
 	monotone bool      // kept docs keep their relative order: lists need no sorting
 	runs     []run     // when monotone, the kept docs of ix as runs renumbered alike
 	inPlace  bool      // every kept doc keeps its number, and nu has ix's number of docs
-	gone     []uint32  // the docs of ix gone from the list being written
+	goneDocs []uint32  // when inPlace, the docs of ix gone, ascending
+	touched  []uint32  // the words of the dense set updateDense writes
+	bitsFree []uint64  // what is left of the chunk wordsOf takes bitsets from
+	atFree   []uint32  // what is left of the chunk positionsOf takes slab positions from
 	news     []added   // the new docs' postings, in doc order
 	terms    int       // ids of terms, ix's and the new ones
 	src      []uint32  // src[l] is the list of ix whose kept postings list l starts from, or noTerm
@@ -109,6 +116,13 @@ func (u *updater) remapDocs(from []int) {
 			shift := int64(i) - int64(d)
 			u.runs = append(u.runs, run{uint32(d), uint32(d) + 1, shift})
 			u.inPlace = u.inPlace && shift == 0
+		}
+	}
+	if u.inPlace {
+		for d, i := range u.remap {
+			if i == noTerm {
+				u.goneDocs = append(u.goneDocs, uint32(d))
+			}
 		}
 	}
 }
@@ -231,7 +245,9 @@ func (u *updater) bucketNews() {
 }
 
 // merge writes each list of nu: its kept postings from ix, renumbered, merged with its
-// new ones, into arrays sized for all of ix's postings and the new ones (trimmed if many
+// new ones; a list with a bitset as a dense set (sharing what it can of ix's when kept
+// docs keep their numbers: updateDense), the others in the flat arrays, sized for ix's
+// flat postings and the new ones (grown when a list loses its bitset, trimmed if many
 // went).
 func (u *updater) merge() {
 	ix, nu := u.ix, u.nu
@@ -241,21 +257,64 @@ func (u *updater) merge() {
 	nu.docs = make([]uint32, room)
 	nu.sat = make([]float32, room)
 	nu.maxSat = make([]float32, len(u.src))
-	nu.dense = make([]denseSet, len(u.src))
+	nu.denseOf = make([]uint32, len(u.src))
+	nu.dense = make([]denseSet, 0, len(ix.dense))
 	at, k := 0, 0 // the next posting of nu, the next new posting
+	// Lists of the flat arrays that keep all their postings as they are, when kept docs
+	// keep their numbers, are copied together: postings lo to hi of ix to posting to.
+	var lo, hi, to uint32
+	flush := func() {
+		copy(nu.docs[to:], ix.docs[lo:hi])
+		copy(nu.sat[to:], ix.sat[lo:hi])
+		lo, hi = 0, 0
+	}
 	for l, s := range u.src {
 		nu.off[l] = uint32(at)
 		e := k
 		for e < len(u.lists) && u.lists[e] == uint32(l) {
 			e++
 		}
+		if e == k && u.inPlace && s != noTerm && ix.denseOf[s] == noTerm && u.keepsAll(s) {
+			if lo == hi || ix.off[s] != hi {
+				flush()
+				lo, hi, to = ix.off[s], ix.off[s], uint32(at)
+			}
+			hi = ix.off[s+1]
+			u.reserve(at, ix.listLen(s)) // a list of ix may have left its dense set
+			at += ix.listLen(s)
+			nu.maxSat[l], nu.denseOf[l] = ix.maxSat[s], noTerm
+			continue
+		}
+		flush()
 		at = u.mergeList(s, l, at, u.bucket[k:e], words)
 		k = e
 	}
+	flush()
 	nu.off[len(u.src)] = uint32(at)
+	room = len(nu.docs)
 	nu.docs, nu.sat = nu.docs[:at:at], nu.sat[:at:at]
 	if at < room-room/8 {
 		nu.docs, nu.sat = slices.Clone(nu.docs), slices.Clone(nu.sat)
+	}
+}
+
+// keepsAll reports whether no doc of list s of ix, of the flat arrays, is gone.
+func (u *updater) keepsAll(s uint32) bool {
+	for _, d := range u.ix.docs[u.ix.off[s]:u.ix.off[s+1]] {
+		if u.remap[d] == noTerm {
+			return false
+		}
+	}
+	return true
+}
+
+// reserve makes room in nu's flat arrays for k postings from posting at.
+func (u *updater) reserve(at, k int) {
+	nu := u.nu
+	if need := at + k; need > len(nu.docs) {
+		n := max(need, 2*len(nu.docs))
+		nu.docs = slices.Grow(nu.docs[:at], n-at)[:n]
+		nu.sat = slices.Grow(nu.sat[:at], n-at)[:n]
 	}
 }
 
@@ -264,19 +323,40 @@ func (u *updater) merge() {
 // renumbering each posting.
 const runsMin = 32
 
-// mergeList writes list l of nu, starting at posting at, from list s of ix (none when
-// s is noTerm) and fresh; it returns the next posting. When kept docs keep their order,
-// a list with a bitset or a long one is copied run by run (copyRuns), another renumbered
-// posting by posting.
+// mergeList writes list l of nu, from list s of ix (none when s is noTerm) and fresh:
+// in place of s's dense set when updateDense can, else in the flat arrays from posting
+// at (a list with a bitset is then moved to a dense set of its own); it returns the next
+// posting of the flat arrays. When kept docs keep their order, a long list of the flat
+// arrays is copied run by run (copyRuns), a short one renumbered posting by posting.
 func (u *updater) mergeList(s uint32, l, at int, fresh []posting, words int) int {
 	ix, nu := u.ix, u.nu
+	nu.denseOf[l] = noTerm
+	isDense := s != noTerm && ix.denseOf[s] != noTerm
+	if isDense && u.monotone {
+		update := u.shiftDense
+		if u.inPlace {
+			update = u.updateDense
+		}
+		if ds, m, ok := update(s, fresh, words); ok {
+			nu.denseOf[l] = uint32(len(nu.dense))
+			nu.dense = append(nu.dense, ds)
+			nu.maxSat[l] = m
+			return at
+		}
+	}
 	first := at
-	u.gone = u.gone[:0]
 	lostMax := false // a posting gone had the list's largest saturation
+	if s != noTerm {
+		u.reserve(at, ix.listLen(s)+len(fresh))
+	} else {
+		u.reserve(at, len(fresh))
+	}
 	switch {
 	case s == noTerm:
 		at = u.writeFresh(at, fresh)
-	case u.monotone && (ix.dense[s].bits != nil || ix.listLen(s) >= runsMin*len(u.runs)):
+	case isDense:
+		at, lostMax = u.renumberDense(s, at, fresh)
+	case u.monotone && ix.listLen(s) >= runsMin*len(u.runs):
 		at, lostMax = u.copyRuns(s, at, fresh)
 	default:
 		at, lostMax = u.renumber(s, at, fresh)
@@ -297,7 +377,11 @@ func (u *updater) mergeList(s uint32, l, at int, fresh []posting, words int) int
 		}
 	}
 	nu.maxSat[l] = m
-	nu.dense[l] = u.denseOf(s, docs, fresh, words)
+	if hasSummary(len(docs), words) {
+		nu.denseOf[l] = uint32(len(nu.dense))
+		nu.dense = append(nu.dense, newDenseSet(docs, sat, words))
+		return first
+	}
 	return at
 }
 
@@ -312,7 +396,7 @@ func (u *updater) writeFresh(at int, fresh []posting) int {
 
 // renumber writes list s of ix, renumbered posting by posting, merged with fresh, from
 // posting at of nu; it returns the next posting and whether a posting gone had the
-// list's largest saturation. The docs gone are left in u.gone.
+// list's largest saturation.
 func (u *updater) renumber(s uint32, at int, fresh []posting) (int, bool) {
 	ix, nu := u.ix, u.nu
 	lo, hi := ix.off[s], ix.off[s+1]
@@ -321,7 +405,6 @@ func (u *updater) renumber(s uint32, at int, fresh []posting) (int, bool) {
 	for k, d := range ix.docs[lo:hi] {
 		nd := u.remap[d]
 		if nd == noTerm {
-			u.gone = append(u.gone, d)
 			lostMax = lostMax || sat[k] == ix.maxSat[s]
 			continue
 		}
@@ -336,17 +419,48 @@ func (u *updater) renumber(s uint32, at int, fresh []posting) (int, bool) {
 	return u.writeFresh(at, fresh), lostMax
 }
 
+// renumberDense is renumber for a list of ix with a dense set.
+func (u *updater) renumberDense(s uint32, at int, fresh []posting) (int, bool) {
+	ix, nu := u.ix, u.nu
+	ds := ix.denseSet(s)
+	lostMax := false
+	for w, full := range ds.bits {
+		if full == 0 {
+			continue
+		}
+		sat := ds.word(uint32(w))
+		k := 0
+		for x := full; x != 0; x &= x - 1 {
+			d := uint32(w)<<6 | uint32(bits.TrailingZeros64(x))
+			e := sat[k]
+			k++
+			nd := u.remap[d]
+			if nd == noTerm {
+				lostMax = lostMax || e == ix.maxSat[s]
+				continue
+			}
+			for len(fresh) > 0 && fresh[0].doc < nd {
+				nu.docs[at], nu.sat[at] = fresh[0].doc, fresh[0].sat
+				at++
+				fresh = fresh[1:]
+			}
+			nu.docs[at], nu.sat[at] = nd, e
+			at++
+		}
+	}
+	return u.writeFresh(at, fresh), lostMax
+}
+
 // copyRuns writes list s of ix, merged with fresh, from posting at of nu, copying the
 // postings of each run of kept docs in bulk, shifted by the run's shift; it returns the
-// next posting and whether a posting gone had the list's largest saturation. The docs
-// gone are left in u.gone. Kept docs must keep their order.
+// next posting and whether a posting gone had the list's largest saturation. Kept docs
+// must keep their order.
 func (u *updater) copyRuns(s uint32, at int, fresh []posting) (int, bool) {
 	ix, nu := u.ix, u.nu
 	pos, hi := ix.off[s], ix.off[s+1]
 	lostMax := false
 	dropTo := func(end uint32) { // the postings from pos to end are of docs gone
 		for k := pos; k < end; k++ {
-			u.gone = append(u.gone, ix.docs[k])
 			lostMax = lostMax || ix.sat[k] == ix.maxSat[s]
 		}
 		pos = end
@@ -384,48 +498,258 @@ func (u *updater) copyRuns(s uint32, at int, fresh []posting) (int, bool) {
 	return u.writeFresh(at, fresh), lostMax
 }
 
-// firstAtLeast returns the first posting of list s of ix, from posting from on, whose
-// doc is d or after; every posting before from must be of a doc before d.
+// firstAtLeast returns the first posting of list s of ix, a list of the flat arrays,
+// from posting from on, whose doc is d or after; every posting before from must be of a
+// doc before d.
 func (ix *Index) firstAtLeast(s, from uint32, d uint32) uint32 {
 	hi := ix.off[s+1]
 	if int(d) >= ix.n {
 		return hi
 	}
-	if ds := ix.dense[s]; ds.bits != nil {
-		w := d >> 6
-		return ix.off[s] + ds.cum[w] + uint32(bits.OnesCount64(ds.bits[w]&(1<<(d&63)-1)))
-	}
 	i, _ := slices.BinarySearch(ix.docs[from:hi], d)
 	return from + uint32(i)
 }
 
-// denseOf returns the bitset of list l of nu, docs, written from list s of ix (noTerm if
-// none), u.gone and fresh: s's own when no doc was renumbered and the list lost and
-// gained none, s's patched when it only lost u.gone and gained fresh, else made anew.
-func (u *updater) denseOf(s uint32, docs []uint32, fresh []posting, words int) denseSet {
-	if !hasSummary(len(docs), words) {
-		return denseSet{}
+// updateDense returns dense list s of ix without the docs gone (u.goneDocs) and with
+// fresh, and its largest saturation, when kept docs keep their numbers; false when the
+// list would have no bitset. A list as it was is ix's set, shared. Another has its own
+// bitset and slab positions; the words that changed go to a new slab, the others' still
+// point into ix's slabs, shared, unless the slabs would then hold more than half again
+// as many postings as the list, or be more than maxSlabs: then every word goes to one
+// new slab, so that a chain of versions holds no more than that.
+func (u *updater) updateDense(s uint32, fresh []posting, words int) (denseSet, float32, bool) {
+	ix := u.ix
+	old := ix.denseSet(s)
+	m := ix.maxSat[s]
+	lostMax := false
+	touched := u.touched[:0] // the words that change, ascending
+	touch := func(w uint32) {
+		if len(touched) == 0 || touched[len(touched)-1] != w {
+			touched = append(touched, w)
+		}
 	}
-	if !u.inPlace || s == noTerm || u.ix.dense[s].bits == nil {
-		return newDenseSet(docs, words)
+	gone, fi := 0, 0
+	for _, d := range u.goneDocs {
+		w, bit := d>>6, uint64(1)<<(d&63)
+		if old.bits[w]&bit == 0 {
+			continue
+		}
+		gone++
+		lostMax = lostMax || old.word(w)[bits.OnesCount64(old.bits[w]&(bit-1))] == m
+		for ; fi < len(fresh) && fresh[fi].doc>>6 <= w; fi++ {
+			touch(fresh[fi].doc >> 6)
+		}
+		touch(w)
 	}
-	old := u.ix.dense[s]
-	if len(u.gone) == 0 && len(fresh) == 0 {
-		return old
+	for ; fi < len(fresh); fi++ {
+		touch(fresh[fi].doc >> 6)
 	}
-	ds := denseSet{bits: slices.Clone(old.bits), cum: make([]uint32, words)}
-	for _, d := range u.gone {
+	u.touched = touched
+	n := int(old.n) - gone + len(fresh)
+	if !hasSummary(n, words) {
+		return denseSet{}, 0, false
+	}
+	if len(touched) == 0 {
+		return *old, m, true
+	}
+	ds := denseSet{bits: u.wordsOf(old.bits, words), at: u.positionsOf(old.at, words), n: uint32(n)}
+	for _, d := range u.goneDocs {
 		ds.bits[d>>6] &^= 1 << (d & 63)
 	}
 	for _, e := range fresh {
 		ds.bits[e.doc>>6] |= 1 << (e.doc & 63)
 	}
-	sum := uint32(0)
-	for w, x := range ds.bits {
-		ds.cum[w] = sum
-		sum += uint32(bits.OnesCount64(x))
+	need := 0
+	for _, w := range touched {
+		need += bits.OnesCount64(ds.bits[w])
 	}
-	return ds
+	ds.slabs, ds.nslabs = old.slabs, old.nslabs
+	room := int(old.room)
+	all := old.nslabs == maxSlabs || room+need > n+n/2
+	if all {
+		ds.slabs, ds.nslabs, room, need = [maxSlabs][]float32{}, 0, 0, n
+	}
+	slab := make([]float32, need)
+	k, pos := ds.nslabs, 0
+	fi = 0
+	write := func(w uint32, changed bool) { // word w's postings to slab, from pos
+		full := ds.bits[w]
+		ds.at[w] = k<<slabAt | uint32(pos)
+		if full == 0 {
+			return
+		}
+		oldFull, src := old.bits[w], old.word(w)
+		if !changed {
+			pos += copy(slab[pos:], src[:bits.OnesCount64(full)])
+			return
+		}
+		for x := full; x != 0; x &= x - 1 {
+			b := uint(bits.TrailingZeros64(x))
+			if d := w<<6 | uint32(b); fi < len(fresh) && fresh[fi].doc == d {
+				slab[pos] = fresh[fi].sat
+				fi++
+			} else {
+				slab[pos] = src[bits.OnesCount64(oldFull&(1<<b-1))]
+			}
+			pos++
+		}
+	}
+	if !all {
+		for _, w := range touched {
+			write(w, true)
+		}
+	} else {
+		ti := 0
+		for w := range uint32(len(ds.bits)) {
+			changed := ti < len(touched) && touched[ti] == w
+			if changed {
+				ti++
+			}
+			write(w, changed)
+		}
+	}
+	ds.slabs[k], ds.nslabs = slab, k+1
+	ds.room = uint32(room + need)
+	if lostMax {
+		m = ds.largest()
+	} else {
+		for _, e := range fresh {
+			m = max(m, e.sat)
+		}
+	}
+	return ds, m, true
+}
+
+// shiftDense returns dense list s of ix renumbered run by run (u.runs), without the
+// docs gone and with fresh, and its largest saturation, when kept docs keep their order;
+// false when the list would have no bitset. Its bitset is copied run by run, shifted, and
+// its postings to one new slab, in bulk.
+func (u *updater) shiftDense(s uint32, fresh []posting, words int) (denseSet, float32, bool) {
+	ix := u.ix
+	old := ix.denseSet(s)
+	m := ix.maxSat[s]
+	// The postings of docs gone: those outside every run.
+	lostMax, gone, end := false, 0, uint32(0)
+	for k := 0; k <= len(u.runs); k++ {
+		next := uint32(ix.n)
+		if k < len(u.runs) {
+			next = u.runs[k].lo
+		}
+		for d := end; d < next; d++ { // seldom more than a few docs
+			w, bit := d>>6, uint64(1)<<(d&63)
+			if old.bits[w]&bit != 0 {
+				gone++
+				lostMax = lostMax || old.word(w)[bits.OnesCount64(old.bits[w]&(bit-1))] == m
+			}
+		}
+		if k < len(u.runs) {
+			end = u.runs[k].hi
+		}
+	}
+	n := int(old.n) - gone + len(fresh)
+	if !hasSummary(n, words) {
+		return denseSet{}, 0, false
+	}
+	ds := denseSet{bits: u.wordsOf(nil, words), at: u.positionsOf(nil, words), n: uint32(n), room: uint32(n)}
+	slab := make([]float32, n)
+	pos, all := 0, fresh
+	put := func(e posting) {
+		ds.bits[e.doc>>6] |= 1 << (e.doc & 63)
+		slab[pos] = e.sat
+		pos++
+	}
+	for _, r := range u.runs {
+		for len(fresh) > 0 && int64(fresh[0].doc) < int64(r.lo)+r.shift {
+			put(fresh[0])
+			fresh = fresh[1:]
+		}
+		copyBits(ds.bits, uint32(int64(r.lo)+r.shift), old.bits, r.lo, r.hi-r.lo)
+		for w := r.lo >> 6; w <= (r.hi-1)>>6; w++ {
+			in := old.bits[w] & wordRange(w, r.lo, r.hi)
+			if in == 0 {
+				continue
+			}
+			first := bits.OnesCount64(old.bits[w] & (1<<bits.TrailingZeros64(in) - 1))
+			pos += copy(slab[pos:], old.word(w)[first:first+bits.OnesCount64(in)])
+		}
+	}
+	for _, e := range fresh {
+		put(e)
+	}
+	ds.slabs[0], ds.nslabs = slab, 1
+	ds.number(0, 0)
+	if lostMax {
+		m = ds.largest()
+	} else {
+		for _, e := range all {
+			m = max(m, e.sat)
+		}
+	}
+	return ds, m, true
+}
+
+// wordRange returns the bits of word w that stand for docs lo to hi-1.
+func wordRange(w, lo, hi uint32) uint64 {
+	x := ^uint64(0)
+	if base := w << 6; lo > base {
+		x &= ^uint64(0) << (lo - base)
+	}
+	if base := w << 6; hi < base+64 {
+		x &= 1<<(hi-base) - 1
+	}
+	return x
+}
+
+// copyBits sets in dst, from bit to on, the n bits of src from bit from on (dst's are 0).
+func copyBits(dst []uint64, to uint32, src []uint64, from, n uint32) {
+	for n > 0 {
+		k := min(64-from&63, 64-to&63, n)
+		v := src[from>>6] >> (from & 63)
+		if k < 64 {
+			v &= 1<<k - 1
+		}
+		dst[to>>6] |= v << (to & 63)
+		from, to, n = from+k, to+k, n-k
+	}
+}
+
+// denseChunk is how many dense sets' bitsets (and slab positions) updateDense allocates
+// at a time: one allocation for many small arrays.
+const denseChunk = 64
+
+// wordsOf returns n words from u's chunk of bitsets, a copy of bits (nil: zeros).
+func (u *updater) wordsOf(bits []uint64, n int) []uint64 {
+	if len(u.bitsFree) < n {
+		u.bitsFree = make([]uint64, n*denseChunk)
+	}
+	out := u.bitsFree[:n:n]
+	u.bitsFree = u.bitsFree[n:]
+	copy(out, bits)
+	return out
+}
+
+// positionsOf returns n slab positions from u's chunk of them, a copy of at (nil: zeros).
+func (u *updater) positionsOf(at []uint32, n int) []uint32 {
+	if len(u.atFree) < n {
+		u.atFree = make([]uint32, n*denseChunk)
+	}
+	out := u.atFree[:n:n]
+	u.atFree = u.atFree[n:]
+	copy(out, at)
+	return out
+}
+
+// largest returns the largest saturation of ds.
+func (ds *denseSet) largest() float32 {
+	m := float32(0)
+	for w, full := range ds.bits {
+		if full != 0 {
+			for _, x := range ds.word(uint32(w))[:bits.OnesCount64(full)] {
+				m = max(m, x)
+			}
+		}
+	}
+	return m
 }
 
 // deadTerms counts the terms of ix no doc holds: those whose docs an Update removed.
@@ -441,7 +765,7 @@ func (ix *Index) deadTerms() int {
 
 // compact returns ix without the terms no doc holds, the others renumbered, so that a
 // long run of Updates keeps no more than a quarter of its terms dead. It shares the
-// postings' bitsets with ix.
+// dense sets with ix.
 func (ix *Index) compact() *Index {
 	newID := make([]uint32, len(ix.terms))
 	var src []uint32 // the lists of ix the lists of the result are, in order
@@ -477,19 +801,27 @@ func (ix *Index) compact() *Index {
 		terms: terms, paramOnly: paramOnly}
 	total := 0
 	for _, l := range src {
-		total += ix.listLen(l)
+		if ix.denseOf[l] == noTerm {
+			total += ix.listLen(l)
+		}
 	}
 	nu.off = make([]uint32, len(src)+1)
 	nu.docs = make([]uint32, 0, total)
 	nu.sat = make([]float32, 0, total)
 	nu.maxSat = make([]float32, len(src))
-	nu.dense = make([]denseSet, len(src))
+	nu.denseOf = make([]uint32, len(src))
+	nu.dense = make([]denseSet, 0, len(ix.dense))
 	for i, l := range src {
 		nu.off[i] = uint32(len(nu.docs))
+		nu.maxSat[i], nu.denseOf[i] = ix.maxSat[l], noTerm
+		if ds := ix.denseSet(l); ds != nil {
+			nu.denseOf[i] = uint32(len(nu.dense))
+			nu.dense = append(nu.dense, *ds)
+			continue
+		}
 		lo, hi := ix.off[l], ix.off[l+1]
 		nu.docs = append(nu.docs, ix.docs[lo:hi]...)
 		nu.sat = append(nu.sat, ix.sat[lo:hi]...)
-		nu.maxSat[i], nu.dense[i] = ix.maxSat[l], ix.dense[l]
 	}
 	nu.off[len(src)] = uint32(len(nu.docs))
 	return nu

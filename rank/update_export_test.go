@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -50,8 +51,9 @@ func sameList(got *Index, l uint32, want *Index, m uint32) error {
 		}
 		return nil
 	}
-	gd, wd := got.docs[got.off[l]:got.off[l+1]], want.docs[want.off[m]:want.off[m+1]]
-	gs, ws := got.sat[got.off[l]:got.off[l+1]], want.sat[want.off[m]:want.off[m+1]]
+	gd, gs := got.postingsOf(l)
+	wd, ws := want.postingsOf(m)
+	gds, wds := got.denseSet(l), want.denseSet(m)
 	switch {
 	case !slices.Equal(gd, wd):
 		return fmt.Errorf("docs %v, want %v", gd, wd)
@@ -59,9 +61,43 @@ func sameList(got *Index, l uint32, want *Index, m uint32) error {
 		return fmt.Errorf("saturations %v, want %v", gs, ws)
 	case len(gd) > 0 && got.maxSat[l] != want.maxSat[m]:
 		return fmt.Errorf("largest saturation %v, want %v", got.maxSat[l], want.maxSat[m])
-	case !slices.Equal(got.dense[l].bits, want.dense[m].bits) || !slices.Equal(got.dense[l].cum, want.dense[m].cum) ||
-		(got.dense[l].bits == nil) != (want.dense[m].bits == nil):
+	case (gds == nil) != (wds == nil) || gds != nil && (!slices.Equal(gds.bits, wds.bits) || gds.n != wds.n):
 		return fmt.Errorf("bitset differs")
 	}
 	return nil
+}
+
+// postingsOf returns the docs of list l and their saturations, in doc order, wherever
+// they are stored.
+func (ix *Index) postingsOf(l uint32) ([]uint32, []float32) {
+	ds := ix.denseSet(l)
+	if ds == nil {
+		lo, hi := ix.off[l], ix.off[l+1]
+		return slices.Clone(ix.docs[lo:hi]), slices.Clone(ix.sat[lo:hi])
+	}
+	var docs []uint32
+	var sat []float32
+	for w, full := range ds.bits {
+		k := 0
+		for x := full; x != 0; x &= x - 1 {
+			docs = append(docs, uint32(w)<<6|uint32(bits.TrailingZeros64(x)))
+			sat = append(sat, ds.word(uint32(w))[k])
+			k++
+		}
+	}
+	return docs, sat
+}
+
+// flat returns the postings of every list one after another, in list order, as one
+// array of offsets, one of docs and one of saturations: the layout of the index before
+// dense sets kept their postings apart, which the golden digests hash.
+func (ix *Index) flat() (off, docs []uint32, sat []float32) {
+	lists := len(ix.maxSat)
+	off = make([]uint32, lists+1)
+	for l := range lists {
+		d, s := ix.postingsOf(uint32(l))
+		docs, sat = append(docs, d...), append(sat, s...)
+		off[l+1] = uint32(len(docs))
+	}
+	return off, docs, sat
 }

@@ -312,3 +312,30 @@ func TestUpdateInPlaceGains(t *testing.T) {
 		t.Fatalf("Update's index: %v", err)
 	}
 }
+
+// BenchmarkUpdateChain measures Updates in place of 10 docs of the synthetic 10,000-tool
+// catalog, each from the index the one before built, as a host swapping version after
+// version does: BenchmarkUpdateInPlace plus, on average, what gathering a list's words
+// back into one slab (updateDense) costs.
+func BenchmarkUpdateChain(b *testing.B) {
+	docs := benchCatalog(b, 10000)
+	slices.SortFunc(docs, func(a, b rank.Doc) int { return strings.Compare(a.Name, b.Name) })
+	ix := rank.NewIndex(docs)
+	r := rand.New(rand.NewPCG(14, 9))
+	next := make([]rank.Doc, len(docs))
+	from := make([]int, len(docs))
+	b.ReportAllocs()
+	stop := cputime.Report(b)
+	for b.Loop() {
+		for i := range from {
+			next[i], from[i] = rank.Doc{Name: docs[i].Name}, i
+		}
+		for range 10 {
+			i, j := r.IntN(len(docs)), r.IntN(len(docs))
+			next[i] = rank.Doc{Name: docs[i].Name, Description: docs[j].Description + " v2", Params: docs[j].Params}
+			from[i] = -1
+		}
+		ix = ix.Update(next, from)
+	}
+	stop()
+}
