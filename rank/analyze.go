@@ -44,6 +44,10 @@ type analyzer struct {
 	prevAt   int32   // the index of the previous word's stem term
 	surface  bool    // keep words as written beside their stems
 	off      feature // features turned off, to measure what each one brings
+	// raw makes emitWord emit each folded word as it is, of kind termFolded, leaving
+	// stop words, abbreviations and stemming to a wordMemo; only without pairs and
+	// synonyms, whose terms depend on more than the word.
+	raw bool
 }
 
 // A feature is a step of analysis that can be turned off in evaluations.
@@ -393,6 +397,10 @@ func (a *analyzer) emitWord(w []byte) {
 	if len(w) < 2 || len(w) <= utf8.UTFMax && utf8.RuneCount(w) < 2 {
 		return
 	}
+	if a.raw {
+		a.emit(w, termFolded)
+		return
+	}
 	lex, _ := lookupLexicon(w)
 	if lex.stop && a.off&featStop == 0 {
 		return
@@ -518,6 +526,7 @@ const (
 	termSynonym                 // a synonym added to a query word
 	termSurface                 // a word as written, when its stem differs
 	termPair                    // two consecutive words as written
+	termFolded                  // a folded word left to a wordMemo (analyzer.raw)
 )
 
 // appendTransform appends t applied to src to dst without allocating when dst has room.

@@ -167,11 +167,12 @@ type inverter struct {
 	seen  []uint32
 	// tab numbers the terms instead of terms when building from scratch; its terms
 	// go to terms at the end (finish).
-	tab *termTable
+	tab  *termTable
+	memo *wordMemo // the terms of each word of the descriptions and parameters
 }
 
 func newInverter(p params, base, terms map[string]uint32) *inverter {
-	v := &inverter{p: p, an: newAnalyzer(p.Off), base: base, terms: terms, next: uint32(len(base))}
+	v := &inverter{p: p, an: newAnalyzer(p.Off), base: base, terms: terms, next: uint32(len(base)), memo: newWordMemo(p.Off)}
 	v.tf, v.stamp = make([][numFields]uint16, len(base)), make([]int, len(base))
 	v.an.surface = p.Surf > 0
 	return v
@@ -194,6 +195,22 @@ func (v *inverter) id(t []byte) uint32 {
 	return id
 }
 
+// count counts term id once more in field f of doc i.
+func (v *inverter) count(i, f int, id uint32) {
+	for int(id) >= len(v.tf) {
+		v.tf = append(v.tf, [numFields]uint16{})
+		v.stamp = append(v.stamp, 0)
+	}
+	if v.stamp[id] != i+1 {
+		v.stamp[id] = i + 1
+		v.tf[id] = [numFields]uint16{}
+		v.seen = append(v.seen, id)
+	}
+	if v.tf[id][f] < math.MaxUint16 {
+		v.tf[id][f]++
+	}
+}
+
 // doc analyses d, doc i, and calls emit with each of its distinct terms in the order
 // first met: the term's id, its posting, and whether d holds it in its parameters alone.
 func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly bool)) {
@@ -212,24 +229,24 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 		// Parameters weigh a tenth of the description: their words as written
 		// would weigh a hundredth, for a sixth of the index.
 		an.surface = p.Surf > 0 && f != fieldParams
+		an.raw = v.memo != nil && f >= fieldDesc // fields without pairs: each word analysed by the memo
 		an.add(text)
 		length[f] = an.words()
 		if f == fieldName && p.Whole {
 			an.addWhole()
 		}
 		for k := 0; k < an.n(); k++ {
-			id := v.id(an.term(k))
-			for int(id) >= len(v.tf) {
-				v.tf = append(v.tf, [numFields]uint16{})
-				v.stamp = append(v.stamp, 0)
+			if an.kind[k] != termFolded {
+				v.count(i, f, v.id(an.term(k)))
+				continue
 			}
-			if v.stamp[id] != i+1 {
-				v.stamp[id] = i + 1
-				v.tf[id] = [numFields]uint16{}
-				v.seen = append(v.seen, id)
+			ids, surf := v.memo.terms(v, an.term(k), an.surface)
+			length[f] += len(ids)
+			for _, id := range ids {
+				v.count(i, f, id)
 			}
-			if v.tf[id][f] < math.MaxUint16 {
-				v.tf[id][f]++
+			if surf != noTerm {
+				v.count(i, f, surf)
 			}
 		}
 	}
