@@ -65,10 +65,11 @@ func newBuilder(tools []json.RawMessage, o *CatalogOptions, r reuse, prevOf, bui
 
 // run reads every input to build.
 func (b *builder) run() {
-	parallel.Chunks(len(b.inputs), buildChunk, func(_, lo, hi int) {
-		var params []byte // scratch for each tool's parameter text
+	// scratch[w] holds the parameter text of the tool worker w reads, reused.
+	scratch := make([][]byte, parallel.Workers(len(b.inputs), buildChunk))
+	parallel.Chunks(len(b.inputs), buildChunk, func(w, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			params = b.read(k, params[:0])
+			scratch[w] = b.read(k, scratch[w][:0])
 		}
 	})
 }
