@@ -112,6 +112,15 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 	return t
 }()
 
+// lowerOrDigit reports the bytes of a run addLowerRun reads: ASCII lower-case letters
+// and digits.
+var lowerOrDigit = func() (t [256]bool) {
+	for b := range utf8.RuneSelf {
+		t[b] = asciiClass[b] == clsLower || asciiClass[b] == clsDigit
+	}
+	return t
+}()
+
 func classify(r rune) int {
 	if r < utf8.RuneSelf {
 		return int(asciiClass[r])
@@ -281,10 +290,7 @@ func (a *analyzer) add(text string) {
 // flushWhole would after copying it.
 func (a *analyzer) addLowerRun(src []byte, i int) int {
 	j := i + 1
-	for j < len(src) && src[j] < utf8.RuneSelf {
-		if k := asciiClass[src[j]]; k != clsLower && k != clsDigit {
-			break
-		}
+	for j < len(src) && lowerOrDigit[src[j]] {
 		j++
 	}
 	if len(a.word) == 0 && len(a.whole) == 0 && a.endsWord(src, j) {
