@@ -48,6 +48,10 @@ type analyzer struct {
 	// stop words, abbreviations and stemming to a wordMemo; only without pairs and
 	// synonyms, whose terms depend on more than the word.
 	raw bool
+	// sink, when set, is given each term as it is emitted, instead of keeping it: for
+	// text without pairs of words, and no whole-name term.
+	sink   func(term []byte, kind termKind)
+	bigram []byte // the CJK term being emitted
 }
 
 // A feature is a step of analysis that can be turned off in evaluations.
@@ -343,21 +347,18 @@ func (a *analyzer) flushCJK() {
 		return
 	}
 	if len(run) == 1 || a.off&featCJK != 0 {
+		a.bigram = a.bigram[:0]
 		for _, r := range run {
-			a.out = utf8.AppendRune(a.out, r)
+			a.bigram = utf8.AppendRune(a.bigram, r)
 		}
-		a.ends = append(a.ends, int32(len(a.out)))
-		a.kind = append(a.kind, termWord)
-		a.parent = append(a.parent, -1)
+		a.emit(a.bigram, termWord)
 		a.cjk = a.cjk[:0]
 		return
 	}
 	for i := 0; i+1 < len(run); i++ {
-		a.out = utf8.AppendRune(a.out, run[i])
-		a.out = utf8.AppendRune(a.out, run[i+1])
-		a.ends = append(a.ends, int32(len(a.out)))
-		a.kind = append(a.kind, termWord)
-		a.parent = append(a.parent, -1)
+		a.bigram = utf8.AppendRune(a.bigram[:0], run[i])
+		a.bigram = utf8.AppendRune(a.bigram, run[i+1])
+		a.emit(a.bigram, termWord)
 	}
 	a.cjk = a.cjk[:0]
 }
@@ -506,7 +507,12 @@ func (a *analyzer) emitPair(w []byte, stemAt int32) {
 // pairMark starts the term of a pair of words.
 const pairMark = 0x02
 
+// emit appends term, of kind kind, to the terms produced, or gives it to the sink.
 func (a *analyzer) emit(term []byte, kind termKind) {
+	if a.sink != nil {
+		a.sink(term, kind)
+		return
+	}
 	a.out = append(a.out, term...)
 	a.ends = append(a.ends, int32(len(a.out)))
 	a.kind = append(a.kind, kind)

@@ -172,7 +172,8 @@ type inverter struct {
 }
 
 func newInverter(p params, base, terms map[string]uint32) *inverter {
-	v := &inverter{p: p, an: newAnalyzer(p.Off), base: base, terms: terms, next: uint32(len(base)), memo: newWordMemo(p.Off)}
+	v := &inverter{p: p, an: newAnalyzer(p.Off), base: base, terms: terms, next: uint32(len(base))}
+	v.memo = newWordMemo(v)
 	v.tf, v.stamp = make([][numFields]uint16, len(base)), make([]int, len(base))
 	v.an.surface = p.Surf > 0
 	return v
@@ -229,25 +230,18 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 		// Parameters weigh a tenth of the description: their words as written
 		// would weigh a hundredth, for a sixth of the index.
 		an.surface = p.Surf > 0 && f != fieldParams
-		an.raw = v.memo != nil && f >= fieldDesc // fields without pairs: each word analysed by the memo
+		if v.memo != nil && f >= fieldDesc {
+			// Fields without pairs: each distinct word analysed once, by the memo.
+			length[f] = v.memo.add(i, f, text)
+			continue
+		}
 		an.add(text)
 		length[f] = an.words()
 		if f == fieldName && p.Whole {
 			an.addWhole()
 		}
 		for k := 0; k < an.n(); k++ {
-			if an.kind[k] != termFolded {
-				v.count(i, f, v.id(an.term(k)))
-				continue
-			}
-			ids, surf := v.memo.terms(v, an.term(k), an.surface)
-			length[f] += len(ids)
-			for _, id := range ids {
-				v.count(i, f, id)
-			}
-			if surf != noTerm {
-				v.count(i, f, surf)
-			}
+			v.count(i, f, v.id(an.term(k)))
 		}
 	}
 	var norm [numFields]float64
