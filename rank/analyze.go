@@ -209,6 +209,13 @@ func (a *analyzer) add(text string) {
 				i = j
 				continue
 			}
+			if c == clsSep && a.off&featSplit == 0 && len(a.word) == 0 && len(a.whole) == 0 && len(a.cjk) == 0 {
+				// A separator with no word pending (the space after one addLowerRun
+				// emitted): nothing to end, no apostrophe to join.
+				prev = clsSep
+				i++
+				continue
+			}
 		} else {
 			r, size = utf8.DecodeRune(src[i:])
 			c = classify(r)
