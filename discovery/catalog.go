@@ -1,7 +1,6 @@
 package discovery
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/deferredtools/deferredtools/internal/tooldef"
 	"github.com/deferredtools/deferredtools/metatool"
 	"github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/schemaguard"
@@ -468,16 +466,6 @@ func compile(c validate.Compiler, schema []byte) (validate.Validator, error) {
 		err = validate.ErrUnsupported // a Compiler that answered nothing: fail closed
 	}
 	return v, err
-}
-
-// rankDoc returns the text of the tool f for ranking, leaving out the parameters'
-// when ignoreParams; Name is set by the caller.
-func rankDoc(f tooldef.Fields, ignoreParams bool) rank.Doc {
-	d := rank.Doc{Title: cmp.Or(f.Title, f.AnnTitle), Description: f.Description}
-	if !ignoreParams {
-		d.Params = tooldef.ParamText(f.InputSchema)
-	}
-	return d
 }
 
 // nameIfValid returns name when it is a valid tool name, else "".

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"slices"
 
@@ -64,28 +65,31 @@ func newBuilder(tools []json.RawMessage, o *CatalogOptions, r reuse, prevOf, bui
 
 // run reads every input to build.
 func (b *builder) run() {
-	parallel.Chunks(len(b.inputs), buildChunk, func(_, lo, hi int) {
+	// scratch[w] holds the parameter text of the tool worker w reads, reused.
+	scratch := make([][]byte, parallel.Workers(len(b.inputs), buildChunk))
+	parallel.Chunks(len(b.inputs), buildChunk, func(w, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			b.read(k)
+			scratch[w] = b.read(k, scratch[w][:0])
 		}
 	})
 }
 
-// read reads input inputs[k] into fresh[k].
-func (b *builder) read(k int) {
+// read reads input inputs[k] into fresh[k], with params as scratch space for its
+// parameter text, which it returns for reuse.
+func (b *builder) read(k int, params []byte) []byte {
 	i := int(b.inputs[k])
 	if j := b.prevOf[i]; j >= 0 {
 		// A tool of Previous whose validator or text for ranking is not this version's.
 		nt := b.r.prev.tools[j]
-		f, _ := tooldef.Read(nt.canonical)
+		f, params, _ := b.readFields(nt.canonical, params)
 		if !b.r.validators {
 			b.compile(&nt, k, f.InputSchema)
 		}
 		if !b.r.rank {
-			b.docs[k] = b.rankDoc(f)
+			b.docs[k] = b.rankDoc(f, params)
 		}
 		b.fresh[k] = nt
-		return
+		return params
 	}
 	raw := b.tools[i]
 	nt := &b.fresh[k]
@@ -95,27 +99,27 @@ func (b *builder) read(k int) {
 	buf, m, err := schemaguard.Canonicalize(make([]byte, 0, len(raw)), raw)
 	if err != nil {
 		b.early[k] = &CatalogError{Index: i, Reason: "malformed", cause: err}
-		return
+		return params
 	}
 	if cap(buf)-len(buf) > len(buf)/16 {
 		buf = slices.Clone(buf)
 	}
 	nt.canonical = buf
 	// Read from the canonical form: a member name there is spelled one way only.
-	f, reason := tooldef.Read(nt.canonical)
+	f, params, reason := b.readFields(nt.canonical, params)
 	if reason != "" {
 		b.early[k] = &CatalogError{Index: i, Reason: reason, Name: nameIfValid(f.Name)}
-		return
+		return params
 	}
 	if !validToolName(f.Name) {
 		b.early[k] = &CatalogError{Index: i, Reason: "name"}
-		return
+		return params
 	}
 	nt.name = f.Name
 	schema := f.InputSchema
 	if len(schema) == 0 || schema[0] != '{' {
 		b.noSchema[k] = true
-		return
+		return params
 	}
 	pr := &probe{text: raw}
 	if b.probes != nil {
@@ -130,16 +134,33 @@ func (b *builder) read(k int) {
 	nt.digest = schemaguard.Digest(nt.canonical)
 	nt.strEscapes, nt.rawEscapes = canonicalEscapes(nt.canonical)
 	b.compile(nt, k, schema)
-	b.docs[k] = b.rankDoc(f)
+	b.docs[k] = b.rankDoc(f, params)
+	return params
 }
 
-// rankDoc returns the text rank indexes for the tool f: a meta tool's parameter text
-// leaves out its action enum (SPEC DISC-5: an action a caller is not served must not
-// move their results).
-func (b *builder) rankDoc(f tooldef.Fields) rank.Doc {
-	doc := rankDoc(f, b.o.IgnoreParamText)
-	if m, ok := b.o.MetaTools[f.Name]; ok && !b.o.IgnoreParamText {
+// readFields reads the members of the canonical tool def and appends the parameter text
+// of its inputSchema to params, in one pass, unless parameters are left out of ranking.
+func (b *builder) readFields(def, params []byte) (tooldef.Fields, []byte, string) {
+	if b.o.IgnoreParamText {
+		f, reason := tooldef.Read(def)
+		return f, params, reason
+	}
+	return tooldef.ReadParams(def, params)
+}
+
+// rankDoc returns the text rank indexes for the tool f, whose parameter text readFields
+// read into params: a meta tool's parameter text leaves out its action enum (SPEC DISC-5:
+// an action a caller is not served must not move their results). Name is set by the
+// caller.
+func (b *builder) rankDoc(f tooldef.Fields, params []byte) rank.Doc {
+	doc := rank.Doc{Title: cmp.Or(f.Title, f.AnnTitle), Description: f.Description}
+	if b.o.IgnoreParamText {
+		return doc
+	}
+	if m, ok := b.o.MetaTools[f.Name]; ok {
 		doc.Params = metaParamText(f.InputSchema, argumentOf(m))
+	} else {
+		doc.Params = string(params)
 	}
 	return doc
 }

@@ -44,6 +44,14 @@ type analyzer struct {
 	prevAt   int32   // the index of the previous word's stem term
 	surface  bool    // keep words as written beside their stems
 	off      feature // features turned off, to measure what each one brings
+	// raw makes emitWord emit each folded word as it is, of kind termFolded, leaving
+	// stop words, abbreviations and stemming to a wordMemo; only without pairs and
+	// synonyms, whose terms depend on more than the word.
+	raw bool
+	// sink, when set, is given each term as it is emitted, instead of keeping it: for
+	// text without pairs of words, and no whole-name term.
+	sink   func(term []byte, kind termKind)
+	bigram []byte // the CJK term being emitted
 }
 
 // A feature is a step of analysis that can be turned off in evaluations.
@@ -104,6 +112,15 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 		case '0' <= b && b <= '9':
 			t[b] = clsDigit
 		}
+	}
+	return t
+}()
+
+// lowerOrDigit reports the bytes of a run addLowerRun reads: ASCII lower-case letters
+// and digits.
+var lowerOrDigit = func() (t [256]bool) {
+	for b := range utf8.RuneSelf {
+		t[b] = asciiClass[b] == clsLower || asciiClass[b] == clsDigit
 	}
 	return t
 }()
@@ -192,6 +209,13 @@ func (a *analyzer) add(text string) {
 				i = j
 				continue
 			}
+			if c == clsSep && a.off&featSplit == 0 && len(a.word) == 0 && len(a.whole) == 0 && len(a.cjk) == 0 {
+				// A separator with no word pending (the space after one addLowerRun
+				// emitted): nothing to end, no apostrophe to join.
+				prev = clsSep
+				i++
+				continue
+			}
 		} else {
 			r, size = utf8.DecodeRune(src[i:])
 			c = classify(r)
@@ -277,10 +301,7 @@ func (a *analyzer) add(text string) {
 // flushWhole would after copying it.
 func (a *analyzer) addLowerRun(src []byte, i int) int {
 	j := i + 1
-	for j < len(src) && src[j] < utf8.RuneSelf {
-		if k := asciiClass[src[j]]; k != clsLower && k != clsDigit {
-			break
-		}
+	for j < len(src) && lowerOrDigit[src[j]] {
 		j++
 	}
 	if len(a.word) == 0 && len(a.whole) == 0 && a.endsWord(src, j) {
@@ -333,21 +354,18 @@ func (a *analyzer) flushCJK() {
 		return
 	}
 	if len(run) == 1 || a.off&featCJK != 0 {
+		a.bigram = a.bigram[:0]
 		for _, r := range run {
-			a.out = utf8.AppendRune(a.out, r)
+			a.bigram = utf8.AppendRune(a.bigram, r)
 		}
-		a.ends = append(a.ends, int32(len(a.out)))
-		a.kind = append(a.kind, termWord)
-		a.parent = append(a.parent, -1)
+		a.emit(a.bigram, termWord)
 		a.cjk = a.cjk[:0]
 		return
 	}
 	for i := 0; i+1 < len(run); i++ {
-		a.out = utf8.AppendRune(a.out, run[i])
-		a.out = utf8.AppendRune(a.out, run[i+1])
-		a.ends = append(a.ends, int32(len(a.out)))
-		a.kind = append(a.kind, termWord)
-		a.parent = append(a.parent, -1)
+		a.bigram = utf8.AppendRune(a.bigram[:0], run[i])
+		a.bigram = utf8.AppendRune(a.bigram, run[i+1])
+		a.emit(a.bigram, termWord)
 	}
 	a.cjk = a.cjk[:0]
 }
@@ -391,6 +409,10 @@ func (a *analyzer) foldAndEmit(w []byte) {
 // emitWord applies stop words, abbreviations and stemming to a folded word.
 func (a *analyzer) emitWord(w []byte) {
 	if len(w) < 2 || len(w) <= utf8.UTFMax && utf8.RuneCount(w) < 2 {
+		return
+	}
+	if a.raw {
+		a.emit(w, termFolded)
 		return
 	}
 	lex, _ := lookupLexicon(w)
@@ -492,7 +514,12 @@ func (a *analyzer) emitPair(w []byte, stemAt int32) {
 // pairMark starts the term of a pair of words.
 const pairMark = 0x02
 
+// emit appends term, of kind kind, to the terms produced, or gives it to the sink.
 func (a *analyzer) emit(term []byte, kind termKind) {
+	if a.sink != nil {
+		a.sink(term, kind)
+		return
+	}
 	a.out = append(a.out, term...)
 	a.ends = append(a.ends, int32(len(a.out)))
 	a.kind = append(a.kind, kind)
@@ -518,6 +545,7 @@ const (
 	termSynonym                 // a synonym added to a query word
 	termSurface                 // a word as written, when its stem differs
 	termPair                    // two consecutive words as written
+	termFolded                  // a folded word left to a wordMemo (analyzer.raw)
 )
 
 // appendTransform appends t applied to src to dst without allocating when dst has room.

@@ -203,11 +203,13 @@ type inverter struct {
 	seen  []uint32
 	// tab numbers the terms instead of terms when building from scratch; its terms
 	// go to terms at the end (finish).
-	tab *termTable
+	tab  *termTable
+	memo *wordMemo // the terms of each word of the descriptions and parameters
 }
 
 func newInverter(p params, base, terms map[string]uint32) *inverter {
 	v := &inverter{p: p, an: newAnalyzer(p.Off), base: base, terms: terms, next: uint32(len(base))}
+	v.memo = newWordMemo(v)
 	// Room for the terms of a few new docs (Update) beside base's: growing past it
 	// copies both arrays.
 	room := len(base) + len(base)/16
@@ -233,6 +235,22 @@ func (v *inverter) id(t []byte) uint32 {
 	return id
 }
 
+// count counts term id once more in field f of doc i.
+func (v *inverter) count(i, f int, id uint32) {
+	for int(id) >= len(v.tf) {
+		v.tf = append(v.tf, [numFields]uint16{})
+		v.stamp = append(v.stamp, 0)
+	}
+	if v.stamp[id] != i+1 {
+		v.stamp[id] = i + 1
+		v.tf[id] = [numFields]uint16{}
+		v.seen = append(v.seen, id)
+	}
+	if v.tf[id][f] < math.MaxUint16 {
+		v.tf[id][f]++
+	}
+}
+
 // doc analyses d, doc i, and calls emit with each of its distinct terms in the order
 // first met: the term's id, its posting, and whether d holds it in its parameters alone.
 func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly bool)) {
@@ -251,25 +269,18 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 		// Parameters weigh a tenth of the description: their words as written
 		// would weigh a hundredth, for a sixth of the index.
 		an.surface = p.Surf > 0 && f != fieldParams
+		if v.memo != nil && f >= fieldDesc {
+			// Fields without pairs: each distinct word analysed once, by the memo.
+			length[f] = v.memo.add(i, f, text)
+			continue
+		}
 		an.add(text)
 		length[f] = an.words()
 		if f == fieldName && p.Whole {
 			an.addWhole()
 		}
 		for k := 0; k < an.n(); k++ {
-			id := v.id(an.term(k))
-			for int(id) >= len(v.tf) {
-				v.tf = append(v.tf, [numFields]uint16{})
-				v.stamp = append(v.stamp, 0)
-			}
-			if v.stamp[id] != i+1 {
-				v.stamp[id] = i + 1
-				v.tf[id] = [numFields]uint16{}
-				v.seen = append(v.seen, id)
-			}
-			if v.tf[id][f] < math.MaxUint16 {
-				v.tf[id][f]++
-			}
+			v.count(i, f, v.id(an.term(k)))
 		}
 	}
 	var norm [numFields]float64

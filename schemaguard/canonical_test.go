@@ -729,3 +729,19 @@ func TestNumbersAgainstECMAScript(t *testing.T) {
 		}
 	}
 }
+
+// TestIntegerNumbers checks integers are written as ECMAScript writes them below 1e21:
+// the shortest digits that round-trip, without an exponent (what FormatFloat's 'f'
+// writes), on both sides of 2^53, where appendNumber stops writing them as int64s.
+func TestIntegerNumbers(t *testing.T) {
+	r := rand.New(rand.NewPCG(53, 21))
+	values := []float64{1, -1, 7, 1 << 52, 1<<53 - 1, -(1<<53 - 1), 1 << 53, 1<<53 + 2, 1 << 60, 1e20, 123456789012345680000}
+	for range 10000 {
+		values = append(values, float64(r.Int64N(1<<54)-1<<53), math.Trunc(r.Float64()*1e20))
+	}
+	for _, f := range values {
+		if got, want := string(appendNumber(nil, f)), strconv.FormatFloat(f, 'f', -1, 64); got != want {
+			t.Errorf("appendNumber(%v) = %s, want %s", f, got, want)
+		}
+	}
+}

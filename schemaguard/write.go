@@ -1,6 +1,7 @@
 package schemaguard
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"unicode/utf16"
@@ -176,6 +177,11 @@ func appendString(dst, s []byte) []byte {
 func appendNumber(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, '0') // both zeros
+	}
+	if math.Abs(f) < 1<<53 && f == math.Trunc(f) {
+		// An integer, exact in an int64: ECMAScript writes integers below 1e21 as
+		// their digits, what AppendInt writes without formatting a float.
+		return strconv.AppendInt(dst, int64(f), 10)
 	}
 	if f < 0 {
 		dst = append(dst, '-')

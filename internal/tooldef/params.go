@@ -17,14 +17,28 @@ const maxParamDepth = 16
 // text whose canonical form schema is (FuzzParamText checks). A schema that is not an
 // object gives "".
 func ParamText(schema []byte) string {
-	w := paramPool.Get().(*paramWalker)
-	w.out = w.out[:0]
-	w.walk(schema, 0)
+	w := getWalker(nil)
+	w.walkAt(schema, jsonlex.SkipSpace(schema, 0), 0)
 	s := string(w.out)
-	if cap(w.out) <= 1<<16 && cap(w.props) <= 1<<12 && cap(w.names) <= 1<<16 {
-		paramPool.Put(w) // do not keep an outsized buffer alive in the pool
-	}
+	w.release()
 	return s
+}
+
+// getWalker returns a paramWalker from the pool, writing after the text of out.
+func getWalker(out []byte) *paramWalker {
+	w := paramPool.Get().(*paramWalker)
+	if out == nil {
+		out = w.out[:0]
+	}
+	w.out = out
+	return w
+}
+
+// release returns w to the pool, unless it holds an outsized buffer.
+func (w *paramWalker) release() {
+	if cap(w.out) <= 1<<16 && cap(w.props) <= 1<<12 && cap(w.names) <= 1<<16 {
+		paramPool.Put(w)
+	}
 }
 
 var paramPool = sync.Pool{New: func() any { return new(paramWalker) }}
@@ -66,48 +80,66 @@ func readSchemaAt(b []byte, i int) (m schemaMembers, end int, ok bool) {
 	if i >= len(b) || b[i] != '{' {
 		return m, jsonlex.SkipValue(b, i), false
 	}
-	end = objectMembers(b, i, func(key, val []byte) {
-		switch string(key[1 : len(key)-1]) {
-		case "properties":
-			m.properties = val
-		case "items":
-			m.items = val
-		case "additionalProperties":
-			m.additionalProperties = val
-		case "anyOf":
-			m.anyOf = val
-		case "oneOf":
-			m.oneOf = val
-		case "allOf":
-			m.allOf = val
-		case "title":
-			m.title = val
-		case "description":
-			m.description = val
-		case "const":
-			m.constant = val
-		case "enum":
-			m.enum = val
-		}
-	})
+	end = objectMembers(b, i, m.set)
 	return m, end, true
+}
+
+// set keeps val as the member key (raw, quotes included) when ParamText reads it.
+func (m *schemaMembers) set(key, val []byte) {
+	switch string(key[1 : len(key)-1]) {
+	case "properties":
+		m.properties = val
+	case "items":
+		m.items = val
+	case "additionalProperties":
+		m.additionalProperties = val
+	case "anyOf":
+		m.anyOf = val
+	case "oneOf":
+		m.oneOf = val
+	case "allOf":
+		m.allOf = val
+	case "title":
+		m.title = val
+	case "description":
+		m.description = val
+	case "const":
+		m.constant = val
+	case "enum":
+		m.enum = val
+	}
 }
 
 // objectMembers calls fn with the raw key and value of each member of the object
 // starting at b[i], as Members does, and returns the index past it.
 func objectMembers(b []byte, i int, fn func(key, val []byte)) int {
+	return objectMembersAt(b, i, func(key []byte, j int) int {
+		end := jsonlex.SkipValue(b, j)
+		fn(key, b[j:end])
+		return end
+	})
+}
+
+// objectMembersAt calls read with the raw key of each member of the object starting at
+// b[i] and the index where its value starts; read returns the index past the value.
+// objectMembersAt returns the index past the object.
+func objectMembersAt(b []byte, i int, read func(key []byte, j int) int) int {
 	i = jsonlex.SkipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
+	if i >= len(b) {
+		return len(b)
+	}
+	if b[i] == '}' {
 		return i + 1
 	}
 	for i < len(b) {
 		kend := jsonlex.SkipString(b, i)
 		key := b[i:kend]
 		i = jsonlex.SkipSpace(b, jsonlex.SkipSpace(b, kend)+1) // past the colon
-		vend := jsonlex.SkipValue(b, i)
-		fn(key, b[i:vend])
-		i = jsonlex.SkipSpace(b, vend)
-		if i >= len(b) || b[i] == '}' {
+		i = jsonlex.SkipSpace(b, read(key, i))
+		if i >= len(b) {
+			return len(b)
+		}
+		if b[i] == '}' {
 			return i + 1
 		}
 		i = jsonlex.SkipSpace(b, i+1) // the comma
@@ -148,38 +180,75 @@ func (w *paramWalker) walk(schema []byte, depth int) {
 	}
 }
 
+// walkAt is walk of the schema starting at b[i], and returns the index past it. Its
+// properties are read in the pass that finds where the schema ends, instead of being
+// skipped then read again.
+func (w *paramWalker) walkAt(b []byte, i, depth int) int {
+	if depth > maxParamDepth || i >= len(b) || b[i] != '{' {
+		return jsonlex.SkipValue(b, i)
+	}
+	var m schemaMembers
+	base, nameBase, props := len(w.props), len(w.names), false
+	end := objectMembersAt(b, i, func(key []byte, j int) int {
+		if string(key) == `"properties"` && j < len(b) && b[j] == '{' {
+			props = true
+			return w.readProps(b, j)
+		}
+		vend := jsonlex.SkipValue(b, j)
+		m.set(key, b[j:vend])
+		return vend
+	})
+	if props {
+		w.writeProps(base, nameBase, depth)
+	}
+	w.walkNested(m, depth)
+	return end
+}
+
 // walkMembers is walk of the schema whose members m holds.
 func (w *paramWalker) walkMembers(m schemaMembers, depth int) {
 	if len(m.properties) > 0 && m.properties[0] == '{' {
 		base, nameBase := len(w.props), len(w.names)
-		w.readProps(m.properties)
-		props := w.props[base:]
-		// Canonical members are in UTF-16 order; rank reads them in byte order.
-		byName := func(x, y paramProp) int { return bytes.Compare(w.names[x.a:x.b], w.names[y.a:y.b]) }
-		if !slices.IsSortedFunc(props, byName) {
-			slices.SortFunc(props, byName)
-		}
-		for i := range props {
-			p := w.props[base+i] // w.props may grow (and move) as nested schemas are walked
-			if p.b > p.a {
-				if len(w.out) > 0 {
-					w.out = append(w.out, ' ')
-				}
-				w.out = append(w.out, w.names[p.a:p.b]...)
-			}
-			pm, ok := p.m, p.ok
-			w.add(pm.title)
-			w.add(pm.description)
-			w.add(pm.constant)
-			if len(pm.enum) > 0 && pm.enum[0] == '[' {
-				elements(pm.enum, func(v []byte) { w.add(v) })
-			}
-			if ok && depth+1 <= maxParamDepth {
-				w.walkMembers(pm, depth+1) // walk(p.val, depth+1), p.val read once
-			}
-		}
-		w.props, w.names = w.props[:base], w.names[:nameBase]
+		w.readProps(m.properties, 0)
+		w.writeProps(base, nameBase, depth)
 	}
+	w.walkNested(m, depth)
+}
+
+// writeProps appends the text of the properties readProps pushed on w.props from base
+// (their names on w.names from nameBase), of a schema nested depth deep, and pops them.
+func (w *paramWalker) writeProps(base, nameBase, depth int) {
+	props := w.props[base:]
+	// Canonical members are in UTF-16 order; rank reads them in byte order.
+	byName := func(x, y paramProp) int { return bytes.Compare(w.names[x.a:x.b], w.names[y.a:y.b]) }
+	if !slices.IsSortedFunc(props, byName) {
+		slices.SortFunc(props, byName)
+	}
+	for i := range props {
+		p := w.props[base+i] // w.props may grow (and move) as nested schemas are walked
+		if p.b > p.a {
+			if len(w.out) > 0 {
+				w.out = append(w.out, ' ')
+			}
+			w.out = append(w.out, w.names[p.a:p.b]...)
+		}
+		pm, ok := p.m, p.ok
+		w.add(pm.title)
+		w.add(pm.description)
+		w.add(pm.constant)
+		if len(pm.enum) > 0 && pm.enum[0] == '[' {
+			elements(pm.enum, func(v []byte) { w.add(v) })
+		}
+		if ok && depth+1 <= maxParamDepth {
+			w.walkMembers(pm, depth+1) // walk(p.val, depth+1), p.val read once
+		}
+	}
+	w.props, w.names = w.props[:base], w.names[:nameBase]
+}
+
+// walkNested appends the text of the schemas nested in m but for its properties: items,
+// additionalProperties, anyOf, oneOf and allOf, of a schema nested depth deep.
+func (w *paramWalker) walkNested(m schemaMembers, depth int) {
 	w.walk(m.items, depth+1)
 	w.walk(m.additionalProperties, depth+1)
 	for _, l := range [...][]byte{m.anyOf, m.oneOf, m.allOf} {
@@ -189,12 +258,15 @@ func (w *paramWalker) walkMembers(m schemaMembers, depth int) {
 	}
 }
 
-// readProps pushes the members of the properties object b on w.props, each value's
-// members read in the pass that skips it.
-func (w *paramWalker) readProps(b []byte) {
-	i := jsonlex.SkipSpace(b, jsonlex.SkipSpace(b, 0)+1)
-	if i >= len(b) || b[i] == '}' {
-		return
+// readProps pushes the members of the properties object starting at b[i] on w.props,
+// each value's members read in the pass that skips it, and returns the index past it.
+func (w *paramWalker) readProps(b []byte, i int) int {
+	i = jsonlex.SkipSpace(b, i+1)
+	if i >= len(b) {
+		return len(b)
+	}
+	if b[i] == '}' {
+		return i + 1
 	}
 	for i < len(b) {
 		kend := jsonlex.SkipString(b, i)
@@ -204,11 +276,15 @@ func (w *paramWalker) readProps(b []byte) {
 		pm, vend, ok := readSchemaAt(b, i)
 		w.props = append(w.props, paramProp{a: a, b: len(w.names), m: pm, ok: ok})
 		i = jsonlex.SkipSpace(b, vend)
-		if i >= len(b) || b[i] == '}' {
-			return
+		if i >= len(b) {
+			return len(b)
+		}
+		if b[i] == '}' {
+			return i + 1
 		}
 		i = jsonlex.SkipSpace(b, i+1) // the comma
 	}
+	return len(b)
 }
 
 // elements calls fn with each raw element of the JSON array b, which must be text

@@ -110,3 +110,74 @@ func BenchmarkParamText(b *testing.B) {
 		}
 	})
 }
+
+// checkReadParams fails t when ReadParams of def's canonical form differs from Read of
+// it and ParamText of the inputSchema Read finds, appended after a prefix and a space;
+// def that has no canonical form is skipped.
+func checkReadParams(t *testing.T, def []byte) {
+	t.Helper()
+	canon, _, err := schemaguard.Canonicalize(nil, def)
+	if err != nil {
+		return
+	}
+	wantF, wantReason := Read(canon)
+	want := "prefix"
+	if text := ParamText(wantF.InputSchema); wantReason == "" && text != "" {
+		want += " " + text
+	}
+	f, params, reason := ReadParams(canon, []byte("prefix"))
+	if reason != wantReason || fmt.Sprint(f) != fmt.Sprint(wantF) {
+		t.Fatalf("ReadParams(%s) = %+v, %q; Read = %+v, %q", canon, f, reason, wantF, wantReason)
+	}
+	if reason == "" && string(params) != want {
+		t.Fatalf("ReadParams(%s) text %q, want %q", canon, params, want)
+	}
+}
+
+// paramDefs are tool definitions around each of paramSeeds, and a few whose other
+// members come after the schema or are refused.
+func paramDefs() []string {
+	defs := []string{
+		`{}`, `[]`, `{"name":"t","inputSchema":{"properties":{"a":{}}},"title":3}`,
+		`{"name":"t","inputSchema":{"properties":{"a":{}}},"Name":"u"}`, `{"InputSchema":{},"inputSchema":{},"name":"t"}`,
+		`{"inputSchema":{"properties":{"b":{"description":"x"}}},"name":"t","annotations":{"title":"T","readOnlyHint":true}}`,
+	}
+	for _, s := range paramSeeds {
+		defs = append(defs, `{"name":"t","description":"d","inputSchema":`+s+`,"_meta":{}}`)
+	}
+	return defs
+}
+
+// TestReadParams checks ReadParams reads what Read and ParamText read, on the seeds and
+// on every tool of the real catalogs.
+func TestReadParams(t *testing.T) {
+	for _, s := range paramDefs() {
+		checkReadParams(t, []byte(s))
+	}
+	files, _ := filepath.Glob(filepath.Join("../../../shared/data/catalogs", "*.json"))
+	if len(files) == 0 {
+		t.Skip("real catalogs absent (../../../shared/data/catalogs)")
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tools []json.RawMessage
+		if err := json.Unmarshal(data, &tools); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for _, tool := range tools {
+			checkReadParams(t, tool)
+		}
+	}
+}
+
+// FuzzReadParams checks ReadParams reads what Read and ParamText read from any JSON
+// text's canonical form.
+func FuzzReadParams(f *testing.F) {
+	for _, s := range paramDefs() {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, def []byte) { checkReadParams(t, def) })
+}

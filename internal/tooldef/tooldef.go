@@ -43,6 +43,23 @@ type Fields struct {
 // raw member name equals one of the plain names read here exactly when its decoded name
 // does.
 func Read(def []byte) (f Fields, reason string) {
+	return read(def, nil)
+}
+
+// ReadParams is Read, and appends to dst the parameter text of the definition's
+// inputSchema (ParamText of it, after a space when dst is not empty), read in the pass
+// that finds where the schema ends. The text is whole only when reason is "".
+func ReadParams(def, dst []byte) (f Fields, params []byte, reason string) {
+	w := getWalker(dst)
+	f, reason = read(def, w)
+	params = w.out
+	w.out = nil // the caller's
+	w.release()
+	return f, params, reason
+}
+
+// read is Read, appending the inputSchema's parameter text with w when w is not nil.
+func read(def []byte, w *paramWalker) (f Fields, reason string) {
 	var annotations, meta []byte
 	keys := make([][]byte, 0, 8) // reused for annotations and _meta
 	malformed := false
@@ -53,7 +70,19 @@ func Read(def []byte) (f Fields, reason string) {
 			malformed = true
 		}
 	}
-	if !Members(def, func(key, val []byte) bool {
+	start := jsonlex.SkipSpace(def, 0)
+	if start >= len(def) || def[start] != '{' {
+		return f, Malformed
+	}
+	objectMembersAt(def, start, func(key []byte, i int) int {
+		if w != nil && string(key) == `"inputSchema"` {
+			end := w.walkAt(def, i, 0)
+			f.InputSchema = def[i:end]
+			keys = append(keys, key[1:len(key)-1])
+			return end
+		}
+		end := jsonlex.SkipValue(def, i)
+		val := def[i:end]
 		key = key[1 : len(key)-1]
 		keys = append(keys, key)
 		switch string(key) {
@@ -70,8 +99,9 @@ func Read(def []byte) (f Fields, reason string) {
 		case "_meta":
 			meta = val
 		}
-		return true
-	}) || malformed {
+		return end
+	})
+	if malformed {
 		return f, Malformed
 	}
 	if caseTwins(keys) {
