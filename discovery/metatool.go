@@ -218,7 +218,7 @@ func actionEnum(schema []byte, arg string) (start, end int, values []string, ok 
 		return 0, 0, nil, false
 	}
 	ok = true
-	arrayItems(enum, func(v []byte) {
+	tooldef.Elements(enum, func(v []byte) {
 		s, isString := tooldef.StringValue(v)
 		if !isString || slices.Contains(values, s) {
 			ok = false
@@ -234,26 +234,13 @@ func actionEnum(schema []byte, arg string) (start, end int, values []string, ok 
 func holdsString(arr []byte, s string) bool {
 	found := false
 	if len(arr) > 0 && arr[0] == '[' {
-		arrayItems(arr, func(v []byte) {
+		tooldef.Elements(arr, func(v []byte) {
 			if t, ok := tooldef.StringValue(v); ok && t == s {
 				found = true
 			}
 		})
 	}
 	return found
-}
-
-// arrayItems calls fn with each item of arr, valid JSON text starting with '['.
-func arrayItems(arr []byte, fn func(v []byte)) {
-	i := jsonlex.SkipSpace(arr, 1)
-	for i < len(arr) && arr[i] != ']' {
-		end := jsonlex.SkipValue(arr, i)
-		fn(arr[i:end])
-		i = jsonlex.SkipSpace(arr, end)
-		if i < len(arr) && arr[i] == ',' {
-			i = jsonlex.SkipSpace(arr, i+1)
-		}
-	}
 }
 
 // metaParamText is the text of a meta tool's parameters for ranking: the enum of its
