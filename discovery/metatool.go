@@ -34,7 +34,8 @@ type metaAction struct {
 }
 
 // MetaTool returns the declaration of the named meta tool, its actions in the order of
-// the argument's enum, and whether name is one.
+// the argument's enum, and whether name is one. The declaration is a copy, the
+// caller's to change.
 func (c *Catalog) MetaTool(name string) (metatool.Tool, bool) {
 	i, ok := c.byName[name]
 	if !ok || c.metas[i] == nil {
@@ -43,7 +44,8 @@ func (c *Catalog) MetaTool(name string) (metatool.Tool, bool) {
 	m := c.metas[i]
 	out := metatool.Tool{Argument: m.arg, Actions: make([]metatool.Action, len(m.actions))}
 	for k, a := range m.actions {
-		out.Actions[k] = c.declared[a.id]
+		d := c.declared[a.id]
+		out.Actions[k] = metatool.Action{Name: d.Name, ReadOnlyHint: cloneBool(d.ReadOnlyHint), DestructiveHint: cloneBool(d.DestructiveHint)}
 	}
 	return out, true
 }
