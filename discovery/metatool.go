@@ -34,7 +34,8 @@ type metaAction struct {
 }
 
 // MetaTool returns the declaration of the named meta tool, its actions in the order of
-// the argument's enum, and whether name is one.
+// the argument's enum, and whether name is one. The declaration is a copy, the
+// caller's to change.
 func (c *Catalog) MetaTool(name string) (metatool.Tool, bool) {
 	i, ok := c.byName[name]
 	if !ok || c.metas[i] == nil {
@@ -43,7 +44,8 @@ func (c *Catalog) MetaTool(name string) (metatool.Tool, bool) {
 	m := c.metas[i]
 	out := metatool.Tool{Argument: m.arg, Actions: make([]metatool.Action, len(m.actions))}
 	for k, a := range m.actions {
-		out.Actions[k] = c.declared[a.id]
+		d := c.declared[a.id]
+		out.Actions[k] = metatool.Action{Name: d.Name, ReadOnlyHint: cloneBool(d.ReadOnlyHint), DestructiveHint: cloneBool(d.DestructiveHint)}
 	}
 	return out, true
 }
@@ -218,7 +220,7 @@ func actionEnum(schema []byte, arg string) (start, end int, values []string, ok 
 		return 0, 0, nil, false
 	}
 	ok = true
-	arrayItems(enum, func(v []byte) {
+	tooldef.Elements(enum, func(v []byte) {
 		s, isString := tooldef.StringValue(v)
 		if !isString || slices.Contains(values, s) {
 			ok = false
@@ -234,26 +236,13 @@ func actionEnum(schema []byte, arg string) (start, end int, values []string, ok 
 func holdsString(arr []byte, s string) bool {
 	found := false
 	if len(arr) > 0 && arr[0] == '[' {
-		arrayItems(arr, func(v []byte) {
+		tooldef.Elements(arr, func(v []byte) {
 			if t, ok := tooldef.StringValue(v); ok && t == s {
 				found = true
 			}
 		})
 	}
 	return found
-}
-
-// arrayItems calls fn with each item of arr, valid JSON text starting with '['.
-func arrayItems(arr []byte, fn func(v []byte)) {
-	i := jsonlex.SkipSpace(arr, 1)
-	for i < len(arr) && arr[i] != ']' {
-		end := jsonlex.SkipValue(arr, i)
-		fn(arr[i:end])
-		i = jsonlex.SkipSpace(arr, end)
-		if i < len(arr) && arr[i] == ',' {
-			i = jsonlex.SkipSpace(arr, i+1)
-		}
-	}
 }
 
 // metaParamText is the text of a meta tool's parameters for ranking: the enum of its

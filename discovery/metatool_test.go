@@ -444,6 +444,19 @@ func TestMetaToolActionIDsAreGrantNames(t *testing.T) {
 	}
 }
 
+// MetaTool returns a copy: writing through the hints it returned changes no later
+// answer of the Catalog, which is immutable and shared by every request.
+func TestMetaToolReturnsCopy(t *testing.T) {
+	cat := metaCatalog(t, metaDecls())
+	mt, _ := cat.MetaTool("issue")
+	*mt.Actions[1].ReadOnlyHint, *mt.Actions[2].DestructiveHint = false, false
+	mt.Actions[0].Name = "changed"
+	again, _ := cat.MetaTool("issue")
+	if again.Actions[0].Name != "create" || !*again.Actions[1].ReadOnlyHint || !*again.Actions[2].DestructiveHint {
+		t.Errorf("MetaTool(issue) after its answer was written through = %+v", again)
+	}
+}
+
 // The hints of a call are its action's own, else its tool's: what decisions per action
 // (read-only mode, safe mode) read.
 func TestMetaToolCallHints(t *testing.T) {

@@ -87,7 +87,7 @@ func parseTool(val []byte) (m Tool, ok bool) {
 				return false
 			}
 			good := true
-			arrayItems(v, func(item []byte) {
+			tooldef.Elements(v, func(item []byte) {
 				a, itemOK := parseAction(item)
 				good = good && itemOK
 				m.Actions = append(m.Actions, a)
@@ -130,16 +130,3 @@ func parseAction(val []byte) (a Action, ok bool) {
 
 // keyIs reports whether the raw key (quotes included) names name, escapes decoded.
 func keyIs(raw []byte, name string) bool { return jsonlex.Equal(raw[1:len(raw)-1], name) }
-
-// arrayItems calls fn with each item of arr, valid JSON text starting with '['.
-func arrayItems(arr []byte, fn func(v []byte)) {
-	i := jsonlex.SkipSpace(arr, 1)
-	for i < len(arr) && arr[i] != ']' {
-		end := jsonlex.SkipValue(arr, i)
-		fn(arr[i:end])
-		i = jsonlex.SkipSpace(arr, end)
-		if i < len(arr) && arr[i] == ',' {
-			i = jsonlex.SkipSpace(arr, i+1)
-		}
-	}
-}

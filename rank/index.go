@@ -418,7 +418,7 @@ func (ix *Index) invert(docs []Doc, p params) {
 		all[c] = nil // the GC may take it back
 	}
 	for i := range ix.dense {
-		ix.dense[i].number(0, 0)
+		ix.dense[i].number()
 	}
 }
 
@@ -456,17 +456,17 @@ func newDenseSet(docs []uint32, sat []float32, words int) denseSet {
 	for _, d := range docs {
 		ds.bits[d>>6] |= 1 << (d & 63)
 	}
-	ds.number(0, 0)
+	ds.number()
 	return ds
 }
 
-// number points words from w on at slab k, their postings one after another in doc
+// number points every word of ds at slab 0, their postings one after another in doc
 // order from its start.
-func (ds *denseSet) number(w int, k uint32) {
+func (ds *denseSet) number() {
 	sum := uint32(0)
-	for ; w < len(ds.bits); w++ {
-		ds.at[w] = k<<slabAt | sum
-		sum += uint32(bits.OnesCount64(ds.bits[w]))
+	for w, x := range ds.bits {
+		ds.at[w] = sum
+		sum += uint32(bits.OnesCount64(x))
 	}
 }
 

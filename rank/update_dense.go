@@ -104,14 +104,7 @@ func (u *updater) updateDense(s uint32, fresh []posting, words int) (denseSet, f
 	}
 	ds.slabs[k], ds.nslabs = slab, k+1
 	ds.room = uint32(room + need)
-	if lostMax {
-		m = ds.largest()
-	} else {
-		for _, e := range fresh {
-			m = max(m, e.sat)
-		}
-	}
-	return ds, m, true
+	return ds, ds.updatedMax(m, lostMax, fresh), true
 }
 
 // shiftDense returns dense list s of ix renumbered run by run (u.runs), without the
@@ -171,15 +164,8 @@ func (u *updater) shiftDense(s uint32, fresh []posting, words int) (denseSet, fl
 		put(e)
 	}
 	ds.slabs[0], ds.nslabs = slab, 1
-	ds.number(0, 0)
-	if lostMax {
-		m = ds.largest()
-	} else {
-		for _, e := range all {
-			m = max(m, e.sat)
-		}
-	}
-	return ds, m, true
+	ds.number()
+	return ds, ds.updatedMax(m, lostMax, all), true
 }
 
 // wordRange returns the bits of word w that stand for docs lo to hi-1.
@@ -231,6 +217,18 @@ func (u *updater) positionsOf(at []uint32, n int) []uint32 {
 	u.atFree = u.atFree[n:]
 	copy(out, at)
 	return out
+}
+
+// updatedMax returns the largest saturation of ds, written from a list whose largest
+// was m and fresh: read anew when a posting gone held m (lostMax), else m or fresh's.
+func (ds *denseSet) updatedMax(m float32, lostMax bool, fresh []posting) float32 {
+	if lostMax {
+		return ds.largest()
+	}
+	for _, e := range fresh {
+		m = max(m, e.sat)
+	}
+	return m
 }
 
 // largest returns the largest saturation of ds.

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
 )
 
@@ -74,9 +75,13 @@ const (
 // definition) with arguments args: the tool's name and its description's first
 // sentence on one line, then the names of the top-level arguments given, sorted, never
 // their values. A sentence is cut at 300 bytes; at most 32 names of at most 64 bytes
-// are shown, the others counted.
+// are shown, the others counted. def is read as ListTools serves it (canonical); a def
+// or args that is not JSON is read as holding nothing.
 func DefaultPreview(def, args json.RawMessage) string {
-	f, _ := tooldef.Read(def)
+	var f tooldef.Fields
+	if _, ok := jsonlex.Valid(def); ok { // tooldef reads valid JSON only
+		f, _ = tooldef.Read(def)
+	}
 	var b strings.Builder
 	b.WriteString(f.Name)
 	if s := firstSentence(f.Description); s != "" {
@@ -84,12 +89,14 @@ func DefaultPreview(def, args json.RawMessage) string {
 		b.WriteString(s)
 	}
 	var names []string
-	tooldef.Members(args, func(key, _ []byte) bool {
-		if n, ok := tooldef.StringValue(key); ok {
-			names = append(names, n)
-		}
-		return true
-	})
+	if _, ok := jsonlex.Valid(args); ok {
+		tooldef.Members(args, func(key, _ []byte) bool {
+			if n, ok := tooldef.StringValue(key); ok {
+				names = append(names, n)
+			}
+			return true
+		})
+	}
 	slices.Sort(names)
 	b.WriteString("\nArguments given: ")
 	shown, more := 0, 0

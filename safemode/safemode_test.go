@@ -51,3 +51,54 @@ func TestDefaultPreview(t *testing.T) {
 		t.Errorf("DefaultPreview with 40 names and a long sentence = %q", got)
 	}
 }
+
+// DefaultPreview is exported for hosts' own Preview functions, which may hand it any
+// bytes: a definition or arguments that are not JSON are read as holding nothing, and
+// never panic (a truncated object did: tooldef's readers take valid JSON only).
+func TestDefaultPreviewMalformed(t *testing.T) {
+	def := json.RawMessage(`{"name":"t","description":"Delete it.","inputSchema":{"type":"object"}}`)
+	for _, c := range []struct{ def, args, want string }{
+		{string(def), `{"a`, "t: Delete it.\nArguments given: none"},
+		{string(def), `{`, "t: Delete it.\nArguments given: none"},
+		{string(def), `{"a":`, "t: Delete it.\nArguments given: none"},
+		{string(def), `{"a":1,`, "t: Delete it.\nArguments given: none"},
+		{string(def), `{"a":[`, "t: Delete it.\nArguments given: none"},
+		{string(def), `{"a":1}{"b":2}`, "t: Delete it.\nArguments given: none"},
+		{string(def), `[1]`, "t: Delete it.\nArguments given: none"},
+		{`{"name":"t","description":"x`, `{"a":1}`, "\nArguments given: a"},
+		{`{"name":`, `{"a":1}`, "\nArguments given: a"},
+		{`{`, `{}`, "\nArguments given: none"},
+		{`junk`, `{}`, "\nArguments given: none"},
+	} {
+		var got string
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					got = fmt.Sprint("panic: ", r)
+				}
+			}()
+			got = safemode.DefaultPreview(json.RawMessage(c.def), json.RawMessage(c.args))
+		}()
+		if got != c.want {
+			t.Errorf("DefaultPreview(%q, %q) = %q, want %q", c.def, c.args, got, c.want)
+		}
+	}
+}
+
+// DefaultPreview never panics, whatever bytes it is given, and its last line lists
+// the arguments given.
+func FuzzDefaultPreview(f *testing.F) {
+	def := `{"name":"t","description":"Delete it. More.","inputSchema":{"type":"object"}}`
+	for _, s := range [][2]string{
+		{def, `{"b":"secret","a":1}`}, {def, `{"a`}, {`{"name":"t","description":"x`, `{}`},
+		{def, `{"` + strings.Repeat("n", 70) + `":1}`}, {`junk`, `[`}, {def, `{"a\u0007":"v"}`},
+	} {
+		f.Add([]byte(s[0]), []byte(s[1]))
+	}
+	f.Fuzz(func(t *testing.T, def, args []byte) {
+		got := safemode.DefaultPreview(def, args)
+		if i := strings.LastIndexByte(got, '\n'); i < 0 || !strings.HasPrefix(got[i+1:], "Arguments given: ") {
+			t.Fatalf("DefaultPreview(%q, %q) = %q: no line of arguments last", def, args, got)
+		}
+	})
+}
