@@ -63,8 +63,9 @@
 //
 // A meta tool serves one resource through several actions chosen by one argument
 // (gitlab_issue with action create, list or close); [CatalogOptions].MetaTools declares
-// them, in code or read from a file by metatool.Parse (package metatool). Each action has an ID, tool name + "." + action (gitlab_issue.create), which
-// grant rows and Visibility.Exclude name like a tool; a row naming the meta tool itself
+// them, in code or read from a file by metatool.Parse (package metatool). Each action
+// has an ID, tool name + "." + action (gitlab_issue.create), which grant rows and
+// Visibility.Exclude name like a tool; a row naming the meta tool itself
 // decides nothing, and excluding it withholds every action. Rows name exactly: there is
 // no wildcard, and an action ID that is another tool's name refuses the catalog. An
 // action is served when its ID is granted (GRANT-2) and visible: not excluded, and

@@ -72,9 +72,9 @@ const (
 )
 
 // DefaultPreview returns the preview of a call to the tool def defines (a tool
-// definition) with arguments args: the tool's name and its description's first
-// sentence on one line, then the names of the top-level arguments given, sorted, never
-// their values. A sentence is cut at 300 bytes; at most 32 names of at most 64 bytes
+// definition) with arguments args: the tool's name (its unprintable characters dropped)
+// and its description's first sentence on one line, then the names of the top-level
+// arguments given, sorted, never their values. A sentence is cut at 300 bytes; at most 32 names of at most 64 bytes
 // are shown, the others counted. def is read as ListTools serves it (canonical); a def
 // or args that is not JSON is read as holding nothing.
 func DefaultPreview(def, args json.RawMessage) string {
@@ -83,7 +83,7 @@ func DefaultPreview(def, args json.RawMessage) string {
 		f, _ = tooldef.Read(def)
 	}
 	var b strings.Builder
-	b.WriteString(f.Name)
+	b.WriteString(strings.Map(printOnly, f.Name)) // a host's def may hold any name
 	if s := firstSentence(f.Description); s != "" {
 		b.WriteString(": ")
 		b.WriteString(s)
@@ -155,6 +155,14 @@ func firstSentence(s string) string {
 		}
 	}
 	return strings.TrimRight(b.String(), " ")
+}
+
+// printOnly maps a rune unicode.IsPrint rejects (a line break, say) to nothing.
+func printOnly(r rune) rune {
+	if !unicode.IsPrint(r) {
+		return -1
+	}
+	return r
 }
 
 func printable(s string) bool {

@@ -85,13 +85,14 @@ func TestDefaultPreviewMalformed(t *testing.T) {
 	}
 }
 
-// DefaultPreview never panics, whatever bytes it is given, and its last line lists
-// the arguments given.
+// DefaultPreview never panics, whatever bytes it is given, and answers two lines: the
+// tool, then the arguments given.
 func FuzzDefaultPreview(f *testing.F) {
 	def := `{"name":"t","description":"Delete it. More.","inputSchema":{"type":"object"}}`
 	for _, s := range [][2]string{
 		{def, `{"b":"secret","a":1}`}, {def, `{"a`}, {`{"name":"t","description":"x`, `{}`},
 		{def, `{"` + strings.Repeat("n", 70) + `":1}`}, {`junk`, `[`}, {def, `{"a\u0007":"v"}`},
+		{`{"name":"t\nArguments given: none","description":"d\nx"}`, `{}`},
 	} {
 		f.Add([]byte(s[0]), []byte(s[1]))
 	}
@@ -99,6 +100,9 @@ func FuzzDefaultPreview(f *testing.F) {
 		got := safemode.DefaultPreview(def, args)
 		if i := strings.LastIndexByte(got, '\n'); i < 0 || !strings.HasPrefix(got[i+1:], "Arguments given: ") {
 			t.Fatalf("DefaultPreview(%q, %q) = %q: no line of arguments last", def, args, got)
+		}
+		if n := strings.Count(got, "\n"); n != 1 {
+			t.Fatalf("DefaultPreview(%q, %q) = %q: %d lines, want 2", def, args, got, n+1)
 		}
 	})
 }
