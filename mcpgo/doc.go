@@ -91,7 +91,11 @@
 // The discovery tool answers with structuredContent holding the discover result
 // without cache hints and one text block with the same JSON; its invalid params and
 // invalid cursor are isError results, its other refusals errors. Its pages come from
-// Discoverer.DiscoverTool, sized for a result that carries the page twice.
+// Discoverer.DiscoverTool, sized for a result that carries the page twice and a request
+// id of up to 64 bytes, which the front writes back as sent: a call whose id is longer
+// is refused with the content-free invalid_request (-32600) and its id (null for an id
+// too long for even that answer to stay within 64 KiB, as for the discover method), on
+// HTTP with status 200, so every discovery tool response stays within 64 KiB.
 //
 // Outgoing errors: every JSON-RPC error mcp-go writes that is not the library's
 // (message one of the discovery.Code values, data exactly {"error","status"}) is

@@ -69,8 +69,9 @@ func (a *Adapter) screen(ctx context.Context, msg, dst []byte) verdict {
 var callMembers = []string{"name", "arguments", "_meta", "task"}
 
 // call decides one tools/call request. ok reports that the front answered it (a
-// refusal, an invalid-arguments result or the discovery tool's page); otherwise the
-// call is granted and valid, and goes on to mcp-go.
+// refusal, an invalid-arguments result or the discovery tool's page; a discovery tool
+// call whose id is over rpcwire.MaxToolIDBytes is refused, before the principal is
+// read); otherwise the call is granted and valid, and goes on to mcp-go.
 func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []byte, ok bool) {
 	m, ok := rpcwire.ExactMembers(env.params, callMembers)
 	var name string
@@ -80,12 +81,17 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 	if !ok || m["name"] == nil || !utf8.ValidString(name) {
 		return appendError(dst, env.id, discovery.CodeInvalidParams), true
 	}
+	discoveryTool := a.toolDef != nil && name == a.opts.DiscoveryTool
+	if discoveryTool && len(env.id) > rpcwire.MaxToolIDBytes {
+		// Its page is sized for an id of at most 64 bytes, written back as sent.
+		return rpcwire.AppendToolIDError(dst, env.id), true
+	}
 	p, err := a.principal(ctx)
 	if err != nil {
 		return appendError(dst, env.id, discovery.CodeUnauthenticated), true
 	}
 	args := m["arguments"]
-	if a.toolDef != nil && name == a.opts.DiscoveryTool {
+	if discoveryTool {
 		return a.discoveryTool(ctx, p, env.id, args, dst), true
 	}
 	// The tool name alone (CALL-1), and a meta tool's action read alone from the raw

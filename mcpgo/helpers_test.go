@@ -46,7 +46,9 @@ type fixtureOptions struct {
 	principal mcpgo.PrincipalFunc // nil: mcpgo.PrincipalFromContext
 	tool      string              // discovery tool name
 	serverOpt []server.ServerOption
-	drain     time.Duration // Options.DrainLimit; 0: the default
+	drain     time.Duration     // Options.DrainLimit; 0: the default
+	tools     []json.RawMessage // the tools mcp-go registers; nil: testTools()
+	reader    grants.Reader     // nil: an in-memory store of testRows
 }
 
 // countingReader counts grant reads (SPEC FLAG-2: none while off).
@@ -74,7 +76,11 @@ func newFixture(t testing.TB, o fixtureOptions) *fixture {
 func buildFixture(o fixtureOptions) (*fixture, error) {
 	f := &fixture{}
 	f.server = server.NewMCPServer("test", "v0", o.serverOpt...)
-	for _, def := range testTools() {
+	tools := o.tools
+	if tools == nil {
+		tools = testTools()
+	}
+	for _, def := range tools {
 		var tool mcp.Tool
 		if err := json.Unmarshal(def, &tool); err != nil {
 			return nil, err
@@ -101,7 +107,11 @@ func buildFixture(o fixtureOptions) (*fixture, error) {
 			return nil, err
 		}
 	}
-	f.cat, f.reads = cat, &countingReader{Reader: mem}
+	var r grants.Reader = mem
+	if o.reader != nil {
+		r = o.reader
+	}
+	f.cat, f.reads = cat, &countingReader{Reader: r}
 	f.d = discovery.New(&discovery.Options{Enabled: o.enabled, Catalog: cat, Grants: f.reads})
 	f.a = mcpgo.New(f.d, &mcpgo.Options{Principal: o.principal, DiscoveryTool: o.tool, DrainLimit: o.drain})
 	return f, nil

@@ -184,8 +184,15 @@
 // text block with the same JSON (for clients that read only text). Its invalid
 // params and invalid cursor are tool results with isError true (the model can correct
 // them); its other refusals are JSON-RPC errors like the method's. Its pages come from
-// discovery's DiscoverTool, which sizes them for a result that carries the page twice,
-// so a tool response stays within 64 KiB too (for request ids of up to 64 bytes).
+// discovery's DiscoverTool, which sizes them for a result that carries the page twice
+// and a request id of up to 64 bytes, so a tool response stays within 64 KiB too. The
+// front (Transport, Handler) therefore refuses a discovery tool call whose id, as the
+// SDK writes it back (escapes decoded, U+2028 and U+2029 escaped), is longer than 64
+// bytes, with the content-free invalid_request (-32600) and its id (null for an id too
+// long for even that answer to stay within 64 KiB, as for the discover method; on
+// transports whose bytes the SDK decodes, the SDK writes the id back as it is), on
+// HTTP with status 200 like every tools/call refusal. Without the front (the
+// middleware alone) a longer id may answer over 64 KiB, by at most its excess.
 //
 // A PrincipalFunc that fails refuses the request with unauthenticated (401), before
 // anything is read.

@@ -2,9 +2,11 @@ package mcpsdk
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
@@ -33,9 +35,12 @@ const (
 func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst []byte) (resp []byte, act action, status int, env envelope) {
 	env, fault := parseEnvelope(msg)
 	if fault == "" && env.hasMethod && env.method == "tools/call" && env.id != nil {
-		call, err := a.precall(ctx, extra, env.params)
+		call, tool, err := a.precall(ctx, extra, env.params)
 		if err != nil {
 			return discovery.AppendJSONRPCError(dst, env.id, err), refused, http.StatusOK, env
+		}
+		if tool && writtenIDLen(env.id) > rpcwire.MaxToolIDBytes {
+			return rpcwire.AppendToolIDError(dst, env.id), refused, http.StatusOK, env
 		}
 		env.call = call
 	}
@@ -67,22 +72,39 @@ var callMembers = []string{"name", "arguments", "_meta"}
 // tool_not_granted, whatever the arguments; so is a meta tool's action not served,
 // read alone from the raw arguments. Otherwise the call goes on to the SDK, whose
 // middleware decides it in full (arguments, pin, CheckCall) with call, the rest of
-// this decision (nil for the discovery tool).
-func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, params []byte) (call callFunc, err error) {
+// this decision; tool reports a call of the discovery tool (call nil), whose id the
+// caller checks (rpcwire.MaxToolIDBytes).
+func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, params []byte) (call callFunc, tool bool, err error) {
 	m, ok := rpcwire.ExactMembers(params, callMembers)
 	raw := m["name"]
 	if !ok || raw == nil || raw[0] != '"' {
-		return nil, discovery.CodeInvalidParams
+		return nil, false, discovery.CodeInvalidParams
 	}
 	name := decodeString(raw)
 	if a.toolDef != nil && name == a.opts.DiscoveryTool {
-		return nil, nil
+		return nil, true, nil
 	}
 	p, err := a.principal(ctx, extra)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return a.d.AuthorizeActionThen(ctx, p, name, m["arguments"])
+	call, err = a.d.AuthorizeActionThen(ctx, p, name, m["arguments"])
+	return call, false, err
+}
+
+// writtenIDLen is the length of the raw id (valid, see parseEnvelope) as the SDK
+// writes it back in the response: a string decoded and encoded again, which may be
+// shorter (escapes) or longer (U+2028 and U+2029 are written escaped).
+func writtenIDLen(raw []byte) int {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return len(raw)
+	}
+	id, err := jsonrpc.MakeID(v)
+	if err != nil {
+		return len(raw)
+	}
+	return len(encodeID(id))
 }
 
 // answerDiscover answers a discover message (a call or a notification) straight from

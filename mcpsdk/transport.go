@@ -1,6 +1,7 @@
 package mcpsdk
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -112,7 +113,11 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			var call callFunc
 			if req.Method == "tools/call" && req.ID.IsValid() {
 				// The SDK decoded the envelope; the front reads the raw params.
-				call, err = c.a.precall(ctx, nil, req.Params)
+				var tool bool
+				call, tool, err = c.a.precall(ctx, nil, req.Params)
+				if err == nil && tool && len(encodeID(req.ID)) > rpcwire.MaxToolIDBytes {
+					err = discovery.CodeInvalidRequest // the SDK writes the id back as it is
+				}
 				if err != nil {
 					c.writeError(ctx, req.ID, err)
 					continue
@@ -198,15 +203,18 @@ func (c *conn) Close() error {
 	return c.Connection.Close()
 }
 
-// encodeID returns the id as the SDK writes it on the wire.
+// encodeID returns the id as the SDK writes it on the wire: encoding/json without
+// HTML escaping (<, > and & stay as they are; U+2028 and U+2029 are escaped).
 func encodeID(id jsonrpc.ID) []byte {
 	switch v := id.Raw().(type) {
 	case int64:
 		return strconv.AppendInt(nil, v, 10)
 	case string:
-		b, err := json.Marshal(v)
-		if err == nil {
-			return b
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(v) == nil {
+			return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 		}
 	}
 	return []byte("null")

@@ -132,6 +132,26 @@ func ValidID(raw []byte) bool {
 	return false
 }
 
+// MaxToolIDBytes is the longest request id, as the response writes it, of a discovery
+// tool call the fronts answer with a page: Discoverer.DiscoverTool sizes its pages for
+// a tools/call response whose id encodes in at most 64 bytes (SPEC PAGE-1), so a call
+// with a longer id is refused (AppendToolIDError) rather than answered over 64 KiB.
+const MaxToolIDBytes = 64
+
+// AppendToolIDError appends the refusal of a discovery tool call whose id is longer
+// than MaxToolIDBytes: invalid_request with that id, or with a null id when even the
+// refusal would be over discovery.MaxResponseBytes (as Discoverer.AppendJSONRPC
+// answers such an id of the discover method).
+func AppendToolIDError(dst, id []byte) []byte {
+	if len(id)+invalidRequestLen > discovery.MaxResponseBytes {
+		id = nil
+	}
+	return discovery.AppendJSONRPCError(dst, id, discovery.CodeInvalidRequest)
+}
+
+// invalidRequestLen is the length of the invalid_request error response without its id.
+var invalidRequestLen = len(discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest)) - len("null")
+
 // AppendError appends the JSON-RPC error response {"jsonrpc":"2.0","id":ID,"error":
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}} with N the given
 // JSON-RPC code and S the given HTTP status; an empty id is written null. With n =

@@ -132,3 +132,27 @@ func TestCleanResponseKeeping(t *testing.T) {
 		t.Errorf("CleanResponseKeeping(%s) = %s, %v; want it rewritten", other, out, changed)
 	}
 }
+
+// SPEC PAGE-1: the refusal of a discovery tool call with a long id carries the id
+// while the response stays within discovery.MaxResponseBytes, and a null id past that.
+func TestAppendToolIDError(t *testing.T) {
+	code := discovery.CodeInvalidRequest
+	fits := discovery.MaxResponseBytes - invalidRequestLen // the longest id echoed
+	for _, n := range []int{MaxToolIDBytes + 1, 8000, fits, fits + 1, 1 << 20} {
+		id := []byte(`"` + strings.Repeat("i", n-2) + `"`)
+		want := id
+		if n > fits {
+			want = []byte("null")
+		}
+		got := AppendToolIDError([]byte("x"), id)
+		if w := discovery.AppendJSONRPCError([]byte("x"), want, code); !bytes.Equal(got, w) {
+			t.Errorf("AppendToolIDError(%d-byte id) = %.80s…, want %.80s…", n, got, w)
+		}
+		if len(got)-1 > discovery.MaxResponseBytes {
+			t.Errorf("AppendToolIDError(%d-byte id): %d bytes, over %d", n, len(got)-1, discovery.MaxResponseBytes)
+		}
+	}
+	if n := len(AppendToolIDError(nil, []byte(`"`+strings.Repeat("i", fits-2)+`"`))); n != discovery.MaxResponseBytes {
+		t.Errorf("the longest echoed id answers %d bytes, want exactly %d", n, discovery.MaxResponseBytes)
+	}
+}
