@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,9 +41,14 @@ type ServerCatalogOptions struct {
 // changing tools to make the catalog current at once, and after every change on a
 // server whose ServerOptions.Capabilities turn tools.listChanged off (it then sends no
 // notification). The watching session is one of s.Sessions() until Close; it answers
-// pings and ignores every other message. It is safe for concurrent use.
+// pings and ignores every other message. When the server closes it (a keep-alive ping
+// answered past its deadline under load, say), a new watching session replaces it and
+// the catalog is rebuilt, since a change may have gone unnotified meanwhile. It is safe
+// for concurrent use.
 type ServerCatalog struct {
 	list    mcp.MethodHandler // the server's receiving handler beneath any later middleware
+	srv     *mcp.Server
+	connMu  sync.Mutex // guards ss and conn, replaced on reconnection
 	ss      *mcp.ServerSession
 	conn    mcp.Connection
 	copts   discovery.CatalogOptions
@@ -62,7 +68,7 @@ var _ discovery.CatalogSource = (*ServerCatalog)(nil)
 // from them and starts following changes until Close. It fails when a tool is refused
 // by discovery.NewCatalog (a *discovery.CatalogError) or the session cannot be opened.
 func NewServerCatalog(ctx context.Context, s *mcp.Server, opts *ServerCatalogOptions) (*ServerCatalog, error) {
-	c := &ServerCatalog{changed: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &ServerCatalog{srv: s, changed: make(chan struct{}, 1), done: make(chan struct{})}
 	if opts != nil {
 		if opts.Catalog != nil {
 			c.copts = *opts.Catalog
@@ -74,17 +80,9 @@ func NewServerCatalog(ctx context.Context, s *mcp.Server, opts *ServerCatalogOpt
 		c.list = next
 		return next
 	})
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
+	if err := c.connect(ctx); err != nil {
 		return nil, err
 	}
-	conn, err := ct.Connect(ctx)
-	if err != nil {
-		ss.Close()
-		return nil, err
-	}
-	c.ss, c.conn = ss, conn
 	if err := c.Refresh(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -93,6 +91,40 @@ func NewServerCatalog(ctx context.Context, s *mcp.Server, opts *ServerCatalogOpt
 	go c.read()
 	go c.rebuild()
 	return c, nil
+}
+
+// errClosed is connect's error after Close; read stops on it.
+var errClosed = errors.New("mcpsdk: the server catalog is closed")
+
+// connect opens a watching session on the server over an in-memory transport and makes
+// it current, unless Close has run.
+func (c *ServerCatalog) connect(ctx context.Context) error {
+	c.connMu.Lock()
+	defer c.connMu.Unlock()
+	select {
+	case <-c.done:
+		return errClosed
+	default:
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := c.srv.Connect(ctx, st, nil)
+	if err != nil {
+		return err
+	}
+	conn, err := ct.Connect(ctx)
+	if err != nil {
+		ss.Close()
+		return err
+	}
+	c.ss, c.conn = ss, conn
+	return nil
+}
+
+// session returns the current watching session and its client end.
+func (c *ServerCatalog) session() (*mcp.ServerSession, mcp.Connection) {
+	c.connMu.Lock()
+	defer c.connMu.Unlock()
+	return c.ss, c.conn
 }
 
 // Catalog returns the current version.
@@ -129,8 +161,9 @@ func (c *ServerCatalog) tools(ctx context.Context) ([]json.RawMessage, error) {
 		out    []json.RawMessage
 		cursor string
 	)
+	ss, _ := c.session()
 	for {
-		res, err := c.list(ctx, "tools/list", &mcp.ListToolsRequest{Session: c.ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
+		res, err := c.list(ctx, "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
 		if err != nil {
 			return nil, ErrServerTools
 		}
@@ -156,12 +189,47 @@ func (c *ServerCatalog) tools(ctx context.Context) ([]json.RawMessage, error) {
 // rebuild, a request (a keep-alive ping) is answered with an empty result. The session
 // never initializes, so go-sdk v1.8.0 counts it as a pre-2026-07-28 session and sends
 // it every list_changed without a subscription; TestServerCatalogFollowsChanges fails
-// if an SDK upgrade stops doing so.
+// if an SDK upgrade stops doing so. When the session ends before Close, read opens a
+// new one and schedules a rebuild, for a change may have been missed meanwhile.
 func (c *ServerCatalog) read() {
 	defer c.wg.Done()
 	ctx := context.Background()
+	wait := reconnectWait
 	for {
-		msg, err := c.conn.Read(ctx)
+		ss, conn := c.session()
+		c.drain(ctx, conn)
+		ss.Close() // ended by the server or a failed write; closing again is harmless
+		conn.Close()
+		err := c.connect(ctx)
+		if errors.Is(err, errClosed) {
+			return
+		}
+		if err == nil {
+			wait = reconnectWait
+			c.schedule()
+			continue
+		}
+		select { // connecting failed: try again later
+		case <-c.done:
+			return
+		case <-time.After(wait):
+			wait = min(2*wait, maxReconnectWait)
+		}
+	}
+}
+
+// reconnectWait and maxReconnectWait bound the pause before read tries again to open a
+// watching session after a failed attempt; it doubles on each failure.
+const (
+	reconnectWait    = 10 * time.Millisecond
+	maxReconnectWait = time.Second
+)
+
+// drain reads conn until it fails, scheduling a rebuild on each tools/list_changed
+// notification and answering each request with an empty result.
+func (c *ServerCatalog) drain(ctx context.Context, conn mcp.Connection) {
+	for {
+		msg, err := conn.Read(ctx)
 		if err != nil {
 			return
 		}
@@ -171,15 +239,20 @@ func (c *ServerCatalog) read() {
 		}
 		switch {
 		case req.Method == "notifications/tools/list_changed":
-			select {
-			case c.changed <- struct{}{}:
-			default: // a rebuild is already due
-			}
+			c.schedule()
 		case req.ID.IsValid():
-			if c.conn.Write(ctx, &jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{}`)}) != nil {
+			if conn.Write(ctx, &jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{}`)}) != nil {
 				return
 			}
 		}
+	}
+}
+
+// schedule makes a rebuild due, unless one already is.
+func (c *ServerCatalog) schedule() {
+	select {
+	case c.changed <- struct{}{}:
+	default:
 	}
 }
 
@@ -202,9 +275,11 @@ func (c *ServerCatalog) rebuild() {
 // stays in use.
 func (c *ServerCatalog) Close() error {
 	c.closeMu.Do(func() {
+		c.connMu.Lock()
 		close(c.done)
 		c.ss.Close()
 		c.conn.Close()
+		c.connMu.Unlock()
 	})
 	c.wg.Wait()
 	return nil

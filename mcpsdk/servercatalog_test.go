@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -275,32 +276,72 @@ func jsonEqual(a, b []byte) bool {
 }
 
 // The watching session answers the server's keep-alive pings, so a server with
-// KeepAlive keeps it open and changes are still followed.
+// KeepAlive keeps it open (the same session, not a replacement) and changes are still
+// followed. It runs in a synctest bubble: the SDK's 10 ms ping deadline then expires
+// only once every goroutine is idle, so a loaded machine cannot make an answer late.
 func TestServerCatalogKeepAlive(t *testing.T) {
-	ctx := context.Background()
-	s := mcp.NewServer(&mcp.Implementation{Name: "ka", Version: "v1"}, &mcp.ServerOptions{KeepAlive: 20 * time.Millisecond})
-	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo."},
-		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{}, nil, nil
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := mcp.NewServer(&mcp.Implementation{Name: "ka", Version: "v1"}, &mcp.ServerOptions{KeepAlive: 20 * time.Millisecond})
+		mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo."},
+			func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{}, nil, nil
+			})
+		sc := newServerCatalog(t, s, nil)
+		watching := slices.Collect(s.Sessions())
+		time.Sleep(300 * time.Millisecond) // many ping intervals
+		if got := slices.Collect(s.Sessions()); len(got) != 1 || len(watching) != 1 || got[0] != watching[0] {
+			t.Fatalf("the server has %d sessions after the pings (%d before), want the same watching one", len(got), len(watching))
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: "late", Description: "Late."},
+			func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{}, nil, nil
+			})
+		waitFor(t, "the added tool", func() bool {
+			cat, _ := sc.Catalog(ctx)
+			_, ok := cat.Tool("late")
+			return ok
 		})
+	})
+}
+
+// When the server closes the watching session (as it does when a keep-alive ping is
+// answered past its deadline on a loaded machine), the catalog opens another and keeps
+// following changes: a tool added afterwards reaches the catalog without Refresh.
+func TestServerCatalogReconnects(t *testing.T) {
+	ctx := context.Background()
+	s := typedServer()
 	sc := newServerCatalog(t, s, nil)
-	time.Sleep(300 * time.Millisecond) // many ping intervals
-	n := 0
-	for range s.Sessions() {
-		n++
+	first := slices.Collect(s.Sessions())
+	if len(first) != 1 {
+		t.Fatalf("%d sessions, want the watching one", len(first))
 	}
-	if n != 1 {
-		t.Fatalf("the server has %d sessions after the pings, want the watching one", n)
-	}
+	first[0].Close()
 	mcp.AddTool(s, &mcp.Tool{Name: "late", Description: "Late."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{}, nil, nil
 		})
-	waitFor(t, "the added tool", func() bool {
+	waitFor(t, "the tool added after the session closed", func() bool {
 		cat, _ := sc.Catalog(ctx)
 		_, ok := cat.Tool("late")
 		return ok
 	})
+	waitFor(t, "a new watching session", func() bool {
+		got := slices.Collect(s.Sessions())
+		return len(got) == 1 && got[0] != first[0]
+	})
+	// The new session follows later changes too.
+	s.RemoveTools("late")
+	waitFor(t, "the removed tool gone from the catalog", func() bool {
+		cat, _ := sc.Catalog(ctx)
+		_, ok := cat.Tool("late")
+		return !ok
+	})
+	// After Close no session is reopened.
+	sc.Close()
+	if n := len(slices.Collect(s.Sessions())); n != 0 {
+		t.Errorf("%d sessions after Close, want none", n)
+	}
 }
 
 type noteIn struct {
