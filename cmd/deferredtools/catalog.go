@@ -73,7 +73,7 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 		file, args = args[0], args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
-		return errUsage
+		return parseErr(err)
 	}
 	if file == "" && fs.NArg() == 1 {
 		file = fs.Arg(0)
@@ -311,7 +311,7 @@ func rankEval(args []string, stdout, stderr io.Writer) error {
 	asJSON := flags.Bool("json", false, "print JSON")
 	params := flags.Bool("params", true, "rank the text of each tool's parameters too, as discovery does by default")
 	if err := flags.Parse(args); err != nil {
-		return errUsage
+		return parseErr(err)
 	}
 	if flags.NArg() > 0 {
 		return usageErr("unexpected argument")

@@ -16,8 +16,9 @@
 // grants list reads -page rows at a time. catalog check reads a JSON array of tool
 // definitions (or a tools/list result) and reports each tool as a Discoverer over it
 // would treat it; it exits 1, after the report, when any tool's calls would all answer
-// tool_validation_unavailable (503). The exit status is 0 on success, 1 when the
-// operation is refused (a one-line reason on stderr) and 2 on a usage error.
+// tool_validation_unavailable (503). The exit status is 0 on success (and for -h, -help
+// or help), 1 when the operation is refused (a one-line reason on stderr) and 2 on a
+// usage error.
 package main
 
 import (
@@ -66,6 +67,19 @@ func main() {
 // errUsage marks a usage error: exit status 2.
 var errUsage = errors.New("usage")
 
+// errHelp marks a subcommand's -h or -help, whose flags the flag set printed: the
+// usage follows on stderr, exit status 0.
+var errHelp = errors.New("help")
+
+// parseErr maps a flag set's Parse error: a help request is errHelp, any other
+// (already printed by the flag set) a usage error.
+func parseErr(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return errHelp
+	}
+	return errUsage
+}
+
 // errNoRow refuses a revoke of a row that does not exist.
 var errNoRow = errors.New("deferredtools: no grant row for that principal and tool")
 
@@ -74,6 +88,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
 	switch {
 	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		fmt.Fprintln(stderr, usage)
 		return 0
 	case errors.Is(err, errUsage):
 		if msg := strings.TrimPrefix(err.Error(), errUsage.Error()); msg != "" {
@@ -98,6 +115,9 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	switch {
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help":
+		fmt.Fprintln(stdout, usage)
+		return nil
 	case args[0] == "migrate":
 		return migrate(args[1:], stdout, stderr)
 	case args[0] == "catalog" && len(args) > 1 && args[1] == "check":
@@ -151,7 +171,7 @@ func newFlags(name string, stderr io.Writer, with ...string) *flags {
 // parse parses args and checks that the required flags are set and nothing else follows.
 func (f *flags) parse(args []string, required ...string) error {
 	if err := f.Parse(args); err != nil {
-		return errUsage
+		return parseErr(err)
 	}
 	if f.NArg() > 0 {
 		return usageErr("unexpected argument")
