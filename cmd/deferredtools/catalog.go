@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
@@ -25,6 +26,7 @@ import (
 var (
 	errCatalogRead   = errors.New("deferredtools: cannot read the catalog file")
 	errCatalogFormat = errors.New("deferredtools: the catalog file is not a JSON array of tools nor an object with a \"tools\" array")
+	errCatalogEmpty  = errors.New("deferredtools: the catalog file is empty")
 	errQueriesRead   = errors.New("deferredtools: cannot read the queries file")
 	errMetaRead      = errors.New("deferredtools: cannot read the meta tools file")
 	errEvalFormat    = errors.New("deferredtools: the catalog or queries file is not the JSON rank eval reads")
@@ -32,6 +34,21 @@ var (
 	errCheckFailed   = errors.New("deferredtools: the discovery check answered an unexpected error")
 	errOutput        = errors.New("deferredtools: cannot write the report")
 )
+
+// readRefusal answers the refusal base (which file) of a file that could not be read,
+// with why when it is one an operator can act on: the fixed text of the cause, never
+// the file's name or content.
+func readRefusal(base, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: no such file", base)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%w: permission denied", base)
+	case errors.Is(err, syscall.EISDIR):
+		return fmt.Errorf("%w: it is a directory", base)
+	}
+	return base
+}
 
 // toolReport is one tool as catalog check reports it.
 type toolReport struct {
@@ -85,7 +102,7 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return errCatalogRead
+		return readRefusal(errCatalogRead, err)
 	}
 	tools, err := catalogTools(data)
 	if err != nil {
@@ -95,7 +112,7 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 	if *metaFile != "" {
 		text, err := os.ReadFile(*metaFile)
 		if err != nil {
-			return errMetaRead
+			return readRefusal(errMetaRead, err)
 		}
 		if opts.MetaTools, err = metatool.Parse(text); err != nil {
 			return err // a *metatool.Error: the rule broken, never content
@@ -162,6 +179,9 @@ func stoppedText(keyword string) string {
 // member is one (a tools/list result).
 func catalogTools(data []byte) ([]json.RawMessage, error) {
 	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, errCatalogEmpty
+	}
 	var tools []json.RawMessage
 	if len(data) > 0 && data[0] == '{' {
 		var obj map[string]json.RawMessage
@@ -327,9 +347,9 @@ func rankEval(args []string, stdout, stderr io.Writer) error {
 	case errors.Is(err, rankeval.ErrFormat):
 		return errEvalFormat
 	case errors.As(err, &pathErr) && pathErr.Path == *queries:
-		return errQueriesRead
+		return readRefusal(errQueriesRead, pathErr.Err)
 	case pathErr != nil:
-		return errCatalogRead
+		return readRefusal(errCatalogRead, pathErr.Err)
 	}
 	return errOutput
 }

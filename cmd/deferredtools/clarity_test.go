@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -19,5 +21,26 @@ func TestHelp(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.stderr, "usage:") || strings.Contains(r.stderr, "deferredtools: usage") {
 			t.Errorf("deferredtools %q = exit %d, stderr %q; want exit 0, the flags and the usage", args, r.code, r.stderr)
 		}
+	}
+}
+
+// A file the command cannot read is refused with why (no such file, a directory, no
+// permission) beside which file it is, never the file's content.
+func TestFileReadReason(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.json")
+	tools := writeFile(t, "tools.json", `[{"name": "a", "inputSchema": {"type": "object"}}]`)
+	refused(t, "cannot read the catalog file: no such file", "catalog", "check", missing)
+	refused(t, "cannot read the catalog file: it is a directory", "catalog", "check", dir)
+	refused(t, "cannot read the meta tools file: no such file", "catalog", "check", tools, "-meta-tools", missing)
+	refused(t, "cannot read the catalog file: no such file", "rank", "eval", "-catalog", missing, "-queries", tools)
+	refused(t, "cannot read the queries file: no such file", "rank", "eval", "-catalog", tools, "-queries", missing)
+	refused(t, "the catalog file is empty", "catalog", "check", writeFile(t, "empty.json", " \n"))
+	if os.Geteuid() != 0 { // root reads any file
+		locked := writeFile(t, "locked.json", "[]")
+		if err := os.Chmod(locked, 0); err != nil {
+			t.Fatal(err)
+		}
+		refused(t, "cannot read the catalog file: permission denied", "catalog", "check", locked)
 	}
 }
