@@ -29,7 +29,9 @@ var (
 	errCatalogEmpty  = errors.New("deferredtools: the catalog file is empty")
 	errQueriesRead   = errors.New("deferredtools: cannot read the queries file")
 	errMetaRead      = errors.New("deferredtools: cannot read the meta tools file")
-	errEvalFormat    = errors.New("deferredtools: the catalog or queries file is not the JSON rank eval reads")
+	errEvalCatalog   = errors.New("deferredtools: the catalog file is not the JSON rank eval reads")
+	errEvalQueries   = errors.New("deferredtools: the queries file is not the JSON rank eval reads")
+	errMetaFile      = errors.New("deferredtools: the meta tools file")
 	errUnenforceable = errors.New("deferredtools: a tool's input schema is not enforced: every call to it answers tool_validation_unavailable (503)")
 	errCheckFailed   = errors.New("deferredtools: the discovery check answered an unexpected error")
 	errOutput        = errors.New("deferredtools: cannot write the report")
@@ -115,7 +117,7 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 			return readRefusal(errMetaRead, err)
 		}
 		if opts.MetaTools, err = metatool.Parse(text); err != nil {
-			return err // a *metatool.Error: the rule broken, never content
+			return fmt.Errorf("%w: %w", errMetaFile, err) // a *metatool.Error: the rule broken, never content
 		}
 	}
 	cat, err := discovery.NewCatalog(tools, opts)
@@ -345,7 +347,11 @@ func rankEval(args []string, stdout, stderr io.Writer) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, rankeval.ErrFormat):
-		return errEvalFormat
+		// Run reads the catalog first: say which file by reading it alone again.
+		if _, cerr := rankeval.LoadCatalog(*catalog); errors.Is(cerr, rankeval.ErrFormat) {
+			return errEvalCatalog
+		}
+		return errEvalQueries
 	case errors.As(err, &pathErr) && pathErr.Path == *queries:
 		return readRefusal(errQueriesRead, pathErr.Err)
 	case pathErr != nil:

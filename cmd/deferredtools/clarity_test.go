@@ -44,3 +44,22 @@ func TestFileReadReason(t *testing.T) {
 		refused(t, "cannot read the catalog file: permission denied", "catalog", "check", locked)
 	}
 }
+
+// rank eval says which of its two files is malformed, and a -meta-tools refusal says
+// it is the meta tools file's; neither quotes content.
+func TestWhichFileMalformed(t *testing.T) {
+	cat := writeFile(t, "tools.json", `[{"name": "a", "description": "x"}]`)
+	qs := writeFile(t, "queries.json", `[{"query": "a", "relevant": ["a"]}]`)
+	refused(t, "the catalog file is not the JSON rank eval reads", "rank", "eval", "-catalog", writeFile(t, "c.json", `{"name": "SECRET"}`), "-queries", qs)
+	refused(t, "the queries file is not the JSON rank eval reads", "rank", "eval", "-catalog", cat, "-queries", writeFile(t, "q.json", `[{"query": 1}]`))
+	tools := writeFile(t, "t.json", `[{"name": "a", "inputSchema": {"type": "object"}}]`)
+	refused(t, "the meta tools file: metatool: declarations refused: member", "catalog", "check", tools, "-meta-tools", writeFile(t, "m.json", `{"SECRET": 1}`))
+	for _, args := range [][]string{
+		{"rank", "eval", "-catalog", writeFile(t, "c2.json", `{"name": "SECRET"}`), "-queries", qs},
+		{"catalog", "check", tools, "-meta-tools", writeFile(t, "m2.json", `{"SECRET": 1}`)},
+	} {
+		if r := cli(t, args...); strings.Contains(r.stderr+r.stdout, "SECRET") {
+			t.Errorf("deferredtools %q quoted the file: %q", args, r.stderr)
+		}
+	}
+}
