@@ -63,3 +63,20 @@ func TestWhichFileMalformed(t *testing.T) {
 		}
 	}
 }
+
+// A -db sqlite:PATH naming a file that is not a SQLite database is refused as such,
+// by every subcommand, and left unchanged; it answered "storage unavailable".
+func TestNotSQLite(t *testing.T) {
+	const text = "SECRET, not a database\n"
+	path := writeFile(t, "notes.txt", text)
+	for _, args := range [][]string{
+		{"migrate", "-db", "sqlite:" + path},
+		{"grants", "list", "-db", "sqlite:" + path},
+		{"grants", "allow", "-db", "sqlite:" + path, "-principal", "p", "-tool", "t"},
+	} {
+		refused(t, "deferredtools: the -db file is not a SQLite database", args...)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != text {
+		t.Errorf("the file now holds %q (%v), want it unchanged", b, err)
+	}
+}

@@ -208,6 +208,9 @@ func open(spec string, create bool) (*sql.DB, sqlstore.Dialect, error) {
 		} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, errNotMigrated // no file yet: migrate creates it
 		}
+		if !sqliteOrEmpty(path) {
+			return nil, 0, errNotSQLite
+		}
 		// The path is percent-encoded: SQLite reads "file:" names as URIs, and the
 		// driver reads what follows the first "?" as parameters.
 		uri := (&url.URL{Path: filepath.Clean(path)}).EscapedPath()
@@ -254,6 +257,26 @@ func withStore(spec string, f func(ctx context.Context, s *sqlstore.Store) error
 // errNotMigrated refuses a grants command on a database no migration has run on.
 // A missing SQLite file gets the same answer: migrate creates it.
 var errNotMigrated = errors.New("deferredtools: the database has no grant tables; run deferredtools migrate first")
+
+// errNotSQLite refuses a -db sqlite:PATH whose file holds something else; the driver
+// would answer only "storage unavailable".
+var errNotSQLite = errors.New("deferredtools: the -db file is not a SQLite database")
+
+// sqliteHeader opens every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// sqliteOrEmpty reports whether the file at path is absent, empty (SQLite makes a
+// database of it), unreadable (the driver says so) or starts with the SQLite header.
+func sqliteOrEmpty(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	n, _ := io.ReadFull(f, head)
+	return n == 0 || string(head[:n]) == sqliteHeader
+}
 
 // errDBSpec refuses a postgres:// connection string that cannot be parsed; like every
 // refusal, it does not quote it (it may hold a password).
