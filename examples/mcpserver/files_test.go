@@ -41,3 +41,17 @@ func TestFileSyntaxErrorQuotesNothing(t *testing.T) {
 		}
 	}
 }
+
+// -h prints the flags and exits 0; it printed "mcpserver: flag: help requested" and
+// exited 1, as for a refusal.
+func TestHelpFlag(t *testing.T) {
+	for _, arg := range []string{"-h", "-help"} {
+		var stderr bytes.Buffer
+		cmd := command(t, false, arg)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if err != nil || !strings.Contains(stderr.String(), "-catalog FILE") || strings.Contains(stderr.String(), "help requested") {
+			t.Errorf("mcpserver %s: %v, stderr %q; want exit 0 and the flags", arg, err, stderr.String())
+		}
+	}
+}
