@@ -86,6 +86,7 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	metaFile := fs.String("meta-tools", "", "a JSON `FILE` declaring meta tools' actions (metatool.Parse)")
+	validator := fs.String("validator", "strict", "the Compiler the catalog will have: `strict` (the default one), annotations (validate.AnnotationKeywords accepted) or full (validate.NewFull)")
 	// The file may come before or after the flags.
 	var file string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -102,6 +103,11 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 	if file == "" {
 		return usageErr("catalog check needs FILE")
 	}
+	newCompiler, ok := compilers[*validator]
+	if !ok {
+		return usageErr("-validator must be strict, annotations or full")
+	}
+	compiler := newCompiler()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return readRefusal(errCatalogRead, err)
@@ -110,7 +116,7 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := &discovery.CatalogOptions{}
+	opts := &discovery.CatalogOptions{Compiler: compiler}
 	if *metaFile != "" {
 		text, err := os.ReadFile(*metaFile)
 		if err != nil {
@@ -124,7 +130,10 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err // a *discovery.CatalogError: position and rule, never content
 	}
-	reports, err := checkTools(cat)
+	if compiler == nil {
+		compiler = validate.NewCompiler(nil) // the default Compiler's rules, to name a keyword
+	}
+	reports, err := checkTools(cat, compiler)
 	if err != nil {
 		return err
 	}
@@ -215,8 +224,19 @@ func grantNames(cat *discovery.Catalog, tool string) []string {
 // checkPrincipal is the principal granted only tool in checkTools' Discoverer.
 func checkPrincipal(tool string) grants.Principal { return grants.Principal{ID: "check:" + tool} }
 
-// checkTools builds each tool's report over cat.
-func checkTools(cat *discovery.Catalog) ([]toolReport, error) {
+// compilers make the Compilers catalog check -validator names; nil is the catalog's
+// default.
+var compilers = map[string]func() validate.Compiler{
+	"strict": func() validate.Compiler { return nil },
+	"annotations": func() validate.Compiler {
+		return validate.NewCompiler(&validate.Options{Annotations: validate.AnnotationKeywords})
+	},
+	"full": func() validate.Compiler { return validate.NewFull(nil) },
+}
+
+// checkTools builds each tool's report over cat, built with compiler's rules, which
+// also name the keyword that stops a tool.
+func checkTools(cat *discovery.Catalog, compiler validate.Compiler) ([]toolReport, error) {
 	ctx := context.Background()
 	store := grants.NewMemory()
 	for _, name := range cat.Names() {
@@ -227,7 +247,6 @@ func checkTools(cat *discovery.Catalog) ([]toolReport, error) {
 		}
 	}
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
-	compiler := validate.NewCompiler(nil)
 	room, err := pageRoom()
 	if err != nil {
 		return nil, err

@@ -80,3 +80,33 @@ func TestNotSQLite(t *testing.T) {
 		t.Errorf("the file now holds %q (%v), want it unchanged", b, err)
 	}
 }
+
+// SPEC CALL-4: catalog check -validator checks the catalog under the Compiler the host
+// will give CatalogOptions: strict (the default Compiler), annotations
+// (validate.AnnotationKeywords accepted) or full (validate.NewFull); another value is
+// a usage error.
+func TestCatalogCheckValidator(t *testing.T) {
+	path := writeFile(t, "tools.json", `[
+		{"name": "annotated", "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"q": {"type": "string", "title": "Q"}}}},
+		{"name": "refs", "inputSchema": {"type": "object", "$defs": {"s": {"type": "string"}}, "properties": {"q": {"$ref": "#/$defs/s"}}}}]`)
+	for _, c := range []struct{ validator, want string }{
+		{"", "annotated\t503: stopped by $schema\t|refs\t503: stopped by $defs\t|2 not enforced"},
+		{"strict", "annotated\t503: stopped by $schema\t|refs\t503: stopped by $defs\t|2 not enforced"},
+		{"annotations", "annotated\tenforced\t|refs\t503: stopped by $defs\t|1 not enforced"},
+		{"full", "annotated\tenforced\t|refs\tenforced\t|0 not enforced"},
+	} {
+		args := []string{"catalog", "check", path}
+		if c.validator != "" {
+			args = append(args, "-validator", c.validator)
+		}
+		r := cli(t, args...)
+		for _, w := range strings.Split(c.want, "|") {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("deferredtools %q printed %q, want it to hold %q", args, r.stdout, w)
+			}
+		}
+	}
+	if r := cli(t, "catalog", "check", path, "-validator", "loose"); r.code != 2 || !strings.Contains(r.stderr, "-validator") {
+		t.Errorf("-validator loose = exit %d, stderr %q; want exit 2 naming -validator", r.code, r.stderr)
+	}
+}

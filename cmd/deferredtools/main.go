@@ -8,14 +8,14 @@
 //	deferredtools grants deny  -db DB -principal P -tool T
 //	deferredtools grants revoke -db DB -principal P -tool T
 //	deferredtools grants check -db DB -principal P [-scopes a,b] [-tool T]
-//	deferredtools catalog check FILE [-json] [-meta-tools FILE]
+//	deferredtools catalog check FILE [-json] [-meta-tools FILE] [-validator strict|annotations|full]
 //	deferredtools rank eval -catalog FILE -queries FILE [-json] [-params=false]
 //
 // DB is sqlite:PATH or a postgres:// (postgresql://) connection string. Every change
 // goes through sqlstore, one transaction each, and prints the new control revision.
 // grants list reads -page rows at a time. catalog check reads a JSON array of tool
 // definitions (or a tools/list result) and reports each tool as a Discoverer over it
-// would treat it; it exits 1, after the report, when any tool's calls would all answer
+// would treat it, its catalog built with the -validator Compiler; it exits 1, after the report, when any tool's calls would all answer
 // tool_validation_unavailable (503). The exit status is 0 on success (and for -h, -help
 // or help), 1 when the operation is refused (a one-line reason on stderr) and 2 on a
 // usage error.
@@ -56,7 +56,7 @@ const usage = `usage:
   deferredtools grants deny   -db DB -principal P -tool T
   deferredtools grants revoke -db DB -principal P -tool T
   deferredtools grants check  -db DB -principal P [-scopes a,b] [-tool T]
-  deferredtools catalog check FILE [-json] [-meta-tools FILE]
+  deferredtools catalog check FILE [-json] [-meta-tools FILE] [-validator strict|annotations|full]
   deferredtools rank eval -catalog FILE -queries FILE [-json] [-params=false]
 DB is sqlite:PATH or postgres://...`
 
