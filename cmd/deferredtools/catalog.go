@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
@@ -25,13 +26,31 @@ import (
 var (
 	errCatalogRead   = errors.New("deferredtools: cannot read the catalog file")
 	errCatalogFormat = errors.New("deferredtools: the catalog file is not a JSON array of tools nor an object with a \"tools\" array")
+	errCatalogEmpty  = errors.New("deferredtools: the catalog file is empty")
 	errQueriesRead   = errors.New("deferredtools: cannot read the queries file")
 	errMetaRead      = errors.New("deferredtools: cannot read the meta tools file")
-	errEvalFormat    = errors.New("deferredtools: the catalog or queries file is not the JSON rank eval reads")
+	errEvalCatalog   = errors.New("deferredtools: the catalog file is not the JSON rank eval reads")
+	errEvalQueries   = errors.New("deferredtools: the queries file is not the JSON rank eval reads")
+	errMetaFile      = errors.New("deferredtools: the meta tools file")
 	errUnenforceable = errors.New("deferredtools: a tool's input schema is not enforced: every call to it answers tool_validation_unavailable (503)")
 	errCheckFailed   = errors.New("deferredtools: the discovery check answered an unexpected error")
 	errOutput        = errors.New("deferredtools: cannot write the report")
 )
+
+// readRefusal answers the refusal base (which file) of a file that could not be read,
+// with why when it is one an operator can act on: the fixed text of the cause, never
+// the file's name or content.
+func readRefusal(base, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: no such file", base)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%w: permission denied", base)
+	case errors.Is(err, syscall.EISDIR):
+		return fmt.Errorf("%w: it is a directory", base)
+	}
+	return base
+}
 
 // toolReport is one tool as catalog check reports it.
 type toolReport struct {
@@ -67,13 +86,14 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	metaFile := fs.String("meta-tools", "", "a JSON `FILE` declaring meta tools' actions (metatool.Parse)")
+	validator := fs.String("validator", "strict", "the Compiler the catalog will have: `strict` (the default one), annotations (validate.AnnotationKeywords accepted) or full (validate.NewFull)")
 	// The file may come before or after the flags.
 	var file string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		file, args = args[0], args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
-		return errUsage
+		return parseErr(err)
 	}
 	if file == "" && fs.NArg() == 1 {
 		file = fs.Arg(0)
@@ -83,29 +103,37 @@ func catalogCheck(args []string, stdout, stderr io.Writer) error {
 	if file == "" {
 		return usageErr("catalog check needs FILE")
 	}
+	newCompiler, ok := compilers[*validator]
+	if !ok {
+		return usageErr("-validator must be strict, annotations or full")
+	}
+	compiler := newCompiler()
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return errCatalogRead
+		return readRefusal(errCatalogRead, err)
 	}
 	tools, err := catalogTools(data)
 	if err != nil {
 		return err
 	}
-	opts := &discovery.CatalogOptions{}
+	opts := &discovery.CatalogOptions{Compiler: compiler}
 	if *metaFile != "" {
 		text, err := os.ReadFile(*metaFile)
 		if err != nil {
-			return errMetaRead
+			return readRefusal(errMetaRead, err)
 		}
 		if opts.MetaTools, err = metatool.Parse(text); err != nil {
-			return err // a *metatool.Error: the rule broken, never content
+			return fmt.Errorf("%w: %w", errMetaFile, err) // a *metatool.Error: the rule broken, never content
 		}
 	}
 	cat, err := discovery.NewCatalog(tools, opts)
 	if err != nil {
 		return err // a *discovery.CatalogError: position and rule, never content
 	}
-	reports, err := checkTools(cat)
+	if compiler == nil {
+		compiler = validate.NewCompiler(nil) // the default Compiler's rules, to name a keyword
+	}
+	reports, err := checkTools(cat, compiler)
 	if err != nil {
 		return err
 	}
@@ -162,6 +190,9 @@ func stoppedText(keyword string) string {
 // member is one (a tools/list result).
 func catalogTools(data []byte) ([]json.RawMessage, error) {
 	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, errCatalogEmpty
+	}
 	var tools []json.RawMessage
 	if len(data) > 0 && data[0] == '{' {
 		var obj map[string]json.RawMessage
@@ -193,8 +224,19 @@ func grantNames(cat *discovery.Catalog, tool string) []string {
 // checkPrincipal is the principal granted only tool in checkTools' Discoverer.
 func checkPrincipal(tool string) grants.Principal { return grants.Principal{ID: "check:" + tool} }
 
-// checkTools builds each tool's report over cat.
-func checkTools(cat *discovery.Catalog) ([]toolReport, error) {
+// compilers make the Compilers catalog check -validator names; nil is the catalog's
+// default.
+var compilers = map[string]func() validate.Compiler{
+	"strict": func() validate.Compiler { return nil },
+	"annotations": func() validate.Compiler {
+		return validate.NewCompiler(&validate.Options{Annotations: validate.AnnotationKeywords})
+	},
+	"full": func() validate.Compiler { return validate.NewFull(nil) },
+}
+
+// checkTools builds each tool's report over cat, built with compiler's rules, which
+// also name the keyword that stops a tool.
+func checkTools(cat *discovery.Catalog, compiler validate.Compiler) ([]toolReport, error) {
 	ctx := context.Background()
 	store := grants.NewMemory()
 	for _, name := range cat.Names() {
@@ -205,7 +247,6 @@ func checkTools(cat *discovery.Catalog) ([]toolReport, error) {
 		}
 	}
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store})
-	compiler := validate.NewCompiler(nil)
 	room, err := pageRoom()
 	if err != nil {
 		return nil, err
@@ -311,7 +352,7 @@ func rankEval(args []string, stdout, stderr io.Writer) error {
 	asJSON := flags.Bool("json", false, "print JSON")
 	params := flags.Bool("params", true, "rank the text of each tool's parameters too, as discovery does by default")
 	if err := flags.Parse(args); err != nil {
-		return errUsage
+		return parseErr(err)
 	}
 	if flags.NArg() > 0 {
 		return usageErr("unexpected argument")
@@ -325,11 +366,15 @@ func rankEval(args []string, stdout, stderr io.Writer) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, rankeval.ErrFormat):
-		return errEvalFormat
+		// Run reads the catalog first: say which file by reading it alone again.
+		if _, cerr := rankeval.LoadCatalog(*catalog); errors.Is(cerr, rankeval.ErrFormat) {
+			return errEvalCatalog
+		}
+		return errEvalQueries
 	case errors.As(err, &pathErr) && pathErr.Path == *queries:
-		return errQueriesRead
+		return readRefusal(errQueriesRead, pathErr.Err)
 	case pathErr != nil:
-		return errCatalogRead
+		return readRefusal(errCatalogRead, pathErr.Err)
 	}
 	return errOutput
 }

@@ -8,16 +8,17 @@
 //	deferredtools grants deny  -db DB -principal P -tool T
 //	deferredtools grants revoke -db DB -principal P -tool T
 //	deferredtools grants check -db DB -principal P [-scopes a,b] [-tool T]
-//	deferredtools catalog check FILE [-json] [-meta-tools FILE]
+//	deferredtools catalog check FILE [-json] [-meta-tools FILE] [-validator strict|annotations|full]
 //	deferredtools rank eval -catalog FILE -queries FILE [-json] [-params=false]
 //
 // DB is sqlite:PATH or a postgres:// (postgresql://) connection string. Every change
 // goes through sqlstore, one transaction each, and prints the new control revision.
 // grants list reads -page rows at a time. catalog check reads a JSON array of tool
 // definitions (or a tools/list result) and reports each tool as a Discoverer over it
-// would treat it; it exits 1, after the report, when any tool's calls would all answer
-// tool_validation_unavailable (503). The exit status is 0 on success, 1 when the
-// operation is refused (a one-line reason on stderr) and 2 on a usage error.
+// would treat it, its catalog built with the -validator Compiler; it exits 1, after the report, when any tool's calls would all answer
+// tool_validation_unavailable (503). The exit status is 0 on success (and for -h, -help
+// or help), 1 when the operation is refused (a one-line reason on stderr) and 2 on a
+// usage error.
 package main
 
 import (
@@ -55,7 +56,7 @@ const usage = `usage:
   deferredtools grants deny   -db DB -principal P -tool T
   deferredtools grants revoke -db DB -principal P -tool T
   deferredtools grants check  -db DB -principal P [-scopes a,b] [-tool T]
-  deferredtools catalog check FILE [-json] [-meta-tools FILE]
+  deferredtools catalog check FILE [-json] [-meta-tools FILE] [-validator strict|annotations|full]
   deferredtools rank eval -catalog FILE -queries FILE [-json] [-params=false]
 DB is sqlite:PATH or postgres://...`
 
@@ -66,6 +67,19 @@ func main() {
 // errUsage marks a usage error: exit status 2.
 var errUsage = errors.New("usage")
 
+// errHelp marks a subcommand's -h or -help, whose flags the flag set printed: the
+// usage follows on stderr, exit status 0.
+var errHelp = errors.New("help")
+
+// parseErr maps a flag set's Parse error: a help request is errHelp, any other
+// (already printed by the flag set) a usage error.
+func parseErr(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return errHelp
+	}
+	return errUsage
+}
+
 // errNoRow refuses a revoke of a row that does not exist.
 var errNoRow = errors.New("deferredtools: no grant row for that principal and tool")
 
@@ -74,6 +88,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
 	switch {
 	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		fmt.Fprintln(stderr, usage)
 		return 0
 	case errors.Is(err, errUsage):
 		if msg := strings.TrimPrefix(err.Error(), errUsage.Error()); msg != "" {
@@ -98,6 +115,9 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	switch {
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help":
+		fmt.Fprintln(stdout, usage)
+		return nil
 	case args[0] == "migrate":
 		return migrate(args[1:], stdout, stderr)
 	case args[0] == "catalog" && len(args) > 1 && args[1] == "check":
@@ -151,7 +171,7 @@ func newFlags(name string, stderr io.Writer, with ...string) *flags {
 // parse parses args and checks that the required flags are set and nothing else follows.
 func (f *flags) parse(args []string, required ...string) error {
 	if err := f.Parse(args); err != nil {
-		return errUsage
+		return parseErr(err)
 	}
 	if f.NArg() > 0 {
 		return usageErr("unexpected argument")
@@ -187,6 +207,9 @@ func open(spec string, create bool) (*sql.DB, sqlstore.Dialect, error) {
 			mode = "rwc"
 		} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, errNotMigrated // no file yet: migrate creates it
+		}
+		if !sqliteOrEmpty(path) {
+			return nil, 0, errNotSQLite
 		}
 		// The path is percent-encoded: SQLite reads "file:" names as URIs, and the
 		// driver reads what follows the first "?" as parameters.
@@ -234,6 +257,26 @@ func withStore(spec string, f func(ctx context.Context, s *sqlstore.Store) error
 // errNotMigrated refuses a grants command on a database no migration has run on.
 // A missing SQLite file gets the same answer: migrate creates it.
 var errNotMigrated = errors.New("deferredtools: the database has no grant tables; run deferredtools migrate first")
+
+// errNotSQLite refuses a -db sqlite:PATH whose file holds something else; the driver
+// would answer only "storage unavailable".
+var errNotSQLite = errors.New("deferredtools: the -db file is not a SQLite database")
+
+// sqliteHeader opens every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// sqliteOrEmpty reports whether the file at path is absent, empty (SQLite makes a
+// database of it), unreadable (the driver says so) or starts with the SQLite header.
+func sqliteOrEmpty(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	n, _ := io.ReadFull(f, head)
+	return n == 0 || string(head[:n]) == sqliteHeader
+}
 
 // errDBSpec refuses a postgres:// connection string that cannot be parsed; like every
 // refusal, it does not quote it (it may hold a password).

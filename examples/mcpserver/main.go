@@ -74,7 +74,8 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv); err != nil {
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv)
+	if err != nil && !errors.Is(err, flag.ErrHelp) { // -h: the flags are printed
 		fmt.Fprintln(os.Stderr, "mcpserver:", err)
 		os.Exit(1)
 	}
@@ -244,7 +245,7 @@ func loadCatalog(path string) ([]json.RawMessage, error) {
 	}
 	var tools []json.RawMessage
 	if err := json.Unmarshal(data, &tools); err != nil {
-		return nil, fmt.Errorf("-catalog: not a JSON array of tool definitions: %w", err)
+		return nil, fmt.Errorf("-catalog: not a JSON array of tool definitions: %w", demo.JSONError(err))
 	}
 	return tools, nil
 }
@@ -358,7 +359,7 @@ func loadTokens(path string) (auth.TokenVerifier, error) {
 	}
 	var tokens map[string]tokenEntry
 	if err := json.Unmarshal(data, &tokens); err != nil {
-		return nil, fmt.Errorf("-tokens: not a JSON object of token entries: %w", err)
+		return nil, fmt.Errorf("-tokens: not a JSON object of token entries: %w", demo.JSONError(err))
 	}
 	for _, e := range tokens {
 		if e.Principal == "" {

@@ -10,6 +10,7 @@ package demo
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/deferredtools/deferredtools/grants"
@@ -40,6 +41,19 @@ func Tools() []json.RawMessage {
 	return tools
 }
 
+// JSONError returns err, an error of encoding/json decoding a file, without file
+// content: a syntax error, whose text quotes the offending character, becomes the
+// position of the byte where the syntax breaks, counted from 1. Other errors are
+// returned as they are (a type error names the JSON kind and the Go field, an end of
+// input nothing).
+func JSONError(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("syntax error at byte %d", se.Offset)
+	}
+	return err
+}
+
 // Row is a grant row as the examples' JSON files spell it.
 type Row struct {
 	Principal string   `json:"principal"`
@@ -53,7 +67,7 @@ type Row struct {
 func ParseRows(data []byte) ([]grants.Row, error) {
 	var in []Row
 	if err := json.Unmarshal(data, &in); err != nil {
-		return nil, fmt.Errorf("demo: grant rows: %w", err)
+		return nil, fmt.Errorf("not a JSON array of grant rows: %w", JSONError(err))
 	}
 	rows := make([]grants.Row, len(in))
 	for i, r := range in {

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A -catalog, -grants or -tokens file that is not JSON is refused naming the flag and
+// the byte where the syntax breaks (counted from 1), never a character of the file:
+// encoding/json's syntax errors quote the offending character, and a -tokens file
+// holds bearer tokens.
+func TestFileSyntaxErrorQuotesNothing(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-catalog", write("c.json", `[{"name": "a"}, Zsecret]`)}, "-catalog: not a JSON array of tool definitions: syntax error at byte 17"},
+		{[]string{"-grants", write("g.json", `[Zsecret]`)}, "-grants: not a JSON array of grant rows: syntax error at byte 2"},
+		{[]string{"-http", "127.0.0.1:0", "-tokens", write("t.json", `{"tok": Zsecret}`)}, "-tokens: not a JSON object of token entries: syntax error at byte 9"},
+		{[]string{"-http", "127.0.0.1:0", "-tokens", write("t2.json", "{\"Zsecret\n\": {}}")}, "-tokens: not a JSON object of token entries: syntax error at byte 10"},
+	} {
+		var stderr bytes.Buffer
+		err := run(context.Background(), c.args, strings.NewReader(""), &bytes.Buffer{}, &stderr, func(string) (string, bool) { return "true", true })
+		if err == nil || err.Error() != c.want {
+			t.Errorf("mcpserver %q: err %v, want %q", c.args, err, c.want)
+		}
+		if err != nil && strings.ContainsAny(err.Error(), "Z\n") || strings.Contains(stderr.String(), "Zsecret") {
+			t.Errorf("mcpserver %q quoted the file: err %v, stderr %q", c.args, err, stderr.String())
+		}
+	}
+}
+
+// -h prints the flags and exits 0; it printed "mcpserver: flag: help requested" and
+// exited 1, as for a refusal.
+func TestHelpFlag(t *testing.T) {
+	for _, arg := range []string{"-h", "-help"} {
+		var stderr bytes.Buffer
+		cmd := command(t, false, arg)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if err != nil || !strings.Contains(stderr.String(), "-catalog FILE") || strings.Contains(stderr.String(), "help requested") {
+			t.Errorf("mcpserver %s: %v, stderr %q; want exit 0 and the flags", arg, err, stderr.String())
+		}
+	}
+}
