@@ -190,7 +190,8 @@ var busyTimeout = 5 * time.Second // a var: tests lower it to force lock content
 //
 // On SQLite a Store prepares its write statements, the control revision read and the
 // delta read at their first use and keeps them until Close (or until its *sql.DB
-// closes).
+// closes), and runs one write at a time: its writers queue, within their contexts'
+// deadlines, rather than race each other for the database's one write lock.
 type Store struct {
 	db      *sql.DB
 	dialect Dialect
@@ -202,6 +203,8 @@ type Store struct {
 	cache   *snapshotCache
 	reads   struct{ full, delta atomic.Int64 } // rows read in full, Snapshots brought up to date
 	counted atomic.Int32                       // countedYes once 0020 is found recorded, countedDelta 0021 and 0022, countedNo neither
+
+	writing chan struct{} // SQLite: held by the Store's one write in progress (see enterWrite)
 
 	stmts  atomic.Pointer[statements] // prepared on first use, see prepared
 	deltaQ atomic.Pointer[sql.Stmt]   // SQLite: the delta read, prepared at its first use
@@ -244,7 +247,7 @@ func NewWithOptions(db *sql.DB, dialect Dialect, opts *Options) *Store {
 	if opts != nil && opts.CacheBytes != 0 {
 		max = opts.CacheBytes
 	}
-	return &Store{db: db, dialect: dialect, q: queriesFor(dialect), cache: newSnapshotCache(max)}
+	return &Store{db: db, dialect: dialect, q: queriesFor(dialect), cache: newSnapshotCache(max), writing: make(chan struct{}, 1)}
 }
 
 // queries are a dialect's statements.

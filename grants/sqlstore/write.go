@@ -115,6 +115,12 @@ func (s *Store) write(ctx context.Context, change func(tx *sql.Tx, st *statement
 	if err != nil {
 		return 0, err
 	}
+	if s.dialect == SQLite {
+		if !s.enterWrite(ctx) {
+			return 0, fail(ctx, "write", nil)
+		}
+		defer func() { <-s.writing }()
+	}
 	var (
 		rev     int64
 		changed bool
@@ -151,6 +157,33 @@ func (s *Store) write(ctx context.Context, change func(tx *sql.Tx, st *statement
 	}
 	s.raise(rev)
 	return rev, nil
+}
+
+// enterWrite waits for the Store's other write in progress, if any, to end, until the
+// context's deadline (or writeWait, without one), and reports whether this one may
+// start. SQLite has one write lock per database: writers of one process that race for
+// it through busy retries starve each other (a write waited up to 30 s behind its own
+// process's writers under load), while a queue serves them in turn; other processes'
+// writers still meet a busy database and retry.
+func (s *Store) enterWrite(ctx context.Context) bool {
+	select {
+	case s.writing <- struct{}{}:
+		return true
+	default:
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(writeWait)
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case s.writing <- struct{}{}:
+		return true
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return false
 }
 
 // inTx runs f in one write transaction: BEGIN IMMEDIATE on one connection for SQLite
