@@ -197,23 +197,27 @@ func (c *ServerCatalog) read() {
 	wait := reconnectWait
 	for {
 		ss, conn := c.session()
+		start := time.Now()
 		c.drain(ctx, conn)
 		ss.Close() // ended by the server or a failed write; closing again is harmless
 		conn.Close()
+		// Pause before connecting again, doubling while sessions end (or connecting
+		// fails) at once, so a server that keeps closing them is not met by a busy loop.
+		if time.Since(start) >= maxReconnectWait {
+			wait = reconnectWait
+		}
+		select {
+		case <-c.done:
+			return
+		case <-time.After(wait):
+			wait = min(2*wait, maxReconnectWait)
+		}
 		err := c.connect(ctx)
 		if errors.Is(err, errClosed) {
 			return
 		}
 		if err == nil {
-			wait = reconnectWait
 			c.schedule()
-			continue
-		}
-		select { // connecting failed: try again later
-		case <-c.done:
-			return
-		case <-time.After(wait):
-			wait = min(2*wait, maxReconnectWait)
 		}
 	}
 }

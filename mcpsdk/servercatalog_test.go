@@ -388,3 +388,30 @@ func TestTypedToolDecodeErrorContentFree(t *testing.T) {
 		t.Errorf("a call it can hold: %v, %+v", err, res)
 	}
 }
+
+// A server that closes every watching session at once is met with a doubling pause,
+// not a busy loop: over 400 ms of closing each new session as it appears, the
+// ServerCatalog opens a handful (10, 20, 40... ms apart), and it stays usable.
+func TestServerCatalogReconnectBacksOff(t *testing.T) {
+	s := typedServer()
+	sc := newServerCatalog(t, s, nil)
+	seen := map[*mcp.ServerSession]bool{}
+	for end := time.Now().Add(400 * time.Millisecond); time.Now().Before(end); {
+		for ss := range s.Sessions() {
+			if !seen[ss] {
+				seen[ss] = true
+				ss.Close()
+			}
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	if len(seen) > 12 {
+		t.Errorf("%d watching sessions opened in 400 ms of closing each at once, want at most 12", len(seen))
+	}
+	waitFor(t, "a watching session again", func() bool {
+		return len(slices.Collect(s.Sessions())) == 1
+	})
+	if _, err := sc.Catalog(context.Background()); err != nil {
+		t.Errorf("Catalog: %v", err)
+	}
+}
