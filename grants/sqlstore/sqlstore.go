@@ -80,7 +80,9 @@
 //     before the connection returns to the pool; a write that still meets a busy
 //     database is rolled back and retried until the context's deadline (30 s without
 //     one), so concurrent writers, in many processes too, wait their turn instead of
-//     failing with SQLITE_BUSY. Reads use the pool as it is: open SQLite in
+//     failing with SQLITE_BUSY. Within one Store the writes queue first, one at a
+//     time, within the same deadline: writers of one process racing for the lock
+//     starved each other. Reads use the pool as it is: open SQLite in
 //     WAL mode, where readers never wait for writers, with a busy timeout set before
 //     the journal mode so that connections opening at once wait for each other (for
 //     modernc.org/sqlite: "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)").
