@@ -57,8 +57,8 @@ type updater struct {
 	inPlace  bool      // every kept doc keeps its number, and nu has ix's number of docs
 	goneDocs []uint32  // when inPlace, the docs of ix gone, ascending
 	touched  []uint32  // the words of the dense set updateDense writes
-	bitsFree []uint64  // what is left of the chunk wordsOf takes bitsets from
-	atFree   []uint32  // what is left of the chunk positionsOf takes slab positions from
+	bitsFree []uint64  // what is left of the chunk of bitsets (fromChunk)
+	atFree   []uint32  // what is left of the chunk of slab positions (fromChunk)
 	news     []added   // the new docs' postings, in doc order
 	terms    int       // ids of terms, ix's and the new ones
 	src      []uint32  // src[l] is the list of ix whose kept postings list l starts from, or noTerm

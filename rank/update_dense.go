@@ -46,7 +46,7 @@ func (u *updater) updateDense(s uint32, fresh []posting, words int) (denseSet, f
 	if len(touched) == 0 {
 		return *old, m, true
 	}
-	ds := denseSet{bits: u.wordsOf(old.bits, words), at: u.positionsOf(old.at, words), n: uint32(n)}
+	ds := denseSet{bits: fromChunk(&u.bitsFree, old.bits, words), at: fromChunk(&u.atFree, old.at, words), n: uint32(n)}
 	for _, d := range u.goneDocs {
 		ds.bits[d>>6] &^= 1 << (d & 63)
 	}
@@ -137,7 +137,7 @@ func (u *updater) shiftDense(s uint32, fresh []posting, words int) (denseSet, fl
 	if !hasSummary(n, words) {
 		return denseSet{}, 0, false
 	}
-	ds := denseSet{bits: u.wordsOf(nil, words), at: u.positionsOf(nil, words), n: uint32(n), room: uint32(n)}
+	ds := denseSet{bits: fromChunk(&u.bitsFree, nil, words), at: fromChunk(&u.atFree, nil, words), n: uint32(n), room: uint32(n)}
 	slab := make([]float32, n)
 	pos, all := 0, fresh
 	put := func(e posting) {
@@ -197,25 +197,16 @@ func copyBits(dst []uint64, to uint32, src []uint64, from, n uint32) {
 // at a time: one allocation for many small arrays.
 const denseChunk = 64
 
-// wordsOf returns n words from u's chunk of bitsets, a copy of bits (nil: zeros).
-func (u *updater) wordsOf(bits []uint64, n int) []uint64 {
-	if len(u.bitsFree) < n {
-		u.bitsFree = make([]uint64, n*denseChunk)
+// fromChunk returns n elements taken from *free, a chunk of them that it refills with
+// room for denseChunk takes when short, holding a copy of src (nil: zeros): the
+// bitsets and slab positions of updateDense's sets, one allocation for many.
+func fromChunk[T any](free *[]T, src []T, n int) []T {
+	if len(*free) < n {
+		*free = make([]T, n*denseChunk)
 	}
-	out := u.bitsFree[:n:n]
-	u.bitsFree = u.bitsFree[n:]
-	copy(out, bits)
-	return out
-}
-
-// positionsOf returns n slab positions from u's chunk of them, a copy of at (nil: zeros).
-func (u *updater) positionsOf(at []uint32, n int) []uint32 {
-	if len(u.atFree) < n {
-		u.atFree = make([]uint32, n*denseChunk)
-	}
-	out := u.atFree[:n:n]
-	u.atFree = u.atFree[n:]
-	copy(out, at)
+	out := (*free)[:n:n]
+	*free = (*free)[n:]
+	copy(out, src)
 	return out
 }
 
