@@ -15,11 +15,13 @@ import (
 )
 
 // compileCounter opens SQLite connections that count how often the upsert of Put
-// reaches a connection as SQL text to compile: run directly or prepared.
+// reaches a connection as SQL text to compile (run directly or prepared), and the
+// transactions open at once (open, and the most seen, maxOpen).
 type compileCounter struct {
-	drv     driver.Driver
-	dsn     string
-	upserts atomic.Int64
+	drv           driver.Driver
+	dsn           string
+	upserts       atomic.Int64
+	open, maxOpen atomic.Int64
 }
 
 func (c *compileCounter) Connect(context.Context) (driver.Conn, error) {
@@ -59,12 +61,40 @@ func (cc *countingConn) PrepareContext(ctx context.Context, query string) (drive
 }
 
 func (cc *countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	return cc.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+	tx, err := cc.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	n := cc.c.open.Add(1)
+	for m := cc.c.maxOpen.Load(); n > m && !cc.c.maxOpen.CompareAndSwap(m, n); m = cc.c.maxOpen.Load() {
+	}
+	return &countedTx{Tx: tx, c: cc.c}, nil
 }
+
+// countedTx is a transaction compileCounter counts open until it commits or rolls back.
+type countedTx struct {
+	driver.Tx
+	c    *compileCounter
+	done atomic.Bool
+}
+
+func (t *countedTx) end() {
+	if t.done.CompareAndSwap(false, true) {
+		t.c.open.Add(-1)
+	}
+}
+
+func (t *countedTx) Commit() error   { defer t.end(); return t.Tx.Commit() }
+func (t *countedTx) Rollback() error { defer t.end(); return t.Tx.Rollback() }
 
 // openCounted opens a migrated SQLite database of at most two connections through a
 // compileCounter.
 func openCounted(t *testing.T) (*sql.DB, *compileCounter) {
+	return openCountedConns(t, 2)
+}
+
+// openCountedConns is openCounted with at most conns connections.
+func openCountedConns(t *testing.T, conns int) (*sql.DB, *compileCounter) {
 	t.Helper()
 	probe, err := sql.Open("sqlite", "")
 	if err != nil {
@@ -74,13 +104,14 @@ func openCounted(t *testing.T) (*sql.DB, *compileCounter) {
 	probe.Close()
 	c := &compileCounter{drv: drv, dsn: dbtest.SQLiteDSN(t, "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")}
 	db := sql.OpenDB(c)
-	db.SetMaxOpenConns(2)
-	db.SetMaxIdleConns(2)
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
 	t.Cleanup(func() { db.Close() })
 	if err := Migrate(context.Background(), db, SQLite, nil); err != nil {
 		t.Fatal(err)
 	}
 	c.upserts.Store(0) // the migrations' own INSERTs (of 0019 and 0021) are not Puts
+	c.maxOpen.Store(0) // nor their transaction
 	return db, c
 }
 

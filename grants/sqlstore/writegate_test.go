@@ -2,99 +2,22 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/deferredtools/deferredtools/grants"
-	"github.com/deferredtools/deferredtools/internal/dbtest"
 )
-
-// txCounter opens SQLite connections that count the transactions open at once.
-type txCounter struct {
-	drv       driver.Driver
-	dsn       string
-	open, max atomic.Int64
-}
-
-func (c *txCounter) Connect(context.Context) (driver.Conn, error) {
-	conn, err := c.drv.Open(c.dsn)
-	if err != nil {
-		return nil, err
-	}
-	return &txConn{Conn: conn, c: c}, nil
-}
-
-func (c *txCounter) Driver() driver.Driver { return c.drv }
-
-type txConn struct {
-	driver.Conn
-	c *txCounter
-}
-
-func (tc *txConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return tc.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
-}
-
-func (tc *txConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return tc.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
-}
-
-func (tc *txConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return tc.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
-}
-
-func (tc *txConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	tx, err := tc.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	n := tc.c.open.Add(1)
-	for m := tc.c.max.Load(); n > m && !tc.c.max.CompareAndSwap(m, n); m = tc.c.max.Load() {
-	}
-	return &countedTx{Tx: tx, c: tc.c}, nil
-}
-
-type countedTx struct {
-	driver.Tx
-	c    *txCounter
-	done atomic.Bool
-}
-
-func (t *countedTx) end() {
-	if t.done.CompareAndSwap(false, true) {
-		t.c.open.Add(-1)
-	}
-}
-
-func (t *countedTx) Commit() error   { defer t.end(); return t.Tx.Commit() }
-func (t *countedTx) Rollback() error { defer t.end(); return t.Tx.Rollback() }
 
 // On SQLite a Store runs one write at a time: 16 goroutines writing at once through 8
 // connections never hold two write transactions open together (they queue in the
 // Store instead of racing for the database's one write lock through busy retries,
 // which starved some writes for tens of seconds under load), and every write lands.
 func TestSQLiteWritesQueue(t *testing.T) {
-	probe, err := sql.Open("sqlite", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	drv := probe.Driver()
-	probe.Close()
-	c := &txCounter{drv: drv, dsn: dbtest.SQLiteDSN(t, "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")}
-	db := sql.OpenDB(c)
-	db.SetMaxOpenConns(8)
-	t.Cleanup(func() { db.Close() })
+	db, c := openCountedConns(t, 8)
 	ctx := context.Background()
-	if err := Migrate(ctx, db, SQLite, nil); err != nil {
-		t.Fatal(err)
-	}
-	c.max.Store(0)
 	s := New(db, SQLite)
 	defer s.Close()
 	var wg sync.WaitGroup
@@ -109,7 +32,7 @@ func TestSQLiteWritesQueue(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if m := c.max.Load(); m != 1 {
+	if m := c.maxOpen.Load(); m != 1 {
 		t.Errorf("%d write transactions open at once, want 1", m)
 	}
 	snap, err := s.ReadGrants(ctx, "alice")
