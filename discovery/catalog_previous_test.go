@@ -157,16 +157,7 @@ func TestNewCatalogPreviousSameAsScratch(t *testing.T) {
 	prev := build(t, tools, &opts)
 	for round := range 5 {
 		next := edit(r, tools, round)
-		known := map[string]bool{}
-		for _, raw := range tools {
-			known[string(raw)] = true
-		}
-		newText := 0
-		for _, raw := range next {
-			if !known[string(raw)] {
-				newText++
-			}
-		}
+		newText := newTexts(tools, next)
 		before := cc.n.Load()
 		got := build(t, next, withPrevious(opts, prev))
 		if n := cc.n.Load() - before; n != int64(newText) {
@@ -366,16 +357,7 @@ func TestNewCatalogPreviousChain(t *testing.T) {
 	}
 	for round := range 20 {
 		next := editInOrder(r, tools, round)
-		known := map[string]bool{}
-		for _, raw := range tools {
-			known[string(raw)] = true
-		}
-		newText := 0
-		for _, raw := range next {
-			if !known[string(raw)] {
-				newText++
-			}
-		}
+		newText := newTexts(tools, next)
 		before := cc.n.Load()
 		got := build(t, next, withPrevious(opts, prev))
 		if n := cc.n.Load() - before; n != int64(newText) {
@@ -452,4 +434,20 @@ func TestNewCatalogPreviousConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	sameCatalog(t, prev, want)
+}
+
+// newTexts counts the tools of next whose text none of tools has: those a Compiler must
+// compile when next is built with tools' catalog as Previous.
+func newTexts(tools, next []json.RawMessage) int {
+	known := map[string]bool{}
+	for _, raw := range tools {
+		known[string(raw)] = true
+	}
+	n := 0
+	for _, raw := range next {
+		if !known[string(raw)] {
+			n++
+		}
+	}
+	return n
 }
