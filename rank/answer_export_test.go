@@ -126,6 +126,11 @@ type GateStat struct {
 	Top, Info     float64
 	Words, Novel  int
 	LeadUnmatched bool
+	// LeadVerb says whether the query's first word, fillers aside, is an operation verb
+	// (stepVerbs), and LeadTerms are that word's terms: its stem, synonyms and related
+	// words.
+	LeadVerb  bool
+	LeadTerms []string
 }
 
 // GateStats returns the GateStat of query over allowed. Held terms are looked up over
@@ -159,6 +164,12 @@ func (ix *Index) GateStats(query string, allowed Set) GateStat {
 		}
 		if kind == termWord && lead == -1 {
 			lead, g.LeadUnmatched = i, true
+			for _, r := range related[string(term)] {
+				g.LeadTerms = append(g.LeadTerms, string(r))
+			}
+			for j := 0; j <= i; j++ { // the word and its synonyms, emitted before it
+				g.LeadTerms = append(g.LeadTerms, string(s.an.term(j)))
+			}
 		}
 		if id, ok := held(term); ok && lead >= 0 && ix.listLen(id) > 0 {
 			g.LeadUnmatched = false // in a name, title or description
@@ -180,6 +191,7 @@ func (ix *Index) GateStats(query string, allowed Set) GateStat {
 			g.Novel++
 		}
 	}
+	g.LeadVerb = verbLed(query)
 	return g
 }
 

@@ -39,11 +39,15 @@
 // when the index is built.
 //
 // Words of a query's quoted text and code ('Fix login', `npm install`) weigh half, and
-// a query naming a file (docs/README.md) without the word "file" gets it at half weight.
+// a query naming a file (docs/README.md), a URL, backquoted code or JavaScript without
+// the word "file", "url", "code" or "javascript" gets that word at half weight; reading
+// a file named in the next words ("read docs/CONTRIBUTING.md") asks for its "content".
 // A query of 12 words or more cut into two steps or more (clauses at punctuation and
 // before "and" and "then") is a task: its best 16 hits are reordered by their score on
 // each step's words alone, so that what a hit gains from words of several steps counts
-// half and each step's best hit gains a quarter of the best score (rerank.go).
+// half and each step's best hit gains a quarter of the best score; in a task of three
+// steps or more, the best hit of each step led by an operation verb ("edit the note",
+// not "I want...") gains a further fifth of it, once (rerank.go).
 // [Index.Explain] reports that change to a hit's score as one [Match] whose From is
 // [FromSteps].
 //

@@ -122,6 +122,9 @@ type phraseRule struct {
 	reach   int
 	objects []string
 	to      []string
+	// path makes the object a file name (docs/README.md) within reach words as
+	// separated by spaces, and keep leaves the verb its weight.
+	path, keep bool
 }
 
 // articles are the words that, right after a verb, mark it as one.
@@ -142,6 +145,8 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"who"}, reach: 2, objects: []string{"in", "belongs", "belong"}, to: []string{"member", "user"}},
 	{verbs: []string{"who"}, reach: 3, objects: []string{"access", "allowed", "permission", "permissions", "rights"},
 		to: []string{"member", "user", "collaborator", "role", "permission"}},
+	{verbs: []string{"read", "reads", "open", "opens", "view", "show", "cat", "print", "load", "inspect", "fetch", "get"}, reach: 3,
+		path: true, keep: true, to: []string{"content"}},
 }
 
 // phraseVerbs maps a verb of curatedPhrases to its stem and the indices of its rules,
@@ -201,6 +206,11 @@ func inFold(w string, words []string) bool {
 // phraseMatches calls f with the stem of the verb and the stems of the words to of each
 // rule of curatedPhrases that query holds, once per occurrence.
 func phraseMatches(query string, f func(verb string, to [][]byte)) {
+	phraseMatchesAt(query, func(_ int, verb string, to [][]byte) { f(verb, to) })
+}
+
+// phraseMatchesAt is phraseMatches, also passing f the byte offset of the verb in query.
+func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 	var low [16]byte
 	for start, end := nextWord(query, 0); start < len(query); start, end = nextWord(query, end) {
 		w := query[start:end]
@@ -220,6 +230,12 @@ func phraseMatches(query string, f func(verb string, to [][]byte)) {
 		}
 		for _, ri := range pv.rules {
 			r := &curatedPhrases[ri]
+			if r.path {
+				if pathWithin(query, end, r.reach) {
+					f(start, "", phraseTo[ri])
+				}
+				continue
+			}
 			s, e := nextWord(query, end)
 			if r.article {
 				if s == len(query) || !inFold(query[s:e], articles) {
@@ -229,11 +245,88 @@ func phraseMatches(query string, f func(verb string, to [][]byte)) {
 			}
 			for n := 0; n < r.reach && s < len(query); n++ {
 				if inFold(query[s:e], r.objects) {
-					f(pv.stem, phraseTo[ri])
+					verb := pv.stem
+					if r.keep {
+						verb = ""
+					}
+					f(start, verb, phraseTo[ri])
 					break
 				}
 				s, e = nextWord(query, e)
 			}
 		}
 	}
+}
+
+// pathWithin reports whether one of the first reach words after from, as separated by
+// spaces, names a file.
+func pathWithin(query string, from, reach int) bool {
+	for n := 0; n < reach && from < len(query); n++ {
+		for from < len(query) && isSpace(query[from]) {
+			from++
+		}
+		end := from
+		for end < len(query) && !isSpace(query[end]) {
+			end++
+		}
+		if end > from && namesFile(query[from:end]) {
+			return true
+		}
+		from = end
+	}
+	return false
+}
+
+// stepVerbs are the operation verbs that lead a step of a task ("list the tables",
+// "edit the one about naming"), and stepFillers the words that may come before them
+// ("then", "also"). A clause of a long query that starts with one is a step whose best
+// tool gains stepLead (rerank.go); the requests of MetaTool ("I want...", "Can you...")
+// do not.
+var stepVerbs, stepFillers = map[string]bool{}, map[string]bool{}
+
+func init() {
+	for _, w := range []string{
+		"list", "get", "show", "read", "find", "search", "look", "fetch", "view", "open", "check",
+		"create", "make", "add", "write", "post", "put", "insert", "append", "upload", "push",
+		"commit", "tag", "fork", "clone", "copy", "move", "rename", "delete", "remove", "clear",
+		"drop", "cancel", "stop", "close", "archive", "update", "edit", "change", "set",
+		"replace", "modify", "fix", "patch", "assign", "label", "merge", "approve", "publish",
+		"submit", "request", "ask", "review", "comment", "reply", "leave", "send", "notify",
+		"tell", "run", "start", "trigger", "execute", "deploy", "restart", "kick", "record",
+		"take", "capture", "save", "download", "export", "import", "load", "compress",
+		"navigate", "click", "type", "fill", "press", "hover", "drag", "resize", "scroll",
+		"select", "switch", "reload", "wait", "return", "echo", "count", "query", "protect",
+		"unprotect", "enable", "disable", "star", "invite", "summarize", "think", "break",
+		"revise", "collect", "rotate", "retrieve", "mark", "resolve", "lock", "unlock", "turn",
+		"convert", "grab", "pull", "sample", "lookup", "see", "confirm", "verify", "compare",
+		"link", "schedule", "scale", "give", "sort", "filter", "log", "emulate", "hit", "share",
+	} {
+		stepVerbs[w] = true
+	}
+	for _, w := range []string{"then", "and", "also", "first", "finally", "next", "please", "now",
+		"lastly", "afterwards", "just", "so", "after", "that"} {
+		stepFillers[w] = true
+	}
+}
+
+// verbLed reports whether clause's first word, stepFillers aside, is one of stepVerbs.
+func verbLed(clause string) bool {
+	var low [16]byte
+	for s, e := nextWord(clause, 0); s < len(clause); s, e = nextWord(clause, e) {
+		w := clause[s:e]
+		if len(w) > len(low) {
+			return false
+		}
+		for i := 0; i < len(w); i++ {
+			c := w[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			low[i] = c
+		}
+		if !stepFillers[string(low[:len(w)])] {
+			return stepVerbs[string(low[:len(w)])]
+		}
+	}
+	return false
 }

@@ -1,12 +1,14 @@
 package rank
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
 
 // TestPhraseMatches checks that a verb phrase of curatedPhrases adds its words only
-// where its verb is one: "open an issue", not "the open issues" or "open the file".
+// where its verb is one: "open an issue", not "the open issues" or "open issue 12";
+// and that reading a file named in the next words asks for its content.
 func TestPhraseMatches(t *testing.T) {
 	cases := []struct {
 		query string
@@ -23,7 +25,10 @@ func TestPhraseMatches(t *testing.T) {
 		{"who has access to this subscription", "member user collaborator rol permission"},
 		{"add a paragraph at the end of a page", "append"},
 		{"list the open issues", ""},
-		{"open the file README.md", ""},
+		{"open the file README.md", "content"},
+		{"read docs/CONTRIBUTING.md from the fork", "content"},
+		{"read the contributing guide of the docs", ""},
+		{"push README.md and read the logs", ""},
 		{"open a new tab", ""},
 		{"open issue 12", ""},
 		{"ask for a summary", ""},
@@ -45,6 +50,29 @@ func TestPhraseMatches(t *testing.T) {
 	phraseMatches("File a bug, then raise an issue", func(verb string, _ [][]byte) { verbs = append(verbs, verb) })
 	if g := strings.Join(verbs, " "); g != "fil rais" {
 		t.Errorf("phraseMatches(File a bug, then raise an issue) verbs %q, want the stems of file and raise", g)
+	}
+	// A verb reading a file keeps its weight: no verb to demote.
+	verbs = verbs[:0]
+	phraseMatches("read docs/CONTRIBUTING.md", func(verb string, _ [][]byte) { verbs = append(verbs, verb) })
+	if !slices.Equal(verbs, []string{""}) {
+		t.Errorf("phraseMatches(read docs/CONTRIBUTING.md) verbs %q, want one empty verb", verbs)
+	}
+}
+
+// TestVerbLed checks which clauses start with an operation verb, fillers aside.
+func TestVerbLed(t *testing.T) {
+	for clause, want := range map[string]bool{
+		"list the tables":                 true,
+		" then Edit the one about naming": true,
+		"and also request a review":       true,
+		"I want a hotel":                  false,
+		"can you find me a flight":        false,
+		"the jobs of that pipeline":       false,
+		"":                                false,
+	} {
+		if got := verbLed(clause); got != want {
+			t.Errorf("verbLed(%q) = %v, want %v", clause, got, want)
+		}
 	}
 }
 

@@ -452,29 +452,95 @@ func countWords(text string) int {
 	return n
 }
 
-// hintWeight is the weight of the word "file" added to a query naming a file
-// (docs/CONTRIBUTING.md, ./fixtures/avatar.png) without saying "file".
+// hintWeight is the weight of the words a query gets from the kind of value it holds
+// (addHints).
 var hintWeight = 0.5
 
-// addHints adds to the analysed query the word "file" when query names a file but
-// holds no word "file", recording its terms' range in s.steps.hint.
+// Hints: the word a query gets for each kind of value it names without the word itself.
+const (
+	hintFile = iota // a file name: docs/CONTRIBUTING.md, ./fixtures/avatar.png
+	hintURL         // a URL: https://example.com/login, www.notion.so/...
+	hintCode        // backquoted code: `Events | take 10`, `foo()`
+	hintJS          // backquoted JavaScript: `document.querySelectorAll('a').length`
+	numHints
+)
+
+// hintWords are the words of the hints, and hintStems their stems.
+var (
+	hintWords = [numHints]string{"file", "url", "code", "javascript"}
+	hintStems [numHints]string
+)
+
+func init() {
+	for i, w := range hintWords {
+		hintStems[i] = string(stem([]byte(w)))
+	}
+}
+
+// addHints adds to the analysed query the word of each kind of value it names (a file,
+// a URL, code, JavaScript: hintWords) when the query lacks that word, recording their
+// terms' range in s.steps.hint: a path or a URL points to the tools of files or of
+// URLs, whose own text says "file" or "URL".
 func (s *scratch) addHints(query string) {
 	s.steps.hint = [2]int32{}
-	if hintWeight == 0 || !namesFile(query) {
+	if hintWeight == 0 {
 		return
 	}
+	var want [numHints]bool
+	want[hintFile] = namesFile(query)
+	want[hintURL] = namesURL(query)
+	want[hintCode], want[hintJS] = codeKind(query)
 	for i := 0; i < s.an.n(); i++ {
-		if s.an.kind[i] == termWord && string(s.an.term(i)) == fileStem {
-			return
+		if s.an.kind[i] != termWord {
+			continue
+		}
+		for h := range want {
+			if want[h] && string(s.an.term(i)) == hintStems[h] {
+				want[h] = false
+			}
 		}
 	}
 	from := s.an.n()
-	s.an.add("file")
+	for h, w := range hintWords {
+		if want[h] {
+			s.an.add(w)
+		}
+	}
 	s.steps.hint = [2]int32{int32(from), int32(s.an.n())}
 }
 
-// fileStem is the stem of "file".
-const fileStem = "fil"
+// namesURL reports whether query holds a URL: a scheme (://) or a host starting www.
+func namesURL(query string) bool {
+	return strings.Contains(query, "://") || strings.Contains(query, "www.")
+}
+
+// codeKind reports whether query holds code in backquotes (a span holding brackets,
+// =, |, ; or ->), and whether that code is JavaScript (jsMarks).
+func codeKind(query string) (code, js bool) {
+	for i := 0; i < len(query); i++ {
+		if query[i] != '`' {
+			continue
+		}
+		end := strings.IndexByte(query[i+1:], '`')
+		if end < 0 {
+			break
+		}
+		span := query[i+1 : i+1+end]
+		i += end + 1
+		if strings.ContainsAny(span, "(){}=|;<>[]") || strings.Contains(span, "->") {
+			code = true
+		}
+		for _, m := range jsMarks {
+			if strings.Contains(span, m) {
+				code, js = true, true
+			}
+		}
+	}
+	return code, js
+}
+
+// jsMarks are strings of JavaScript code that other code hardly holds.
+var jsMarks = [...]string{"=>", "document.", "window.", "querySelector", "console.", "getElementBy", "function"}
 
 // namesFile reports whether query holds a file name: a word, trailing punctuation
 // aside, ending in a dot and an extension of 1 to 5 letters and digits holding a
@@ -527,7 +593,7 @@ func (s *scratch) addPhrases(ix *Index, query string) {
 				s.addList(ix, qterm{id: rid, qtf: phraseWeight, need: noTerm, from: fromRelated})
 			}
 		}
-		if vid, ok := ix.terms[verb]; ok {
+		if vid, ok := ix.terms[verb]; ok && verb != "" {
 			for j := range s.qterms {
 				if q := &s.qterms[j]; q.id == vid || q.param && q.partner == vid {
 					q.qtf = max(q.qtf-phraseDemote, phraseDemote)

@@ -28,11 +28,21 @@ var stepMinContent = 2
 // fraction of it.
 var stepBonus = 0.25
 
+// stepLead is what the best hit of a step led by an operation verb (stepVerbs: "read
+// docs/CONTRIBUTING.md", "edit the one about naming") gains, as a share of the best hit's
+// score, in a query of stepLeadSteps steps or more: once, however many steps it leads.
+var stepLead = 0.2
+
+// stepLeadSteps is the least number of steps of a query whose steps' best hits gain
+// stepLead.
+const stepLeadSteps = 3
+
 // stepScratch holds the buffers of the reordering, kept in the pooled scratch.
 type stepScratch struct {
 	spans [maxSteps][2]int32 // the byte ranges of the query's clauses
 	n     int                // clauses found; the query is split when n >= 2
 	words [maxSteps]int      // content words of each clause
+	led   [maxSteps]bool     // whether each clause starts with an operation verb
 	terms []stepTerm
 	hits  []Hit
 	score []int64               // score[i*maxSteps+st]: hit i's score on step st, grown on first use
@@ -125,10 +135,13 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 		s.an.reset()
 		s.an.add(clause)
 		st.words[c] = 0
+		st.led[c] = verbLed(clause)
 		for i := 0; i < s.an.n(); i++ {
 			kind := s.an.kind[i]
-			if kind == termSurface {
-				continue // a tenth of a word: not worth its lookups
+			if kind == termSurface && !st.led[c] {
+				// A tenth of a word: not worth its lookups, but in a step led by a verb
+				// it tells which of the step's tools is its best ("list the jobs").
+				continue
 			}
 			w, _ := ix.queryWeight(kind)
 			term := s.an.term(i)
@@ -144,14 +157,20 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 				s.addStepTerm(id, w, c)
 			}
 		}
-		phraseMatches(clause, func(_ string, to [][]byte) { // lexicon.go
-			for _, t := range to {
-				if rid, ok := ix.terms[string(t)]; ok {
-					s.addStepTerm(rid, phraseWeight, c)
-				}
-			}
-		})
 	}
+	// A verb phrase may span clauses ("ask @lee and @kim to review"): it counts in
+	// the step its verb is in.
+	phraseMatchesAt(query, func(at int, _ string, to [][]byte) { // lexicon.go
+		c := 0
+		for c+1 < st.n && int(st.spans[c][1]) <= at {
+			c++
+		}
+		for _, t := range to {
+			if rid, ok := ix.terms[string(t)]; ok {
+				s.addStepTerm(rid, phraseWeight, c)
+			}
+		}
+	})
 }
 
 // addStepTerm adds the lists of term id the query scores to step c, at weight w times
@@ -208,6 +227,21 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		return hits
 	}
 	top := hits[0].Score * scoreScale
+	// lead marks the best hit of each step led by a verb, the first of equals.
+	var lead [stepWindow]bool
+	if valid >= stepLeadSteps {
+		for c := range st.n {
+			if !st.led[c] || st.words[c] < stepMinContent || best[c] == 0 {
+				continue
+			}
+			for i := range n {
+				if st.score[i*maxSteps+c] == best[c] {
+					lead[i] = true
+					break
+				}
+			}
+		}
+	}
 	after := int64(-1) // the score of the first hit after the window
 	if n < len(hits) {
 		after = int64(hits[n].Score * scoreScale)
@@ -222,6 +256,9 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 			}
 		}
 		v := int64(hits[i].Score*scoreScale) + int64(float64(stepBonus*top)*bonus)
+		if lead[i] {
+			v += int64(stepLead * top)
+		}
 		if spread := int64(hits[i].Score*scoreScale) - most; spread > 0 {
 			// What a hit gains from the words of several steps at once counts less.
 			v -= int64(stepSpread * float64(spread))

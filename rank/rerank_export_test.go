@@ -28,3 +28,10 @@ func SetStepSpread(w float64) (restore func()) {
 	stepSpread = w
 	return func() { stepSpread = old }
 }
+
+// SetStepLead sets stepLead for a test and returns a function restoring it.
+func SetStepLead(w float64) (restore func()) {
+	old := stepLead
+	stepLead = w
+	return func() { stepLead = old }
+}

@@ -80,9 +80,10 @@ func TestSearchSteps(t *testing.T) {
 	if s := slices.Sorted(slices.Values(got)); !slices.Equal(s, want) {
 		t.Errorf("Search(%q, 3) = %v, want %v in any order", stepQuery, got, want)
 	}
-	r1, r2 := rank.SetStepSpread(0), rank.SetStepBonus(0, 2)
+	r1, r2, r3 := rank.SetStepSpread(0), rank.SetStepBonus(0, 2), rank.SetStepLead(0)
 	defer r1()
 	defer r2()
+	defer r3()
 	if got := names(docs, ix.Search(nil, stepQuery, all, 3)); !slices.Contains(got, "issue_dashboard") {
 		t.Errorf("without the step reordering Search(%q, 3) = %v: the test proves nothing", stepQuery, got)
 	}
@@ -183,22 +184,56 @@ func TestSearchQuotedWords(t *testing.T) {
 	}
 }
 
-// A query naming a file without the word finds the tools of files.
-func TestSearchFileHint(t *testing.T) {
+// A query naming a file, a URL or JavaScript code without the word finds the tools of
+// files, of URLs or of JavaScript.
+func TestSearchHints(t *testing.T) {
 	docs := []rank.Doc{
 		{Name: "get_file_contents", Description: "Get the contents of a file."},
-		{Name: "open_mail", Description: "Open a mail."},
+		{Name: "navigate", Description: "Navigate to a URL."},
+		{Name: "evaluate", Description: "Evaluate a JavaScript expression."},
+		{Name: "archive_mail", Description: "Archive a mail."},
+		{Name: "check_links", Description: "Check the links of a page."},
 	}
 	ix := rank.NewIndex(docs)
 	all := allOf(len(docs))
-	q := "open ./notes/todo.txt"
-	if got := names(docs, ix.Search(nil, q, all, 3)); !slices.Contains(got, "get_file_contents") {
-		t.Errorf("Search(%q) = %v, want get_file_contents among them", q, got)
+	for q, want := range map[string]string{
+		"archive ./notes/todo.txt":                                "get_file_contents",
+		"check www.example.com/login":                             "navigate",
+		"check `document.querySelectorAll('a').length` in a page": "evaluate",
+	} {
+		if got := names(docs, ix.Search(nil, q, all, 3)); !slices.Contains(got, want) {
+			t.Errorf("Search(%q) = %v, want %s among them", q, got, want)
+		}
+		restore := rank.SetHintWeight(0)
+		if got := names(docs, ix.Search(nil, q, all, 3)); slices.Contains(got, want) {
+			t.Errorf("without the hints Search(%q) = %v: the test proves nothing", q, got)
+		}
+		restore()
 	}
-	restore := rank.SetHintWeight(0)
+}
+
+// In a task of three steps or more, the best tool of a step led by a verb gains
+// stepLead: "edit the draft note" finds update_draft_note, which the tools matching
+// "draft notes" in several steps would otherwise push out of the best four.
+func TestSearchStepLead(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "list_draft_notes", Description: "List the draft notes of a merge request."},
+		{Name: "delete_draft_note", Description: "Delete a draft note of a merge request."},
+		{Name: "publish_draft_notes", Description: "Publish all draft notes of a merge request."},
+		{Name: "get_draft_note", Description: "Get one draft note of a merge request."},
+		{Name: "create_draft_note", Description: "Create a draft note on a merge request."},
+		{Name: "update_draft_note", Description: "Update a draft note."},
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := "For merge request 19: list the draft notes of the merge request, edit its text about naming, delete the duplicate draft note, and publish all the draft notes of the merge request."
+	if got := names(docs, ix.Search(nil, q, all, 4)); !slices.Contains(got, "update_draft_note") {
+		t.Errorf("Search(%q, 4) = %v, want update_draft_note among them", q, got)
+	}
+	restore := rank.SetStepLead(0)
 	defer restore()
-	if got := names(docs, ix.Search(nil, q, all, 3)); slices.Contains(got, "get_file_contents") {
-		t.Errorf("without the hint Search(%q) = %v: the test proves nothing", q, got)
+	if got := names(docs, ix.Search(nil, q, all, 4)); slices.Contains(got, "update_draft_note") {
+		t.Errorf("without the step lead Search(%q, 4) = %v: the test proves nothing", q, got)
 	}
 }
 
