@@ -65,11 +65,15 @@ func readmeBlocks(readme string) (out []readmeBlock, problems []string) {
 	return out, problems
 }
 
-// funcBody returns the lines of function name in the Go source src, or nil.
+// funcBody returns the lines of function name in the Go source src, after its
+// signature (which may span lines), or nil.
 func funcBody(src, name string) []string {
 	lines := strings.Split(src, "\n")
 	for i, l := range lines {
 		if strings.HasPrefix(l, "func "+name+"(") {
+			for i < len(lines) && !strings.HasSuffix(lines[i], "{") {
+				i++
+			}
 			for j := i + 1; j < len(lines); j++ {
 				if lines[j] == "}" {
 					return lines[i+1 : j]
@@ -217,39 +221,46 @@ func snippetProblems(readme string, read func(path string) ([]byte, error)) []st
 		problems = append(problems, fmt.Sprintf("found %d Go blocks in README.md; the parser lost them", len(blocks)))
 	}
 	for _, b := range blocks {
-		bad := func(format string, args ...any) {
-			problems = append(problems, fmt.Sprintf("README.md:%d: ", b.line)+fmt.Sprintf(format, args...))
+		problems = append(problems, blockProblems(b, fmt.Sprintf("README.md:%d: ", b.line), read)...)
+	}
+	return problems
+}
+
+// blockProblems checks one snippet b (see snippetProblems), each problem prefixed with
+// where b is.
+func blockProblems(b readmeBlock, where string, read func(path string) ([]byte, error)) (problems []string) {
+	bad := func(format string, args ...any) {
+		problems = append(problems, where+fmt.Sprintf(format, args...))
+	}
+	data, err := read(b.path)
+	if err != nil {
+		bad("names %s: %v", b.path, err)
+		return problems
+	}
+	src := string(data)
+	if !strings.HasSuffix(b.path, "_test.go") {
+		bad("names %s, which is not a test file", b.path)
+	}
+	body := funcBody(src, b.fn)
+	if body == nil {
+		bad("names %s in %s, which has no such function", b.fn, b.path)
+		return problems
+	}
+	if b.standalone {
+		if p := programProblem(b, src); p != "" {
+			bad("%s", p)
 		}
-		data, err := read(b.path)
-		if err != nil {
-			bad("names %s: %v", b.path, err)
-			continue
+		return problems
+	}
+	if !strings.HasPrefix(b.fn, "Example") && !strings.HasPrefix(b.fn, "Test") {
+		runner := regexp.MustCompile("run by `([A-Za-z0-9_]+)`").FindStringSubmatch(b.marker)
+		if runner == nil || funcBody(src, runner[1]) == nil ||
+			!strings.Contains(strings.Join(funcBody(src, runner[1]), "\n"), b.fn+"(") {
+			bad("%s is no Example or test, and its note names none in %s that calls it", b.fn, b.path)
 		}
-		src := string(data)
-		if !strings.HasSuffix(b.path, "_test.go") {
-			bad("names %s, which is not a test file", b.path)
-		}
-		body := funcBody(src, b.fn)
-		if body == nil {
-			bad("names %s in %s, which has no such function", b.fn, b.path)
-			continue
-		}
-		if b.standalone {
-			if p := programProblem(b, src); p != "" {
-				bad("%s", p)
-			}
-			continue
-		}
-		if !strings.HasPrefix(b.fn, "Example") && !strings.HasPrefix(b.fn, "Test") {
-			runner := regexp.MustCompile("run by `([A-Za-z0-9_]+)`").FindStringSubmatch(b.marker)
-			if runner == nil || funcBody(src, runner[1]) == nil ||
-				!strings.Contains(strings.Join(funcBody(src, runner[1]), "\n"), b.fn+"(") {
-				bad("%s is no Example or test, and its note names none in %s that calls it", b.fn, b.path)
-			}
-		}
-		if p := fragmentProblem(b.code, body); p != "" {
-			bad("%s (%s in %s)", p, b.fn, b.path)
-		}
+	}
+	if p := fragmentProblem(b.code, body); p != "" {
+		bad("%s (%s in %s)", p, b.fn, b.path)
 	}
 	return problems
 }
@@ -266,6 +277,118 @@ func TestREADMESnippets(t *testing.T) {
 	}
 	for _, p := range snippetProblems(string(data), readRepo) {
 		t.Error(p)
+	}
+}
+
+// docBlocks returns the code blocks of the package doc in the Go source src (of the
+// package in directory dir, relative to the root) that a note names a function for:
+// "(this is `Name` in file_test.go, run by `Example`" in the paragraph before the
+// block, the file relative to the package.
+func docBlocks(dir, src string) []readmeBlock {
+	var out []readmeBlock
+	lines := strings.Split(src, "\n")
+	para, last := "", "" // the paragraph being read, the last one read
+	for i := 0; i < len(lines) && strings.HasPrefix(lines[i], "//"); i++ {
+		text := strings.TrimPrefix(lines[i], "//")
+		switch {
+		case strings.HasPrefix(text, "\t"):
+			para = last
+			b := readmeBlock{line: i + 1, marker: para}
+			for ; i < len(lines) && strings.HasPrefix(lines[i], "//\t"); i++ {
+				b.code = append(b.code, strings.TrimPrefix(lines[i], "//\t"))
+			}
+			i--
+			if m := regexp.MustCompile("\\(this is `([A-Za-z0-9_]+)` in ([A-Za-z0-9_./-]+\\.go)").FindStringSubmatch(para); m != nil {
+				b.fn, b.path = m[1], dir+"/"+m[2]
+				out = append(out, b)
+			}
+			para, last = "", ""
+		case strings.TrimSpace(text) == "":
+			if para != "" {
+				last = para
+			}
+			para = ""
+		default:
+			para += " " + strings.TrimSpace(text)
+		}
+	}
+	return out
+}
+
+// quickStarts are the package docs whose quick start must be a checked snippet.
+var quickStarts = []string{"mcpsdk/doc.go", "mcpgo/doc.go"}
+
+// docSnippetProblems checks the snippets of the package doc file (a path relative to
+// the root) as snippetProblems does the README's.
+func docSnippetProblems(file, src string, read func(path string) ([]byte, error)) []string {
+	var problems []string
+	blocks := docBlocks(filepath.ToSlash(filepath.Dir(file)), src)
+	if slices.Contains(quickStarts, file) && !slices.ContainsFunc(blocks, func(b readmeBlock) bool {
+		return strings.Contains(b.marker, "Quick start")
+	}) {
+		problems = append(problems, file+": the quick start is not followed by a note naming its function")
+	}
+	for _, b := range blocks {
+		problems = append(problems, blockProblems(b, fmt.Sprintf("%s:%d: ", file, b.line), read)...)
+	}
+	return problems
+}
+
+// Every package doc's code block that names its function (the quick starts of mcpsdk
+// and mcpgo must) is that function's body exactly as shown, but where "// ..." stands,
+// and the function is an Example or run by the one named (docSnippetProblems).
+func TestPackageDocSnippets(t *testing.T) {
+	checked := 0
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("..", path)
+		if d.IsDir() && (rel == "bench" || strings.HasPrefix(d.Name(), ".")) && rel != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(string(src), "// Package ") {
+			return nil
+		}
+		file := filepath.ToSlash(rel)
+		checked += len(docBlocks(filepath.Dir(file), string(src)))
+		for _, p := range docSnippetProblems(file, string(src), readRepo) {
+			t.Error(p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < len(quickStarts) {
+		t.Fatalf("checked %d package doc snippets; the walk lost them", checked)
+	}
+	for _, file := range quickStarts {
+		src, err := os.ReadFile(filepath.Join("..", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(src), "\n")
+		for _, b := range docBlocks(filepath.Dir(file), string(src)) {
+			for n := range b.code {
+				at := b.line - 1 + n
+				changed := slices.Clone(lines)
+				changed[at] += "x"
+				deleted := slices.Delete(slices.Clone(lines), at, at+1)
+				for what, edited := range map[string][]string{"changed": changed, "deleted": deleted} {
+					if len(docSnippetProblems(file, strings.Join(edited, "\n"), readRepo)) == 0 {
+						t.Errorf("%s:%d: line %d of the snippet %s: no problem reported", file, b.line, n+1, what)
+					}
+				}
+			}
+		}
 	}
 }
 

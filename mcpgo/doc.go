@@ -3,16 +3,21 @@
 // gated tools/call with the library's errors, the discover method on stdio and
 // streamable HTTP, and an optional discovery tool.
 //
-// Quick start (the package Example runs it):
+// Quick start (this is `quickStart` in quickstart_example_test.go, run by
+// `Example_quickStart`; the README's mcp-go section is the whole program):
 //
-//	s := server.NewMCPServer("weather", "v1")             // the host's server and tools, as before
-//	cat, err := mcpgo.CatalogFromServer(s, nil)            // the catalog from the registered tools
+//	s := server.NewMCPServer("weather", "v1") // the host's server and tools, as before
+//	s.AddTool(tool, handler)
+//	cat, err := mcpgo.CatalogFromServer(s, nil) // the catalog from the registered tools
+//	if err != nil {
+//		return err
+//	}
 //	d := discovery.New(&discovery.Options{Enabled: discovery.SwitchFromEnv(nil, nil), Catalog: cat, Grants: store})
 //	a := mcpgo.New(d, &mcpgo.Options{DiscoveryTool: "search_tools"})
-//	http.Handle("/mcp", auth(a.Handler(server.NewStreamableHTTPServer(s)))) // auth calls mcpgo.WithPrincipal
+//	mux.Handle("/mcp", auth(a.Handler(server.NewStreamableHTTPServer(s)))) // auth calls mcpgo.WithPrincipal
 //	// or over stdio, for the principal the host authenticated at launch:
 //	a = mcpgo.New(d, &mcpgo.Options{Principal: mcpgo.StaticPrincipal(p), DiscoveryTool: "search_tools"})
-//	err = a.ServeStdio(s)
+//	return a.Listen(ctx, server.NewStdioServer(s), stdin, stdout) // a.ServeStdio(s): on os.Stdin and os.Stdout
 //
 // # How it works: a front, not middleware
 //

@@ -2,15 +2,20 @@
 // (github.com/modelcontextprotocol/go-sdk/mcp): narrowed tools/list, gated tools/call,
 // the discover method on stdio and streamable HTTP, and an optional discovery tool.
 //
-// Quick start (the README's "A go-sdk server with discovery" is the whole program):
+// Quick start (this is `quickStart` in quickstart_example_test.go, run by
+// `Example_quickStart`; the README's "A go-sdk server with discovery" is the whole
+// program):
 //
 //	server := mcp.NewServer(impl, nil)
-//	mcp.AddTool(server, tool, handler)                         // the host's tools, as before
-//	cat, err := mcpsdk.NewServerCatalog(ctx, server, nil)      // the catalog from them, kept current
+//	mcp.AddTool(server, tool, handler)                    // the host's tools, as before
+//	cat, err := mcpsdk.NewServerCatalog(ctx, server, nil) // the catalog from them, kept current
+//	if err != nil {
+//		return err
+//	}
 //	d := discovery.New(&discovery.Options{Enabled: discovery.SwitchFromEnv(nil, nil), Catalog: cat, Grants: store})
 //	a := mcpsdk.New(d, &mcpsdk.Options{Principal: mcpsdk.StaticPrincipal(p), DiscoveryTool: "search_tools"})
-//	a.Install(server)                                          // tools/list, tools/call, discovery tool
-//	err = server.Run(ctx, a.Transport(&mcp.StdioTransport{}))  // the discover method on stdio
+//	a.Install(server)                          // tools/list, tools/call, discovery tool
+//	return server.Run(ctx, a.Transport(stdio)) // stdio: &mcp.StdioTransport{}; the discover method is answered on it
 //
 // For streamable HTTP, wrap the SDK's handler: a.Handler(mcp.NewStreamableHTTPHandler(...)),
 // behind the host's authentication (for example auth.RequireBearerToken, whose
