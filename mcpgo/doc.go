@@ -102,6 +102,15 @@
 // too long for even that answer to stay within 64 KiB, as for the discover method), on
 // HTTP with status 200, so every discovery tool response stays within 64 KiB.
 //
+// Long request ids: every refusal carries the request's id, as JSON-RPC asks, while
+// the response stays within 64 KiB (discovery.MaxResponseBytes): an error response
+// that its id alone would push past it (an id of about 65,400 bytes or more) is
+// written as the fixed invalid_request (-32600) with a null id instead, whoever wrote
+// the error (the front, the Discoverer or mcp-go), on stdio and HTTP (there with
+// status 400 in place of an error status, 200 kept). This is the discover method's
+// rule (SPEC PAGE-1), applied to every error alike. Results (a tool's, an invalid
+// arguments isError result, tools/list) carry the id whatever its length.
+//
 // Outgoing errors: every JSON-RPC error mcp-go writes that is not the library's
 // (message one of the discovery.Code values, data exactly {"error","status"}) is
 // rewritten to the content-free error of its code (-32700 parse_error, -32600

@@ -200,6 +200,16 @@
 // HTTP with status 200 like every tools/call refusal. Without the front (the
 // middleware alone) a longer id may answer over 64 KiB, by at most its excess.
 //
+// Long request ids: every refusal carries the request's id, as JSON-RPC asks, while
+// the response stays within 64 KiB (discovery.MaxResponseBytes): an error response
+// that its id alone would push past it (an id of about 65,400 bytes or more) is
+// written as the fixed invalid_request (-32600) with a null id instead, whoever wrote
+// the error (the front, the Discoverer, the middleware or the SDK), on stdio and HTTP
+// (there with status 400 in place of an error status, 200 kept). This is the discover
+// method's rule (SPEC PAGE-1), applied to every error alike, so that no refusal grows
+// with an id past what a discovery response may be. Results (a tool's, an invalid
+// arguments isError result, tools/list) carry the id whatever its length.
+//
 // A PrincipalFunc that fails refuses the request with unauthenticated (401), before
 // anything is read.
 //
