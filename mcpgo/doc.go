@@ -3,16 +3,21 @@
 // gated tools/call with the library's errors, the discover method on stdio and
 // streamable HTTP, and an optional discovery tool.
 //
-// Quick start (the package Example runs it):
+// Quick start (this is `quickStart` in quickstart_example_test.go, run by
+// `Example_quickStart`; the README's mcp-go section is the whole program):
 //
-//	s := server.NewMCPServer("weather", "v1")             // the host's server and tools, as before
-//	cat, err := mcpgo.CatalogFromServer(s, nil)            // the catalog from the registered tools
+//	s := server.NewMCPServer("weather", "v1") // the host's server and tools, as before
+//	s.AddTool(tool, handler)
+//	cat, err := mcpgo.CatalogFromServer(s, nil) // the catalog from the registered tools
+//	if err != nil {
+//		return err
+//	}
 //	d := discovery.New(&discovery.Options{Enabled: discovery.SwitchFromEnv(nil, nil), Catalog: cat, Grants: store})
 //	a := mcpgo.New(d, &mcpgo.Options{DiscoveryTool: "search_tools"})
-//	http.Handle("/mcp", auth(a.Handler(server.NewStreamableHTTPServer(s)))) // auth calls mcpgo.WithPrincipal
+//	mux.Handle("/mcp", auth(a.Handler(server.NewStreamableHTTPServer(s)))) // auth calls mcpgo.WithPrincipal
 //	// or over stdio, for the principal the host authenticated at launch:
 //	a = mcpgo.New(d, &mcpgo.Options{Principal: mcpgo.StaticPrincipal(p), DiscoveryTool: "search_tools"})
-//	err = a.ServeStdio(s)
+//	return a.Listen(ctx, server.NewStdioServer(s), stdin, stdout) // a.ServeStdio(s): on os.Stdin and os.Stdout
 //
 // # How it works: a front, not middleware
 //
@@ -96,6 +101,15 @@
 // is refused with the content-free invalid_request (-32600) and its id (null for an id
 // too long for even that answer to stay within 64 KiB, as for the discover method), on
 // HTTP with status 200, so every discovery tool response stays within 64 KiB.
+//
+// Long request ids: every refusal carries the request's id, as JSON-RPC asks, while
+// the response stays within 64 KiB (discovery.MaxResponseBytes): an error response
+// that its id alone would push past it (an id of about 65,400 bytes or more) is
+// written as the fixed invalid_request (-32600) with a null id instead, whoever wrote
+// the error (the front, the Discoverer or mcp-go), on stdio and HTTP (there with
+// status 400 in place of an error status, 200 kept). This is the discover method's
+// rule (SPEC PAGE-1), applied to every error alike. Results (a tool's, an invalid
+// arguments isError result, tools/list) carry the id whatever its length.
 //
 // Outgoing errors: every JSON-RPC error mcp-go writes that is not the library's
 // (message one of the discovery.Code values, data exactly {"error","status"}) is

@@ -143,7 +143,10 @@ func idKey(id []byte) string {
 	return string(b)
 }
 
+// writeLine writes b, an error response fitted to 64 KiB first (rpcwire.FitError: one
+// whose id would make it longer is invalid_request with a null id).
 func (c *stdioConn) writeLine(b []byte) error {
+	b, _ = rpcwire.FitError(b)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {

@@ -2,15 +2,20 @@
 // (github.com/modelcontextprotocol/go-sdk/mcp): narrowed tools/list, gated tools/call,
 // the discover method on stdio and streamable HTTP, and an optional discovery tool.
 //
-// Quick start (the README's "A go-sdk server with discovery" is the whole program):
+// Quick start (this is `quickStart` in quickstart_example_test.go, run by
+// `Example_quickStart`; the README's "A go-sdk server with discovery" is the whole
+// program):
 //
 //	server := mcp.NewServer(impl, nil)
-//	mcp.AddTool(server, tool, handler)                         // the host's tools, as before
-//	cat, err := mcpsdk.NewServerCatalog(ctx, server, nil)      // the catalog from them, kept current
+//	mcp.AddTool(server, tool, handler)                    // the host's tools, as before
+//	cat, err := mcpsdk.NewServerCatalog(ctx, server, nil) // the catalog from them, kept current
+//	if err != nil {
+//		return err
+//	}
 //	d := discovery.New(&discovery.Options{Enabled: discovery.SwitchFromEnv(nil, nil), Catalog: cat, Grants: store})
 //	a := mcpsdk.New(d, &mcpsdk.Options{Principal: mcpsdk.StaticPrincipal(p), DiscoveryTool: "search_tools"})
-//	a.Install(server)                                          // tools/list, tools/call, discovery tool
-//	err = server.Run(ctx, a.Transport(&mcp.StdioTransport{}))  // the discover method on stdio
+//	a.Install(server)                          // tools/list, tools/call, discovery tool
+//	return server.Run(ctx, a.Transport(stdio)) // stdio: &mcp.StdioTransport{}; the discover method is answered on it
 //
 // For streamable HTTP, wrap the SDK's handler: a.Handler(mcp.NewStreamableHTTPHandler(...)),
 // behind the host's authentication (for example auth.RequireBearerToken, whose
@@ -194,6 +199,16 @@
 // transports whose bytes the SDK decodes, the SDK writes the id back as it is), on
 // HTTP with status 200 like every tools/call refusal. Without the front (the
 // middleware alone) a longer id may answer over 64 KiB, by at most its excess.
+//
+// Long request ids: every refusal carries the request's id, as JSON-RPC asks, while
+// the response stays within 64 KiB (discovery.MaxResponseBytes): an error response
+// that its id alone would push past it (an id of about 65,400 bytes or more) is
+// written as the fixed invalid_request (-32600) with a null id instead, whoever wrote
+// the error (the front, the Discoverer, the middleware or the SDK), on stdio and HTTP
+// (there with status 400 in place of an error status, 200 kept). This is the discover
+// method's rule (SPEC PAGE-1), applied to every error alike, so that no refusal grows
+// with an id past what a discovery response may be. Results (a tool's, an invalid
+// arguments isError result, tools/list) carry the id whatever its length.
 //
 // A PrincipalFunc that fails refuses the request with unauthenticated (401), before
 // anything is read.

@@ -208,7 +208,10 @@ type lockedWriter struct {
 	w  io.WriteCloser
 }
 
+// writeLine writes b, an error response fitted to 64 KiB first (rpcwire.FitError: one
+// whose id would make it longer is invalid_request with a null id).
 func (w *lockedWriter) writeLine(b []byte) error {
+	b, _ = rpcwire.FitError(b)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	b = append(b, '\n') // b is the caller's: its spare capacity is free to use

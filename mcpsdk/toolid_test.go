@@ -2,128 +2,29 @@ package mcpsdk_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http/httptest"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
 
-// bigToolFixture serves 40 tools of about 2.5 KB each, all granted to everyone, and
-// the discovery tool: one page of them fills the 64 KiB of a tools/call response.
+// bigToolFixture serves adaptertest.BigTools, all granted to everyone, and the
+// discovery tool: one page of them fills the 64 KiB of a tools/call response.
 func bigToolFixture(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
-	var names []string
-	for i := range 40 {
-		name := fmt.Sprintf("weather_%02d", i)
-		names = append(names, name)
-		o.tools = append(o.tools, json.RawMessage(fmt.Sprintf(`{"name":%q,"description":"weather %s","inputSchema":{"type":"object"}}`, name, strings.Repeat("w", 2500))))
-	}
-	o.enabled, o.tool, o.reader = true, "search_tools", allowAll(t, names...)
+	o.tools, o.reader = adaptertest.BigTools(t)
+	o.enabled, o.tool = true, "search_tools"
 	return newFixture(t, o)
 }
 
-// A toolIDCase is the id of a discovery tool call, and whether the call is served a
-// page: the id as the SDK writes it back (which decodes escapes, and writes U+2028 as
-// \u2028) is at most 64 bytes.
-type toolIDCase struct {
-	name, id string
-	served   bool
-	null     bool // refused with a null id: no response under 64 KiB could echo it
-}
-
-func toolIDCases() []toolIDCase {
-	cases := []toolIDCase{{name: "number", id: "7", served: true}}
-	// The refusal is 123 bytes besides its id: it echoes ids of up to 65,413 bytes.
-	for _, n := range []int{3, 32, 63, 64, 65, 66, 100, 1000, 3000, 8000, 65_413, 65_414, 70_000} {
-		cases = append(cases, toolIDCase{name: fmt.Sprint(n), id: `"` + strings.Repeat("i", n-2) + `"`, served: n <= 64, null: n > 65_413})
-	}
-	return append(cases,
-		toolIDCase{name: "HTML", id: `"` + strings.Repeat("<", 62) + `"`, served: true},         // written as sent: 64 bytes
-		toolIDCase{name: "escapes", id: `"` + strings.Repeat(`\u0069`, 20) + `"`, served: true}, // 122 bytes sent, "iii…" (22) written
-		toolIDCase{name: "U+2028", id: `"` + strings.Repeat("\u2028", 20) + `"`, served: false}, // 62 bytes sent, \u2028… (122) written
-	)
-}
-
-// toolIDCall is the discovery tool call of the tests, with id.
-func toolIDCall(id string) string {
-	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"weather","limit":16}}}`
-}
-
-// checkToolIDAnswer checks the response to a discovery tool call of case c: at most
-// discovery.MaxResponseBytes, and a page holding the tools want (the page of the
-// shortest id, so no id of up to 64 bytes gets a smaller one), or the refusal
-// invalid_request.
-func checkToolIDAnswer(t *testing.T, c toolIDCase, resp []byte, want []string) {
-	t.Helper()
-	if len(resp) > discovery.MaxResponseBytes {
-		t.Errorf("id %s: discovery tool response %d bytes, over %d", c.name, len(resp), discovery.MaxResponseBytes)
-	}
-	var msg struct {
-		ID     json.RawMessage
-		Result *struct {
-			StructuredContent struct{ Tools []struct{ Name string } }
-		}
-		Error *rpcErr
-	}
-	if err := json.Unmarshal(resp, &msg); err != nil {
-		t.Fatalf("id %s: response %.200s: %v", c.name, resp, err)
-	}
-	wantID := c.id
-	if c.null {
-		wantID = "null"
-	}
-	var got, sent any // compared decoded: the SDK writes the id again
-	json.Unmarshal(msg.ID, &got)
-	json.Unmarshal([]byte(wantID), &sent)
-	if got != sent {
-		t.Errorf("id %s: response id %.80s, want %.80s", c.name, msg.ID, wantID)
-	}
-	if !c.served {
-		code := discovery.CodeInvalidRequest
-		if e := msg.Error; e == nil || e.Code != code.JSONRPCCode() || e.Message != string(code) || e.Data.Error != string(code) || e.Data.Status != code.Status() {
-			t.Errorf("id %s: response %.200s, want the error %s", c.name, resp, code)
-		}
-		return
-	}
-	if msg.Result == nil {
-		t.Fatalf("id %s: response %.200s, want a page", c.name, resp)
-	}
-	var names []string
-	for _, tl := range msg.Result.StructuredContent.Tools {
-		names = append(names, tl.Name)
-	}
-	if !slices.Equal(names, want) {
-		t.Errorf("id %s: page %v, want %v", c.name, names, want)
-	}
-}
-
-// pageNames is the tool names of a discovery tool response.
-func pageNames(t *testing.T, resp []byte) []string {
-	t.Helper()
-	var msg struct {
-		Result struct {
-			StructuredContent struct{ Tools []struct{ Name string } }
-		}
-	}
-	if err := json.Unmarshal(resp, &msg); err != nil || len(msg.Result.StructuredContent.Tools) == 0 {
-		t.Fatalf("response %.200s: want a page (%v)", resp, err)
-	}
-	var names []string
-	for _, tl := range msg.Result.StructuredContent.Tools {
-		names = append(names, tl.Name)
-	}
-	return names
-}
+// The go-sdk writes a response's id itself, decoded and encoded again.
+const idWriting = adaptertest.IDReencoded
 
 // SPEC PAGE-1, PAGE-2 over stdio: a discovery tool call with an id of any length
 // answers at most 64 KiB; an id the SDK writes in at most 64 bytes gets the page
@@ -141,9 +42,10 @@ func TestDiscoveryToolLongIDWithinPage(t *testing.T) {
 		}
 		return b[:len(b)-1]
 	}
-	want := pageNames(t, call(toolIDCall("7")))
-	for _, c := range toolIDCases() {
-		checkToolIDAnswer(t, c, call(toolIDCall(c.id)), want)
+	cases := adaptertest.ToolIDCases(idWriting)
+	want := adaptertest.CheckToolIDAnswer(t, idWriting, cases[0], call(adaptertest.ToolIDCall(cases[0].ID)), nil)
+	for _, c := range cases {
+		adaptertest.CheckToolIDAnswer(t, idWriting, c, call(adaptertest.ToolIDCall(c.ID)), want)
 	}
 }
 
@@ -154,14 +56,15 @@ func TestHTTPDiscoveryToolLongIDWithinPage(t *testing.T) {
 	t.Cleanup(srv.Close)
 	h := &httpSession{t: t, url: srv.URL, token: "tok-alice"}
 	h.initialize()
-	_, first := h.post(toolIDCall("7"))
-	want := pageNames(t, first)
-	for _, c := range toolIDCases() {
-		resp, body := h.post(toolIDCall(c.id))
+	cases := adaptertest.ToolIDCases(idWriting)
+	_, first := h.post(adaptertest.ToolIDCall(cases[0].ID))
+	want := adaptertest.CheckToolIDAnswer(t, idWriting, cases[0], first, nil)
+	for _, c := range cases {
+		resp, body := h.post(adaptertest.ToolIDCall(c.ID))
 		if resp.StatusCode != 200 {
-			t.Errorf("id %s: HTTP %d, want 200", c.name, resp.StatusCode)
+			t.Errorf("id %s: HTTP %d, want 200", c.Name, resp.StatusCode)
 		}
-		checkToolIDAnswer(t, c, body, want)
+		adaptertest.CheckToolIDAnswer(t, idWriting, c, body, want)
 	}
 }
 
@@ -211,11 +114,12 @@ func TestMemoryDiscoveryToolLongIDWithinPage(t *testing.T) {
 	if err := conn.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized"}); err != nil {
 		t.Fatal(err)
 	}
-	want := pageNames(t, call(toolIDCall("7")))
-	for _, c := range toolIDCases() {
-		if c.null {
+	cases := adaptertest.ToolIDCases(idWriting)
+	want := adaptertest.CheckToolIDAnswer(t, idWriting, cases[0], call(adaptertest.ToolIDCall(cases[0].ID)), nil)
+	for _, c := range cases {
+		if c.Null {
 			continue // the SDK writes the id of this front's refusals: it cannot be null
 		}
-		checkToolIDAnswer(t, c, call(toolIDCall(c.id)), want)
+		adaptertest.CheckToolIDAnswer(t, idWriting, c, call(adaptertest.ToolIDCall(c.ID)), want)
 	}
 }

@@ -13,7 +13,9 @@
 //
 // DB is sqlite:PATH or a postgres:// (postgresql://) connection string. Every change
 // goes through sqlstore, one transaction each, and prints the new control revision.
-// grants list reads -page rows at a time. catalog check reads a JSON array of tool
+// grants list reads -page rows at a time; list and check print a principal, tool or
+// scope of more than 64 code points as its first 64, quoted, then "…(N bytes)" (-json
+// prints it whole). catalog check reads a JSON array of tool
 // definitions (or a tools/list result) and reports each tool as a Discoverer over it
 // would treat it, its catalog built with the -validator Compiler; it exits 1, after the report, when any tool's calls would all answer
 // tool_validation_unavailable (503). The exit status is 0 on success (and for -h, -help
@@ -326,20 +328,41 @@ type jsonRow struct {
 }
 
 // rowText prints a row's fields tab-separated: principal, tool, effect, scopes
-// (comma-separated, "-" for none), revision; principal and tool as field prints them.
+// (comma-separated, "-" for none), revision; principal, tool and each scope as field
+// prints them.
 func rowText(r grants.Row) string {
-	scopes := strings.Join(r.Scopes, ",")
-	if scopes == "" {
-		scopes = "-"
+	scopes := "-"
+	if len(r.Scopes) > 0 {
+		shown := make([]string, len(r.Scopes))
+		for i, sc := range r.Scopes {
+			shown[i] = field(sc)
+		}
+		scopes = strings.Join(shown, ",")
 	}
 	return fmt.Sprintf("%s\t%s\t%s\t%s\t%d", field(r.Principal), field(r.Tool), r.Effect, scopes, r.Revision)
 }
 
+// maxShown is how many code points of stored text a text line shows: the row model
+// bounds no principal, tool or scope, and one of 100 KB would fill the terminal.
+const maxShown = 64
+
 // field prints stored text as it is, or Go-quoted (strconv.Quote) when it holds invalid
 // UTF-8, a character that is neither printable nor a space (a tab, a newline, an escape)
 // or a leading quote, so that a row stays one line of tab-separated fields and no
-// stored byte reaches the terminal raw.
+// stored byte reaches the terminal raw. Text of more than maxShown code points (an
+// invalid byte counting as one) prints as its first maxShown, quoted, then "…(N bytes)":
+// it begins with a quote and does not end with one, as no whole text printed does.
+// -json prints text whole.
 func field(s string) string {
+	if cut, n := 0, 0; len(s) > maxShown {
+		for cut < len(s) && n < maxShown {
+			_, size := utf8.DecodeRuneInString(s[cut:])
+			cut, n = cut+size, n+1
+		}
+		if cut < len(s) {
+			return strconv.Quote(s[:cut]) + "…(" + strconv.Itoa(len(s)) + " bytes)"
+		}
+	}
 	if utf8.ValidString(s) && !strings.HasPrefix(s, `"`) &&
 		strings.IndexFunc(s, func(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }) < 0 {
 		return s

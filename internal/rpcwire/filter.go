@@ -104,7 +104,7 @@ func (f *Filter) writeEvents() error {
 		ln, rest, _ := bytes.Cut(events, []byte("\n"))
 		events = rest
 		if data, ok := bytes.CutPrefix(ln, []byte("data:")); ok {
-			if msg, changed := f.Rewrite(bytes.TrimPrefix(data, []byte(" "))); changed {
+			if msg, changed := f.rewrite(bytes.TrimPrefix(data, []byte(" "))); changed {
 				ln = append([]byte("data: "), msg...)
 			}
 		}
@@ -113,6 +113,20 @@ func (f *Filter) writeEvents() error {
 	f.pending = append(f.pending[:0], f.pending[end+2:]...)
 	_, err := f.W.Write(out)
 	return err
+}
+
+// rewrite is Rewrite, then FitError; an error status of a fitted answer becomes
+// invalid_request's.
+func (f *Filter) rewrite(msg []byte) (out []byte, changed bool) {
+	out, changed = f.Rewrite(msg)
+	if !changed {
+		out = msg
+	}
+	out, fitted := FitError(out)
+	if fitted && f.status >= 400 {
+		f.status = discovery.CodeInvalidRequest.Status()
+	}
+	return out, changed || fitted
 }
 
 // Flush writes what can be written and flushes the underlying writer.
@@ -138,7 +152,10 @@ func (f *Filter) Finish() {
 		h := f.W.Header()
 		body := []byte(http.StatusText(f.status) + "\n")
 		if f.ID != nil && (f.status == http.StatusBadRequest || f.status == http.StatusRequestEntityTooLarge) {
-			body = f.TextError(f.ID, f.status, f.pending)
+			var fitted bool
+			if body, fitted = FitError(f.TextError(f.ID, f.status, f.pending)); fitted {
+				f.status = discovery.CodeInvalidRequest.Status()
+			}
 			h.Set("Content-Type", "application/json")
 			h.Del("X-Content-Type-Options")
 		}
@@ -148,7 +165,7 @@ func (f *Filter) Finish() {
 	case modeJSON:
 		body := f.pending
 		if msg := bytes.TrimSpace(body); len(msg) > 0 {
-			if out, changed := f.Rewrite(msg); changed {
+			if out, changed := f.rewrite(msg); changed {
 				body = out
 			}
 		}
@@ -199,8 +216,15 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) (body []byte,
 // Answer writes an adapter's own answer to r: status and body as application/json,
 // or, when event is set and r's Accept takes only text/event-stream, one event in an
 // HTTP 200; an empty body answers status alone (202 for a notification). A body is
-// marked private (PrivateCache).
+// marked private (PrivateCache). An error body is first fitted to 64 KiB (FitError),
+// its status then invalid_request's when it was an error status.
 func Answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool) {
+	if fitted, changed := FitError(body); changed {
+		body = fitted
+		if status >= 400 {
+			status = discovery.CodeInvalidRequest.Status()
+		}
+	}
 	if len(body) > 0 {
 		PrivateCache(w.Header()) // a discover page or a refusal: one principal's
 	}

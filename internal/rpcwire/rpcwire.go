@@ -149,6 +149,32 @@ func AppendToolIDError(dst, id []byte) []byte {
 	return discovery.AppendJSONRPCError(dst, id, discovery.CodeInvalidRequest)
 }
 
+// FitError returns msg, or, when msg is a JSON-RPC error response longer than
+// discovery.MaxResponseBytes that its id makes so (with a null id it would fit), the
+// fixed invalid_request with a null id, as Discoverer.AppendJSONRPC answers such an id
+// of the discover method: an error the adapters write never exceeds 64 KiB (SPEC
+// PAGE-1 for a discovery response; every other error alike). JSON-RPC writes the id
+// of a request whose id cannot be answered as null; an id of 65,413 bytes or less is
+// carried by every refusal. changed reports a replacement. Results (a tool's, a
+// tools/list) are never changed.
+func FitError(msg []byte) (out []byte, changed bool) {
+	if len(msg) <= discovery.MaxResponseBytes {
+		return msg, false
+	}
+	m, ok := ExactMembers(msg, fitMembers)
+	if !ok || m["error"] == nil || m["result"] != nil || m["method"] != nil || m["id"] == nil ||
+		len(msg)-len(m["id"])+len("null") > discovery.MaxResponseBytes {
+		return msg, false
+	}
+	return append([]byte(nil), longIDRefusal...), true // the caller may append to it
+}
+
+// fitMembers are the members FitError reads.
+var fitMembers = []string{"id", "error", "result", "method"}
+
+// longIDRefusal is FitError's answer.
+var longIDRefusal = discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest)
+
 // invalidRequestLen is the length of the invalid_request error response without its id.
 var invalidRequestLen = len(discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest)) - len("null")
 

@@ -156,3 +156,57 @@ func TestAppendToolIDError(t *testing.T) {
 		t.Errorf("the longest echoed id answers %d bytes, want exactly %d", n, discovery.MaxResponseBytes)
 	}
 }
+
+// SPEC PAGE-1: FitError replaces an error response that only its id makes longer than
+// 64 KiB by invalid_request with a null id, and leaves every other message as it is:
+// errors that fit, results and requests of any size, and an error long by itself.
+func TestFitError(t *testing.T) {
+	id := func(n int) []byte { return []byte(`"` + strings.Repeat("i", n-2) + `"`) }
+	refusal := discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest)
+	fits := len(refusal) - len("null")
+	grantErr := func(n int) []byte { return discovery.AppendJSONRPCError(nil, id(n), discovery.CodeToolNotGranted) }
+	notGranted := len(grantErr(64)) - 64 // the tool_not_granted response without its id
+	for _, c := range []struct {
+		name    string
+		msg     []byte
+		changed bool
+	}{
+		{"short id", grantErr(64), false},
+		{"8 KiB id", grantErr(8 << 10), false},
+		{"id that just fits", grantErr(discovery.MaxResponseBytes - notGranted), false},
+		{"id one byte over", grantErr(discovery.MaxResponseBytes - notGranted + 1), true},
+		{"invalid_request, longest id", discovery.AppendJSONRPCError(nil, id(discovery.MaxResponseBytes-fits), discovery.CodeInvalidRequest), false},
+		{"70 KB id", grantErr(70_000), true},
+		{"result, 70 KB id", []byte(`{"jsonrpc":"2.0","id":` + string(id(70_000)) + `,"result":{}}`), false},
+		{"request, 70 KB id", []byte(`{"jsonrpc":"2.0","id":` + string(id(70_000)) + `,"method":"ping"}`), false},
+		{"error long by its data", []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":"` + strings.Repeat("d", 70_000) + `"}}`), false},
+		{"not JSON", []byte(strings.Repeat("x", 70_000)), false},
+	} {
+		out, changed := FitError(c.msg)
+		if changed != c.changed {
+			t.Errorf("%s (%d bytes): changed %v, want %v", c.name, len(c.msg), changed, c.changed)
+		}
+		switch {
+		case changed && !bytes.Equal(out, refusal):
+			t.Errorf("%s: %.200s, want %s", c.name, out, refusal)
+		case !changed && !bytes.Equal(out, c.msg):
+			t.Errorf("%s: the message changed", c.name)
+		}
+	}
+}
+
+// BenchmarkFitError is what FitError adds to a message over 64 KiB it leaves alone: a
+// 1 MiB tools/list-like result (one scan of its top-level members).
+func BenchmarkFitError(b *testing.B) {
+	var tools []string
+	for len(strings.Join(tools, ",")) < 1<<20 {
+		tools = append(tools, `{"name":"t","description":"`+strings.Repeat("d", 500)+`","inputSchema":{"type":"object","properties":{"a":{"type":"string"}}}}`)
+	}
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[` + strings.Join(tools, ",") + `]}}`)
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if _, changed := FitError(msg); changed {
+			b.Fatal("a result changed")
+		}
+	}
+}

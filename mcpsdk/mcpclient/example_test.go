@@ -52,11 +52,11 @@ func weatherServer(ctx context.Context) mcp.Transport {
 // following nextCursor; All does the same in one loop.
 func ExampleDiscover() {
 	ctx := context.Background()
+	transport := weatherServer(ctx)
 	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1"}, nil)
 	if err := mcpclient.Register(client); err != nil {
 		log.Fatal(err)
 	}
-	transport := weatherServer(ctx)
 	cs, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		log.Fatal(err)

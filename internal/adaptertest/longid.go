@@ -1,0 +1,92 @@
+package adaptertest
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/discovery"
+)
+
+// A LongIDCase is a request an adapter answers without running a host's tool, its id
+// written "ID": a refusal of its front, of the Discoverer or of the SDK, or a result
+// the adapter decides (a discovery tool page, invalid arguments).
+type LongIDCase struct {
+	Name, Msg string
+	// DiscoveryTool marks a call of the discovery tool ("search_tools"), whose page is
+	// sized for an id of at most 64 bytes: a longer id is refused with invalid_request.
+	DiscoveryTool bool
+}
+
+// LongIDCases are the cases for a catalog where granted is a tool the principal may
+// call, with valid and invalid arguments, and denied one it may not.
+func LongIDCases(granted, valid, invalid, denied string) []LongIDCase {
+	call := func(name, args string) string {
+		return `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `}}`
+	}
+	disc := func(params string) string {
+		return `{"jsonrpc":"2.0","id":ID,"method":"multillm.tools.discover","params":` + params + `}`
+	}
+	return []LongIDCase{
+		{Name: "discover limit 99", Msg: disc(`{"query":"weather","limit":99}`)},
+		{Name: "discover forged cursor", Msg: disc(`{"query":"weather","cursor":"AAAA"}`)},
+		{Name: "discover query twice", Msg: disc(`{"query":"weather","query":"x"}`)},
+		{Name: "discover params not an object", Msg: disc(`7`)},
+		{Name: "discover Params twin", Msg: `{"jsonrpc":"2.0","id":ID,"method":"multillm.tools.discover","params":{"query":"weather"},"Params":{}}`},
+		{Name: "discovery tool", Msg: call("search_tools", `{"query":"weather"}`), DiscoveryTool: true},
+		{Name: "discovery tool, limit 99", Msg: call("search_tools", `{"query":"weather","limit":99}`), DiscoveryTool: true},
+		{Name: "discovery tool named twice", Msg: `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"search_tools","name":"search_tools","arguments":{"query":"weather"}}}`},
+		{Name: "unknown tool", Msg: call("no_such_tool", `{}`)},
+		{Name: "denied tool", Msg: call(denied, `{}`)},
+		{Name: "name not a string", Msg: `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":7,"arguments":{}}}`},
+		{Name: "Name twin", Msg: `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"` + granted + `","Name":"x","arguments":` + valid + `}}`},
+		{Name: "Method twin", Msg: `{"jsonrpc":"2.0","id":ID,"method":"ping","Method":"ping"}`},
+		{Name: "unknown method", Msg: `{"jsonrpc":"2.0","id":ID,"method":"no/such"}`},
+		{Name: "stale pin", Msg: `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"` + granted + `","arguments":` + valid + `,"_meta":{"contract_digest":"sha256:00"}}}`},
+		{Name: "invalid arguments", Msg: call(granted, invalid)},
+		{Name: "invalid UTF-8", Msg: call(granted, `{"x":"`+"\xff"+`"}`)},
+	}
+}
+
+// LongIDs are the id lengths, in bytes as sent, of CheckLongIDs: the first is the
+// reference.
+var LongIDs = []int{64, 8 << 10, 70_000}
+
+// LongIDRefusal is the answer to a request whose id is too long for its error
+// response to carry it within discovery.MaxResponseBytes: invalid_request, id null.
+const LongIDRefusal = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid_request","data":{"error":"invalid_request","status":400}}}`
+
+// CheckLongIDs sends c with ids of each length of LongIDs (strings of "i") through
+// send, which returns the answer, and checks that each longer id gets the answer of
+// the 64-byte one, byte for byte, carrying its own id, but where that cannot fit:
+// an error response is at most discovery.MaxResponseBytes, LongIDRefusal when the id
+// would make it longer (SPEC PAGE-1 for a discovery response; the same rule for
+// every error the adapter writes), and a discovery tool call with an id over 64 bytes
+// is refused with invalid_request carrying the id. Results (invalid arguments) carry
+// the id whatever its length, as every tool result does.
+func CheckLongIDs(t testing.TB, c LongIDCase, send func(msg string) []byte) {
+	t.Helper()
+	id := func(n int) string { return `"` + strings.Repeat("i", n-2) + `"` }
+	ref := send(strings.Replace(c.Msg, "ID", id(LongIDs[0]), 1))
+	if !bytes.Contains(ref, []byte(`"id":`+id(LongIDs[0]))) {
+		t.Fatalf("%s: the answer to a 64-byte id does not carry it: %.300s", c.Name, ref)
+	}
+	isError := DecodeError(t, ref) != nil
+	for _, n := range LongIDs[1:] {
+		got := send(strings.Replace(c.Msg, "ID", id(n), 1))
+		var want []byte
+		switch {
+		case c.DiscoveryTool && n+len(LongIDRefusal)-len("null") > discovery.MaxResponseBytes:
+			want = []byte(LongIDRefusal)
+		case c.DiscoveryTool:
+			want = []byte(strings.Replace(LongIDRefusal, "null", id(n), 1))
+		case isError && len(ref)-LongIDs[0]+n > discovery.MaxResponseBytes:
+			want = []byte(LongIDRefusal)
+		default:
+			want = bytes.Replace(ref, []byte(id(LongIDs[0])), []byte(id(n)), 1)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s, id of %d bytes: answer of %d bytes %.200s…, want %d bytes %.200s…", c.Name, n, len(got), got, len(want), want)
+		}
+	}
+}

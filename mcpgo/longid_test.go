@@ -1,0 +1,50 @@
+package mcpgo_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
+	"github.com/deferredtools/deferredtools/mcpgo"
+)
+
+// longIDCases are adaptertest's for the test catalog as alice: weather_get granted,
+// secrets_read never.
+var longIDCases = adaptertest.LongIDCases("weather_get", `{"city":"Oslo"}`, `{"city":"O"}`, "secrets_read")
+
+// SPEC PAGE-1, ERR-1 over stdio: every refusal (the front's, the Discoverer's,
+// mcp-go's) and every result the front decides answers an id of 8 KiB as an id of 64
+// bytes, carrying it, and one of 70,000 bytes within 64 KiB: an error response it
+// would push past 64 KiB is invalid_request with a null id (adaptertest.CheckLongIDs).
+func TestStdioLongIDs(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, tool: "search_tools"})
+	c := f.listen(t, mcpgo.WithPrincipal(context.Background(), adaptertest.Alice))
+	c.initialize()
+	next := func(msg string) []byte { // the next response: one request at a time
+		c.send(msg)
+		for {
+			b, err := c.r.ReadBytes('\n')
+			if err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			var env struct{ Method string }
+			if json.Unmarshal(b, &env) == nil && env.Method == "" {
+				return b[:len(b)-1]
+			}
+		}
+	}
+	for _, tc := range longIDCases {
+		adaptertest.CheckLongIDs(t, tc, next)
+	}
+}
+
+// TestStdioLongIDs over streamable HTTP, through Handler.
+func TestHTTPLongIDs(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, tool: "search_tools"})
+	h := &httpSession{t: t, url: f.httpServer(t).URL, token: "tok-alice"}
+	h.initialize()
+	for _, tc := range longIDCases {
+		adaptertest.CheckLongIDs(t, tc, func(msg string) []byte { return httpAnswer(h.post(msg, "")) })
+	}
+}
