@@ -330,3 +330,22 @@ func verbLed(clause string) bool {
 	}
 	return false
 }
+
+// queryStop holds the stems of words that a request uses for its own grammar, pronouns
+// and adverbs ("edit the one about naming", "read it instead", "check whether it
+// already exists"), which tool text rarely holds and so would weigh as its rarest
+// words. They are dropped from queries only; the index keeps them.
+var queryStop = map[string]bool{}
+
+func init() {
+	for _, w := range queryStopWords {
+		queryStop[string(stem([]byte(w)))] = true
+	}
+}
+
+var queryStopWords = []string{
+	"one", "ones", "instead", "still", "together", "yet", "even",
+	"ever", "anyway", "actually", "currently", "maybe", "perhaps", "rather", "quite",
+	"almost", "though", "although", "because", "therefore", "otherwise", "else",
+	"someone", "somebody", "everything", "everyone", "whatever", "whichever",
+}

@@ -73,13 +73,16 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			// A term needing a stem the index lacks is not in it either.
 			id, ok = ix.terms[string(s.an.term(i))]
 		}
-		if !ok || ix.held(id) == 0 {
+		if !ok || ix.held(id) == 0 || s.an.kind[i] == termWord && queryStop[string(s.an.term(i))] {
 			id = noTerm
 		}
 		s.ids = append(s.ids, id)
 	}
 	for i, id := range s.ids {
 		kind := s.an.kind[i]
+		if kind == termWord && queryStop[string(s.an.term(i))] {
+			continue // a word of the request's own grammar ("the one about naming")
+		}
 		word := 0.0
 		if kind == termWord && i < words {
 			word = 1

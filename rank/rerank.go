@@ -33,6 +33,10 @@ var stepBonus = 0.25
 // score, in a query of stepLeadSteps steps or more: once, however many steps it leads.
 var stepLead = 0.2
 
+// stepTopic is the share of a hit's score on the clauses before a query's first
+// verb-led step (its topic) that each verb-led step's score gains.
+var stepTopic = 0.2
+
 // stepLeadSteps is the least number of steps of a query whose steps' best hits gain
 // stepLead.
 const stepLeadSteps = 3
@@ -145,6 +149,9 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 			}
 			w, _ := ix.queryWeight(kind)
 			term := s.an.term(i)
+			if kind == termWord && queryStop[string(term)] {
+				continue // as in the whole query (query.go)
+			}
 			if kind == termWord {
 				st.words[c]++
 				for _, r := range related[string(term)] {
@@ -200,6 +207,7 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		st.score = make([]int64, stepWindow*maxSteps)
 	}
 	var best [maxSteps]int64
+	var tp [stepWindow]int64 // each hit's share of the topic (stepTopic)
 	for i := range n {
 		row := st.score[i*maxSteps : (i+1)*maxSteps]
 		clear(row)
@@ -213,8 +221,23 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 				row[t.step] += contribution(t.wt, sat)
 			}
 		}
+		if stepTopic > 0 && !st.led[0] {
+			// The clauses before the first verb-led step set the task's topic ("On
+			// cluster adx-analytics, database telemetry: list the tables"); each
+			// verb-led step is scored with stepTopic of the topic's score.
+			topic := int64(0)
+			for c := range st.n {
+				if st.led[c] {
+					break
+				}
+				if st.words[c] >= stepMinContent {
+					topic += row[c]
+				}
+			}
+			tp[i] = int64(stepTopic * float64(topic))
+		}
 		for c := range st.n {
-			best[c] = max(best[c], row[c])
+			best[c] = max(best[c], row[c]+st.topic(c, tp[i]))
 		}
 	}
 	valid := 0
@@ -235,7 +258,7 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 				continue
 			}
 			for i := range n {
-				if st.score[i*maxSteps+c] == best[c] {
+				if st.score[i*maxSteps+c]+st.topic(c, tp[i]) == best[c] {
 					lead[i] = true
 					break
 				}
@@ -252,7 +275,7 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		for c := range st.n {
 			most = max(most, row[c])
 			if st.words[c] >= stepMinContent && best[c] > 0 {
-				bonus = max(bonus, float64(row[c])/float64(best[c]))
+				bonus = max(bonus, float64(row[c]+st.topic(c, tp[i]))/float64(best[c]))
 			}
 		}
 		v := int64(hits[i].Score*scoreScale) + int64(float64(stepBonus*top)*bonus)
@@ -274,6 +297,15 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		}
 	}
 	return hits
+}
+
+// topic returns what step c gains from a hit's share tp of the topic: tp when the step
+// is led by a verb.
+func (st *stepScratch) topic(c int, tp int64) int64 {
+	if st.led[c] {
+		return tp
+	}
+	return 0
 }
 
 // hitBefore reports whether a ranks before b: a higher score, or an equal one and a

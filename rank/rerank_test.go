@@ -13,11 +13,12 @@ import (
 
 // TestStepGrid prints, for RANK_STEPS=1, the pooled figures of the tuning sets for a
 // grid of the step bonus and spread (rerank.go); for RANK_STEPS=literal and hint, for a
-// grid of the weight of quoted words and of the word "file" a file name adds (query.go).
+// grid of the weight of quoted words and of the word "file" a file name adds (query.go);
+// for RANK_STEPS=topic, for a grid of the share of the topic each verb-led step gains.
 func TestStepGrid(t *testing.T) {
 	mode := os.Getenv("RANK_STEPS")
 	if mode == "" {
-		t.Skip("set RANK_STEPS=1, literal or hint")
+		t.Skip("set RANK_STEPS=1, literal, hint or topic")
 	}
 	sets := loadKindSets(t, false)
 	run := func(label string, set func() (restore func())) {
@@ -35,6 +36,10 @@ func TestStepGrid(t *testing.T) {
 	case "hint":
 		for _, w := range []float64{0, 0.25, 0.5, 1} {
 			run(fmt.Sprintf("hint %.2f", w), func() func() { return rank.SetHintWeight(w) })
+		}
+	case "topic":
+		for _, w := range []float64{0, 0.1, 0.2, 0.3, 0.5, 1} {
+			run(fmt.Sprintf("topic %.2f", w), func() func() { return rank.SetStepTopic(w) })
 		}
 	default:
 		for _, spread := range []float64{0, 0.25, 0.5, 0.75} {
@@ -303,5 +308,62 @@ func TestSearchStepsSpread(t *testing.T) {
 	with, without := scores(0.5), scores(0)
 	if d, ok := with["issue_dashboard"]; !ok || d >= without["issue_dashboard"] {
 		t.Errorf("issue_dashboard scores %v with the step spread, %v without: want less", d, without["issue_dashboard"])
+	}
+}
+
+// The clauses before a task's first verb-led step set its topic, and each verb-led step
+// is read with a share of it: "list the tables" of a task on a Data Explorer cluster
+// prefers the cluster's tables to a storage account's, whose words match the step
+// alone a little better (stepTopic, rerank.go).
+func TestSearchStepTopic(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "storage_table_list", Title: "List tables", Description: "List tables: the tables of a storage account."},
+		{Name: "kusto_table_list", Title: "List tables", Description: "List the tables of a Data Explorer database."},
+		{Name: "kusto_table_schema", Title: "Get table schema", Description: "Get the schema of a table of a Data Explorer cluster."},
+		{Name: "kusto_query", Title: "Query", Description: "Run a query on a database of a Data Explorer cluster."},
+	}
+	for i := range 30 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an account.", i)})
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := "On the Data Explorer cluster adx-analytics, database telemetry: list the tables, get the schema of the Events table, then run a query to sample some rows."
+	above := func() bool {
+		got := names(docs, ix.Search(nil, q, all, 0))
+		return slices.Index(got, "kusto_table_list") < slices.Index(got, "storage_table_list")
+	}
+	if !above() {
+		t.Errorf("Search(%q) = %v, want kusto_table_list above storage_table_list", q, names(docs, ix.Search(nil, q, all, 0)))
+	}
+	restore := rank.SetStepTopic(0)
+	defer restore()
+	if above() {
+		t.Errorf("without the topic kusto_table_list ranks above storage_table_list: the test proves nothing")
+	}
+}
+
+// Words of a request's own grammar ("the one about naming") are no query terms: a tool
+// whose description says "one" does not match them (queryStop, lexicon.go).
+func TestSearchQueryStopWords(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "get_note", Description: "Get one note of a merge request."},
+		{Name: "update_draft_note", Description: "Update a draft note of a merge request."},
+	}
+	for i := range 30 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an account.", i)})
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := "edit the one about the naming of the draft"
+	if got := names(docs, ix.Search(nil, q, all, 0)); !slices.Equal(got, []string{"update_draft_note"}) {
+		t.Errorf("Search(%q) = %v, want [update_draft_note]", q, got)
+	}
+	if got := names(docs, ix.Search(nil, "one", all, 0)); len(got) != 0 {
+		t.Errorf(`Search("one") = %v, want no hit`, got)
+	}
+	restore := rank.SetQueryStop(true)
+	defer restore()
+	if got := names(docs, ix.Search(nil, q, all, 0)); !slices.Contains(got, "get_note") {
+		t.Errorf("with the query's stop words counted Search(%q) = %v: the test proves nothing", q, got)
 	}
 }
