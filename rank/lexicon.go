@@ -331,21 +331,20 @@ func verbLed(clause string) bool {
 	return false
 }
 
-// queryStop holds the stems of words that a request uses for its own grammar, pronouns
-// and adverbs ("edit the one about naming", "read it instead", "check whether it
-// already exists"), which tool text rarely holds and so would weigh as its rarest
-// words. They are dropped from queries only; the index keeps them.
+// queryStop holds the stems of words a request uses for its own grammar, pronouns and
+// adverbs ("edit the one about naming", "read it instead"), which tool text rarely
+// holds, so that they would weigh as a query's rarest words. They are dropped from
+// queries only (query.go, rerank.go); the index keeps them. ("already" and "whether"
+// are not among them: "check whether it was already filed" asks for a search.)
 var queryStop = map[string]bool{}
 
 func init() {
-	for _, w := range queryStopWords {
+	for _, w := range []string{
+		"one", "ones", "instead", "still", "together", "yet", "even", "ever", "anyway",
+		"actually", "currently", "maybe", "perhaps", "rather", "quite", "almost", "though",
+		"although", "because", "therefore", "otherwise", "else", "someone", "somebody",
+		"everything", "everyone", "whatever", "whichever",
+	} {
 		queryStop[string(stem([]byte(w)))] = true
 	}
-}
-
-var queryStopWords = []string{
-	"one", "ones", "instead", "still", "together", "yet", "even",
-	"ever", "anyway", "actually", "currently", "maybe", "perhaps", "rather", "quite",
-	"almost", "though", "although", "because", "therefore", "otherwise", "else",
-	"someone", "somebody", "everything", "everyone", "whatever", "whichever",
 }
