@@ -47,9 +47,9 @@
 // A query of 12 words or more cut into two steps or more (clauses at punctuation and
 // before "and" and "then") is a task: its best 16 hits are reordered by their score on
 // each step's words alone, so that what a hit gains from words of several steps counts
-// half and each step's best hit gains a quarter of the best score; in a task of three
+// half and each step's best hit gains a fifth of the best score; in a task of three
 // steps or more, the best hit of each step led by an operation verb ("edit the note",
-// not "I want...") gains a further fifth of it, once. The clauses before the first
+// not "I want...") gains a further quarter of it, once. The clauses before the first
 // verb-led step, when the query does not start with one, are the task's topic ("On
 // cluster adx-analytics, database telemetry: list the tables"): each verb-led step
 // chooses its best hit and measures its bonus with a fifth of a hit's score on them

@@ -26,12 +26,12 @@ var stepMinContent = 2
 // stepBonus is what being the best hit of one of the query's steps adds to a hit, as a
 // share of the best hit's score; a hit scoring a fraction of a step's best gets that
 // fraction of it.
-var stepBonus = 0.25
+var stepBonus = 0.2
 
 // stepLead is what the best hit of a step led by an operation verb (stepVerbs: "read
 // docs/CONTRIBUTING.md", "edit the one about naming") gains, as a share of the best hit's
 // score, in a query of stepLeadSteps steps or more: once, however many steps it leads.
-var stepLead = 0.2
+var stepLead = 0.25
 
 // stepTopic is the share of a hit's score on the clauses before a query's first
 // verb-led step (its topic) that each verb-led step's score gains.
