@@ -348,3 +348,19 @@ func init() {
 		queryStop[string(stem([]byte(w)))] = true
 	}
 }
+
+// stepPronouns are the words by which a step of a task names what an earlier clause
+// named ("delete the variable, then create a new one"; "find the files and read
+// them"): a verb-led step holding one gains stepAnaphora of a hit's score on the clause
+// before it (rerank.go).
+var stepPronouns = []string{"it", "them", "one", "ones", "this", "these", "those"}
+
+// holdsPronoun reports whether clause holds one of stepPronouns, in any case.
+func holdsPronoun(clause string) bool {
+	for s, e := nextWord(clause, 0); s < len(clause); s, e = nextWord(clause, e) {
+		if inFold(clause[s:e], stepPronouns) {
+			return true
+		}
+	}
+	return false
+}

@@ -37,6 +37,10 @@ var stepLead = 0.25
 // verb-led step (its topic) that each verb-led step's score gains.
 var stepTopic = 0.2
 
+// stepAnaphora is the share of a hit's score on the clause before a verb-led step that
+// the step gains when it holds a pronoun ("delete the variable, create a new one").
+var stepAnaphora = 0.5
+
 // stepLeadSteps is the least number of steps of a query whose steps' best hits gain
 // stepLead.
 const stepLeadSteps = 3
@@ -47,9 +51,11 @@ type stepScratch struct {
 	n     int                // clauses found; the query is split when n >= 2
 	words [maxSteps]int      // content words of each clause
 	led   [maxSteps]bool     // whether each clause starts with an operation verb
+	pron  [maxSteps]bool     // whether each clause holds a pronoun (stepPronouns)
 	terms []stepTerm
 	hits  []Hit
 	score []int64               // score[i*maxSteps+st]: hit i's score on step st, grown on first use
+	ctx   []int64               // ctx[i*maxSteps+st]: what step st of hit i gains from other clauses
 	lits  [maxLiterals][2]int32 // the ranges of query terms from quoted text (query.go)
 	nlit  int
 	hint  [2]int32 // the range of query terms of a hint (query.go)
@@ -140,6 +146,7 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 		s.an.add(clause)
 		st.words[c] = 0
 		st.led[c] = verbLed(clause)
+		st.pron[c] = holdsPronoun(clause)
 		for i := 0; i < s.an.n(); i++ {
 			kind := s.an.kind[i]
 			if kind == termSurface && !st.led[c] {
@@ -205,11 +212,12 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	n := min(len(hits), stepWindow)
 	if len(st.score) < n*maxSteps {
 		st.score = make([]int64, stepWindow*maxSteps)
+		st.ctx = make([]int64, stepWindow*maxSteps)
 	}
 	var best [maxSteps]int64
-	var tp [stepWindow]int64 // each hit's share of the topic (stepTopic)
 	for i := range n {
 		row := st.score[i*maxSteps : (i+1)*maxSteps]
+		ctx := st.ctx[i*maxSteps : (i+1)*maxSteps]
 		clear(row)
 		d := uint32(hits[i].Doc)
 		var sat float32
@@ -221,23 +229,9 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 				row[t.step] += contribution(t.wt, sat)
 			}
 		}
-		if stepTopic > 0 && !st.led[0] {
-			// The clauses before the first verb-led step set the task's topic ("On
-			// cluster adx-analytics, database telemetry: list the tables"); each
-			// verb-led step is scored with stepTopic of the topic's score.
-			topic := int64(0)
-			for c := range st.n {
-				if st.led[c] {
-					break
-				}
-				if st.words[c] >= stepMinContent {
-					topic += row[c]
-				}
-			}
-			tp[i] = int64(stepTopic * float64(topic))
-		}
+		st.context(row, ctx)
 		for c := range st.n {
-			best[c] = max(best[c], row[c]+st.topic(c, tp[i]))
+			best[c] = max(best[c], row[c]+ctx[c])
 		}
 	}
 	valid := 0
@@ -258,7 +252,7 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 				continue
 			}
 			for i := range n {
-				if st.score[i*maxSteps+c]+st.topic(c, tp[i]) == best[c] {
+				if k := i*maxSteps + c; st.score[k]+st.ctx[k] == best[c] {
 					lead[i] = true
 					break
 				}
@@ -271,11 +265,12 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	}
 	for i := range n {
 		row := st.score[i*maxSteps : (i+1)*maxSteps]
+		ctx := st.ctx[i*maxSteps : (i+1)*maxSteps]
 		bonus, most := 0.0, int64(0)
 		for c := range st.n {
 			most = max(most, row[c])
 			if st.words[c] >= stepMinContent && best[c] > 0 {
-				bonus = max(bonus, float64(row[c]+st.topic(c, tp[i]))/float64(best[c]))
+				bonus = max(bonus, float64(row[c]+ctx[c])/float64(best[c]))
 			}
 		}
 		v := int64(hits[i].Score*scoreScale) + int64(float64(stepBonus*top)*bonus)
@@ -299,13 +294,31 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	return hits
 }
 
-// topic returns what step c gains from a hit's share tp of the topic: tp when the step
-// is led by a verb.
-func (st *stepScratch) topic(c int, tp int64) int64 {
-	if st.led[c] {
-		return tp
+// context sets ctx, from a hit's scores on the clauses (row), to what each verb-led
+// step gains from the words of other clauses, which it reads as the step's own when
+// choosing its best hit and measuring its bonus (the spread counts row alone):
+// stepTopic of the score on the task's topic, the clauses before its first verb-led
+// step ("On cluster adx-analytics, database telemetry: list the tables"); and, for a
+// step holding a pronoun ("create a new one", "read them"), stepAnaphora of the score
+// on the clause before it, which names what the pronoun stands for.
+func (st *stepScratch) context(row, ctx []int64) {
+	clear(ctx)
+	topic := int64(0)
+	for c := 0; c < st.n && !st.led[c]; c++ {
+		if st.words[c] >= stepMinContent {
+			topic += row[c]
+		}
 	}
-	return 0
+	for c := range st.n {
+		if !st.led[c] {
+			continue
+		}
+		v := stepTopic * float64(topic)
+		if st.pron[c] && c > 0 {
+			v += stepAnaphora * float64(row[c-1])
+		}
+		ctx[c] = int64(v)
+	}
 }
 
 // hitBefore reports whether a ranks before b: a higher score, or an equal one and a

@@ -52,3 +52,10 @@ func SetQueryStop(off bool) (restore func()) {
 	}
 	return func() { queryStop = old }
 }
+
+// SetStepAnaphora sets stepAnaphora for a test and returns a function restoring it.
+func SetStepAnaphora(w float64) (restore func()) {
+	old := stepAnaphora
+	stepAnaphora = w
+	return func() { stepAnaphora = old }
+}

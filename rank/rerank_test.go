@@ -14,11 +14,12 @@ import (
 // TestStepGrid prints, for RANK_STEPS=1, the pooled figures of the tuning sets for a
 // grid of the step bonus and spread (rerank.go); for RANK_STEPS=literal and hint, for a
 // grid of the weight of quoted words and of the word "file" a file name adds (query.go);
-// for RANK_STEPS=topic, for a grid of the share of the topic each verb-led step gains.
+// for RANK_STEPS=topic and anaphora, for grids of the share of the topic, and of the
+// clause before, that a verb-led step gains.
 func TestStepGrid(t *testing.T) {
 	mode := os.Getenv("RANK_STEPS")
 	if mode == "" {
-		t.Skip("set RANK_STEPS=1, literal, hint or topic")
+		t.Skip("set RANK_STEPS=1, literal, hint, topic or anaphora")
 	}
 	sets := loadKindSets(t, false)
 	run := func(label string, set func() (restore func())) {
@@ -40,6 +41,10 @@ func TestStepGrid(t *testing.T) {
 	case "topic":
 		for _, w := range []float64{0, 0.1, 0.2, 0.3, 0.5, 1} {
 			run(fmt.Sprintf("topic %.2f", w), func() func() { return rank.SetStepTopic(w) })
+		}
+	case "anaphora":
+		for _, w := range []float64{0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1} {
+			run(fmt.Sprintf("anaphora %.2f", w), func() func() { return rank.SetStepAnaphora(w) })
 		}
 	default:
 		for _, spread := range []float64{0, 0.25, 0.5, 0.75} {
@@ -365,5 +370,35 @@ func TestSearchQueryStopWords(t *testing.T) {
 	defer restore()
 	if got := names(docs, ix.Search(nil, q, all, 0)); !slices.Contains(got, "get_note") {
 		t.Errorf("with the query's stop words counted Search(%q) = %v: the test proves nothing", q, got)
+	}
+}
+
+// A verb-led step holding a pronoun ("create a new one") reads the clause before it as
+// naming what the pronoun stands for: create_project_variable is the step's tool, not
+// create_pipeline, whose words match the clause alone better (stepAnaphora, rerank.go).
+func TestSearchStepAnaphora(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "delete_project_variable", Description: "Delete a variable of a project."},
+		{Name: "create_project_variable", Description: "Create a variable of a project, with its value."},
+		{Name: "create_pipeline", Description: "Create a new pipeline run, with the given values."},
+		{Name: "cancel_pipeline", Description: "Cancel a running pipeline."},
+	}
+	for i := range 30 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an account.", i)})
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := "Delete the CI variable DEPLOY_TOKEN from project ops/deployer, create a new one with the rotated value, and cancel the running pipeline."
+	above := func() bool {
+		got := names(docs, ix.Search(nil, q, all, 0))
+		return slices.Index(got, "create_project_variable") < slices.Index(got, "create_pipeline")
+	}
+	if !above() {
+		t.Errorf("Search(%q) = %v, want create_project_variable above create_pipeline", q, names(docs, ix.Search(nil, q, all, 0)))
+	}
+	restore := rank.SetStepAnaphora(0)
+	defer restore()
+	if above() {
+		t.Errorf("without the anaphora create_project_variable ranks above create_pipeline: the test proves nothing")
 	}
 }
