@@ -49,11 +49,11 @@
 // each step's words alone, so that what a hit gains from words of several steps counts
 // half and each step's best hit gains a fifth of the best score; in a task of three
 // steps or more, the best hit of each step led by an operation verb ("edit the note",
-// not "I want...") gains a further quarter of it, once. The clauses before the first
-// verb-led step, when the query does not start with one, are the task's topic ("On
-// cluster adx-analytics, database telemetry: list the tables"): each verb-led step
-// chooses its best hit and measures its bonus with a fifth of a hit's score on them
-// added (rerank.go).
+// not "I want...") gains a further quarter of it, once. Each verb-led step chooses its
+// best hit and measures its bonus with words of other clauses counted too: a fifth of
+// a hit's score on the task's topic (the clauses before the first verb-led step: "On
+// cluster adx-analytics, database telemetry: list the tables") and, when the step holds
+// a pronoun ("create a new one"), half of its score on the clause before (rerank.go).
 // [Index.Explain] reports that change to a hit's score as one [Match] whose From is
 // [FromSteps].
 //

@@ -198,10 +198,13 @@ func (s *scratch) addStepTerm(id uint32, w float64, c int) {
 }
 
 // rerankSteps reorders hits, the best of the whole query, and returns them. The window
-// reordered is the best stepWindow hits. Each hit of the window gains the step bonus: for each step, its score
-// on that step's words alone over the best such score in the window, times stepBonus and
-// the best hit's score; the largest over steps counts. The window is then sorted by
-// these sums, which become the scores; the hits after it keep their order.
+// reordered is the best stepWindow hits. Each hit of the window gains the step bonus:
+// for each step, its score on that step's words (and, for a verb-led step, the share of
+// other clauses context gives it) over the best such score in the window, times
+// stepBonus and the best hit's score; the largest over steps counts. The best hit of
+// each verb-led step gains stepLead, and what a hit gains from several steps at once
+// counts stepSpread less. The window is then sorted by these sums, which become the
+// scores; the hits after it keep their order.
 func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	st := &s.steps
 	if len(hits) < 2 {
