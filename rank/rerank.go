@@ -217,7 +217,9 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		st.score = make([]int64, stepWindow*maxSteps)
 		st.ctx = make([]int64, stepWindow*maxSteps)
 	}
-	var best [maxSteps]int64
+	// best is each step's best score in the window, context included; own its best on
+	// the step's words alone: a step whose words no hit holds has no best hit.
+	var best, own [maxSteps]int64
 	for i := range n {
 		row := st.score[i*maxSteps : (i+1)*maxSteps]
 		ctx := st.ctx[i*maxSteps : (i+1)*maxSteps]
@@ -235,11 +237,12 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		st.context(row, ctx)
 		for c := range st.n {
 			best[c] = max(best[c], row[c]+ctx[c])
+			own[c] = max(own[c], row[c])
 		}
 	}
 	valid := 0
 	for c := range st.n {
-		if st.words[c] >= stepMinContent && best[c] > 0 {
+		if st.words[c] >= stepMinContent && own[c] > 0 {
 			valid++
 		}
 	}
@@ -251,7 +254,7 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	var lead [stepWindow]bool
 	if valid >= stepLeadSteps {
 		for c := range st.n {
-			if !st.led[c] || st.words[c] < stepMinContent || best[c] == 0 {
+			if !st.led[c] || st.words[c] < stepMinContent || own[c] == 0 {
 				continue
 			}
 			for i := range n {
@@ -272,7 +275,7 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		bonus, most := 0.0, int64(0)
 		for c := range st.n {
 			most = max(most, row[c])
-			if st.words[c] >= stepMinContent && best[c] > 0 {
+			if st.words[c] >= stepMinContent && own[c] > 0 {
 				bonus = max(bonus, float64(row[c]+ctx[c])/float64(best[c]))
 			}
 		}
