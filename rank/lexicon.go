@@ -125,6 +125,8 @@ type phraseRule struct {
 	// path makes the object a file name (docs/README.md) within reach words as
 	// separated by spaces, and keep leaves the verb its weight.
 	path, keep bool
+	// mention makes the object a handle (@maria) within reach words.
+	mention bool
 }
 
 // articles are the words that, right after a verb, mark it as one.
@@ -147,6 +149,7 @@ var curatedPhrases = []phraseRule{
 		to: []string{"member", "user", "collaborator", "role", "permission"}},
 	{verbs: []string{"read", "reads", "open", "opens", "view", "show", "cat", "print", "load", "inspect", "fetch", "get"}, reach: 3,
 		path: true, keep: true, to: []string{"content"}},
+	{verbs: []string{"assign", "assigns", "assigned", "reassign"}, reach: 4, mention: true, to: []string{"assignee"}},
 }
 
 // phraseVerbs maps a verb of curatedPhrases to its stem and the indices of its rules,
@@ -233,6 +236,12 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 			if r.path {
 				if pathWithin(query, end, r.reach) {
 					f(start, "", phraseTo[ri])
+				}
+				continue
+			}
+			if r.mention {
+				if mentionWithin(query, end, r.reach) {
+					f(start, pv.stem, phraseTo[ri])
 				}
 				continue
 			}
@@ -361,6 +370,25 @@ func holdsPronoun(clause string) bool {
 		if inFold(clause[s:e], stepPronouns) {
 			return true
 		}
+	}
+	return false
+}
+
+// mentionWithin reports whether one of the first reach words after from, as separated
+// by spaces, is a handle: @ and a letter or digit.
+func mentionWithin(query string, from, reach int) bool {
+	for n := 0; n < reach && from < len(query); n++ {
+		for from < len(query) && isSpace(query[from]) {
+			from++
+		}
+		end := from
+		for end < len(query) && !isSpace(query[end]) {
+			end++
+		}
+		if end-from >= 2 && query[from] == '@' {
+			return true
+		}
+		from = end
 	}
 	return false
 }

@@ -402,3 +402,26 @@ func TestSearchStepAnaphora(t *testing.T) {
 		t.Errorf("without the anaphora create_project_variable ranks above create_pipeline: the test proves nothing")
 	}
 }
+
+// "assign it to @maria" asks for the assignees of an issue: a handle after "assign"
+// stands for "assignee" (curatedPhrases, lexicon.go), where "assign" alone finds the
+// tool named for assigning Copilot.
+func TestSearchAssignMention(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "assign_copilot_to_issue", Description: "Assign Copilot to an issue."},
+		{Name: "update_issue_assignees", Description: "Update the assignees of an issue."},
+	}
+	for i := range 30 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an issue.", i)})
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	for q, want := range map[string]string{
+		"assign the bug to @maria": "update_issue_assignees",
+		"assign the bug to maria":  "assign_copilot_to_issue", // no handle: the test proves something
+	} {
+		if got := names(docs, ix.Search(nil, q, all, 0)); len(got) == 0 || got[0] != want {
+			t.Errorf("Search(%q) = %v, want %s first", q, got, want)
+		}
+	}
+}
