@@ -407,6 +407,29 @@ func (s *scratch) addLiterals(query string) {
 	s.an.add(query[start:])
 }
 
+// quotedAt reports whether byte pos of query is inside quoted or backquoted text, as
+// addLiterals reads it.
+func quotedAt(query string, pos int) bool {
+	for i := 0; i < len(query) && i < pos; i++ {
+		q := query[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		if i+1 >= len(query) || isSpace(query[i+1]) || (q == '\'' && i > 0 && !isSpace(query[i-1]) && query[i-1] != '(') {
+			continue
+		}
+		end := closingQuote(query, i+1, q)
+		if end < 0 {
+			continue
+		}
+		if pos <= end {
+			return true
+		}
+		i = end
+	}
+	return false
+}
+
 // closingQuote returns the index of the quote q closing the span opened before from: a
 // q after a non-space and before a space, punctuation or the end; -1 if none.
 func closingQuote(query string, from int, q byte) int {

@@ -145,7 +145,7 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 		s.an.reset()
 		s.an.add(clause)
 		st.words[c] = 0
-		st.led[c] = verbLed(clause)
+		st.led[c] = verbLed(clause) && !quotedAt(query, int(st.spans[c][0])) // "title 'feat: add export'" leads no step
 		st.pron[c] = holdsPronoun(clause)
 		for i := 0; i < s.an.n(); i++ {
 			kind := s.an.kind[i]
