@@ -125,6 +125,8 @@ type phraseRule struct {
 	// path makes the object a file name (docs/README.md) within reach words as
 	// separated by spaces, and keep leaves the verb its weight.
 	path, keep bool
+	// mention makes the object a handle (@maria) within reach words.
+	mention bool
 }
 
 // articles are the words that, right after a verb, mark it as one.
@@ -147,6 +149,7 @@ var curatedPhrases = []phraseRule{
 		to: []string{"member", "user", "collaborator", "role", "permission"}},
 	{verbs: []string{"read", "reads", "open", "opens", "view", "show", "cat", "print", "load", "inspect", "fetch", "get"}, reach: 3,
 		path: true, keep: true, to: []string{"content"}},
+	{verbs: []string{"assign", "assigns", "assigned", "reassign"}, reach: 4, mention: true, to: []string{"assignee"}},
 }
 
 // phraseVerbs maps a verb of curatedPhrases to its stem and the indices of its rules,
@@ -233,6 +236,12 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 			if r.path {
 				if pathWithin(query, end, r.reach) {
 					f(start, "", phraseTo[ri])
+				}
+				continue
+			}
+			if r.mention {
+				if mentionWithin(query, end, r.reach) {
+					f(start, pv.stem, phraseTo[ri])
 				}
 				continue
 			}
@@ -327,6 +336,59 @@ func verbLed(clause string) bool {
 		if !stepFillers[string(low[:len(w)])] {
 			return stepVerbs[string(low[:len(w)])]
 		}
+	}
+	return false
+}
+
+// queryStop holds the stems of words a request uses for its own grammar, pronouns and
+// adverbs ("edit the one about naming", "read it instead"), which tool text rarely
+// holds, so that they would weigh as a query's rarest words. They are dropped from
+// queries only (query.go, rerank.go); the index keeps them. ("already" and "whether"
+// are not among them: "check whether it was already filed" asks for a search.)
+var queryStop = map[string]bool{}
+
+func init() {
+	for _, w := range []string{
+		"one", "ones", "instead", "still", "together", "yet", "even", "ever", "anyway",
+		"actually", "currently", "maybe", "perhaps", "rather", "quite", "almost", "though",
+		"although", "because", "therefore", "otherwise", "else", "someone", "somebody",
+		"everything", "everyone", "whatever", "whichever",
+	} {
+		queryStop[string(stem([]byte(w)))] = true
+	}
+}
+
+// stepPronouns are the words by which a step of a task names what an earlier clause
+// named ("delete the variable, then create a new one"; "find the files and read
+// them"): a verb-led step holding one gains stepAnaphora of a hit's score on the clause
+// before it (rerank.go).
+var stepPronouns = []string{"it", "them", "one", "ones", "this", "these", "those"}
+
+// holdsPronoun reports whether clause holds one of stepPronouns, in any case.
+func holdsPronoun(clause string) bool {
+	for s, e := nextWord(clause, 0); s < len(clause); s, e = nextWord(clause, e) {
+		if inFold(clause[s:e], stepPronouns) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionWithin reports whether one of the first reach words after from, as separated
+// by spaces, is a handle: @ and a letter or digit.
+func mentionWithin(query string, from, reach int) bool {
+	for n := 0; n < reach && from < len(query); n++ {
+		for from < len(query) && isSpace(query[from]) {
+			from++
+		}
+		end := from
+		for end < len(query) && !isSpace(query[end]) {
+			end++
+		}
+		if end-from >= 2 && query[from] == '@' {
+			return true
+		}
+		from = end
 	}
 	return false
 }

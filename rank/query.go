@@ -73,13 +73,16 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			// A term needing a stem the index lacks is not in it either.
 			id, ok = ix.terms[string(s.an.term(i))]
 		}
-		if !ok || ix.held(id) == 0 {
+		if !ok || ix.held(id) == 0 || s.an.kind[i] == termWord && queryStop[string(s.an.term(i))] {
 			id = noTerm
 		}
 		s.ids = append(s.ids, id)
 	}
 	for i, id := range s.ids {
 		kind := s.an.kind[i]
+		if kind == termWord && queryStop[string(s.an.term(i))] {
+			continue // a word of the request's own grammar ("the one about naming")
+		}
 		word := 0.0
 		if kind == termWord && i < words {
 			word = 1
@@ -402,6 +405,29 @@ func (s *scratch) addLiterals(query string) {
 		start, i = end+1, end
 	}
 	s.an.add(query[start:])
+}
+
+// quotedAt reports whether byte pos of query is inside quoted or backquoted text, as
+// addLiterals reads it.
+func quotedAt(query string, pos int) bool {
+	for i := 0; i < len(query) && i < pos; i++ {
+		q := query[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		if i+1 >= len(query) || isSpace(query[i+1]) || (q == '\'' && i > 0 && !isSpace(query[i-1]) && query[i-1] != '(') {
+			continue
+		}
+		end := closingQuote(query, i+1, q)
+		if end < 0 {
+			continue
+		}
+		if pos <= end {
+			return true
+		}
+		i = end
+	}
+	return false
 }
 
 // closingQuote returns the index of the quote q closing the span opened before from: a

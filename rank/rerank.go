@@ -26,12 +26,20 @@ var stepMinContent = 2
 // stepBonus is what being the best hit of one of the query's steps adds to a hit, as a
 // share of the best hit's score; a hit scoring a fraction of a step's best gets that
 // fraction of it.
-var stepBonus = 0.25
+var stepBonus = 0.2
 
 // stepLead is what the best hit of a step led by an operation verb (stepVerbs: "read
 // docs/CONTRIBUTING.md", "edit the one about naming") gains, as a share of the best hit's
 // score, in a query of stepLeadSteps steps or more: once, however many steps it leads.
-var stepLead = 0.2
+var stepLead = 0.25
+
+// stepTopic is the share of a hit's score on the clauses before a query's first
+// verb-led step (its topic) that each verb-led step's score gains.
+var stepTopic = 0.2
+
+// stepAnaphora is the share of a hit's score on the clause before a verb-led step that
+// the step gains when it holds a pronoun ("delete the variable, create a new one").
+var stepAnaphora = 0.5
 
 // stepLeadSteps is the least number of steps of a query whose steps' best hits gain
 // stepLead.
@@ -43,9 +51,11 @@ type stepScratch struct {
 	n     int                // clauses found; the query is split when n >= 2
 	words [maxSteps]int      // content words of each clause
 	led   [maxSteps]bool     // whether each clause starts with an operation verb
+	pron  [maxSteps]bool     // whether each clause holds a pronoun (stepPronouns)
 	terms []stepTerm
 	hits  []Hit
 	score []int64               // score[i*maxSteps+st]: hit i's score on step st, grown on first use
+	ctx   []int64               // ctx[i*maxSteps+st]: what step st of hit i gains from other clauses
 	lits  [maxLiterals][2]int32 // the ranges of query terms from quoted text (query.go)
 	nlit  int
 	hint  [2]int32 // the range of query terms of a hint (query.go)
@@ -135,7 +145,8 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 		s.an.reset()
 		s.an.add(clause)
 		st.words[c] = 0
-		st.led[c] = verbLed(clause)
+		st.led[c] = verbLed(clause) && !quotedAt(query, int(st.spans[c][0])) // "title 'feat: add export'" leads no step
+		st.pron[c] = holdsPronoun(clause)
 		for i := 0; i < s.an.n(); i++ {
 			kind := s.an.kind[i]
 			if kind == termSurface && !st.led[c] {
@@ -145,6 +156,9 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 			}
 			w, _ := ix.queryWeight(kind)
 			term := s.an.term(i)
+			if kind == termWord && queryStop[string(term)] {
+				continue // as in the whole query (query.go)
+			}
 			if kind == termWord {
 				st.words[c]++
 				for _, r := range related[string(term)] {
@@ -184,10 +198,13 @@ func (s *scratch) addStepTerm(id uint32, w float64, c int) {
 }
 
 // rerankSteps reorders hits, the best of the whole query, and returns them. The window
-// reordered is the best stepWindow hits. Each hit of the window gains the step bonus: for each step, its score
-// on that step's words alone over the best such score in the window, times stepBonus and
-// the best hit's score; the largest over steps counts. The window is then sorted by
-// these sums, which become the scores; the hits after it keep their order.
+// reordered is the best stepWindow hits. Each hit of the window gains the step bonus:
+// for each step, its score on that step's words (and, for a verb-led step, the share of
+// other clauses context gives it) over the best such score in the window, times
+// stepBonus and the best hit's score; the largest over steps counts. The best hit of
+// each verb-led step gains stepLead, and what a hit gains from several steps at once
+// counts stepSpread less. The window is then sorted by these sums, which become the
+// scores; the hits after it keep their order.
 func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	st := &s.steps
 	if len(hits) < 2 {
@@ -198,10 +215,14 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	n := min(len(hits), stepWindow)
 	if len(st.score) < n*maxSteps {
 		st.score = make([]int64, stepWindow*maxSteps)
+		st.ctx = make([]int64, stepWindow*maxSteps)
 	}
-	var best [maxSteps]int64
+	// best is each step's best score in the window, context included; own its best on
+	// the step's words alone: a step whose words no hit holds has no best hit.
+	var best, own [maxSteps]int64
 	for i := range n {
 		row := st.score[i*maxSteps : (i+1)*maxSteps]
+		ctx := st.ctx[i*maxSteps : (i+1)*maxSteps]
 		clear(row)
 		d := uint32(hits[i].Doc)
 		var sat float32
@@ -213,13 +234,15 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 				row[t.step] += contribution(t.wt, sat)
 			}
 		}
+		st.context(row, ctx)
 		for c := range st.n {
-			best[c] = max(best[c], row[c])
+			best[c] = max(best[c], row[c]+ctx[c])
+			own[c] = max(own[c], row[c])
 		}
 	}
 	valid := 0
 	for c := range st.n {
-		if st.words[c] >= stepMinContent && best[c] > 0 {
+		if st.words[c] >= stepMinContent && own[c] > 0 {
 			valid++
 		}
 	}
@@ -231,11 +254,11 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	var lead [stepWindow]bool
 	if valid >= stepLeadSteps {
 		for c := range st.n {
-			if !st.led[c] || st.words[c] < stepMinContent || best[c] == 0 {
+			if !st.led[c] || st.words[c] < stepMinContent || own[c] == 0 {
 				continue
 			}
 			for i := range n {
-				if st.score[i*maxSteps+c] == best[c] {
+				if k := i*maxSteps + c; st.score[k]+st.ctx[k] == best[c] {
 					lead[i] = true
 					break
 				}
@@ -248,11 +271,12 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	}
 	for i := range n {
 		row := st.score[i*maxSteps : (i+1)*maxSteps]
+		ctx := st.ctx[i*maxSteps : (i+1)*maxSteps]
 		bonus, most := 0.0, int64(0)
 		for c := range st.n {
 			most = max(most, row[c])
-			if st.words[c] >= stepMinContent && best[c] > 0 {
-				bonus = max(bonus, float64(row[c])/float64(best[c]))
+			if st.words[c] >= stepMinContent && own[c] > 0 {
+				bonus = max(bonus, float64(row[c]+ctx[c])/float64(best[c]))
 			}
 		}
 		v := int64(hits[i].Score*scoreScale) + int64(float64(stepBonus*top)*bonus)
@@ -274,6 +298,33 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		}
 	}
 	return hits
+}
+
+// context sets ctx, from a hit's scores on the clauses (row), to what each verb-led
+// step gains from the words of other clauses, which it reads as the step's own when
+// choosing its best hit and measuring its bonus (the spread counts row alone):
+// stepTopic of the score on the task's topic, the clauses before its first verb-led
+// step ("On cluster adx-analytics, database telemetry: list the tables"); and, for a
+// step holding a pronoun ("create a new one", "read them"), stepAnaphora of the score
+// on the clause before it, which names what the pronoun stands for.
+func (st *stepScratch) context(row, ctx []int64) {
+	clear(ctx)
+	topic := int64(0)
+	for c := 0; c < st.n && !st.led[c]; c++ {
+		if st.words[c] >= stepMinContent {
+			topic += row[c]
+		}
+	}
+	for c := range st.n {
+		if !st.led[c] {
+			continue
+		}
+		v := stepTopic * float64(topic)
+		if st.pron[c] && c > 0 {
+			v += stepAnaphora * float64(row[c-1])
+		}
+		ctx[c] = int64(v)
+	}
 }
 
 // hitBefore reports whether a ranks before b: a higher score, or an equal one and a

@@ -35,3 +35,27 @@ func SetStepLead(w float64) (restore func()) {
 	stepLead = w
 	return func() { stepLead = old }
 }
+
+// SetStepTopic sets stepTopic for a test and returns a function restoring it.
+func SetStepTopic(w float64) (restore func()) {
+	old := stepTopic
+	stepTopic = w
+	return func() { stepTopic = old }
+}
+
+// SetQueryStop turns the query's own stop words (queryStop, lexicon.go) off for a test
+// when off is true, and returns a function restoring them.
+func SetQueryStop(off bool) (restore func()) {
+	old := queryStop
+	if off {
+		queryStop = map[string]bool{}
+	}
+	return func() { queryStop = old }
+}
+
+// SetStepAnaphora sets stepAnaphora for a test and returns a function restoring it.
+func SetStepAnaphora(w float64) (restore func()) {
+	old := stepAnaphora
+	stepAnaphora = w
+	return func() { stepAnaphora = old }
+}

@@ -2,6 +2,7 @@ package rank
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -92,6 +93,43 @@ func TestAddLiterals(t *testing.T) {
 		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("addLiterals(%q) literals = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}
+
+// A clause that starts inside quoted text is a value the task passes on, not a step led
+// by its verb: in "change its title to 'feat: add billing export'", "add billing
+// export'" is cut off at the colon but leads no step.
+func TestStepsQuotedVerb(t *testing.T) {
+	docs := []Doc{
+		{Name: "add_issue_comment", Description: "Add a comment to an issue."},
+		{Name: "update_pull_request_title", Description: "Change the title of a pull request."},
+	}
+	ix := NewIndex(docs)
+	s := ix.getScratch()
+	defer ix.putScratch(s)
+	q := "Turn draft PR 51 into ready for review, change its title to 'feat: add billing export', and request a review from Copilot."
+	if !s.steps.splitSteps(q) {
+		t.Fatalf("splitSteps(%q) = false", q)
+	}
+	s.queryTerms(ix, q)
+	s.stepTerms(ix, q)
+	for c := range s.steps.n {
+		clause := q[s.steps.spans[c][0]:s.steps.spans[c][1]]
+		want := verbLed(clause) && clause != " add billing export'"
+		if clause == " add billing export'" && !verbLed(clause) {
+			t.Fatalf("verbLed(%q) = false: the test proves nothing", clause)
+		}
+		if s.steps.led[c] != want {
+			t.Errorf("clause %q: led %v, want %v", clause, s.steps.led[c], want)
+		}
+	}
+	for _, tt := range []struct {
+		pos  int
+		want bool
+	}{{strings.Index(q, "add billing"), true}, {strings.Index(q, "change its"), false}, {strings.Index(q, "request a"), false}} {
+		if got := quotedAt(q, tt.pos); got != tt.want {
+			t.Errorf("quotedAt(%q, %d) = %v, want %v", q, tt.pos, got, tt.want)
 		}
 	}
 }

@@ -13,11 +13,13 @@ import (
 
 // TestStepGrid prints, for RANK_STEPS=1, the pooled figures of the tuning sets for a
 // grid of the step bonus and spread (rerank.go); for RANK_STEPS=literal and hint, for a
-// grid of the weight of quoted words and of the word "file" a file name adds (query.go).
+// grid of the weight of quoted words and of the word "file" a file name adds (query.go);
+// for RANK_STEPS=topic and anaphora, for grids of the share of the topic, and of the
+// clause before, that a verb-led step gains.
 func TestStepGrid(t *testing.T) {
 	mode := os.Getenv("RANK_STEPS")
 	if mode == "" {
-		t.Skip("set RANK_STEPS=1, literal or hint")
+		t.Skip("set RANK_STEPS=1, literal, hint, topic or anaphora")
 	}
 	sets := loadKindSets(t, false)
 	run := func(label string, set func() (restore func())) {
@@ -35,6 +37,14 @@ func TestStepGrid(t *testing.T) {
 	case "hint":
 		for _, w := range []float64{0, 0.25, 0.5, 1} {
 			run(fmt.Sprintf("hint %.2f", w), func() func() { return rank.SetHintWeight(w) })
+		}
+	case "topic":
+		for _, w := range []float64{0, 0.1, 0.2, 0.3, 0.5, 1} {
+			run(fmt.Sprintf("topic %.2f", w), func() func() { return rank.SetStepTopic(w) })
+		}
+	case "anaphora":
+		for _, w := range []float64{0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1} {
+			run(fmt.Sprintf("anaphora %.2f", w), func() func() { return rank.SetStepAnaphora(w) })
 		}
 	default:
 		for _, spread := range []float64{0, 0.25, 0.5, 0.75} {
@@ -303,5 +313,115 @@ func TestSearchStepsSpread(t *testing.T) {
 	with, without := scores(0.5), scores(0)
 	if d, ok := with["issue_dashboard"]; !ok || d >= without["issue_dashboard"] {
 		t.Errorf("issue_dashboard scores %v with the step spread, %v without: want less", d, without["issue_dashboard"])
+	}
+}
+
+// The clauses before a task's first verb-led step set its topic, and each verb-led step
+// is read with a share of it: "list the tables" of a task on a Data Explorer cluster
+// prefers the cluster's tables to a storage account's, whose words match the step
+// alone a little better (stepTopic, rerank.go).
+func TestSearchStepTopic(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "storage_table_list", Title: "List tables", Description: "List tables: the tables of a storage account."},
+		{Name: "kusto_table_list", Title: "List tables", Description: "List the tables of a Data Explorer database."},
+		{Name: "kusto_table_schema", Title: "Get table schema", Description: "Get the schema of a table of a Data Explorer cluster."},
+		{Name: "kusto_query", Title: "Query", Description: "Run a query on a database of a Data Explorer cluster."},
+	}
+	for i := range 30 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an account.", i)})
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := "On the Data Explorer cluster adx-analytics, database telemetry: list the tables, get the schema of the Events table, then run a query to sample some rows."
+	above := func() bool {
+		got := names(docs, ix.Search(nil, q, all, 0))
+		return slices.Index(got, "kusto_table_list") < slices.Index(got, "storage_table_list")
+	}
+	if !above() {
+		t.Errorf("Search(%q) = %v, want kusto_table_list above storage_table_list", q, names(docs, ix.Search(nil, q, all, 0)))
+	}
+	restore := rank.SetStepTopic(0)
+	defer restore()
+	if above() {
+		t.Errorf("without the topic kusto_table_list ranks above storage_table_list: the test proves nothing")
+	}
+}
+
+// Words of a request's own grammar ("the one about naming") are no query terms: a tool
+// whose description says "one" does not match them (queryStop, lexicon.go).
+func TestSearchQueryStopWords(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "get_note", Description: "Get one note of a merge request."},
+		{Name: "update_draft_note", Description: "Update a draft note of a merge request."},
+	}
+	for i := range 30 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an account.", i)})
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := "edit the one about the naming of the draft"
+	if got := names(docs, ix.Search(nil, q, all, 0)); !slices.Equal(got, []string{"update_draft_note"}) {
+		t.Errorf("Search(%q) = %v, want [update_draft_note]", q, got)
+	}
+	if got := names(docs, ix.Search(nil, "one", all, 0)); len(got) != 0 {
+		t.Errorf(`Search("one") = %v, want no hit`, got)
+	}
+	restore := rank.SetQueryStop(true)
+	defer restore()
+	if got := names(docs, ix.Search(nil, q, all, 0)); !slices.Contains(got, "get_note") {
+		t.Errorf("with the query's stop words counted Search(%q) = %v: the test proves nothing", q, got)
+	}
+}
+
+// A verb-led step holding a pronoun ("create a new one") reads the clause before it as
+// naming what the pronoun stands for: create_project_variable is the step's tool, not
+// create_pipeline, whose words match the clause alone better (stepAnaphora, rerank.go).
+func TestSearchStepAnaphora(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "delete_project_variable", Description: "Delete a variable of a project."},
+		{Name: "create_project_variable", Description: "Create a variable of a project, with its value."},
+		{Name: "create_pipeline", Description: "Create a new pipeline run, with the given values."},
+		{Name: "cancel_pipeline", Description: "Cancel a running pipeline."},
+	}
+	for i := range 30 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an account.", i)})
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := "Delete the CI variable DEPLOY_TOKEN from project ops/deployer, create a new one with the rotated value, and cancel the running pipeline."
+	above := func() bool {
+		got := names(docs, ix.Search(nil, q, all, 0))
+		return slices.Index(got, "create_project_variable") < slices.Index(got, "create_pipeline")
+	}
+	if !above() {
+		t.Errorf("Search(%q) = %v, want create_project_variable above create_pipeline", q, names(docs, ix.Search(nil, q, all, 0)))
+	}
+	restore := rank.SetStepAnaphora(0)
+	defer restore()
+	if above() {
+		t.Errorf("without the anaphora create_project_variable ranks above create_pipeline: the test proves nothing")
+	}
+}
+
+// "assign it to @maria" asks for the assignees of an issue: a handle after "assign"
+// stands for "assignee" (curatedPhrases, lexicon.go), where "assign" alone finds the
+// tool named for assigning Copilot.
+func TestSearchAssignMention(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "assign_copilot_to_issue", Description: "Assign Copilot to an issue."},
+		{Name: "update_issue_assignees", Description: "Update the assignees of an issue."},
+	}
+	for i := range 30 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an issue.", i)})
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	for q, want := range map[string]string{
+		"assign the bug to @maria": "update_issue_assignees",
+		"assign the bug to maria":  "assign_copilot_to_issue", // no handle: the test proves something
+	} {
+		if got := names(docs, ix.Search(nil, q, all, 0)); len(got) == 0 || got[0] != want {
+			t.Errorf("Search(%q) = %v, want %s first", q, got, want)
+		}
 	}
 }
