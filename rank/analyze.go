@@ -44,13 +44,11 @@ type analyzer struct {
 	prevAt   int32   // the index of the previous word's stem term
 	surface  bool    // keep words as written beside their stems
 	off      feature // features turned off, to measure what each one brings
-	// raw makes emitWord emit each folded word as it is, of kind termFolded, leaving
-	// stop words, abbreviations and stemming to a wordMemo; only without pairs and
-	// synonyms, whose terms depend on more than the word.
-	raw bool
-	// sink, when set, is given each term as it is emitted, instead of keeping it: for
-	// text without pairs of words, and no whole-name term.
-	sink   func(term []byte, kind termKind)
+	// memo, when set, is given each folded word instead of its terms (stop words,
+	// abbreviations and stemming are left to it), and each other term as it is
+	// emitted instead of keeping it: only for text without pairs of words or synonyms,
+	// whose terms depend on more than the word, and no whole-name term.
+	memo   *wordMemo
 	bigram []byte // the CJK term being emitted
 }
 
@@ -408,11 +406,12 @@ func (a *analyzer) foldAndEmit(w []byte) {
 
 // emitWord applies stop words, abbreviations and stemming to a folded word.
 func (a *analyzer) emitWord(w []byte) {
-	if len(w) < 2 || len(w) <= utf8.UTFMax && utf8.RuneCount(w) < 2 {
+	// A word of two bytes or more starting with an ASCII byte has two runes or more.
+	if len(w) < 2 || len(w) <= utf8.UTFMax && w[0] >= utf8.RuneSelf && utf8.RuneCount(w) < 2 {
 		return
 	}
-	if a.raw {
-		a.emit(w, termFolded)
+	if a.memo != nil {
+		a.memo.countWord(w)
 		return
 	}
 	lex, _ := lookupLexicon(w)
@@ -514,10 +513,10 @@ func (a *analyzer) emitPair(w []byte, stemAt int32) {
 // pairMark starts the term of a pair of words.
 const pairMark = 0x02
 
-// emit appends term, of kind kind, to the terms produced, or gives it to the sink.
+// emit appends term, of kind kind, to the terms produced, or gives it to the memo.
 func (a *analyzer) emit(term []byte, kind termKind) {
-	if a.sink != nil {
-		a.sink(term, kind)
+	if a.memo != nil {
+		a.memo.count(term, kind)
 		return
 	}
 	a.out = append(a.out, term...)
@@ -545,7 +544,6 @@ const (
 	termSynonym                 // a synonym added to a query word
 	termSurface                 // a word as written, when its stem differs
 	termPair                    // two consecutive words as written
-	termFolded                  // a folded word left to a wordMemo (analyzer.raw)
 )
 
 // appendTransform appends t applied to src to dst without allocating when dst has room.
