@@ -89,7 +89,8 @@ func (m *wordMemo) countWord(w []byte) {
 			v.count(m.doc, m.field, id)
 		}
 	}
-	if s.differs && v.an.surface {
+	// surface first: false for a whole field (the parameters), it predicts well.
+	if v.an.surface && s.differs {
 		if s.surf == noTerm {
 			s.surf = v.id(w)
 		}
