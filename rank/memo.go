@@ -45,8 +45,9 @@ type memoSlot struct {
 	rest    uint32 // where the word's bytes after the 8th are in wordMemo.rest
 }
 
-// memoSlots is the number of slots a memo starts with (256 KiB).
-const memoSlots = 1 << 13
+// memoSlots is the number of slots a memo starts with (32 KiB): enough for the words
+// of the few docs an Update analyses.
+const memoSlots = 1 << 10
 
 func newWordMemo(v *inverter) *wordMemo {
 	an := newAnalyzer(v.p.Off)
