@@ -2,6 +2,7 @@ package rank
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
 
@@ -44,13 +45,11 @@ type analyzer struct {
 	prevAt   int32   // the index of the previous word's stem term
 	surface  bool    // keep words as written beside their stems
 	off      feature // features turned off, to measure what each one brings
-	// raw makes emitWord emit each folded word as it is, of kind termFolded, leaving
-	// stop words, abbreviations and stemming to a wordMemo; only without pairs and
-	// synonyms, whose terms depend on more than the word.
-	raw bool
-	// sink, when set, is given each term as it is emitted, instead of keeping it: for
-	// text without pairs of words, and no whole-name term.
-	sink   func(term []byte, kind termKind)
+	// memo, when set, is given each folded word instead of its terms (stop words,
+	// abbreviations and stemming are left to it), and each other term as it is
+	// emitted instead of keeping it: only for text without pairs of words or synonyms,
+	// whose terms depend on more than the word, and no whole-name term.
+	memo   *wordMemo
 	bigram []byte // the CJK term being emitted
 }
 
@@ -298,23 +297,51 @@ func (a *analyzer) add(text string) {
 // addLowerRun reads the run of ASCII lower-case letters and digits at src[i] at once,
 // as add would one byte at a time (such a run splits nowhere), and returns where it
 // ends. A run that is a whole word, already folded, is emitted from src, as flushWord and
-// flushWhole would after copying it.
+// flushWhole would after copying it; then, when the separator ending it is followed by
+// another run, that run is read too (add would step over the separator, as no word is
+// pending), and so on.
 func (a *analyzer) addLowerRun(src []byte, i int) int {
-	j := i + 1
-	for j < len(src) && lowerOrDigit[src[j]] {
-		j++
-	}
-	if len(a.word) == 0 && len(a.whole) == 0 && a.endsWord(src, j) {
+	for {
+		j := i + 1
+		for j+8 <= len(src) {
+			n := lowerRunLen(binary.LittleEndian.Uint64(src[j:]))
+			j += n
+			if n < 8 {
+				break
+			}
+		}
+		for j < len(src) && lowerOrDigit[src[j]] {
+			j++
+		}
+		if len(a.word) > 0 || len(a.whole) > 0 || !a.endsWord(src, j) {
+			a.word = append(a.word, src[i:j]...)
+			a.whole = append(a.whole, src[i:j]...)
+			return j
+		}
 		w := src[i:j]
 		if len(w) > maxTokenBytes {
 			w = w[:maxTokenBytes]
 		}
 		a.emitWord(w)
-		return j
+		if j+1 >= len(src) || !lowerOrDigit[src[j+1]] {
+			return j
+		}
+		i = j + 1
 	}
-	a.word = append(a.word, src[i:j]...)
-	a.whole = append(a.whole, src[i:j]...)
-	return j
+}
+
+// lowerRunLen returns how many of the 8 bytes of x, little-endian, are ASCII lower-case
+// letters or digits before the first that is not; 8 when all are. A word's length is
+// unpredictable: a loop ending at it a byte at a time mispredicts its last branch.
+func lowerRunLen(x uint64) int {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	// Each byte's low 7 bits plus a constant below 0x81: no carry into the next byte,
+	// and the high bit set where the byte is at least the bound.
+	y := x &^ high
+	geA, gtZ := y+(0x80-'a')*ones, y+(0x80-'z'-1)*ones
+	ge0, gt9 := y+(0x80-'0')*ones, y+(0x80-'9'-1)*ones
+	in := (geA&^gtZ | ge0&^gt9) &^ x & high
+	return bits.TrailingZeros64(^in&high) / 8
 }
 
 // endsWord reports whether the word being read ends before src[j], the way add ends it:
@@ -408,11 +435,12 @@ func (a *analyzer) foldAndEmit(w []byte) {
 
 // emitWord applies stop words, abbreviations and stemming to a folded word.
 func (a *analyzer) emitWord(w []byte) {
-	if len(w) < 2 || len(w) <= utf8.UTFMax && utf8.RuneCount(w) < 2 {
+	// A word of two bytes or more starting with an ASCII byte has two runes or more.
+	if len(w) < 2 || len(w) <= utf8.UTFMax && w[0] >= utf8.RuneSelf && utf8.RuneCount(w) < 2 {
 		return
 	}
-	if a.raw {
-		a.emit(w, termFolded)
+	if a.memo != nil {
+		a.memo.countWord(w)
 		return
 	}
 	lex, _ := lookupLexicon(w)
@@ -514,10 +542,10 @@ func (a *analyzer) emitPair(w []byte, stemAt int32) {
 // pairMark starts the term of a pair of words.
 const pairMark = 0x02
 
-// emit appends term, of kind kind, to the terms produced, or gives it to the sink.
+// emit appends term, of kind kind, to the terms produced, or gives it to the memo.
 func (a *analyzer) emit(term []byte, kind termKind) {
-	if a.sink != nil {
-		a.sink(term, kind)
+	if a.memo != nil {
+		a.memo.count(term, kind)
 		return
 	}
 	a.out = append(a.out, term...)
@@ -545,7 +573,6 @@ const (
 	termSynonym                 // a synonym added to a query word
 	termSurface                 // a word as written, when its stem differs
 	termPair                    // two consecutive words as written
-	termFolded                  // a folded word left to a wordMemo (analyzer.raw)
 )
 
 // appendTransform appends t applied to src to dst without allocating when dst has room.

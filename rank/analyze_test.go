@@ -2,6 +2,7 @@ package rank
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"testing"
 )
@@ -68,6 +69,25 @@ func TestSynonymOrder(t *testing.T) {
 	for w, canon := range synonyms {
 		if !slices.IsSortedFunc(canon, bytes.Compare) {
 			t.Errorf("synonyms[%q] = %q, not in sorted order", w, canon)
+		}
+	}
+}
+
+// TestLowerRunLen checks the 8-byte step of addLowerRun against a byte at a time: every
+// byte value at every position, after a run of lower-case letters and digits.
+func TestLowerRunLen(t *testing.T) {
+	for pos := range 8 {
+		for b := range 256 {
+			var x [8]byte
+			copy(x[:], "az09my7q")
+			x[pos] = byte(b)
+			want := 0
+			for want < 8 && lowerOrDigit[x[want]] {
+				want++
+			}
+			if got := lowerRunLen(binary.LittleEndian.Uint64(x[:])); got != want {
+				t.Fatalf("lowerRunLen(%q) = %d, want %d", x, got, want)
+			}
 		}
 	}
 }

@@ -196,11 +196,10 @@ type inverter struct {
 	base  map[string]uint32 // read only; nil when building from scratch
 	terms map[string]uint32 // the terms base lacks, numbered from next
 	next  uint32
-	// tf[id] counts term id in the current doc's fields; stamp[id] is 1 + the last doc
-	// that counted it, so the counts need no clearing between docs.
-	tf    [][numFields]uint16
-	stamp []int
-	seen  []uint32
+	// tf[id] counts term id in the fields of the last doc that counted it, so that
+	// the counts need no clearing between docs.
+	tf   []termCount
+	seen []uint32
 	// tab numbers the terms instead of terms when building from scratch; its terms
 	// go to terms at the end (finish).
 	tab  *termTable
@@ -213,7 +212,7 @@ func newInverter(p params, base, terms map[string]uint32) *inverter {
 	// Room for the terms of a few new docs (Update) beside base's: growing past it
 	// copies both arrays.
 	room := len(base) + len(base)/16
-	v.tf, v.stamp = make([][numFields]uint16, len(base), room), make([]int, len(base), room)
+	v.tf = make([]termCount, len(base), room)
 	v.an.surface = p.Surf > 0
 	return v
 }
@@ -235,19 +234,25 @@ func (v *inverter) id(t []byte) uint32 {
 	return id
 }
 
+// A termCount counts a term in the fields of one doc: the counts and the doc, 1 + its
+// number (0 for none), side by side to be read together.
+type termCount struct {
+	doc int32
+	n   [numFields]uint16
+}
+
 // count counts term id once more in field f of doc i.
 func (v *inverter) count(i, f int, id uint32) {
 	for int(id) >= len(v.tf) {
-		v.tf = append(v.tf, [numFields]uint16{})
-		v.stamp = append(v.stamp, 0)
+		v.tf = append(v.tf, termCount{})
 	}
-	if v.stamp[id] != i+1 {
-		v.stamp[id] = i + 1
-		v.tf[id] = [numFields]uint16{}
+	c := &v.tf[id]
+	if c.doc != int32(i+1) {
+		*c = termCount{doc: int32(i + 1)}
 		v.seen = append(v.seen, id)
 	}
-	if v.tf[id][f] < math.MaxUint16 {
-		v.tf[id][f]++
+	if c.n[f] < math.MaxUint16 {
+		c.n[f]++
 	}
 }
 
@@ -288,7 +293,7 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 		norm[f] = 1 - p.B[f] + p.B[f]*float64(length[f])/p.Pivot[f]
 	}
 	for _, id := range v.seen {
-		c := v.tf[id]
+		c := v.tf[id].n
 		only := c[fieldName] == 0 && c[fieldTitle] == 0 && c[fieldDesc] == 0
 		emit(id, posting{uint32(i), float32(p.saturation(c, norm))}, only)
 	}

@@ -1,39 +1,58 @@
 package rank
 
+import (
+	"encoding/binary"
+	"math/bits"
+	"math/rand/v2"
+)
+
 // A wordMemo analyses each distinct word of an index build once. In a description or
 // the parameters (fields without pairs of words) the terms emitWord makes of a folded
-// word depend on that word alone: the inverter's analyzer, told to (analyzer.raw), emits
-// the folded words as they are, and the memo gives each one the ids of its terms,
+// word depend on that word alone: the inverter's analyzer, told to (analyzer.memo), gives
+// it the folded words as they are, and the memo gives each one the ids of its terms,
 // looked up in the lexicon, stemmed and numbered at the word's first occurrence. The
 // terms are numbered in the order the inverter would number them without the memo.
+//
+// The words are kept in an open-addressing table whose slots hold what a word met again
+// needs: its length, its first 8 bytes and its terms' ids, so that finding it reads one
+// slot (and, for a word of more than 8 bytes, the rest of its bytes).
 type wordMemo struct {
 	v     *inverter
-	words *termTable // the distinct folded words met, numbered in order of first occurrence
-	n     uint32     // the number of words in words
-	at    []memoWord // at[w] is the entry of word w
-	ids   []uint32   // the ids of the entries' terms, ids[at[w].start:at[w].end]
+	seed  uint64     // the hash's, random
+	slots []memoSlot // a power of two of them, at most half full
+	n     int        // the words held
+	rest  []byte     // the bytes after the 8th of the words held, one after another
+	ids   []uint32   // the ids of the entries of more than one term
 	an    *analyzer  // analyses one word at a time, into the terms of its entry
 	buf   []byte     // a copy of the word being analysed, which stemming rewrites
 
-	// take is count, the sink of v's analyzer in add; doc and field are those being
-	// analysed, found the number of their terms of kind termWord so far.
-	take              func(term []byte, kind termKind)
+	// doc and field are those being analysed, found the number of their terms of kind
+	// termWord so far.
 	doc, field, found int
 }
 
-// A memoWord is what emitWord makes of one folded word: the ids of its terms of kind
-// termWord (its stem, or the words it abbreviates), and of the word as written.
-type memoWord struct {
-	start, end uint32
-	surf       uint32 // the id of the word as written; noTerm until a field keeping it met it
-	differs    bool   // the word as written is not its stem: fields keeping words as written add it
+// A memoSlot is one word of the memo, and what emitWord makes of it: the ids of its
+// terms of kind termWord (its stem, or the words it abbreviates; none for a stop word),
+// and of the word as written.
+type memoSlot struct {
+	head    uint64 // the word's first 8 bytes, zero padded (load)
+	hash    uint32 // the low 32 bits of the word's hash
+	size    uint8  // the word's length, at most maxTokenBytes; 0 for an empty slot
+	differs bool   // the word as written is not its stem: fields keeping words as written add it
+	nids    uint16 // the number of terms of kind termWord
+	id      uint32 // the id of the one term, or where the nids ids are in wordMemo.ids
+	surf    uint32 // the id of the word as written; noTerm until a field keeping it met it
+	rest    uint32 // where the word's bytes after the 8th are in wordMemo.rest
 }
+
+// memoSlots is the number of slots a memo starts with (32 KiB): enough for the words
+// of the few docs an Update analyses.
+const memoSlots = 1 << 10
 
 func newWordMemo(v *inverter) *wordMemo {
 	an := newAnalyzer(v.p.Off)
 	an.surface = true // to learn whether a word as written differs from its stem
-	m := &wordMemo{v: v, words: newTermTable(), an: an}
-	m.take = m.count
+	m := &wordMemo{v: v, seed: rand.Uint64(), slots: make([]memoSlot, memoSlots), an: an}
 	return m
 }
 
@@ -43,62 +62,103 @@ func newWordMemo(v *inverter) *wordMemo {
 func (m *wordMemo) add(i, f int, text string) int {
 	an := m.v.an
 	m.doc, m.field, m.found = i, f, 0
-	an.raw, an.sink = true, m.take
+	an.memo = m
 	an.add(text)
-	an.raw, an.sink = false, nil
+	an.memo = nil
 	return m.found
 }
 
-// count counts the terms of term, as the analyzer emits it: those of a folded word
-// from its entry.
+// count counts term, of kind kind, as the analyzer emits it.
 func (m *wordMemo) count(term []byte, kind termKind) {
+	if kind == termWord {
+		m.found++
+	}
+	m.v.count(m.doc, m.field, m.v.id(term))
+}
+
+// countWord counts the terms emitWord makes of the folded word w, from its entry.
+func (m *wordMemo) countWord(w []byte) {
 	v := m.v
-	if kind != termFolded {
-		if kind == termWord {
-			m.found++
+	s := m.find(w)
+	m.found += int(s.nids)
+	switch s.nids {
+	case 0:
+	case 1:
+		v.count(m.doc, m.field, s.id)
+	default:
+		for _, id := range m.ids[s.id : s.id+uint32(s.nids)] {
+			v.count(m.doc, m.field, id)
 		}
-		v.count(m.doc, m.field, v.id(term))
-		return
 	}
-	ids, surf := m.terms(term, v.an.surface)
-	m.found += len(ids)
-	for _, id := range ids {
-		v.count(m.doc, m.field, id)
-	}
-	if surf != noTerm {
-		v.count(m.doc, m.field, surf)
+	// surface first: false for a whole field (the parameters), it predicts well.
+	if v.an.surface && s.differs {
+		if s.surf == noTerm {
+			s.surf = v.id(w)
+		}
+		v.count(m.doc, m.field, s.surf)
 	}
 }
 
-// terms returns the ids of the terms of kind termWord that emitWord makes of the folded
-// word w, and the id of w as written (noTerm when it is its stem or surface is false),
-// numbering through the inverter the terms never met before. The slice aliases the memo.
-func (m *wordMemo) terms(w []byte, surface bool) (ids []uint32, surf uint32) {
-	v := m.v
-	k := m.words.id(w, &m.n)
-	if int(k) == len(m.at) {
-		m.at = append(m.at, m.analyse(w))
-	}
-	e := &m.at[k]
-	surf = noTerm
-	if surface && e.differs {
-		if e.surf == noTerm {
-			e.surf = v.id(w)
+// find returns the slot of the folded word w, analysing w when it is new. The pointer
+// is valid until the next call.
+func (m *wordMemo) find(w []byte) *memoSlot {
+	head := load(w)
+	h := uint32(m.hash(w, head))
+	mask := uint32(len(m.slots) - 1)
+	i := h & mask
+	for {
+		s := &m.slots[i]
+		if s.size == 0 {
+			break
 		}
-		surf = e.surf
+		if s.hash == h && int(s.size) == len(w) && s.head == head &&
+			(len(w) <= 8 || string(m.rest[s.rest:s.rest+uint32(len(w)-8)]) == string(w[8:])) {
+			return s
+		}
+		i = (i + 1) & mask
 	}
-	return m.ids[e.start:e.end], surf
+	s := &m.slots[i]
+	*s = m.analyse(w)
+	s.head, s.hash, s.size = head, h, uint8(len(w))
+	if len(w) > 8 {
+		s.rest = uint32(len(m.rest))
+		m.rest = append(m.rest, w[8:]...)
+	}
+	m.n++
+	if 2*m.n > len(m.slots) {
+		m.grow()
+		return m.find(w)
+	}
+	return s
+}
+
+// grow doubles the slots, placing each word again by the hash its slot kept.
+func (m *wordMemo) grow() {
+	slots := make([]memoSlot, 2*len(m.slots))
+	mask := uint32(len(slots) - 1)
+	for _, s := range m.slots {
+		if s.size == 0 {
+			continue
+		}
+		i := s.hash & mask
+		for slots[i].size != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i] = s
+	}
+	m.slots = slots
 }
 
 // analyse returns the entry of the folded word w, met for the first time, numbering its
 // terms of kind termWord through the inverter (the word as written is numbered when a
 // field keeping it meets it, as the inverter would number it).
-func (m *wordMemo) analyse(w []byte) memoWord {
+func (m *wordMemo) analyse(w []byte) memoSlot {
 	v := m.v
 	m.buf = append(m.buf[:0], w...)
 	m.an.reset()
 	m.an.emitWord(m.buf)
-	e := memoWord{start: uint32(len(m.ids)), surf: noTerm}
+	e := memoSlot{surf: noTerm}
+	start := len(m.ids)
 	for k := range m.an.n() {
 		if m.an.kind[k] == termSurface {
 			e.differs = true
@@ -106,6 +166,42 @@ func (m *wordMemo) analyse(w []byte) memoWord {
 		}
 		m.ids = append(m.ids, v.id(m.an.term(k)))
 	}
-	e.end = uint32(len(m.ids))
+	switch n := len(m.ids) - start; n {
+	case 1:
+		e.nids, e.id = 1, m.ids[start]
+		m.ids = m.ids[:start]
+	default:
+		e.nids, e.id = uint16(n), uint32(start)
+	}
 	return e
+}
+
+// hash hashes w, whose first 8 bytes are head: 8 bytes at a time, each mixed into the
+// seed and the length by one multiplication.
+func (m *wordMemo) hash(w []byte, head uint64) uint64 {
+	h := mix(m.seed ^ uint64(len(w)) ^ head)
+	for w = w[min(8, len(w)):]; len(w) > 0; w = w[min(8, len(w)):] {
+		h = mix(h ^ load(w))
+	}
+	return h
+}
+
+// mix mixes the bits of x: the two halves of its product with an odd constant, xored.
+func mix(x uint64) uint64 {
+	hi, lo := bits.Mul64(x, 0x9e3779b97f4a7c15)
+	return hi ^ lo
+}
+
+// load returns the first 8 bytes of w, little-endian, zero padded.
+func load(w []byte) uint64 {
+	switch {
+	case len(w) >= 8:
+		return binary.LittleEndian.Uint64(w)
+	case cap(w) >= 8:
+		// The bytes past the end are w's array's: read, then masked out.
+		return binary.LittleEndian.Uint64(w[:8]) & (1<<(8*len(w)) - 1)
+	}
+	var b [8]byte
+	copy(b[:], w)
+	return binary.LittleEndian.Uint64(b[:])
 }

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"testing"
@@ -55,6 +56,23 @@ func TestWordMemoSameTerms(t *testing.T) {
 			}
 			if fmt.Sprint(gotTerms) != fmt.Sprint(wantTerms) {
 				t.Errorf("params %+v, base %v: terms with the memo %v, without %v", p, base, gotTerms, wantTerms)
+			}
+		}
+	}
+}
+
+// TestLoad checks load, which reads a word's first 8 bytes for the memo: zero padded
+// whatever follows the word in its array, and whether or not its array has 8 bytes.
+func TestLoad(t *testing.T) {
+	text := []byte("abcdefghijklmnop")
+	for n := range 10 {
+		want := make([]byte, 8)
+		copy(want, text[:n])
+		for _, w := range [][]byte{text[:n], slices.Clip(text[:n]), slices.Clone(text[:n])} {
+			var got [8]byte
+			binary.LittleEndian.PutUint64(got[:], load(w))
+			if string(got[:]) != string(want) {
+				t.Errorf("load(%q) (cap %d) = %q, want %q", w, cap(w), got, want)
 			}
 		}
 	}
