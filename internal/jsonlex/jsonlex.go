@@ -4,6 +4,7 @@
 package jsonlex
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
@@ -436,27 +437,21 @@ func Equal(s []byte, name string) bool {
 // SkipString returns the index just past the string whose opening quote is b[i], for
 // text already known to be valid JSON; for other text it returns at most len(b).
 func SkipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		// Eight bytes at a time up to the first quote or backslash: most of a tool's
-		// text is in strings (descriptions), read this way on every catalog build.
-		for i+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[i:])
-			q, s := x^(lo8*'"'), x^(lo8*'\\')
-			// The high bit of each byte that is zero in q or s, the lowest exactly.
-			if m := ((q-lo8)&^q | (s-lo8)&^s) & hi8; m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
+	// Most of a tool's text is in strings (descriptions), read this way on every catalog
+	// build: the next quote is found many bytes at a time (bytes.IndexByte), and closes
+	// the string unless an odd run of backslashes before it escapes it.
+	for j := i + 1; j < len(b); j++ {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b)
 		}
-		if i >= len(b) {
-			break
+		j += k
+		n := 0
+		for n < j-i-1 && b[j-1-n] == '\\' {
+			n++
 		}
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+		if n%2 == 0 {
+			return j + 1
 		}
 	}
 	return len(b)
