@@ -261,17 +261,12 @@ var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', '
 
 // plainRun returns the end of the run of bytes from i that need no care inside a
 // string: printable ASCII other than the quote and the backslash. It looks at eight
-// bytes at a time.
+// bytes at a time, and takes the end from the word that holds it (special's lowest
+// flag is exact).
 func plainRun(b []byte, i int) int {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ (lo * '"')
-		s := x ^ (lo * '\\')
-		// A byte below 0x20, equal to the quote or the backslash, or at least 0x80
-		// sets its high bit here (a borrow may also flag a later byte: harmless).
-		if ((x-lo*0x20)|(q-lo)|(s-lo)|x)&hi != 0 {
-			break
+		if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
 	for i < len(b) && plain[b[i]] {
