@@ -211,8 +211,9 @@ func (c *canon) object(level int) error {
 			if err := c.string(true); err != nil {
 				return err
 			}
-			// Strictly increasing names hold no duplicate.
-			raw = raw && c.tape[key].kind == kPlain && (prev < 0 || c.compareKeys(prev, key) < 0)
+			// Strictly increasing names hold no duplicate. Once whitespace was met, the
+			// order is left for write to check.
+			raw = raw && c.spaces == spaces && c.tape[key].kind == kPlain && (prev < 0 || c.compareKeys(prev, key) < 0)
 			prev = key
 			c.skipSpace()
 			if c.pos >= len(c.src) || c.src[c.pos] != ':' {
