@@ -369,6 +369,7 @@ func (c *canon) number() error {
 	case digits() == 0:
 		return errSyntax
 	}
+	whole := i // past the integer part
 	if i < len(src) && src[i] == '.' {
 		i++
 		if digits() == 0 {
@@ -383,6 +384,13 @@ func (c *canon) number() error {
 		if digits() == 0 {
 			return errSyntax
 		}
+	}
+	// An integer of at most 15 characters is below 2^53, exact in a double, and written
+	// as its digits (but -0, written 0): its text is its canonical form.
+	if c.collapse && i == whole && i-start <= 15 && string(src[start:i]) != "-0" {
+		c.tape = append(c.tape, node{kind: kRaw, a: start, b: i})
+		c.pos = i
+		return nil
 	}
 	f, err := strconv.ParseFloat(string(src[start:i]), 64)
 	if err != nil || math.IsInf(f, 0) {
