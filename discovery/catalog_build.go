@@ -65,12 +65,15 @@ func newBuilder(tools []json.RawMessage, o *CatalogOptions, r reuse, prevOf, bui
 
 // run reads every input to build.
 func (b *builder) run() {
-	// scratch[w] holds the parameter text of the tool worker w reads, reused.
+	// scratch[w] holds the parameter text of the tool worker w reads, reused; it is
+	// written back once a range, not once a tool (the workers' headers share a line).
 	scratch := make([][]byte, parallel.Workers(len(b.inputs), buildChunk))
 	parallel.Chunks(len(b.inputs), buildChunk, func(w, lo, hi int) {
+		params := scratch[w]
 		for k := lo; k < hi; k++ {
-			scratch[w] = b.read(k, scratch[w][:0])
+			params = b.read(k, params[:0])
 		}
+		scratch[w] = params
 	})
 }
 

@@ -1,6 +1,7 @@
 package schemaguard
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"sync"
@@ -43,28 +44,45 @@ const (
 	// quotes, and its canonical form is src[a-1:b+1] as it is (RFC 8259 allows no
 	// control character, quote or backslash there, and ScanString checked its UTF-8).
 	kPlain
+	// kRaw is a value whose text src[a:b] is already its canonical form: a number or
+	// a string value written as JCS writes it, or an array or object with no
+	// whitespace whose names are plain and in order and whose values are all canonical.
+	// A container's subtree is dropped from the tape: it is written as one copy.
+	kRaw
 	kArray
 	kObject
 )
+
+// canonical reports whether a node of kind k is written as its text in src.
+func (k kind) canonical() bool {
+	switch k {
+	case kNull, kFalse, kTrue, kPlain, kRaw:
+		return true
+	}
+	return false
+}
 
 // A node is one entry of the tape the parser writes: every value in document order,
 // each object member as its key (a kString or kPlain node) followed by its value.
 type node struct {
 	kind kind
-	a, b int     // kString: str[a:b]; kPlain: src[a:b]; array, object: a = elements or members, b = index past the subtree
+	a, b int     // kString: str[a:b]; kPlain, kRaw: src[a:b]; array, object: a = elements or members, b = index past the subtree
 	num  float64 // number
 }
 
 // canon holds one Canonicalize call's scratch; it is pooled, so steady-state calls
 // allocate only when dst must grow.
 type canon struct {
-	src     []byte
-	pos     int
-	tape    []node
-	str     []byte // decoded strings, UTF-8
-	members []int  // stack of the member key indexes of the objects being written
-	nodes   int
-	depth   int
+	src      []byte
+	pos      int
+	tape     []node
+	str      []byte // decoded strings, UTF-8
+	enc      []byte // an escaped string value's canonical form, to compare with its text
+	members  []int  // stack of the member key indexes of the objects being written
+	nodes    int
+	depth    int
+	spaces   int  // whitespace bytes skipped so far
+	collapse bool // parse text already canonical into kRaw nodes (off only in tests)
 }
 
 var canonPool = sync.Pool{New: func() any { return new(canon) }}
@@ -82,9 +100,15 @@ var canonPool = sync.Pool{New: func() any { return new(canon) }}
 // underflows becomes 0, as in ECMAScript. On error, dst is returned unchanged. dst must
 // not overlap src: strings without escapes are copied from src as the form is written.
 func Canonicalize(dst, src []byte) ([]byte, Measure, error) {
+	return canonicalize(dst, src, true)
+}
+
+// canonicalize is Canonicalize; with collapse false it writes every value from the
+// tape, even text already in canonical form (the reference the tests compare with).
+func canonicalize(dst, src []byte, collapse bool) ([]byte, Measure, error) {
 	c := canonPool.Get().(*canon)
 	defer c.release()
-	c.src, c.pos = src, 0
+	c.src, c.pos, c.collapse = src, 0, collapse
 	if err := c.value(0); err != nil {
 		return dst, Measure{}, err
 	}
@@ -102,15 +126,21 @@ func Canonicalize(dst, src []byte) ([]byte, Measure, error) {
 
 func (c *canon) release() {
 	c.src = nil
-	c.tape, c.str, c.members = c.tape[:0], c.str[:0], c.members[:0]
-	c.nodes, c.depth = 0, 0
-	if cap(c.tape) > 1<<16 || cap(c.str) > 1<<20 || cap(c.members) > 1<<16 {
+	c.tape, c.str, c.enc, c.members = c.tape[:0], c.str[:0], c.enc[:0], c.members[:0]
+	c.nodes, c.depth, c.spaces = 0, 0, 0
+	if cap(c.tape) > 1<<16 || cap(c.str) > 1<<20 || cap(c.enc) > 1<<20 || cap(c.members) > 1<<16 {
 		return // do not keep an outsized buffer alive in the pool
 	}
 	canonPool.Put(c)
 }
 
-func (c *canon) skipSpace() { c.pos = jsonlex.SkipSpace(c.src, c.pos) }
+// skipSpace skips whitespace, counting it in c.spaces: a container none was skipped in
+// can be its own canonical form.
+func (c *canon) skipSpace() {
+	i := c.pos
+	c.pos = jsonlex.SkipSpace(c.src, i)
+	c.spaces += c.pos - i
+}
 
 // value parses one value at nesting level depth (the number of containers around it)
 // onto the tape.
@@ -126,7 +156,7 @@ func (c *canon) value(depth int) error {
 	case '[':
 		return c.array(depth + 1)
 	case '"':
-		return c.string()
+		return c.string(false)
 	case 't':
 		return c.literal("true", kTrue)
 	case 'f':
@@ -163,22 +193,28 @@ func (c *canon) object(level int) error {
 	if err := c.enter(level); err != nil {
 		return err
 	}
-	at := len(c.tape)
+	at, start, spaces := len(c.tape), c.pos, c.spaces
 	c.tape = append(c.tape, node{kind: kObject})
 	c.pos++ // '{'
 	c.skipSpace()
 	n := 0
+	raw := c.collapse // the members so far are canonical, their names plain and in order
 	if c.pos < len(c.src) && c.src[c.pos] == '}' {
 		c.pos++
 	} else {
-		for {
+		for prev := -1; ; {
 			c.skipSpace()
 			if c.pos >= len(c.src) || c.src[c.pos] != '"' {
 				return errSyntax
 			}
-			if err := c.string(); err != nil {
+			key := len(c.tape)
+			if err := c.string(true); err != nil {
 				return err
 			}
+			// Strictly increasing names hold no duplicate. Once whitespace was met, the
+			// order is left for write to check.
+			raw = raw && c.spaces == spaces && c.tape[key].kind == kPlain && (prev < 0 || c.compareKeys(prev, key) < 0)
+			prev = key
 			c.skipSpace()
 			if c.pos >= len(c.src) || c.src[c.pos] != ':' {
 				return errSyntax
@@ -187,6 +223,7 @@ func (c *canon) object(level int) error {
 			if err := c.value(level); err != nil {
 				return err
 			}
+			raw = raw && c.tape[key+1].kind.canonical()
 			n++
 			c.skipSpace()
 			if c.pos >= len(c.src) {
@@ -203,26 +240,41 @@ func (c *canon) object(level int) error {
 			return errSyntax
 		}
 	}
-	c.tape[at].a, c.tape[at].b = n, len(c.tape)
+	c.end(at, start, n, raw && c.spaces == spaces)
 	return nil
+}
+
+// end closes the container whose node is c.tape[at], its text starting at src[start]
+// and holding n values: when raw, the text is its canonical form and its subtree is
+// replaced by one kRaw node.
+func (c *canon) end(at, start, n int, raw bool) {
+	if raw {
+		c.tape = c.tape[:at+1]
+		c.tape[at] = node{kind: kRaw, a: start, b: c.pos}
+		return
+	}
+	c.tape[at].a, c.tape[at].b = n, len(c.tape)
 }
 
 func (c *canon) array(level int) error {
 	if err := c.enter(level); err != nil {
 		return err
 	}
-	at := len(c.tape)
+	at, start, spaces := len(c.tape), c.pos, c.spaces
 	c.tape = append(c.tape, node{kind: kArray})
 	c.pos++ // '['
 	c.skipSpace()
 	n := 0
+	raw := c.collapse // the elements so far are canonical
 	if c.pos < len(c.src) && c.src[c.pos] == ']' {
 		c.pos++
 	} else {
 		for {
+			v := len(c.tape)
 			if err := c.value(level); err != nil {
 				return err
 			}
+			raw = raw && c.tape[v].kind.canonical()
 			n++
 			c.skipSpace()
 			if c.pos >= len(c.src) {
@@ -239,13 +291,14 @@ func (c *canon) array(level int) error {
 			return errSyntax
 		}
 	}
-	c.tape[at].a, c.tape[at].b = n, len(c.tape)
+	c.end(at, start, n, raw && c.spaces == spaces)
 	return nil
 }
 
 // string parses the string starting at the quote at c.pos: one with escapes is decoded
-// into c.str, one without is left where it is in src (kPlain).
-func (c *canon) string() error {
+// into c.str, one without is left where it is in src (kPlain). A value (not a member
+// name) whose escapes are those JCS writes is left where it is too (kRaw).
+func (c *canon) string(name bool) error {
 	s, f := jsonlex.ScanString(c.src, c.pos)
 	if f != jsonlex.None {
 		return stringFaults[f]
@@ -257,6 +310,14 @@ func (c *canon) string() error {
 	}
 	start := len(c.str)
 	c.str = jsonlex.Unescape(c.str, c.src[c.pos+1:s.End-1])
+	if c.collapse && !name {
+		if c.enc = appendString(c.enc[:0], c.str[start:]); bytes.Equal(c.enc, c.src[c.pos:s.End]) {
+			c.str = c.str[:start]
+			c.tape = append(c.tape, node{kind: kRaw, a: c.pos, b: s.End})
+			c.pos = s.End
+			return nil
+		}
+	}
 	c.pos = s.End
 	c.tape = append(c.tape, node{kind: kString, a: start, b: len(c.str)})
 	return nil
@@ -308,6 +369,7 @@ func (c *canon) number() error {
 	case digits() == 0:
 		return errSyntax
 	}
+	whole := i // past the integer part
 	if i < len(src) && src[i] == '.' {
 		i++
 		if digits() == 0 {
@@ -323,9 +385,24 @@ func (c *canon) number() error {
 			return errSyntax
 		}
 	}
+	// An integer of at most 15 characters is below 2^53, exact in a double, and written
+	// as its digits (but -0, written 0): its text is its canonical form.
+	if c.collapse && i == whole && i-start <= 15 && string(src[start:i]) != "-0" {
+		c.tape = append(c.tape, node{kind: kRaw, a: start, b: i})
+		c.pos = i
+		return nil
+	}
 	f, err := strconv.ParseFloat(string(src[start:i]), 64)
 	if err != nil || math.IsInf(f, 0) {
 		return errRange // the grammar is checked above, so only overflow is left
+	}
+	if c.collapse {
+		var buf [32]byte
+		if string(appendNumber(buf[:0], f)) == string(src[start:i]) {
+			c.tape = append(c.tape, node{kind: kRaw, a: start, b: i})
+			c.pos = i
+			return nil
+		}
 	}
 	c.pos = i
 	c.tape = append(c.tape, node{kind: kNumber, num: f})

@@ -29,6 +29,46 @@ func canonical(t *testing.T, src string) string {
 	return string(out)
 }
 
+// checkCopies fails t when Canonicalize of src differs from the reference that writes
+// every value from the tape (canonicalize without collapse) in bytes, Measure or error:
+// text it copies as already canonical must be exactly what writing it would give.
+func checkCopies(t testing.TB, src []byte) {
+	t.Helper()
+	out, m, err := Canonicalize([]byte("dst:"), src)
+	ref, mref, errRef := canonicalize([]byte("dst:"), src, false)
+	if !bytes.Equal(out, ref) || m != mref || err != errRef {
+		t.Fatalf("Canonicalize(%q) = %q, %+v, %v; writing every value gives %q, %+v, %v", src, out, m, err, ref, mref, errRef)
+	}
+}
+
+// TestCopiesCanonicalText checks that text already canonical is copied as it is, and
+// that text that only looks so (another spelling of a number or an escape, a space,
+// names out of order or twice) is written as the tape says, as without copying.
+func TestCopiesCanonicalText(t *testing.T) {
+	copied := []string{
+		`{"a":[1,-2,0.5,1e+21,"x",true,false,null,{}],"b":{"c":"\n\"\\\u001f"}}`,
+		`[]`, `{}`, `{"\n":1}`, `[0,-1,123456789012345,-12345678901234,9007199254740991]`, `"\b\t\n\f\r\u000b"`, `-1.5e-7`, "{\"\u00e9\":\"\u2028\",\"\U0001F600\":1,\"\uffff\":2}",
+	}
+	for _, s := range copied {
+		if got := canonical(t, s); got != s {
+			t.Errorf("Canonicalize(%s) = %s, want it unchanged", s, got)
+		}
+		checkCopies(t, []byte(s))
+	}
+	looksCanonical := []string{
+		`[1.0]`, `[1e0]`, `[-0]`, `[-0.0]`, `[1234567890123456789]`, `[-12345678901234567]`, `[1E3]`, `[100e-2]`, `[9007199254740993]`, `["\u00e9"]`, `["\/"]`, `["\u001F"]`,
+		`["\u000a"]`, `["\ud83d\ude00"]`, `{"b":1,"a":2}`, `{"a":1,"a":1}`, `{"a":1,"\u0061":1}`,
+		`{"a":1,"\u0062":2}`, `{"a": 1}`, `[1 ]`, ` [1]`, `{"a":[{"c":1,"b":2}]}`,
+		`{"a":{"b":1,"b":2}}`, "{\"\uffff\":1,\"\U0001F600\":2}", `[{"a":1},{"b":2},[3,[4.10]]]`,
+	}
+	for _, s := range looksCanonical {
+		checkCopies(t, []byte(s))
+		if out, _, err := Canonicalize(nil, []byte(s)); err == nil && string(out) == s {
+			t.Errorf("Canonicalize(%s) left it unchanged, want it rewritten", s)
+		}
+	}
+}
+
 // SPEC CONTRACT-1: the example of RFC 8785 §3.2.2.
 func TestRFC8785Example(t *testing.T) {
 	in := `{
@@ -528,6 +568,8 @@ func TestCanonicalFormProperties(t *testing.T) {
 		if err != nil || !bytes.Equal(again, ca) || m2 != ma {
 			t.Fatalf("case %d: Canonicalize(%q) = %q, %+v, %v, want itself (not idempotent)", i, ca, again, m2, err)
 		}
+		checkCopies(t, []byte(a.String()))
+		checkCopies(t, ca)
 		var decoded any
 		if err := json.Unmarshal(ca, &decoded); err != nil {
 			t.Fatalf("case %d: canonical form %q is not JSON: %v", i, ca, err)
@@ -576,6 +618,12 @@ func TestRealCatalogs(t *testing.T) {
 			if err != nil || !bytes.Equal(again, out) {
 				t.Fatalf("%s tool %d: canonical form is not a fixed point", filepath.Base(f), i)
 			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, raw); err != nil {
+				t.Fatal(err)
+			}
+			checkCopies(t, raw)
+			checkCopies(t, compact.Bytes())
 			var want, got any
 			if err := json.Unmarshal(raw, &want); err != nil {
 				t.Fatal(err)
@@ -663,6 +711,25 @@ func BenchmarkCanonicalize(b *testing.B) {
 	}
 }
 
+// BenchmarkCanonicalizeCanonical canonicalizes the canonical form of the tool of
+// BenchmarkCanonicalize, as a catalog kept in canonical form (or written by
+// encoding/json from maps, as the discovery benchmarks' tools are) is read: the text is
+// checked and copied whole.
+func BenchmarkCanonicalizeCanonical(b *testing.B) {
+	src, _, err := Canonicalize(nil, tool7KB())
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]byte, 0, 2*len(src))
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := Canonicalize(dst[:0], src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // FuzzCanonicalize: any input either is ErrMalformed or canonicalizes to valid JSON that
 // is its own canonical form, with the same Measure; Canonicalize never panics.
 func FuzzCanonicalize(f *testing.F) {
@@ -674,6 +741,7 @@ func FuzzCanonicalize(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
+		checkCopies(t, src)
 		out, m, err := Canonicalize(nil, src)
 		if err != nil {
 			if !errors.Is(err, ErrMalformed) {

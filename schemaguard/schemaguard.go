@@ -4,8 +4,11 @@
 // [Canonicalize] parses JSON text itself (it never round-trips through encoding/json,
 // which would lose duplicate keys and rewrite strings) and writes the JCS form: members
 // sorted by the UTF-16 code units of their names, no whitespace, strings with only the
-// escapes JCS mandates, numbers as ECMAScript writes the nearest IEEE 754 double. The
-// canonical form is what the digests hash and what the limits measure (SPEC CONTRACT-1,
+// escapes JCS mandates, numbers as ECMAScript writes the nearest IEEE 754 double. A
+// value whose text already is its canonical form (a number or string spelled as JCS
+// spells it; an array or object with no whitespace, plain member names in order and
+// only such values) is checked while parsing and copied as one span. The canonical
+// form is what the digests hash and what the limits measure (SPEC CONTRACT-1,
 // CONTRACT-2, CONTRACT-3).
 //
 // Decisions where SPEC is silent:

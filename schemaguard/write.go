@@ -25,6 +25,8 @@ func (c *canon) write(dst []byte, i int) ([]byte, int, error) {
 		return appendNumber(dst, n.num), i + 1, nil
 	case kString, kPlain:
 		return c.appendStringNode(dst, &n), i + 1, nil
+	case kRaw:
+		return append(dst, c.src[n.a:n.b]...), i + 1, nil
 	case kArray:
 		dst = append(dst, '[')
 		j := i + 1

@@ -4,6 +4,7 @@
 package jsonlex
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
@@ -260,17 +261,12 @@ var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', '
 
 // plainRun returns the end of the run of bytes from i that need no care inside a
 // string: printable ASCII other than the quote and the backslash. It looks at eight
-// bytes at a time.
+// bytes at a time, and takes the end from the word that holds it (special's lowest
+// flag is exact).
 func plainRun(b []byte, i int) int {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ (lo * '"')
-		s := x ^ (lo * '\\')
-		// A byte below 0x20, equal to the quote or the backslash, or at least 0x80
-		// sets its high bit here (a borrow may also flag a later byte: harmless).
-		if ((x-lo*0x20)|(q-lo)|(s-lo)|x)&hi != 0 {
-			break
+		if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
 	for i < len(b) && plain[b[i]] {
@@ -436,27 +432,21 @@ func Equal(s []byte, name string) bool {
 // SkipString returns the index just past the string whose opening quote is b[i], for
 // text already known to be valid JSON; for other text it returns at most len(b).
 func SkipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		// Eight bytes at a time up to the first quote or backslash: most of a tool's
-		// text is in strings (descriptions), read this way on every catalog build.
-		for i+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[i:])
-			q, s := x^(lo8*'"'), x^(lo8*'\\')
-			// The high bit of each byte that is zero in q or s, the lowest exactly.
-			if m := ((q-lo8)&^q | (s-lo8)&^s) & hi8; m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
+	// Most of a tool's text is in strings (descriptions), read this way on every catalog
+	// build: the next quote is found many bytes at a time (bytes.IndexByte), and closes
+	// the string unless an odd run of backslashes before it escapes it.
+	for j := i + 1; j < len(b); j++ {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b)
 		}
-		if i >= len(b) {
-			break
+		j += k
+		n := 0
+		for n < j-i-1 && b[j-1-n] == '\\' {
+			n++
 		}
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+		if n%2 == 0 {
+			return j + 1
 		}
 	}
 	return len(b)

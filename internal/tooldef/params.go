@@ -66,22 +66,15 @@ type schemaMembers struct {
 	title, description, constant, enum                           []byte
 }
 
-// readSchema returns the members of the object obj that ParamText reads, and false when
-// obj is not an object.
-func readSchema(obj []byte) (m schemaMembers, ok bool) {
-	m, _, ok = readSchemaAt(obj, jsonlex.SkipSpace(obj, 0))
-	return m, ok
-}
-
-// readSchemaAt is readSchema of the value starting at b[i], which it also skips: end is
-// the index past it. A properties object's values are read so, in the one pass that
-// finds where each ends.
-func readSchemaAt(b []byte, i int) (m schemaMembers, end int, ok bool) {
+// readSchemaAt reads into m, zero, the members ParamText reads of the value starting
+// at b[i], which it also skips: end is the index past it, ok false when the value is
+// not an object. A properties object's values are read so, in the one pass that finds
+// where each ends.
+func readSchemaAt(m *schemaMembers, b []byte, i int) (end int, ok bool) {
 	if i >= len(b) || b[i] != '{' {
-		return m, jsonlex.SkipValue(b, i), false
+		return jsonlex.SkipValue(b, i), false
 	}
-	end = objectMembers(b, i, m.set)
-	return m, end, true
+	return objectMembers(b, i, m.set), true
 }
 
 // set keeps val as the member key (raw, quotes included) when ParamText reads it.
@@ -172,12 +165,13 @@ func appendString(dst, inner []byte) []byte {
 // const and string enum values, then what it nests; then items, additionalProperties,
 // anyOf, oneOf and allOf.
 func (w *paramWalker) walk(schema []byte, depth int) {
-	if depth > maxParamDepth {
-		return
+	i := jsonlex.SkipSpace(schema, 0)
+	if depth > maxParamDepth || i >= len(schema) || schema[i] != '{' {
+		return // absent, or no object: no text
 	}
-	if m, ok := readSchema(schema); ok {
-		w.walkMembers(m, depth)
-	}
+	var m schemaMembers
+	readSchemaAt(&m, schema, i)
+	w.walkMembers(&m, depth)
 }
 
 // walkAt is walk of the schema starting at b[i], and returns the index past it. Its
@@ -201,12 +195,12 @@ func (w *paramWalker) walkAt(b []byte, i, depth int) int {
 	if props {
 		w.writeProps(base, nameBase, depth)
 	}
-	w.walkNested(m, depth)
+	w.walkNested(&m, depth)
 	return end
 }
 
 // walkMembers is walk of the schema whose members m holds.
-func (w *paramWalker) walkMembers(m schemaMembers, depth int) {
+func (w *paramWalker) walkMembers(m *schemaMembers, depth int) {
 	if len(m.properties) > 0 && m.properties[0] == '{' {
 		base, nameBase := len(w.props), len(w.names)
 		w.readProps(m.properties, 0)
@@ -232,14 +226,14 @@ func (w *paramWalker) writeProps(base, nameBase, depth int) {
 			}
 			w.out = append(w.out, w.names[p.a:p.b]...)
 		}
-		pm, ok := p.m, p.ok
+		pm := &p.m
 		w.add(pm.title)
 		w.add(pm.description)
 		w.add(pm.constant)
 		if len(pm.enum) > 0 && pm.enum[0] == '[' {
 			elements(pm.enum, func(v []byte) { w.add(v) })
 		}
-		if ok && depth+1 <= maxParamDepth {
+		if p.ok && depth+1 <= maxParamDepth {
 			w.walkMembers(pm, depth+1) // walk(p.val, depth+1), p.val read once
 		}
 	}
@@ -248,7 +242,7 @@ func (w *paramWalker) writeProps(base, nameBase, depth int) {
 
 // walkNested appends the text of the schemas nested in m but for its properties: items,
 // additionalProperties, anyOf, oneOf and allOf, of a schema nested depth deep.
-func (w *paramWalker) walkNested(m schemaMembers, depth int) {
+func (w *paramWalker) walkNested(m *schemaMembers, depth int) {
 	w.walk(m.items, depth+1)
 	w.walk(m.additionalProperties, depth+1)
 	for _, l := range [...][]byte{m.anyOf, m.oneOf, m.allOf} {
@@ -273,8 +267,10 @@ func (w *paramWalker) readProps(b []byte, i int) int {
 		a := len(w.names)
 		w.names = appendString(w.names, b[i+1:kend-1])
 		i = jsonlex.SkipSpace(b, jsonlex.SkipSpace(b, kend)+1) // past the colon
-		pm, vend, ok := readSchemaAt(b, i)
-		w.props = append(w.props, paramProp{a: a, b: len(w.names), m: pm, ok: ok})
+		w.props = append(w.props, paramProp{a: a, b: len(w.names)})
+		p := &w.props[len(w.props)-1]
+		var vend int
+		vend, p.ok = readSchemaAt(&p.m, b, i)
 		i = jsonlex.SkipSpace(b, vend)
 		if i >= len(b) {
 			return len(b)

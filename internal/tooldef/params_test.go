@@ -111,6 +111,38 @@ func BenchmarkParamText(b *testing.B) {
 	})
 }
 
+// BenchmarkReadParams reads a canonical tool definition of about 3 KB (16 properties of
+// the shapes the discovery benchmarks generate), as a catalog build does once per tool.
+func BenchmarkReadParams(b *testing.B) {
+	var props []string
+	for i := range 16 {
+		var extra string
+		switch i % 4 {
+		case 0:
+			extra = `"enum":["open","closed","all"],"type":"string"`
+		case 1:
+			extra = `"maximum":9000,"minimum":0,"type":"integer"`
+		case 2:
+			extra = `"items":{"maxLength":64,"type":"string"},"maxItems":50,"type":"array"`
+		default:
+			extra = `"maxLength":256,"minLength":1,"type":"string"`
+		}
+		props = append(props, fmt.Sprintf(`"param_%02d":{"description":"the %d-th parameter of the tool, a filter on the listed items",%s}`, i, i, extra))
+	}
+	src := []byte(`{"annotations":{"readOnlyHint":true,"title":"LIST"},"description":"List the items of a project, filtered by state, owner and labels, newest first.",` +
+		`"inputSchema":{"additionalProperties":false,"properties":{` + strings.Join(props, ",") + `},"required":["param_01"],"type":"object"},"name":"project_items_list"}`)
+	def, _, err := schemaguard.Canonicalize(nil, src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var params []byte
+	b.SetBytes(int64(len(def)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_, params, _ = ReadParams(def, params[:0])
+	}
+}
+
 // checkReadParams fails t when ReadParams of def's canonical form differs from Read of
 // it and ParamText of the inputSchema Read finds, appended after a prefix and a space;
 // def that has no canonical form is skipped.
