@@ -2,7 +2,6 @@ package mcpgo_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/internal/adaptertest"
@@ -21,21 +20,8 @@ func TestStdioLongIDs(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: true, tool: "search_tools"})
 	c := f.listen(t, mcpgo.WithPrincipal(context.Background(), adaptertest.Alice))
 	c.initialize()
-	next := func(msg string) []byte { // the next response: one request at a time
-		c.send(msg)
-		for {
-			b, err := c.r.ReadBytes('\n')
-			if err != nil {
-				t.Fatalf("read: %v", err)
-			}
-			var env struct{ Method string }
-			if json.Unmarshal(b, &env) == nil && env.Method == "" {
-				return b[:len(b)-1]
-			}
-		}
-	}
 	for _, tc := range longIDCases {
-		adaptertest.CheckLongIDs(t, tc, next)
+		adaptertest.CheckLongIDs(t, tc, c.next)
 	}
 }
 
