@@ -216,7 +216,7 @@ func programProblem(b readmeBlock, src string) string {
 // out, added or changed unnoticed. That function is an Example or test, or is called by
 // the one the note names after "run by", so it is compiled and run.
 func snippetProblems(readme string, read func(path string) ([]byte, error)) []string {
-	blocks, problems := readmeBlocks(readme)
+	blocks, problems := readmeBlocks(lf(readme))
 	if len(blocks) < 5 {
 		problems = append(problems, fmt.Sprintf("found %d Go blocks in README.md; the parser lost them", len(blocks)))
 	}
@@ -237,7 +237,7 @@ func blockProblems(b readmeBlock, where string, read func(path string) ([]byte, 
 		bad("names %s: %v", b.path, err)
 		return problems
 	}
-	src := string(data)
+	src := lf(string(data))
 	if !strings.HasSuffix(b.path, "_test.go") {
 		bad("names %s, which is not a test file", b.path)
 	}
@@ -267,6 +267,10 @@ func blockProblems(b readmeBlock, where string, read func(path string) ([]byte, 
 
 // readRepo reads a file of the repository from the docs directory.
 func readRepo(path string) ([]byte, error) { return os.ReadFile(filepath.Join("..", path)) }
+
+// lf returns text with Windows line endings (a checkout with core.autocrlf) as \n:
+// the checks compare lines.
+func lf(text string) string { return strings.ReplaceAll(text, "\r\n", "\n") }
 
 // Every Go snippet of the README is a compiled, run Example or test exactly as shown,
 // or shows where it leaves lines out with "// ..." (snippetProblems).
@@ -322,7 +326,7 @@ var quickStarts = []string{"mcpsdk/doc.go", "mcpgo/doc.go"}
 // the root) as snippetProblems does the README's.
 func docSnippetProblems(file, src string, read func(path string) ([]byte, error)) []string {
 	var problems []string
-	blocks := docBlocks(filepath.ToSlash(filepath.Dir(file)), src)
+	blocks := docBlocks(filepath.ToSlash(filepath.Dir(file)), lf(src))
 	if slices.Contains(quickStarts, file) && !slices.ContainsFunc(blocks, func(b readmeBlock) bool {
 		return strings.Contains(b.marker, "Quick start")
 	}) {
@@ -358,7 +362,7 @@ func TestPackageDocSnippets(t *testing.T) {
 			return nil
 		}
 		file := filepath.ToSlash(rel)
-		checked += len(docBlocks(filepath.Dir(file), string(src)))
+		checked += len(docBlocks(filepath.Dir(file), lf(string(src))))
 		for _, p := range docSnippetProblems(file, string(src), readRepo) {
 			t.Error(p)
 		}
@@ -375,8 +379,8 @@ func TestPackageDocSnippets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines := strings.Split(string(src), "\n")
-		for _, b := range docBlocks(filepath.Dir(file), string(src)) {
+		lines := strings.Split(lf(string(src)), "\n")
+		for _, b := range docBlocks(filepath.Dir(file), lf(string(src))) {
 			for n := range b.code {
 				at := b.line - 1 + n
 				changed := slices.Clone(lines)
@@ -410,7 +414,7 @@ func TestREADMESnippetsCatchDrift(t *testing.T) {
 		files[path] = b
 		return b, err
 	}
-	readme := string(data)
+	readme := lf(string(data))
 	if p := snippetProblems(readme, read); len(p) > 0 {
 		t.Fatalf("the README itself has problems: %v", p)
 	}
@@ -505,5 +509,36 @@ func TestREADMEListsExamples(t *testing.T) {
 	}
 	if found < 20 {
 		t.Fatalf("found %d Example functions; the walk lost them", found)
+	}
+}
+
+// The snippet checks read text with Windows line endings (a checkout with
+// core.autocrlf) as they read it with \n: the README, the files it names and the
+// package docs, each with \r\n, report no problem, and a drifted line still does.
+func TestSnippetsCRLF(t *testing.T) {
+	crlf := func(b []byte) string { return strings.ReplaceAll(string(b), "\n", "\r\n") }
+	read := func(path string) ([]byte, error) {
+		b, err := readRepo(path)
+		return []byte(crlf(b)), err
+	}
+	data, err := readRepo("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := snippetProblems(crlf(data), read); len(p) > 0 {
+		t.Errorf("the README with \\r\\n: %v", p)
+	}
+	drifted := strings.Replace(crlf(data), "\tlog.Fatal(err)\r\n", "\tlog.Fatal(err) \r\n", 1)
+	if len(snippetProblems(drifted, read)) == 0 {
+		t.Error("the README with \\r\\n and a line changed: no problem reported")
+	}
+	for _, file := range quickStarts {
+		src, err := readRepo(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := docSnippetProblems(file, crlf(src), read); len(p) > 0 {
+			t.Errorf("%s with \\r\\n: %v", file, p)
+		}
 	}
 }
