@@ -298,7 +298,14 @@ func docBlocks(dir, src string) []readmeBlock {
 		case strings.HasPrefix(text, "\t"):
 			para = last
 			b := readmeBlock{line: i + 1, marker: para}
-			for ; i < len(lines) && strings.HasPrefix(lines[i], "//\t"); i++ {
+			for ; i < len(lines); i++ {
+				if lines[i] == "//" && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "//\t") {
+					b.code = append(b.code, "") // a blank line inside the block
+					continue
+				}
+				if !strings.HasPrefix(lines[i], "//\t") {
+					break
+				}
 				b.code = append(b.code, strings.TrimPrefix(lines[i], "//\t"))
 			}
 			i--
@@ -540,5 +547,15 @@ func TestSnippetsCRLF(t *testing.T) {
 		if p := docSnippetProblems(file, crlf(src), read); len(p) > 0 {
 			t.Errorf("%s with \\r\\n: %v", file, p)
 		}
+	}
+}
+
+// A package doc's code block goes on over a blank line ("//" as gofmt writes it):
+// docBlocks returns it whole, so the lines after the blank are checked too.
+func TestDocBlocksBlankLine(t *testing.T) {
+	src := "// Package x does.\n//\n// Quick start (this is `f` in f_test.go, run by `Example`):\n//\n//\ta := 1\n//\n//\tb := 2\n//\n// More.\npackage x\n"
+	blocks := docBlocks("x", src)
+	if len(blocks) != 1 || !slices.Equal(blocks[0].code, []string{"a := 1", "", "b := 2"}) || blocks[0].fn != "f" {
+		t.Errorf("docBlocks: %+v, want one block of f: a := 1, a blank line, b := 2", blocks)
 	}
 }
