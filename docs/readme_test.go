@@ -120,6 +120,18 @@ func equalRun(seg, body []string, at int) bool {
 	return true
 }
 
+// matched is how many of seg's first lines are, together, a run of body at or after
+// from: the lines before the first that drifted.
+func matched(seg, body []string, from int) int {
+	best := 0
+	for p := from; p < len(body); p++ {
+		for best < len(seg) && equalRun(seg[:best+1], body, p) {
+			best++
+		}
+	}
+	return best
+}
+
 // fragmentProblem says where snippet code is not function body shown exactly: code
 // split at its elision lines must be runs of body, in order, with nothing left out
 // between, before or after them but where an elision line stands. It returns "" when
@@ -171,8 +183,8 @@ func fragmentProblem(code, body []string) string {
 			case i == len(segs)-1 && !tailOpen:
 				where = "at the function's end (end the block with \"" + elision + "\" if lines are left out after it)"
 			}
-			return fmt.Sprintf("lines %d-%d of the snippet are not, exactly and without a line left out, the function's lines %s",
-				starts[i], starts[i]+len(seg)-1, where)
+			return fmt.Sprintf("lines %d-%d of the snippet are not, exactly and without a line left out, the function's lines %s; line %d is the first that matches nowhere",
+				starts[i], starts[i]+len(seg)-1, where, starts[i]+matched(seg, body, k))
 		}
 		if i == len(segs)-1 && !tailOpen && at+len(seg) != len(body) {
 			return "the function goes on after the snippet's last line"
@@ -557,5 +569,24 @@ func TestDocBlocksBlankLine(t *testing.T) {
 	blocks := docBlocks("x", src)
 	if len(blocks) != 1 || !slices.Equal(blocks[0].code, []string{"a := 1", "", "b := 2"}) || blocks[0].fn != "f" {
 		t.Errorf("docBlocks: %+v, want one block of f: a := 1, a blank line, b := 2", blocks)
+	}
+}
+
+// A drifted snippet's problem names the first line that drifted, so that it is found
+// without comparing the block by eye.
+func TestFragmentProblemNamesLine(t *testing.T) {
+	body := []string{"\ta := 1", "\tb := 2", "\tc := 3", "\td := 4"}
+	for _, c := range []struct {
+		code []string
+		line int
+	}{
+		{[]string{"a := 1", "b := 2", "c := 30", "d := 4"}, 3},
+		{[]string{elision, "b := 2", "c := 3", "e := 4"}, 4},
+		{[]string{"a := 1", elision, "c := 3", "x", "d := 4"}, 4},
+	} {
+		want := fmt.Sprintf("line %d is the first that matches nowhere", c.line)
+		if p := fragmentProblem(c.code, body); !strings.Contains(p, want) {
+			t.Errorf("%q: %q, want it to say %q", c.code, p, want)
+		}
 	}
 }
