@@ -120,6 +120,18 @@ func equalRun(seg, body []string, at int) bool {
 	return true
 }
 
+// matched is how many of seg's first lines are, together, a run of body at or after
+// from: the lines before the first that drifted.
+func matched(seg, body []string, from int) int {
+	best := 0
+	for p := from; p < len(body); p++ {
+		for best < len(seg) && equalRun(seg[:best+1], body, p) {
+			best++
+		}
+	}
+	return best
+}
+
 // fragmentProblem says where snippet code is not function body shown exactly: code
 // split at its elision lines must be runs of body, in order, with nothing left out
 // between, before or after them but where an elision line stands. It returns "" when
@@ -171,8 +183,8 @@ func fragmentProblem(code, body []string) string {
 			case i == len(segs)-1 && !tailOpen:
 				where = "at the function's end (end the block with \"" + elision + "\" if lines are left out after it)"
 			}
-			return fmt.Sprintf("lines %d-%d of the snippet are not, exactly and without a line left out, the function's lines %s",
-				starts[i], starts[i]+len(seg)-1, where)
+			return fmt.Sprintf("lines %d-%d of the snippet are not, exactly and without a line left out, the function's lines %s; line %d is the first that matches nowhere",
+				starts[i], starts[i]+len(seg)-1, where, starts[i]+matched(seg, body, k))
 		}
 		if i == len(segs)-1 && !tailOpen && at+len(seg) != len(body) {
 			return "the function goes on after the snippet's last line"
@@ -216,7 +228,7 @@ func programProblem(b readmeBlock, src string) string {
 // out, added or changed unnoticed. That function is an Example or test, or is called by
 // the one the note names after "run by", so it is compiled and run.
 func snippetProblems(readme string, read func(path string) ([]byte, error)) []string {
-	blocks, problems := readmeBlocks(readme)
+	blocks, problems := readmeBlocks(lf(readme))
 	if len(blocks) < 5 {
 		problems = append(problems, fmt.Sprintf("found %d Go blocks in README.md; the parser lost them", len(blocks)))
 	}
@@ -237,7 +249,7 @@ func blockProblems(b readmeBlock, where string, read func(path string) ([]byte, 
 		bad("names %s: %v", b.path, err)
 		return problems
 	}
-	src := string(data)
+	src := lf(string(data))
 	if !strings.HasSuffix(b.path, "_test.go") {
 		bad("names %s, which is not a test file", b.path)
 	}
@@ -268,6 +280,10 @@ func blockProblems(b readmeBlock, where string, read func(path string) ([]byte, 
 // readRepo reads a file of the repository from the docs directory.
 func readRepo(path string) ([]byte, error) { return os.ReadFile(filepath.Join("..", path)) }
 
+// lf returns text with Windows line endings (a checkout with core.autocrlf) as \n:
+// the checks compare lines.
+func lf(text string) string { return strings.ReplaceAll(text, "\r\n", "\n") }
+
 // Every Go snippet of the README is a compiled, run Example or test exactly as shown,
 // or shows where it leaves lines out with "// ..." (snippetProblems).
 func TestREADMESnippets(t *testing.T) {
@@ -277,118 +293,6 @@ func TestREADMESnippets(t *testing.T) {
 	}
 	for _, p := range snippetProblems(string(data), readRepo) {
 		t.Error(p)
-	}
-}
-
-// docBlocks returns the code blocks of the package doc in the Go source src (of the
-// package in directory dir, relative to the root) that a note names a function for:
-// "(this is `Name` in file_test.go, run by `Example`" in the paragraph before the
-// block, the file relative to the package.
-func docBlocks(dir, src string) []readmeBlock {
-	var out []readmeBlock
-	lines := strings.Split(src, "\n")
-	para, last := "", "" // the paragraph being read, the last one read
-	for i := 0; i < len(lines) && strings.HasPrefix(lines[i], "//"); i++ {
-		text := strings.TrimPrefix(lines[i], "//")
-		switch {
-		case strings.HasPrefix(text, "\t"):
-			para = last
-			b := readmeBlock{line: i + 1, marker: para}
-			for ; i < len(lines) && strings.HasPrefix(lines[i], "//\t"); i++ {
-				b.code = append(b.code, strings.TrimPrefix(lines[i], "//\t"))
-			}
-			i--
-			if m := regexp.MustCompile("\\(this is `([A-Za-z0-9_]+)` in ([A-Za-z0-9_./-]+\\.go)").FindStringSubmatch(para); m != nil {
-				b.fn, b.path = m[1], dir+"/"+m[2]
-				out = append(out, b)
-			}
-			para, last = "", ""
-		case strings.TrimSpace(text) == "":
-			if para != "" {
-				last = para
-			}
-			para = ""
-		default:
-			para += " " + strings.TrimSpace(text)
-		}
-	}
-	return out
-}
-
-// quickStarts are the package docs whose quick start must be a checked snippet.
-var quickStarts = []string{"mcpsdk/doc.go", "mcpgo/doc.go"}
-
-// docSnippetProblems checks the snippets of the package doc file (a path relative to
-// the root) as snippetProblems does the README's.
-func docSnippetProblems(file, src string, read func(path string) ([]byte, error)) []string {
-	var problems []string
-	blocks := docBlocks(filepath.ToSlash(filepath.Dir(file)), src)
-	if slices.Contains(quickStarts, file) && !slices.ContainsFunc(blocks, func(b readmeBlock) bool {
-		return strings.Contains(b.marker, "Quick start")
-	}) {
-		problems = append(problems, file+": the quick start is not followed by a note naming its function")
-	}
-	for _, b := range blocks {
-		problems = append(problems, blockProblems(b, fmt.Sprintf("%s:%d: ", file, b.line), read)...)
-	}
-	return problems
-}
-
-// Every package doc's code block that names its function (the quick starts of mcpsdk
-// and mcpgo must) is that function's body exactly as shown, but where "// ..." stands,
-// and the function is an Example or run by the one named (docSnippetProblems).
-func TestPackageDocSnippets(t *testing.T) {
-	checked := 0
-	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel("..", path)
-		if d.IsDir() && (rel == "bench" || strings.HasPrefix(d.Name(), ".")) && rel != "." {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if !strings.HasPrefix(string(src), "// Package ") {
-			return nil
-		}
-		file := filepath.ToSlash(rel)
-		checked += len(docBlocks(filepath.Dir(file), string(src)))
-		for _, p := range docSnippetProblems(file, string(src), readRepo) {
-			t.Error(p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if checked < len(quickStarts) {
-		t.Fatalf("checked %d package doc snippets; the walk lost them", checked)
-	}
-	for _, file := range quickStarts {
-		src, err := os.ReadFile(filepath.Join("..", file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := strings.Split(string(src), "\n")
-		for _, b := range docBlocks(filepath.Dir(file), string(src)) {
-			for n := range b.code {
-				at := b.line - 1 + n
-				changed := slices.Clone(lines)
-				changed[at] += "x"
-				deleted := slices.Delete(slices.Clone(lines), at, at+1)
-				for what, edited := range map[string][]string{"changed": changed, "deleted": deleted} {
-					if len(docSnippetProblems(file, strings.Join(edited, "\n"), readRepo)) == 0 {
-						t.Errorf("%s:%d: line %d of the snippet %s: no problem reported", file, b.line, n+1, what)
-					}
-				}
-			}
-		}
 	}
 }
 
@@ -410,7 +314,7 @@ func TestREADMESnippetsCatchDrift(t *testing.T) {
 		files[path] = b
 		return b, err
 	}
-	readme := string(data)
+	readme := lf(string(data))
 	if p := snippetProblems(readme, read); len(p) > 0 {
 		t.Fatalf("the README itself has problems: %v", p)
 	}
@@ -505,5 +409,55 @@ func TestREADMEListsExamples(t *testing.T) {
 	}
 	if found < 20 {
 		t.Fatalf("found %d Example functions; the walk lost them", found)
+	}
+}
+
+// The snippet checks read text with Windows line endings (a checkout with
+// core.autocrlf) as they read it with \n: the README, the files it names and the
+// package docs, each with \r\n, report no problem, and a drifted line still does.
+func TestSnippetsCRLF(t *testing.T) {
+	crlf := func(b []byte) string { return strings.ReplaceAll(string(b), "\n", "\r\n") }
+	read := func(path string) ([]byte, error) {
+		b, err := readRepo(path)
+		return []byte(crlf(b)), err
+	}
+	data, err := readRepo("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := snippetProblems(crlf(data), read); len(p) > 0 {
+		t.Errorf("the README with \\r\\n: %v", p)
+	}
+	drifted := strings.Replace(crlf(data), "\tlog.Fatal(err)\r\n", "\tlog.Fatal(err) \r\n", 1)
+	if len(snippetProblems(drifted, read)) == 0 {
+		t.Error("the README with \\r\\n and a line changed: no problem reported")
+	}
+	for _, file := range quickStarts {
+		src, err := readRepo(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := docSnippetProblems(file, crlf(src), read); len(p) > 0 {
+			t.Errorf("%s with \\r\\n: %v", file, p)
+		}
+	}
+}
+
+// A drifted snippet's problem names the first line that drifted, so that it is found
+// without comparing the block by eye.
+func TestFragmentProblemNamesLine(t *testing.T) {
+	body := []string{"\ta := 1", "\tb := 2", "\tc := 3", "\td := 4"}
+	for _, c := range []struct {
+		code []string
+		line int
+	}{
+		{[]string{"a := 1", "b := 2", "c := 30", "d := 4"}, 3},
+		{[]string{elision, "b := 2", "c := 3", "e := 4"}, 4},
+		{[]string{"a := 1", elision, "c := 3", "x", "d := 4"}, 4},
+	} {
+		want := fmt.Sprintf("line %d is the first that matches nowhere", c.line)
+		if p := fragmentProblem(c.code, body); !strings.Contains(p, want) {
+			t.Errorf("%q: %q, want it to say %q", c.code, p, want)
+		}
 	}
 }

@@ -104,8 +104,9 @@
 //
 // Long request ids: every refusal carries the request's id, as JSON-RPC asks, while
 // the response stays within 64 KiB (discovery.MaxResponseBytes): an error response
-// that its id alone would push past it (an id of about 65,400 bytes or more) is
-// written as the fixed invalid_request (-32600) with a null id instead, whoever wrote
+// that its id alone would push past it (an id of about 65,400 bytes or more; the
+// Discoverer's own errors of the discover method, over 65,280 bytes) is written as the
+// fixed invalid_request (-32600) with a null id instead, whoever wrote
 // the error (the front, the Discoverer or mcp-go), on stdio and HTTP (there with
 // status 400 in place of an error status, 200 kept). This is the discover method's
 // rule (SPEC PAGE-1), applied to every error alike. Results (a tool's, an invalid

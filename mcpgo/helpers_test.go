@@ -174,6 +174,23 @@ func (c *rawStdio) send(line string) {
 	}
 }
 
+// next sends line and returns the next response, without its newline, skipping the
+// server's requests and notifications: for a session with one call at a time.
+func (c *rawStdio) next(line string) []byte {
+	c.t.Helper()
+	c.send(line)
+	for {
+		b, err := c.r.ReadBytes('\n')
+		if err != nil {
+			c.t.Fatalf("read: %v", err)
+		}
+		var env struct{ Method string }
+		if json.Unmarshal(b, &env) == nil && env.Method == "" {
+			return b[:len(b)-1]
+		}
+	}
+}
+
 // call sends line and returns the raw response whose id is the JSON text id ("null"
 // for the answer to a message whose id could not be read).
 func (c *rawStdio) call(line, id string) []byte {

@@ -2,7 +2,6 @@ package mcpgo_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/internal/adaptertest"
@@ -13,29 +12,18 @@ import (
 // secrets_read never.
 var longIDCases = adaptertest.LongIDCases("weather_get", `{"city":"Oslo"}`, `{"city":"O"}`, "secrets_read")
 
-// SPEC PAGE-1, ERR-1 over stdio: every refusal (the front's, the Discoverer's,
-// mcp-go's) and every result the front decides answers an id of 8 KiB as an id of 64
+// SPEC PAGE-1, ERR-1 over stdio: every refusal (the front's, the Discoverer's, mcp-
+// go's) and every result the front decides answers an id of 8 KiB as an id of 64
 // bytes, carrying it, and one of 70,000 bytes within 64 KiB: an error response it
-// would push past 64 KiB is invalid_request with a null id (adaptertest.CheckLongIDs).
+// would push past 64 KiB is invalid_request with a null id (adaptertest.CheckLongIDs,
+// which also sends the ids at that bound, and on HTTP checks the status: the 64-byte
+// id's, 400 in place of an error status for the null-id refusal).
 func TestStdioLongIDs(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: true, tool: "search_tools"})
 	c := f.listen(t, mcpgo.WithPrincipal(context.Background(), adaptertest.Alice))
 	c.initialize()
-	next := func(msg string) []byte { // the next response: one request at a time
-		c.send(msg)
-		for {
-			b, err := c.r.ReadBytes('\n')
-			if err != nil {
-				t.Fatalf("read: %v", err)
-			}
-			var env struct{ Method string }
-			if json.Unmarshal(b, &env) == nil && env.Method == "" {
-				return b[:len(b)-1]
-			}
-		}
-	}
 	for _, tc := range longIDCases {
-		adaptertest.CheckLongIDs(t, tc, next)
+		adaptertest.CheckLongIDs(t, tc, func(msg string) ([]byte, int) { return c.next(msg), 0 })
 	}
 }
 
@@ -45,6 +33,9 @@ func TestHTTPLongIDs(t *testing.T) {
 	h := &httpSession{t: t, url: f.httpServer(t).URL, token: "tok-alice"}
 	h.initialize()
 	for _, tc := range longIDCases {
-		adaptertest.CheckLongIDs(t, tc, func(msg string) []byte { return httpAnswer(h.post(msg, "")) })
+		adaptertest.CheckLongIDs(t, tc, func(msg string) ([]byte, int) {
+			resp, body := h.post(msg, "")
+			return httpAnswer(resp, body), resp.StatusCode
+		})
 	}
 }

@@ -2,7 +2,6 @@ package mcpgo_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/grants"
@@ -28,24 +27,10 @@ func TestDiscoveryToolLongIDWithinPage(t *testing.T) {
 	f := bigToolFixture(t)
 	c := f.listen(t, mcpgo.WithPrincipal(context.Background(), grants.Principal{ID: "x"}))
 	c.initialize()
-	call := func(line string) []byte { // the next response: the session has one call at a time
-		t.Helper()
-		c.send(line)
-		for {
-			b, err := c.r.ReadBytes('\n')
-			if err != nil {
-				t.Fatalf("read: %v", err)
-			}
-			var env struct{ Method string }
-			if json.Unmarshal(b, &env) == nil && env.Method == "" {
-				return b[:len(b)-1]
-			}
-		}
-	}
 	cases := adaptertest.ToolIDCases(idWriting)
-	want := adaptertest.CheckToolIDAnswer(t, idWriting, cases[0], call(adaptertest.ToolIDCall(cases[0].ID)), nil)
+	want := adaptertest.CheckToolIDAnswer(t, idWriting, cases[0], c.next(adaptertest.ToolIDCall(cases[0].ID)), nil)
 	for _, tc := range cases {
-		adaptertest.CheckToolIDAnswer(t, idWriting, tc, call(adaptertest.ToolIDCall(tc.ID)), want)
+		adaptertest.CheckToolIDAnswer(t, idWriting, tc, c.next(adaptertest.ToolIDCall(tc.ID)), want)
 	}
 }
 

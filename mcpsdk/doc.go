@@ -202,13 +202,15 @@
 //
 // Long request ids: every refusal carries the request's id, as JSON-RPC asks, while
 // the response stays within 64 KiB (discovery.MaxResponseBytes): an error response
-// that its id alone would push past it (an id of about 65,400 bytes or more) is
-// written as the fixed invalid_request (-32600) with a null id instead, whoever wrote
-// the error (the front, the Discoverer, the middleware or the SDK), on stdio and HTTP
-// (there with status 400 in place of an error status, 200 kept). This is the discover
-// method's rule (SPEC PAGE-1), applied to every error alike, so that no refusal grows
-// with an id past what a discovery response may be. Results (a tool's, an invalid
-// arguments isError result, tools/list) carry the id whatever its length.
+// that its id alone would push past it (an id of about 65,400 bytes or more; the
+// Discoverer's own errors of the discover method, over 65,280 bytes) is written as the
+// fixed invalid_request (-32600) with a null id instead, whoever wrote the error (the
+// front, the Discoverer, the middleware or the SDK), on stdio and HTTP (there with
+// status 400 in place of an error status, 200 kept); other transports, whose bytes the
+// SDK writes itself, are not fitted. This is the discover method's rule (SPEC PAGE-1),
+// applied to every error alike, so that no refusal grows with an id past what a
+// discovery response may be. Results (a tool's, an invalid arguments isError result,
+// tools/list) carry the id whatever its length.
 //
 // A PrincipalFunc that fails refuses the request with unauthenticated (401), before
 // anything is read.

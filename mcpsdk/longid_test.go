@@ -13,10 +13,12 @@ import (
 var longIDCases = adaptertest.LongIDCases("weather_get", `{"city":"Oslo"}`, `{"city":"O"}`, "secrets_read")
 
 // SPEC PAGE-1, ERR-1 over stdio (an io transport): every refusal (the front's, the
-// Discoverer's, the SDK's) and every result the adapter decides answers an id of 8
-// KiB as an id of 64 bytes, carrying it, and one of 70,000 bytes within 64 KiB: an
-// error response it would push past 64 KiB is invalid_request with a null id
-// (adaptertest.CheckLongIDs).
+// Discoverer's, the SDK's) and every result the adapter decides answers an id of 8 KiB
+// as an id of 64 bytes, carrying it, and one of 70,000 bytes within 64 KiB: an error
+// response it would push past 64 KiB is invalid_request with a null id
+// (adaptertest.CheckLongIDs, which also sends the ids at that bound, and on HTTP
+// checks the status: the 64-byte id's, 400 in place of an error status for the null-id
+// refusal).
 func TestStdioLongIDs(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: true, tool: "search_tools", principal: adaptertest.Alice})
 	rc := f.rawConnect(t)
@@ -29,7 +31,7 @@ func TestStdioLongIDs(t *testing.T) {
 		return b[:len(b)-1]
 	}
 	for _, c := range longIDCases {
-		adaptertest.CheckLongIDs(t, c, next)
+		adaptertest.CheckLongIDs(t, c, func(msg string) ([]byte, int) { return next(msg), 0 })
 	}
 }
 
@@ -41,6 +43,9 @@ func TestHTTPLongIDs(t *testing.T) {
 	h := &httpSession{t: t, url: srv.URL, token: "tok-alice"}
 	h.initialize()
 	for _, c := range longIDCases {
-		adaptertest.CheckLongIDs(t, c, func(msg string) []byte { _, body := h.post(msg); return body })
+		adaptertest.CheckLongIDs(t, c, func(msg string) ([]byte, int) {
+			resp, body := h.post(msg)
+			return body, resp.StatusCode
+		})
 	}
 }

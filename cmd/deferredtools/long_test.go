@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/grants/sqlstore"
 )
 
 // Stored text longer than 64 code points (a principal, a tool or a scope: the row
@@ -52,5 +56,28 @@ func TestListLongFields(t *testing.T) {
 	out = ok(t, "grants", "check", "-db", db, "-principal", long, "-scopes", "read,"+scope)
 	if len(out) > 1000 || !strings.Contains(out, short(strings.Repeat("t", 64), 70_000)+"\tgranted\t"+short(strings.Repeat("p", 64), 100_000)) {
 		t.Errorf("check printed %d bytes:\n%.600s", len(out), out)
+	}
+}
+
+// A scope holding a comma (an RFC 6749 scope-token may; the -scopes flag cannot write
+// one, another writer of the store can) prints quoted in text output, so that the
+// comma-separated scopes of a row read back as they are: "read,write" is not read and
+// write.
+func TestListScopeWithComma(t *testing.T) {
+	db := "sqlite:" + t.TempDir() + "/grants.db"
+	ok(t, "migrate", "-db", db)
+	err := withStore(db, func(ctx context.Context, s *sqlstore.Store) error {
+		_, err := s.Put(ctx, grants.Row{Principal: "ann", Tool: "t", Effect: grants.Allow, Scopes: []string{"read,write", "admin"}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok(t, "grants", "allow", "-db", db, "-principal", "bob", "-tool", "t", "-scopes", "read,write")
+	out := ok(t, "grants", "list", "-db", db)
+	for _, want := range []string{"\nann\tt\tallow\t\"read,write\",admin\t", "\nbob\tt\tallow\tread,write\t"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list printed\n%s\nwant a line beginning %q", out, want)
+		}
 	}
 }

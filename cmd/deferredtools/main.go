@@ -14,8 +14,8 @@
 // DB is sqlite:PATH or a postgres:// (postgresql://) connection string. Every change
 // goes through sqlstore, one transaction each, and prints the new control revision.
 // grants list reads -page rows at a time; list and check print a principal, tool or
-// scope of more than 64 code points as its first 64, quoted, then "…(N bytes)" (-json
-// prints it whole). catalog check reads a JSON array of tool
+// scope of more than 64 code points as its first 64, quoted, then "…(N bytes)", and a
+// scope holding a comma quoted (-json prints each whole). catalog check reads a JSON array of tool
 // definitions (or a tools/list result) and reports each tool as a Discoverer over it
 // would treat it, its catalog built with the -validator Compiler; it exits 1, after the report, when any tool's calls would all answer
 // tool_validation_unavailable (503). The exit status is 0 on success (and for -h, -help
@@ -328,18 +328,27 @@ type jsonRow struct {
 }
 
 // rowText prints a row's fields tab-separated: principal, tool, effect, scopes
-// (comma-separated, "-" for none), revision; principal, tool and each scope as field
-// prints them.
+// (comma-separated, "-" for none), revision; principal and tool as field prints them,
+// each scope as scopeField does.
 func rowText(r grants.Row) string {
 	scopes := "-"
 	if len(r.Scopes) > 0 {
 		shown := make([]string, len(r.Scopes))
 		for i, sc := range r.Scopes {
-			shown[i] = field(sc)
+			shown[i] = scopeField(sc)
 		}
 		scopes = strings.Join(shown, ",")
 	}
 	return fmt.Sprintf("%s\t%s\t%s\t%s\t%d", field(r.Principal), field(r.Tool), r.Effect, scopes, r.Revision)
+}
+
+// scopeField is field for one of a row's comma-separated scopes: one holding a comma
+// (a scope-token may) is quoted too, so that the list reads back as it is.
+func scopeField(s string) string {
+	if f := field(s); f != s || !strings.Contains(s, ",") {
+		return f
+	}
+	return strconv.Quote(s)
 }
 
 // maxShown is how many code points of stored text a text line shows: the row model

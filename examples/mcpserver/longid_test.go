@@ -14,11 +14,13 @@ var longIDCases = adaptertest.LongIDCases("models_search", `{"query":"bert"}`, `
 // Discoverer's, the SDK's) and every result the adapter decides answers an id of 8 KiB
 // as an id of 64 bytes, carrying it, and one of 70,000 bytes within 64 KiB: an error
 // response it would push past 64 KiB is invalid_request with a null id
-// (adaptertest.CheckLongIDs).
+// (adaptertest.CheckLongIDs, which also sends the ids at that bound, and on HTTP
+// checks the status: the 64-byte id's, 400 in place of an error status for the null-id
+// refusal).
 func TestStdioLongIDs(t *testing.T) {
 	s := startLines(t)
 	for _, c := range longIDCases {
-		adaptertest.CheckLongIDs(t, c, func(msg string) []byte { return s.roundTrip(msg) })
+		adaptertest.CheckLongIDs(t, c, func(msg string) ([]byte, int) { return s.roundTrip(msg), 0 })
 	}
 }
 
@@ -27,6 +29,6 @@ func TestHTTPLongIDs(t *testing.T) {
 	h := &httpSession{t: t, url: httpPrincipals(t) + "/mcp", token: "tok-alice"}
 	h.initialize()
 	for _, c := range longIDCases {
-		adaptertest.CheckLongIDs(t, c, h.post)
+		adaptertest.CheckLongIDs(t, c, func(msg string) ([]byte, int) { b := h.post(msg); return b, h.lastStatus })
 	}
 }

@@ -72,7 +72,7 @@ func READMEProgram(t testing.TB, note string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for rest := string(data); ; {
+	for rest := strings.ReplaceAll(string(data), "\r\n", "\n"); ; { // a checkout with core.autocrlf
 		i := strings.Index(rest, "```go\npackage main\n")
 		if i < 0 {
 			t.Fatalf("README.md has no Go program block followed by %q", note)

@@ -16,6 +16,10 @@ type LongIDCase struct {
 	// DiscoveryTool marks a call of the discovery tool ("search_tools"), whose page is
 	// sized for an id of at most 64 bytes: a longer id is refused with invalid_request.
 	DiscoveryTool bool
+	// Discoverer marks a refusal the Discoverer writes (discovery.AppendJSONRPC): it
+	// answers LongIDRefusal for an id longer than 64 KiB less its longest error's
+	// envelope, whatever the error, so from a shorter id than the adapters' own rule.
+	Discoverer bool
 }
 
 // LongIDCases are the cases for a catalog where granted is a tool the principal may
@@ -28,10 +32,10 @@ func LongIDCases(granted, valid, invalid, denied string) []LongIDCase {
 		return `{"jsonrpc":"2.0","id":ID,"method":"multillm.tools.discover","params":` + params + `}`
 	}
 	return []LongIDCase{
-		{Name: "discover limit 99", Msg: disc(`{"query":"weather","limit":99}`)},
-		{Name: "discover forged cursor", Msg: disc(`{"query":"weather","cursor":"AAAA"}`)},
-		{Name: "discover query twice", Msg: disc(`{"query":"weather","query":"x"}`)},
-		{Name: "discover params not an object", Msg: disc(`7`)},
+		{Name: "discover limit 99", Msg: disc(`{"query":"weather","limit":99}`), Discoverer: true},
+		{Name: "discover forged cursor", Msg: disc(`{"query":"weather","cursor":"AAAA"}`), Discoverer: true},
+		{Name: "discover query twice", Msg: disc(`{"query":"weather","query":"x"}`), Discoverer: true},
+		{Name: "discover params not an object", Msg: disc(`7`), Discoverer: true},
 		{Name: "discover Params twin", Msg: `{"jsonrpc":"2.0","id":ID,"method":"multillm.tools.discover","params":{"query":"weather"},"Params":{}}`},
 		{Name: "discovery tool", Msg: call("search_tools", `{"query":"weather"}`), DiscoveryTool: true},
 		{Name: "discovery tool, limit 99", Msg: call("search_tools", `{"query":"weather","limit":99}`), DiscoveryTool: true},
@@ -57,36 +61,57 @@ var LongIDs = []int{64, 8 << 10, 70_000}
 const LongIDRefusal = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid_request","data":{"error":"invalid_request","status":400}}}`
 
 // CheckLongIDs sends c with ids of each length of LongIDs (strings of "i") through
-// send, which returns the answer, and checks that each longer id gets the answer of
-// the 64-byte one, byte for byte, carrying its own id, but where that cannot fit:
-// an error response is at most discovery.MaxResponseBytes, LongIDRefusal when the id
-// would make it longer (SPEC PAGE-1 for a discovery response; the same rule for
-// every error the adapter writes), and a discovery tool call with an id over 64 bytes
-// is refused with invalid_request carrying the id. Results (invalid arguments) carry
-// the id whatever its length, as every tool result does.
-func CheckLongIDs(t testing.TB, c LongIDCase, send func(msg string) []byte) {
+// send, which returns the answer and its HTTP status (0 on stdio), and checks that
+// each longer id gets the answer of the 64-byte one, byte for byte, carrying its own
+// id, but where that cannot fit: an error response is at most
+// discovery.MaxResponseBytes, LongIDRefusal when the id would make it longer (SPEC
+// PAGE-1 for a discovery response; the same rule for every error the adapter writes),
+// and a discovery tool call with an id over 64 bytes is refused with invalid_request
+// carrying the id. Results (invalid arguments) carry the id whatever its length, as
+// every tool result does. An error is also sent with the two ids at the bound: the one
+// whose answer is exactly MaxResponseBytes carries it (but for the Discoverer's own
+// refusals), one byte more answers LongIDRefusal. A carried answer keeps the 64-byte
+// id's status, LongIDRefusal has invalid_request's (400) in place of an error status
+// and keeps 200.
+func CheckLongIDs(t testing.TB, c LongIDCase, send func(msg string) (answer []byte, status int)) {
 	t.Helper()
 	id := func(n int) string { return `"` + strings.Repeat("i", n-2) + `"` }
-	ref := send(strings.Replace(c.Msg, "ID", id(LongIDs[0]), 1))
+	ref, refStatus := send(strings.Replace(c.Msg, "ID", id(LongIDs[0]), 1))
 	if !bytes.Contains(ref, []byte(`"id":`+id(LongIDs[0]))) {
 		t.Fatalf("%s: the answer to a 64-byte id does not carry it: %.300s", c.Name, ref)
 	}
 	isError := DecodeError(t, ref) != nil
-	for _, n := range LongIDs[1:] {
-		got := send(strings.Replace(c.Msg, "ID", id(n), 1))
+	fittedStatus := refStatus
+	if refStatus >= 400 {
+		fittedStatus = discovery.CodeInvalidRequest.Status()
+	}
+	ids := LongIDs[1:]
+	atBound := discovery.MaxResponseBytes - len(ref) + LongIDs[0] // the id whose answer is exactly MaxResponseBytes
+	if isError && !c.DiscoveryTool {
+		ids = append(ids, atBound, atBound+1)
+	}
+	for _, n := range ids {
+		got, status := send(strings.Replace(c.Msg, "ID", id(n), 1))
 		var want []byte
 		switch {
 		case c.DiscoveryTool && n+len(LongIDRefusal)-len("null") > discovery.MaxResponseBytes:
 			want = []byte(LongIDRefusal)
 		case c.DiscoveryTool:
 			want = []byte(strings.Replace(LongIDRefusal, "null", id(n), 1))
-		case isError && len(ref)-LongIDs[0]+n > discovery.MaxResponseBytes:
+		case isError && (len(ref)-LongIDs[0]+n > discovery.MaxResponseBytes || c.Discoverer && n >= atBound):
 			want = []byte(LongIDRefusal)
 		default:
 			want = bytes.Replace(ref, []byte(id(LongIDs[0])), []byte(id(n)), 1)
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s, id of %d bytes: answer of %d bytes %.200s…, want %d bytes %.200s…", c.Name, n, len(got), got, len(want), want)
+		}
+		wantStatus := refStatus
+		if bytes.Equal(want, []byte(LongIDRefusal)) {
+			wantStatus = fittedStatus
+		}
+		if status != wantStatus {
+			t.Errorf("%s, id of %d bytes: HTTP status %d, want %d", c.Name, n, status, wantStatus)
 		}
 	}
 }

@@ -60,8 +60,9 @@ func (c ToolIDCase) Reply() string {
 func ToolIDCases(w IDWriting) []ToolIDCase {
 	cases := []ToolIDCase{{Name: "number", ID: "7", Served: true}}
 	// The refusal is 123 bytes besides its id: it echoes ids of up to 65,413 bytes.
-	for _, n := range []int{3, 32, 63, 64, 65, 66, 100, 1000, 3000, 8000, 65_413, 65_414, 70_000} {
-		cases = append(cases, ToolIDCase{Name: fmt.Sprint(n), ID: `"` + strings.Repeat("i", n-2) + `"`, Served: n <= 64, Null: n > 65_413})
+	echoed := discovery.MaxResponseBytes - (len(LongIDRefusal) - len("null"))
+	for _, n := range []int{3, 32, 63, 64, 65, 66, 100, 1000, 3000, 8000, echoed, echoed + 1, 70_000} {
+		cases = append(cases, ToolIDCase{Name: fmt.Sprint(n), ID: `"` + strings.Repeat("i", n-2) + `"`, Served: n <= 64, Null: n > echoed})
 	}
 	reencoded := w == IDReencoded
 	return append(cases,

@@ -154,8 +154,9 @@ func AppendToolIDError(dst, id []byte) []byte {
 // fixed invalid_request with a null id, as Discoverer.AppendJSONRPC answers such an id
 // of the discover method: an error the adapters write never exceeds 64 KiB (SPEC
 // PAGE-1 for a discovery response; every other error alike). JSON-RPC writes the id
-// of a request whose id cannot be answered as null; an id of 65,413 bytes or less is
-// carried by every refusal. changed reports a replacement. Results (a tool's, a
+// of a request whose id cannot be answered as null; an error of n bytes besides its id
+// carries any id of up to 65,536 - n bytes (invalid_request's n is 123: 65,413;
+// tool_not_granted's 125). changed reports a replacement. Results (a tool's, a
 // tools/list) are never changed.
 func FitError(msg []byte) (out []byte, changed bool) {
 	if len(msg) <= discovery.MaxResponseBytes {

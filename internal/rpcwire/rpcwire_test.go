@@ -195,18 +195,26 @@ func TestFitError(t *testing.T) {
 	}
 }
 
-// BenchmarkFitError is what FitError adds to a message over 64 KiB it leaves alone: a
-// 1 MiB tools/list-like result (one scan of its top-level members).
+// BenchmarkFitError is what FitError adds to a message it leaves alone: a 1 MiB
+// tools/list-like result (one scan of its top-level members) and a 2 KiB tool result,
+// as most are (a length compared, nothing scanned).
 func BenchmarkFitError(b *testing.B) {
 	var tools []string
 	for len(strings.Join(tools, ",")) < 1<<20 {
 		tools = append(tools, `{"name":"t","description":"`+strings.Repeat("d", 500)+`","inputSchema":{"type":"object","properties":{"a":{"type":"string"}}}}`)
 	}
-	msg := []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[` + strings.Join(tools, ",") + `]}}`)
-	b.SetBytes(int64(len(msg)))
-	for b.Loop() {
-		if _, changed := FitError(msg); changed {
-			b.Fatal("a result changed")
-		}
+	for _, c := range []struct{ name, msg string }{
+		{"1MiB", `{"jsonrpc":"2.0","id":1,"result":{"tools":[` + strings.Join(tools, ",") + `]}}`},
+		{"2KiB", `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 2000) + `"}]}}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			msg := []byte(c.msg)
+			b.SetBytes(int64(len(msg)))
+			for b.Loop() {
+				if _, changed := FitError(msg); changed {
+					b.Fatal("a result changed")
+				}
+			}
+		})
 	}
 }
