@@ -343,7 +343,8 @@ func verbLed(clause string) bool {
 // queryStop holds the stems of words a request uses for its own grammar, pronouns and
 // adverbs ("edit the one about naming", "read it instead"), which tool text rarely
 // holds, so that they would weigh as a query's rarest words. They are dropped from
-// queries only (query.go, rerank.go); the index keeps them. ("already" and "whether"
+// queries only (query.go, rerank.go), and only from a query holding another word
+// ("together" alone asks for Together AI's tools); the index keeps them. ("already" and "whether"
 // are not among them: "check whether it was already filed" asks for a search.)
 var queryStop = map[string]bool{}
 

@@ -67,20 +67,21 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	s.qterms = s.qterms[:0]
 	s.ids = s.ids[:0]
 	s.gate, s.gateRel = s.gate[:0], s.gateRel[:0]
+	stop := s.holdsContent(words)
 	for i := 0; i < s.an.n(); i++ {
 		id, ok := uint32(noTerm), false
 		if p := s.an.parent[i]; p < 0 || s.ids[p] != noTerm {
 			// A term needing a stem the index lacks is not in it either.
 			id, ok = ix.terms[string(s.an.term(i))]
 		}
-		if !ok || ix.held(id) == 0 || s.an.kind[i] == termWord && queryStop[string(s.an.term(i))] {
+		if !ok || ix.held(id) == 0 || stop && s.an.kind[i] == termWord && queryStop[string(s.an.term(i))] {
 			id = noTerm
 		}
 		s.ids = append(s.ids, id)
 	}
 	for i, id := range s.ids {
 		kind := s.an.kind[i]
-		if kind == termWord && queryStop[string(s.an.term(i))] {
+		if stop && kind == termWord && queryStop[string(s.an.term(i))] {
 			continue // a word of the request's own grammar ("the one about naming")
 		}
 		word := 0.0
@@ -112,6 +113,18 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	}
 	s.addPhrases(ix, query)
 	return len(s.qterms) > 0
+}
+
+// holdsContent reports whether the query's words, its first words terms, hold one not
+// of queryStop: only then are queryStop's words its grammar and dropped; alone
+// ("together", "one"), they are what it asks for.
+func (s *scratch) holdsContent(words int) bool {
+	for i := range words {
+		if s.an.kind[i] == termWord && !queryStop[string(s.an.term(i))] {
+			return true
+		}
+	}
+	return false
 }
 
 // addList adds q, and the list of docs holding its term in their parameters alone if

@@ -348,11 +348,13 @@ func TestSearchStepTopic(t *testing.T) {
 }
 
 // Words of a request's own grammar ("the one about naming") are no query terms: a tool
-// whose description says "one" does not match them (queryStop, lexicon.go).
+// whose description says "one" does not match them (queryStop, lexicon.go), unless the
+// query holds no other word.
 func TestSearchQueryStopWords(t *testing.T) {
 	docs := []rank.Doc{
 		{Name: "get_note", Description: "Get one note of a merge request."},
 		{Name: "update_draft_note", Description: "Update a draft note of a merge request."},
+		{Name: "together_chat", Description: "Chat with a Together AI model."},
 	}
 	for i := range 30 {
 		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an account.", i)})
@@ -363,8 +365,16 @@ func TestSearchQueryStopWords(t *testing.T) {
 	if got := names(docs, ix.Search(nil, q, all, 0)); !slices.Equal(got, []string{"update_draft_note"}) {
 		t.Errorf("Search(%q) = %v, want [update_draft_note]", q, got)
 	}
-	if got := names(docs, ix.Search(nil, "one", all, 0)); len(got) != 0 {
-		t.Errorf(`Search("one") = %v, want no hit`, got)
+	// A query of such words alone has no other words to ask for: they are its words.
+	// SPEC DISC-4
+	for q, want := range map[string][]string{
+		"one": {"get_note"}, `"one"`: {"get_note"}, "together": {"together_chat"},
+		"still, together": {"together_chat"}, "one together": {"together_chat", "get_note"},
+		"together chat": {"together_chat"}, "the": nil,
+	} {
+		if got := names(docs, ix.Search(nil, q, all, 0)); !slices.Equal(got, want) {
+			t.Errorf("Search(%q) = %v, want %v", q, got, want)
+		}
 	}
 	restore := rank.SetQueryStop(true)
 	defer restore()
