@@ -347,6 +347,30 @@ func TestSearchStepTopic(t *testing.T) {
 	}
 }
 
+// A verb-led step whose own words no hit holds is no step, whatever the topic adds to
+// it: "then archive the zorblax quux" leaves every hit and score of the task as they are
+// without it (rerankSteps' own; with best, the hit best on the topic led that step).
+func TestSearchStepWithoutOwnWords(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "storage_table_list", Title: "List tables", Description: "List tables: the tables of a storage account."},
+		{Name: "kusto_table_list", Title: "List tables", Description: "List the tables of a Data Explorer database."},
+		{Name: "kusto_table_schema", Title: "Get table schema", Description: "Get the schema of a table of a Data Explorer cluster."},
+		{Name: "kusto_query", Title: "Query", Description: "Run a query on a database of a Data Explorer cluster."},
+		{Name: "kusto_cluster_show", Title: "Data Explorer cluster", Description: "Describe a Data Explorer cluster: its databases and telemetry."},
+	}
+	for i := range 30 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an account.", i)})
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := "On the Data Explorer cluster adx-analytics, database telemetry: list the tables, get the schema of the Events table, then run a query to sample some rows"
+	want := ix.Search(nil, q+".", all, 0)
+	got := ix.Search(nil, q+", then archive the zorblax quux.", all, 0)
+	if !slices.Equal(got, want) {
+		t.Errorf("Search(%q) with a step no tool holds = %v, without %v", q, got, want)
+	}
+}
+
 // Words of a request's own grammar ("the one about naming") are no query terms: a tool
 // whose description says "one" does not match them (queryStop, lexicon.go), unless the
 // query holds no other word.
