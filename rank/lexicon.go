@@ -183,17 +183,20 @@ func init() {
 // nextWord returns the bounds of the first word of text at or after from (a run of
 // ASCII letters and digits, or of bytes of other runes), and end = len(text) if none.
 func nextWord(text string, from int) (start, end int) {
-	isWord := func(c byte) bool {
-		return c >= 0x80 || 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9'
-	}
-	for from < len(text) && !isWord(text[from]) {
+	for from < len(text) && !wordByte(text[from]) {
 		from++
 	}
 	end = from
-	for end < len(text) && isWord(text[end]) {
+	for end < len(text) && wordByte(text[end]) {
 		end++
 	}
 	return from, end
+}
+
+// wordByte reports whether c belongs to a word as nextWord reads it: an ASCII letter or
+// digit, or a byte of another rune.
+func wordByte(c byte) bool {
+	return c >= 0x80 || 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9'
 }
 
 // inFold reports whether w, in any case, is one of words (lower case).
@@ -386,7 +389,7 @@ func mentionWithin(query string, from, reach int) bool {
 		for end < len(query) && !isSpace(query[end]) {
 			end++
 		}
-		if end-from >= 2 && query[from] == '@' {
+		if end-from >= 2 && query[from] == '@' && wordByte(query[from+1]) {
 			return true
 		}
 		from = end
