@@ -237,13 +237,13 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 		for _, ri := range pv.rules {
 			r := &curatedPhrases[ri]
 			if r.path {
-				if pathWithin(query, end, r.reach) {
+				if spacedWordWithin(query, end, r.reach, namesFile) {
 					f(start, "", phraseTo[ri])
 				}
 				continue
 			}
 			if r.mention {
-				if mentionWithin(query, end, r.reach) {
+				if spacedWordWithin(query, end, r.reach, isHandle) {
 					f(start, pv.stem, phraseTo[ri])
 				}
 				continue
@@ -270,9 +270,9 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 	}
 }
 
-// pathWithin reports whether one of the first reach words after from, as separated by
-// spaces, names a file.
-func pathWithin(query string, from, reach int) bool {
+// spacedWordWithin reports whether one of the first reach words after from, as
+// separated by spaces, is one that is reports: a file name (namesFile), a handle.
+func spacedWordWithin(query string, from, reach int, is func(string) bool) bool {
 	for n := 0; n < reach && from < len(query); n++ {
 		for from < len(query) && isSpace(query[from]) {
 			from++
@@ -281,13 +281,16 @@ func pathWithin(query string, from, reach int) bool {
 		for end < len(query) && !isSpace(query[end]) {
 			end++
 		}
-		if end > from && namesFile(query[from:end]) {
+		if end > from && is(query[from:end]) {
 			return true
 		}
 		from = end
 	}
 	return false
 }
+
+// isHandle reports whether w is a handle: @ and a letter or digit (@maria).
+func isHandle(w string) bool { return len(w) >= 2 && w[0] == '@' && wordByte(w[1]) }
 
 // stepVerbs are the operation verbs that lead a step of a task ("list the tables",
 // "edit the one about naming"), and stepFillers the words that may come before them
@@ -374,25 +377,6 @@ func holdsPronoun(clause string) bool {
 		if inFold(clause[s:e], stepPronouns) {
 			return true
 		}
-	}
-	return false
-}
-
-// mentionWithin reports whether one of the first reach words after from, as separated
-// by spaces, is a handle: @ and a letter or digit.
-func mentionWithin(query string, from, reach int) bool {
-	for n := 0; n < reach && from < len(query); n++ {
-		for from < len(query) && isSpace(query[from]) {
-			from++
-		}
-		end := from
-		for end < len(query) && !isSpace(query[end]) {
-			end++
-		}
-		if end-from >= 2 && query[from] == '@' && wordByte(query[from+1]) {
-			return true
-		}
-		from = end
 	}
 	return false
 }
