@@ -13,7 +13,7 @@ import (
 
 // TestStepGrid prints, for RANK_STEPS=1, the pooled figures of the tuning sets for a
 // grid of the step bonus and spread (rerank.go); for RANK_STEPS=literal and hint, for a
-// grid of the weight of quoted words and of the word "file" a file name adds (query.go);
+// grid of the weight of quoted words and of the word "file" a file name adds (hints.go);
 // for RANK_STEPS=topic and anaphora, for grids of the share of the topic, and of the
 // clause before, that a verb-led step gains.
 func TestStepGrid(t *testing.T) {
