@@ -397,24 +397,17 @@ func (s *scratch) addLiterals(query string) {
 	st := &s.steps
 	st.nlit = 0
 	start := 0
-	for i := 0; i < len(query) && st.nlit < maxLiterals; i++ {
-		q := query[i]
-		if q != '\'' && q != '"' && q != '`' {
-			continue
+	for st.nlit < maxLiterals {
+		open, end := nextQuoted(query, start)
+		if open < 0 {
+			break
 		}
-		if i+1 >= len(query) || isSpace(query[i+1]) || (q == '\'' && i > 0 && !isSpace(query[i-1]) && query[i-1] != '(') {
-			continue // not an opening quote: an apostrophe, or a quote before a space
-		}
-		end := closingQuote(query, i+1, q)
-		if end < 0 {
-			continue
-		}
-		s.an.add(query[start:i])
+		s.an.add(query[start:open])
 		from := s.an.n()
-		s.an.add(query[i+1 : end])
+		s.an.add(query[open+1 : end])
 		st.lits[st.nlit] = [2]int32{int32(from), int32(s.an.n())}
 		st.nlit++
-		start, i = end+1, end
+		start = end + 1
 	}
 	s.an.add(query[start:])
 }
@@ -422,24 +415,36 @@ func (s *scratch) addLiterals(query string) {
 // quotedAt reports whether byte pos of query is inside quoted or backquoted text, as
 // addLiterals reads it.
 func quotedAt(query string, pos int) bool {
-	for i := 0; i < len(query) && i < pos; i++ {
+	for from := 0; ; {
+		open, end := nextQuoted(query, from)
+		if open < 0 || open >= pos {
+			return false
+		}
+		if pos <= end {
+			return true
+		}
+		from = end + 1
+	}
+}
+
+// nextQuoted returns the indexes of the opening and closing quotes of the first quoted
+// or backquoted span of query opening at or after from; -1, -1 if none. A quote opens
+// a span when a non-space follows it and, for ', when it starts a word (else it is an
+// apostrophe), and when it is closed (closingQuote).
+func nextQuoted(query string, from int) (open, end int) {
+	for i := from; i < len(query); i++ {
 		q := query[i]
 		if q != '\'' && q != '"' && q != '`' {
 			continue
 		}
 		if i+1 >= len(query) || isSpace(query[i+1]) || (q == '\'' && i > 0 && !isSpace(query[i-1]) && query[i-1] != '(') {
-			continue
+			continue // not an opening quote: an apostrophe, or a quote before a space
 		}
-		end := closingQuote(query, i+1, q)
-		if end < 0 {
-			continue
+		if end := closingQuote(query, i+1, q); end >= 0 {
+			return i, end
 		}
-		if pos <= end {
-			return true
-		}
-		i = end
 	}
-	return false
+	return -1, -1
 }
 
 // closingQuote returns the index of the quote q closing the span opened before from: a
