@@ -96,66 +96,8 @@ func TestGateSignals2(t *testing.T) {
 	if os.Getenv("RANK_GATE") != "2" {
 		t.Skip("set RANK_GATE=2")
 	}
-	type row struct {
-		g                rank.GateStat
-		noMatch, empty   bool
-		found            bool
-		unnamed          bool    // led by a verb no name or title holds
-		cover            float64 // share of own words the best hit holds in name or title
-		agree            bool    // the best three hits' heaviest terms are one
-		verbCount, count int
-		query            string
-	}
-	var rows []row
-	for _, ds := range loadKindSets(t, false) {
-		ix := rank.NewIndex(ds.docs)
-		all := allOf(len(ds.docs))
-		named := map[string]bool{}
-		for _, d := range ds.docs {
-			text := d.Name + " " + d.Title
-			if os.Getenv("RANK_GATE_DESC") != "" {
-				text += " " + d.Description
-			}
-			for _, term := range rank.Analyze(text) {
-				named[term] = true
-			}
-		}
-		qs := ds.qs
-		if _, group, _ := strings.Cut(ds.name, "."); group != "kinds" && group != "nomatch" && ds.name != "metatool" {
-			qs = append(slices.Clone(qs), typoQueries(ds.qs)...)
-		}
-		for _, q := range qs {
-			hits := ix.Search(nil, q.Query, all, rankeval.K)
-			got := names(ds.docs, hits)
-			r := row{g: ix.GateStats(q.Query, all), noMatch: len(q.Relevant) == 0, empty: len(got) == 0,
-				found: len(q.Relevant) > 0 && rankeval.Score(got, q.Relevant).Recall10 > 0}
-			r.query = ds.name + ": " + q.Query
-			r.unnamed = r.g.LeadVerb && !slices.ContainsFunc(r.g.LeadTerms, func(s string) bool { return named[s] })
-			var heavy []string
-			for i, h := range hits[:min(3, len(hits))] {
-				cov := map[string]bool{}
-				best, bestTerm := 0.0, ""
-				for _, m := range ix.Explain(q.Query, all, h.Doc, ds.docs[h.Doc]) {
-					if m.From != "word" && m.From != "synonym" && m.From != "related" {
-						continue
-					}
-					if m.Score > best {
-						best, bestTerm = m.Score, m.Term
-					}
-					if slices.Contains(m.Fields, "name") || slices.Contains(m.Fields, "title") {
-						cov[m.Term] = true
-					}
-				}
-				if i == 0 && r.g.Words > 0 {
-					r.cover = float64(len(cov)) / float64(r.g.Words)
-				}
-				heavy = append(heavy, bestTerm)
-			}
-			r.agree = len(heavy) == 3 && heavy[0] == heavy[1] && heavy[1] == heavy[2]
-			rows = append(rows, r)
-		}
-	}
-	try := func(label string, gate func(r row) bool) {
+	rows := gateRows(t)
+	try := func(label string, gate func(r gateRow) bool) {
 		nm, empty, lost := 0, 0, 0
 		for _, r := range rows {
 			switch {
@@ -178,28 +120,101 @@ func TestGateSignals2(t *testing.T) {
 			}
 		}
 	}
-	try("today", func(row) bool { return false })
+	try("today", func(gateRow) bool { return false })
 	for _, words := range []int{4, 6, 8, 100} {
-		try(fmt.Sprintf("verb unnamed, <= %d words", words), func(r row) bool { return r.unnamed && r.g.Words <= words })
+		try(fmt.Sprintf("verb unnamed, <= %d words", words), func(r gateRow) bool { return r.unnamed && r.g.Words <= words })
 		for _, share := range []float64{0.1, 0.2, 0.3} {
-			try(fmt.Sprintf("verb unnamed, best < %.2f, <= %d words", share, words), func(r row) bool {
+			try(fmt.Sprintf("verb unnamed, best < %.2f, <= %d words", share, words), func(r gateRow) bool {
 				return r.unnamed && r.g.Words <= words && under(r.g, share)
 			})
 		}
 	}
 	for _, c := range []float64{0.2, 0.34, 0.5} {
 		for _, share := range []float64{0.1, 0.2, 0.3} {
-			try(fmt.Sprintf("cover < %.2f, best < %.2f", c, share), func(r row) bool { return r.cover < c && under(r.g, share) })
-			try(fmt.Sprintf("cover < %.2f, best < %.2f, <= 6 words", c, share), func(r row) bool {
+			try(fmt.Sprintf("cover < %.2f, best < %.2f", c, share), func(r gateRow) bool { return r.cover < c && under(r.g, share) })
+			try(fmt.Sprintf("cover < %.2f, best < %.2f, <= 6 words", c, share), func(r gateRow) bool {
 				return r.cover < c && under(r.g, share) && r.g.Words <= 6
 			})
 		}
 	}
 	for _, share := range []float64{0.1, 0.2, 0.3} {
-		try(fmt.Sprintf("agree, best < %.2f, <= 6 words", share), func(r row) bool { return r.agree && under(r.g, share) && r.g.Words <= 6 })
-		try(fmt.Sprintf("agree, cover < 0.34, best < %.2f", share), func(r row) bool { return r.agree && r.cover < 0.34 && under(r.g, share) })
-		try(fmt.Sprintf("unnamed or cover<0.2, best < %.2f, <= 6 words", share), func(r row) bool {
+		try(fmt.Sprintf("agree, best < %.2f, <= 6 words", share), func(r gateRow) bool { return r.agree && under(r.g, share) && r.g.Words <= 6 })
+		try(fmt.Sprintf("agree, cover < 0.34, best < %.2f", share), func(r gateRow) bool { return r.agree && r.cover < 0.34 && under(r.g, share) })
+		try(fmt.Sprintf("unnamed or cover<0.2, best < %.2f, <= 6 words", share), func(r gateRow) bool {
 			return (r.unnamed || r.cover < 0.2) && under(r.g, share) && r.g.Words <= 6
 		})
 	}
+}
+
+// A gateRow is what TestGateSignals2 reads of one query of a tuning set.
+type gateRow struct {
+	g              rank.GateStat
+	noMatch, empty bool
+	found          bool
+	unnamed        bool    // led by a verb no name or title holds
+	cover          float64 // share of own words the best hit holds in name or title
+	agree          bool    // the best three hits' heaviest terms are one
+	query          string
+}
+
+// gateRows returns the rows of TestGateSignals2: the tuning sets' queries, with typos
+// of those of the older sets.
+func gateRows(t *testing.T) []gateRow {
+	var rows []gateRow
+	for _, ds := range loadKindSets(t, false) {
+		ix := rank.NewIndex(ds.docs)
+		all := allOf(len(ds.docs))
+		named := map[string]bool{}
+		for _, d := range ds.docs {
+			text := d.Name + " " + d.Title
+			if os.Getenv("RANK_GATE_DESC") != "" {
+				text += " " + d.Description
+			}
+			for _, term := range rank.Analyze(text) {
+				named[term] = true
+			}
+		}
+		qs := ds.qs
+		if _, group, _ := strings.Cut(ds.name, "."); group != "kinds" && group != "nomatch" && ds.name != "metatool" {
+			qs = append(slices.Clone(qs), typoQueries(ds.qs)...)
+		}
+		for _, q := range qs {
+			hits := ix.Search(nil, q.Query, all, rankeval.K)
+			got := names(ds.docs, hits)
+			r := gateRow{g: ix.GateStats(q.Query, all), noMatch: len(q.Relevant) == 0, empty: len(got) == 0,
+				found: len(q.Relevant) > 0 && rankeval.Score(got, q.Relevant).Recall10 > 0}
+			r.query = ds.name + ": " + q.Query
+			r.unnamed = r.g.LeadVerb && !slices.ContainsFunc(r.g.LeadTerms, func(s string) bool { return named[s] })
+			var heavy []string
+			for i, h := range hits[:min(3, len(hits))] {
+				cover, term := explainTop(ix, q.Query, all, h.Doc, ds.docs[h.Doc])
+				if i == 0 && r.g.Words > 0 {
+					r.cover = float64(cover) / float64(r.g.Words)
+				}
+				heavy = append(heavy, term)
+			}
+			r.agree = len(heavy) == 3 && heavy[0] == heavy[1] && heavy[1] == heavy[2]
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// explainTop returns, of the terms from the query's words (synonyms and related words
+// too) that doc holds, how many it holds in its name or title, and the one scoring most.
+func explainTop(ix *rank.Index, query string, all rank.Set, doc int, d rank.Doc) (cover int, top string) {
+	named := map[string]bool{}
+	best := 0.0
+	for _, m := range ix.Explain(query, all, doc, d) {
+		if m.From != "word" && m.From != "synonym" && m.From != "related" {
+			continue
+		}
+		if m.Score > best {
+			best, top = m.Score, m.Term
+		}
+		if slices.Contains(m.Fields, "name") || slices.Contains(m.Fields, "title") {
+			named[m.Term] = true
+		}
+	}
+	return len(named), top
 }

@@ -183,17 +183,20 @@ func init() {
 // nextWord returns the bounds of the first word of text at or after from (a run of
 // ASCII letters and digits, or of bytes of other runes), and end = len(text) if none.
 func nextWord(text string, from int) (start, end int) {
-	isWord := func(c byte) bool {
-		return c >= 0x80 || 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9'
-	}
-	for from < len(text) && !isWord(text[from]) {
+	for from < len(text) && !wordByte(text[from]) {
 		from++
 	}
 	end = from
-	for end < len(text) && isWord(text[end]) {
+	for end < len(text) && wordByte(text[end]) {
 		end++
 	}
 	return from, end
+}
+
+// wordByte reports whether c belongs to a word as nextWord reads it: an ASCII letter or
+// digit, or a byte of another rune.
+func wordByte(c byte) bool {
+	return c >= 0x80 || 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9'
 }
 
 // inFold reports whether w, in any case, is one of words (lower case).
@@ -234,13 +237,13 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 		for _, ri := range pv.rules {
 			r := &curatedPhrases[ri]
 			if r.path {
-				if pathWithin(query, end, r.reach) {
+				if spacedWordWithin(query, end, r.reach, namesFile) {
 					f(start, "", phraseTo[ri])
 				}
 				continue
 			}
 			if r.mention {
-				if mentionWithin(query, end, r.reach) {
+				if spacedWordWithin(query, end, r.reach, isHandle) {
 					f(start, pv.stem, phraseTo[ri])
 				}
 				continue
@@ -267,9 +270,9 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 	}
 }
 
-// pathWithin reports whether one of the first reach words after from, as separated by
-// spaces, names a file.
-func pathWithin(query string, from, reach int) bool {
+// spacedWordWithin reports whether one of the first reach words after from, as
+// separated by spaces, is one that is reports: a file name (namesFile), a handle.
+func spacedWordWithin(query string, from, reach int, is func(string) bool) bool {
 	for n := 0; n < reach && from < len(query); n++ {
 		for from < len(query) && isSpace(query[from]) {
 			from++
@@ -278,13 +281,16 @@ func pathWithin(query string, from, reach int) bool {
 		for end < len(query) && !isSpace(query[end]) {
 			end++
 		}
-		if end > from && namesFile(query[from:end]) {
+		if end > from && is(query[from:end]) {
 			return true
 		}
 		from = end
 	}
 	return false
 }
+
+// isHandle reports whether w is a handle: @ and a letter or digit (@maria).
+func isHandle(w string) bool { return len(w) >= 2 && w[0] == '@' && wordByte(w[1]) }
 
 // stepVerbs are the operation verbs that lead a step of a task ("list the tables",
 // "edit the one about naming"), and stepFillers the words that may come before them
@@ -343,7 +349,8 @@ func verbLed(clause string) bool {
 // queryStop holds the stems of words a request uses for its own grammar, pronouns and
 // adverbs ("edit the one about naming", "read it instead"), which tool text rarely
 // holds, so that they would weigh as a query's rarest words. They are dropped from
-// queries only (query.go, rerank.go); the index keeps them. ("already" and "whether"
+// queries only (query.go, rerank.go), and only from a query holding another word
+// ("together" alone asks for Together AI's tools); the index keeps them. ("already" and "whether"
 // are not among them: "check whether it was already filed" asks for a search.)
 var queryStop = map[string]bool{}
 
@@ -370,25 +377,6 @@ func holdsPronoun(clause string) bool {
 		if inFold(clause[s:e], stepPronouns) {
 			return true
 		}
-	}
-	return false
-}
-
-// mentionWithin reports whether one of the first reach words after from, as separated
-// by spaces, is a handle: @ and a letter or digit.
-func mentionWithin(query string, from, reach int) bool {
-	for n := 0; n < reach && from < len(query); n++ {
-		for from < len(query) && isSpace(query[from]) {
-			from++
-		}
-		end := from
-		for end < len(query) && !isSpace(query[end]) {
-			end++
-		}
-		if end-from >= 2 && query[from] == '@' {
-			return true
-		}
-		from = end
 	}
 	return false
 }

@@ -45,6 +45,10 @@ type memoSlot struct {
 	rest    uint32 // where the word's bytes after the 8th are in wordMemo.rest
 }
 
+// A memoSlot's size holds a word's length: this stops compiling if maxTokenBytes
+// outgrows a uint8.
+const _ = uint8(maxTokenBytes)
+
 // memoSlots is the number of slots a memo starts with (32 KiB): enough for the words
 // of the few docs an Update analyses.
 const memoSlots = 1 << 10

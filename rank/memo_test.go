@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -29,36 +30,75 @@ func memoDocs() []Doc {
 // TestWordMemoSameTerms checks that the word memo changes nothing an inverter emits:
 // each doc's terms, numbered in the same order, with the same postings, in every
 // variant of the parameters the golden digests cover, building from scratch and
-// updating an index.
+// updating an index; with words enough for the memo's table to grow twice.
 func TestWordMemoSameTerms(t *testing.T) {
+	docs := memoDocs()
+	var many strings.Builder // 2,500 distinct words, of 2 to 20 bytes
+	for i := range 2500 {
+		fmt.Fprintf(&many, "w%s%d ", strings.Repeat("q", i%12), i)
+	}
+	docs = append(docs, Doc{Name: "many", Description: many.String(), Params: "w7 wqq14 " + many.String()[:4000]})
+	for _, p := range indexVariants() {
+		for _, base := range []map[string]uint32{nil, {"list": 0, "repositori": 1, "review": 2}} {
+			if slots := checkWordMemo(t, p, base, docs); slots < 4*memoSlots {
+				t.Errorf("params %+v: the memo's table has %d slots after 2,500 words", p, slots)
+			}
+		}
+	}
+}
+
+// checkWordMemo fails t unless an inverter of p over base emits the same postings and
+// terms for docs with its memo and without; it returns the memo's number of slots.
+func checkWordMemo(t *testing.T, p params, base map[string]uint32, docs []Doc) int {
+	t.Helper()
 	type emitted struct {
 		id   uint32
 		e    posting
 		only bool
 	}
-	run := func(p params, base map[string]uint32, memo bool) ([]emitted, map[string]uint32) {
+	run := func(memo bool) ([]emitted, map[string]uint32, int) {
 		v := newInverter(p, base, map[string]uint32{})
 		if !memo {
 			v.memo = nil
 		}
 		var out []emitted
-		for i, d := range memoDocs() {
+		for i, d := range docs {
 			v.doc(i, d, func(id uint32, e posting, only bool) { out = append(out, emitted{id, e, only}) })
 		}
-		return out, v.terms
-	}
-	for _, p := range indexVariants() {
-		for _, base := range []map[string]uint32{nil, {"list": 0, "repositori": 1, "review": 2}} {
-			want, wantTerms := run(p, base, false)
-			got, gotTerms := run(p, base, true)
-			if !slices.Equal(got, want) {
-				t.Errorf("params %+v, base %v: with the memo the inverter emits\n%v\nwithout\n%v", p, base, got, want)
-			}
-			if fmt.Sprint(gotTerms) != fmt.Sprint(wantTerms) {
-				t.Errorf("params %+v, base %v: terms with the memo %v, without %v", p, base, gotTerms, wantTerms)
-			}
+		if !memo {
+			return out, v.terms, 0
 		}
+		return out, v.terms, len(v.memo.slots)
 	}
+	want, wantTerms, _ := run(false)
+	got, gotTerms, slots := run(true)
+	if !slices.Equal(got, want) {
+		t.Errorf("params %+v, base %v: with the memo the inverter emits\n%v\nwithout\n%v", p, base, got, want)
+	}
+	if fmt.Sprint(gotTerms) != fmt.Sprint(wantTerms) {
+		t.Errorf("params %+v, base %v: terms with the memo %v, without %v", p, base, gotTerms, wantTerms)
+	}
+	return slots
+}
+
+// FuzzWordMemo feeds arbitrary text (a catalog's descriptions and parameters are the
+// servers', not ours) to the index build's word memo and the analyzer's 8-byte reads:
+// it must not panic, and must emit what the inverter emits without the memo, a word
+// met first in the parameters or in a description, in any variant of the parameters.
+func FuzzWordMemo(f *testing.F) {
+	for _, s := range trickyTexts {
+		f.Add(s, "owner repo "+s, uint8(0))
+	}
+	f.Add("abcdefgh abcdefghi abcdefgh1 a1b2c3d4e5f6g7h8 x", "abcdefghijklmnop.qrstuvwx yz", uint8(1))
+	f.Add("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz zz", "ab\xff"+"cd", uint8(7))
+	variants := indexVariants()
+	f.Fuzz(func(t *testing.T, desc, params string, variant uint8) {
+		docs := []Doc{
+			{Name: "a", Description: desc, Params: params},
+			{Name: "b", Title: desc, Description: params, Params: desc},
+		}
+		checkWordMemo(t, variants[int(variant)%len(variants)], nil, docs)
+	})
 }
 
 // TestLoad checks load, which reads a word's first 8 bytes for the memo: zero padded
@@ -74,6 +114,35 @@ func TestLoad(t *testing.T) {
 			if string(got[:]) != string(want) {
 				t.Errorf("load(%q) (cap %d) = %q, want %q", w, cap(w), got, want)
 			}
+		}
+	}
+}
+
+// TestWordMemoFind checks that the memo's table tells words apart by more than the
+// 32-bit hash its slots keep: a word whose slot holds another word's hash, of the same
+// length, is not that word when its bytes differ, in its first 8 or after them.
+func TestWordMemoFind(t *testing.T) {
+	for _, pair := range [][2]string{
+		{"abcdefghijkl", "abcdefghijkm"}, // the same first 8 bytes, then not
+		{"abcdefgh", "abcdefgx"},         // 8 bytes each
+		{"abcxefghijkl", "abcdefghijkl"}, // the same after the 8th byte
+		{"abc", "abd"},
+	} {
+		v := newInverter(defaultParams, nil, map[string]uint32{})
+		m := v.memo
+		a, b := []byte(pair[0]), []byte(pair[1])
+		sa := *m.find(a)
+		// a's slot moved to where b's hash starts its search, keeping b's hash.
+		hb := uint32(m.hash(b, load(b)))
+		clear(m.slots)
+		sa.hash = hb
+		m.slots[hb&uint32(len(m.slots)-1)] = sa
+		sb := m.find(b)
+		if *sb == sa {
+			t.Errorf("find(%q) found the slot of %q, which holds its hash", b, a)
+		}
+		if want := v.id(stem(slices.Clone(b))); sb.nids != 1 || sb.id != want {
+			t.Errorf("find(%q): %d ids, the first %d, want 1, %d", b, sb.nids, sb.id, want)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"strings"
 )
 
 // This file holds the first phases of a search: the query's terms, their weights over
@@ -67,20 +66,21 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	s.qterms = s.qterms[:0]
 	s.ids = s.ids[:0]
 	s.gate, s.gateRel = s.gate[:0], s.gateRel[:0]
+	stop := s.holdsContent(words)
 	for i := 0; i < s.an.n(); i++ {
 		id, ok := uint32(noTerm), false
 		if p := s.an.parent[i]; p < 0 || s.ids[p] != noTerm {
 			// A term needing a stem the index lacks is not in it either.
 			id, ok = ix.terms[string(s.an.term(i))]
 		}
-		if !ok || ix.held(id) == 0 || s.an.kind[i] == termWord && queryStop[string(s.an.term(i))] {
+		if !ok || ix.held(id) == 0 || stop && s.an.kind[i] == termWord && queryStop[string(s.an.term(i))] {
 			id = noTerm
 		}
 		s.ids = append(s.ids, id)
 	}
 	for i, id := range s.ids {
 		kind := s.an.kind[i]
-		if kind == termWord && queryStop[string(s.an.term(i))] {
+		if stop && kind == termWord && queryStop[string(s.an.term(i))] {
 			continue // a word of the request's own grammar ("the one about naming")
 		}
 		word := 0.0
@@ -112,6 +112,18 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	}
 	s.addPhrases(ix, query)
 	return len(s.qterms) > 0
+}
+
+// holdsContent reports whether the query's words, its first words terms, hold one not
+// of queryStop: only then are queryStop's words its grammar and dropped; alone
+// ("together", "one"), they are what it asks for.
+func (s *scratch) holdsContent(words int) bool {
+	for i := range words {
+		if s.an.kind[i] == termWord && !queryStop[string(s.an.term(i))] {
+			return true
+		}
+	}
+	return false
 }
 
 // addList adds q, and the list of docs holding its term in their parameters alone if
@@ -385,24 +397,17 @@ func (s *scratch) addLiterals(query string) {
 	st := &s.steps
 	st.nlit = 0
 	start := 0
-	for i := 0; i < len(query) && st.nlit < maxLiterals; i++ {
-		q := query[i]
-		if q != '\'' && q != '"' && q != '`' {
-			continue
+	for st.nlit < maxLiterals {
+		open, end := nextQuoted(query, start)
+		if open < 0 {
+			break
 		}
-		if i+1 >= len(query) || isSpace(query[i+1]) || (q == '\'' && i > 0 && !isSpace(query[i-1]) && query[i-1] != '(') {
-			continue // not an opening quote: an apostrophe, or a quote before a space
-		}
-		end := closingQuote(query, i+1, q)
-		if end < 0 {
-			continue
-		}
-		s.an.add(query[start:i])
+		s.an.add(query[start:open])
 		from := s.an.n()
-		s.an.add(query[i+1 : end])
+		s.an.add(query[open+1 : end])
 		st.lits[st.nlit] = [2]int32{int32(from), int32(s.an.n())}
 		st.nlit++
-		start, i = end+1, end
+		start = end + 1
 	}
 	s.an.add(query[start:])
 }
@@ -410,24 +415,36 @@ func (s *scratch) addLiterals(query string) {
 // quotedAt reports whether byte pos of query is inside quoted or backquoted text, as
 // addLiterals reads it.
 func quotedAt(query string, pos int) bool {
-	for i := 0; i < len(query) && i < pos; i++ {
+	for from := 0; ; {
+		open, end := nextQuoted(query, from)
+		if open < 0 || open >= pos {
+			return false
+		}
+		if pos <= end {
+			return true
+		}
+		from = end + 1
+	}
+}
+
+// nextQuoted returns the indexes of the opening and closing quotes of the first quoted
+// or backquoted span of query opening at or after from; -1, -1 if none. A quote opens
+// a span when a non-space follows it and, for ', when it starts a word (else it is an
+// apostrophe), and when it is closed (closingQuote).
+func nextQuoted(query string, from int) (open, end int) {
+	for i := from; i < len(query); i++ {
 		q := query[i]
 		if q != '\'' && q != '"' && q != '`' {
 			continue
 		}
 		if i+1 >= len(query) || isSpace(query[i+1]) || (q == '\'' && i > 0 && !isSpace(query[i-1]) && query[i-1] != '(') {
-			continue
+			continue // not an opening quote: an apostrophe, or a quote before a space
 		}
-		end := closingQuote(query, i+1, q)
-		if end < 0 {
-			continue
+		if end := closingQuote(query, i+1, q); end >= 0 {
+			return i, end
 		}
-		if pos <= end {
-			return true
-		}
-		i = end
 	}
-	return false
+	return -1, -1
 }
 
 // closingQuote returns the index of the quote q closing the span opened before from: a
@@ -476,138 +493,6 @@ func countWords(text string) int {
 		in = !sp
 	}
 	return n
-}
-
-// hintWeight is the weight of the words a query gets from the kind of value it holds
-// (addHints).
-var hintWeight = 0.5
-
-// Hints: the word a query gets for each kind of value it names without the word itself.
-const (
-	hintFile = iota // a file name: docs/CONTRIBUTING.md, ./fixtures/avatar.png
-	hintURL         // a URL: https://example.com/login, www.notion.so/...
-	hintCode        // backquoted code: `Events | take 10`, `foo()`
-	hintJS          // backquoted JavaScript: `document.querySelectorAll('a').length`
-	numHints
-)
-
-// hintWords are the words of the hints, and hintStems their stems.
-var (
-	hintWords = [numHints]string{"file", "url", "code", "javascript"}
-	hintStems [numHints]string
-)
-
-func init() {
-	for i, w := range hintWords {
-		hintStems[i] = string(stem([]byte(w)))
-	}
-}
-
-// addHints adds to the analysed query the word of each kind of value it names (a file,
-// a URL, code, JavaScript: hintWords) when the query lacks that word, recording their
-// terms' range in s.steps.hint: a path or a URL points to the tools of files or of
-// URLs, whose own text says "file" or "URL".
-func (s *scratch) addHints(query string) {
-	s.steps.hint = [2]int32{}
-	if hintWeight == 0 {
-		return
-	}
-	var want [numHints]bool
-	want[hintFile] = namesFile(query)
-	want[hintURL] = namesURL(query)
-	want[hintCode], want[hintJS] = codeKind(query)
-	for i := 0; i < s.an.n(); i++ {
-		if s.an.kind[i] != termWord {
-			continue
-		}
-		for h := range want {
-			if want[h] && string(s.an.term(i)) == hintStems[h] {
-				want[h] = false
-			}
-		}
-	}
-	from := s.an.n()
-	for h, w := range hintWords {
-		if want[h] {
-			s.an.add(w)
-		}
-	}
-	s.steps.hint = [2]int32{int32(from), int32(s.an.n())}
-}
-
-// namesURL reports whether query holds a URL: a scheme (://) or a host starting www.
-func namesURL(query string) bool {
-	return strings.Contains(query, "://") || strings.Contains(query, "www.")
-}
-
-// codeKind reports whether query holds code in backquotes (a span holding brackets,
-// =, |, ; or ->), and whether that code is JavaScript (jsMarks).
-func codeKind(query string) (code, js bool) {
-	for i := 0; i < len(query); i++ {
-		if query[i] != '`' {
-			continue
-		}
-		end := strings.IndexByte(query[i+1:], '`')
-		if end < 0 {
-			break
-		}
-		span := query[i+1 : i+1+end]
-		i += end + 1
-		if strings.ContainsAny(span, "(){}=|;<>[]") || strings.Contains(span, "->") {
-			code = true
-		}
-		for _, m := range jsMarks {
-			if strings.Contains(span, m) {
-				code, js = true, true
-			}
-		}
-	}
-	return code, js
-}
-
-// jsMarks are strings of JavaScript code that other code hardly holds.
-var jsMarks = [...]string{"=>", "document.", "window.", "querySelector", "console.", "getElementBy", "function"}
-
-// namesFile reports whether query holds a file name: a word, trailing punctuation
-// aside, ending in a dot and an extension of 1 to 5 letters and digits holding a
-// letter, after a letter, digit, _ or -, and not a URL, an e-mail address or a domain.
-func namesFile(query string) bool {
-	for start := 0; start < len(query); {
-		end := start
-		for end < len(query) && !isSpace(query[end]) {
-			end++
-		}
-		w := query[start:end]
-		start = end + 1
-		for len(w) > 0 && strings.IndexByte(".,;:!?)'\"`", w[len(w)-1]) >= 0 {
-			w = w[:len(w)-1]
-		}
-		dot := strings.LastIndexByte(w, '.')
-		if dot < 1 || len(w)-dot-1 < 1 || len(w)-dot-1 > 5 || strings.Contains(w, "://") || strings.IndexByte(w, '@') >= 0 {
-			continue
-		}
-		ext, letter := w[dot+1:], false
-		for i := 0; i < len(ext); i++ {
-			c := ext[i] | 0x20
-			if 'a' <= c && c <= 'z' {
-				letter = true
-			} else if ext[i] < '0' || ext[i] > '9' {
-				letter = false
-				break
-			}
-		}
-		if !letter {
-			continue
-		}
-		switch strings.ToLower(ext) {
-		case "com", "org", "net", "io", "dev", "app", "ai":
-			continue
-		}
-		if c := w[dot-1]; c == '_' || c == '-' || ('0' <= c && c <= '9') || ('a' <= c|0x20 && c|0x20 <= 'z') {
-			return true
-		}
-	}
-	return false
 }
 
 // addPhrases adds the related words of the verb phrases of query (lexicon.go's

@@ -58,7 +58,7 @@ type stepScratch struct {
 	ctx   []int64               // ctx[i*maxSteps+st]: what step st of hit i gains from other clauses
 	lits  [maxLiterals][2]int32 // the ranges of query terms from quoted text (query.go)
 	nlit  int
-	hint  [2]int32 // the range of query terms of a hint (query.go)
+	hint  [2]int32 // the range of query terms of a hint (hints.go)
 }
 
 // A stepTerm is one posting list a step scores, with its weight in that step.

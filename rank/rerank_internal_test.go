@@ -133,3 +133,47 @@ func TestStepsQuotedVerb(t *testing.T) {
 		}
 	}
 }
+
+// A verb phrase counts in the step of its verb, though its words cross a clause cut:
+// "ask @lee and @kim to review" adds "reviewer" to the step "ask @lee" alone, "pops up"
+// adds "dialog" to the last step (which says "dialog" too).
+func TestStepsPhraseAcrossClauses(t *testing.T) {
+	docs := []Doc{
+		{Name: "create_issue", Description: "Create a new issue in a repository."},
+		{Name: "request_pull_request_reviewers", Description: "Request reviewers for a pull request."},
+		{Name: "handle_dialog", Description: "Accept or dismiss a dialog."},
+	}
+	ix := NewIndex(docs)
+	s := ix.getScratch()
+	defer ix.putScratch(s)
+	q := "Open an issue about the crash, ask @lee and @kim to review the fix, and close the dialog when it pops up."
+	if !s.steps.splitSteps(q) {
+		t.Fatalf("splitSteps(%q) = false", q)
+	}
+	s.queryTerms(ix, q)
+	s.stepTerms(ix, q)
+	for _, tt := range []struct{ term, verb string }{{"creat", "Open"}, {"reviewer", "ask"}, {"dialog", "pops"}} {
+		at := strings.Index(q, tt.verb)
+		want := 0
+		for want+1 < s.steps.n && int(s.steps.spans[want][1]) <= at {
+			want++
+		}
+		id, ok := ix.terms[tt.term]
+		if !ok {
+			t.Fatalf("the index lacks %q", tt.term)
+		}
+		var steps []int
+		for _, st := range s.steps.terms {
+			if st.id == id && !slices.Contains(steps, st.step) {
+				steps = append(steps, st.step)
+			}
+		}
+		if !slices.Equal(steps, []int{want}) {
+			t.Errorf("%q (the phrase of %q) in steps %v, want [%d] (clause %q)", tt.term, tt.verb, steps, want,
+				q[s.steps.spans[want][0]:s.steps.spans[want][1]])
+		}
+	}
+	if s.steps.n < 4 {
+		t.Errorf("%d clauses: the test proves nothing", s.steps.n)
+	}
+}

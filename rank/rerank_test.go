@@ -13,7 +13,7 @@ import (
 
 // TestStepGrid prints, for RANK_STEPS=1, the pooled figures of the tuning sets for a
 // grid of the step bonus and spread (rerank.go); for RANK_STEPS=literal and hint, for a
-// grid of the weight of quoted words and of the word "file" a file name adds (query.go);
+// grid of the weight of quoted words and of the word "file" a file name adds (hints.go);
 // for RANK_STEPS=topic and anaphora, for grids of the share of the topic, and of the
 // clause before, that a verb-led step gains.
 func TestStepGrid(t *testing.T) {
@@ -64,15 +64,12 @@ func TestStepGrid(t *testing.T) {
 // stepCatalog holds one tool per step of stepQuery and a dashboard matching words of
 // every step, which the plain sum of BM25F ranks above two of them.
 func stepCatalog() []rank.Doc {
-	docs := []rank.Doc{
+	docs := withWidgets("a repository", []rank.Doc{
 		{Name: "list_issues", Description: "List the issues of a repository."},
 		{Name: "add_issue_label", Description: "Add a label to an issue."},
 		{Name: "set_issue_milestone", Description: "Set the milestone of an issue."},
 		{Name: "issue_dashboard", Description: "Show the issues of a repository with their labels and milestones, in one view."},
-	}
-	for i := range 30 {
-		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of a repository.", i)})
-	}
+	})
 	return docs
 }
 
@@ -316,23 +313,26 @@ func TestSearchStepsSpread(t *testing.T) {
 	}
 }
 
+// explorerTools are tools of a Data Explorer cluster and of a storage account, for
+// explorerTask, a task on the cluster.
+var explorerTools = []rank.Doc{
+	{Name: "storage_table_list", Title: "List tables", Description: "List tables: the tables of a storage account."},
+	{Name: "kusto_table_list", Title: "List tables", Description: "List the tables of a Data Explorer database."},
+	{Name: "kusto_table_schema", Title: "Get table schema", Description: "Get the schema of a table of a Data Explorer cluster."},
+	{Name: "kusto_query", Title: "Query", Description: "Run a query on a database of a Data Explorer cluster."},
+}
+
+const explorerTask = "On the Data Explorer cluster adx-analytics, database telemetry: list the tables, get the schema of the Events table, then run a query to sample some rows"
+
 // The clauses before a task's first verb-led step set its topic, and each verb-led step
 // is read with a share of it: "list the tables" of a task on a Data Explorer cluster
 // prefers the cluster's tables to a storage account's, whose words match the step
 // alone a little better (stepTopic, rerank.go).
 func TestSearchStepTopic(t *testing.T) {
-	docs := []rank.Doc{
-		{Name: "storage_table_list", Title: "List tables", Description: "List tables: the tables of a storage account."},
-		{Name: "kusto_table_list", Title: "List tables", Description: "List the tables of a Data Explorer database."},
-		{Name: "kusto_table_schema", Title: "Get table schema", Description: "Get the schema of a table of a Data Explorer cluster."},
-		{Name: "kusto_query", Title: "Query", Description: "Run a query on a database of a Data Explorer cluster."},
-	}
-	for i := range 30 {
-		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an account.", i)})
-	}
+	docs := withWidgets("an account", slices.Clone(explorerTools))
 	ix := rank.NewIndex(docs)
 	all := allOf(len(docs))
-	q := "On the Data Explorer cluster adx-analytics, database telemetry: list the tables, get the schema of the Events table, then run a query to sample some rows."
+	q := explorerTask + "."
 	above := func() bool {
 		got := names(docs, ix.Search(nil, q, all, 0))
 		return slices.Index(got, "kusto_table_list") < slices.Index(got, "storage_table_list")
@@ -347,24 +347,47 @@ func TestSearchStepTopic(t *testing.T) {
 	}
 }
 
+// A verb-led step whose own words no hit holds is no step, whatever the topic adds to
+// it: "then archive the zorblax quux" leaves every hit and score of the task as they are
+// without it (rerankSteps' own; with best, the hit best on the topic led that step).
+func TestSearchStepWithoutOwnWords(t *testing.T) {
+	docs := withWidgets("an account", append(slices.Clone(explorerTools),
+		rank.Doc{Name: "kusto_cluster_show", Title: "Data Explorer cluster", Description: "Describe a Data Explorer cluster: its databases and telemetry."}))
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := explorerTask
+	want := ix.Search(nil, q+".", all, 0)
+	got := ix.Search(nil, q+", then archive the zorblax quux.", all, 0)
+	if !slices.Equal(got, want) {
+		t.Errorf("Search(%q) with a step no tool holds = %v, without %v", q, got, want)
+	}
+}
+
 // Words of a request's own grammar ("the one about naming") are no query terms: a tool
-// whose description says "one" does not match them (queryStop, lexicon.go).
+// whose description says "one" does not match them (queryStop, lexicon.go), unless the
+// query holds no other word.
 func TestSearchQueryStopWords(t *testing.T) {
-	docs := []rank.Doc{
+	docs := withWidgets("an account", []rank.Doc{
 		{Name: "get_note", Description: "Get one note of a merge request."},
 		{Name: "update_draft_note", Description: "Update a draft note of a merge request."},
-	}
-	for i := range 30 {
-		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an account.", i)})
-	}
+		{Name: "together_chat", Description: "Chat with a Together AI model."},
+	})
 	ix := rank.NewIndex(docs)
 	all := allOf(len(docs))
 	q := "edit the one about the naming of the draft"
 	if got := names(docs, ix.Search(nil, q, all, 0)); !slices.Equal(got, []string{"update_draft_note"}) {
 		t.Errorf("Search(%q) = %v, want [update_draft_note]", q, got)
 	}
-	if got := names(docs, ix.Search(nil, "one", all, 0)); len(got) != 0 {
-		t.Errorf(`Search("one") = %v, want no hit`, got)
+	// A query of such words alone has no other words to ask for: they are its words.
+	// SPEC DISC-4
+	for q, want := range map[string][]string{
+		"one": {"get_note"}, `"one"`: {"get_note"}, "together": {"together_chat"},
+		"still, together": {"together_chat"}, "one together": {"together_chat", "get_note"},
+		"together chat": {"together_chat"}, "the": nil,
+	} {
+		if got := names(docs, ix.Search(nil, q, all, 0)); !slices.Equal(got, want) {
+			t.Errorf("Search(%q) = %v, want %v", q, got, want)
+		}
 	}
 	restore := rank.SetQueryStop(true)
 	defer restore()
@@ -377,15 +400,12 @@ func TestSearchQueryStopWords(t *testing.T) {
 // naming what the pronoun stands for: create_project_variable is the step's tool, not
 // create_pipeline, whose words match the clause alone better (stepAnaphora, rerank.go).
 func TestSearchStepAnaphora(t *testing.T) {
-	docs := []rank.Doc{
+	docs := withWidgets("an account", []rank.Doc{
 		{Name: "delete_project_variable", Description: "Delete a variable of a project."},
 		{Name: "create_project_variable", Description: "Create a variable of a project, with its value."},
 		{Name: "create_pipeline", Description: "Create a new pipeline run, with the given values."},
 		{Name: "cancel_pipeline", Description: "Cancel a running pipeline."},
-	}
-	for i := range 30 {
-		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an account.", i)})
-	}
+	})
 	ix := rank.NewIndex(docs)
 	all := allOf(len(docs))
 	q := "Delete the CI variable DEPLOY_TOKEN from project ops/deployer, create a new one with the rotated value, and cancel the running pipeline."
@@ -407,13 +427,10 @@ func TestSearchStepAnaphora(t *testing.T) {
 // stands for "assignee" (curatedPhrases, lexicon.go), where "assign" alone finds the
 // tool named for assigning Copilot.
 func TestSearchAssignMention(t *testing.T) {
-	docs := []rank.Doc{
+	docs := withWidgets("an issue", []rank.Doc{
 		{Name: "assign_copilot_to_issue", Description: "Assign Copilot to an issue."},
 		{Name: "update_issue_assignees", Description: "Update the assignees of an issue."},
-	}
-	for i := range 30 {
-		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of an issue.", i)})
-	}
+	})
 	ix := rank.NewIndex(docs)
 	all := allOf(len(docs))
 	for q, want := range map[string]string{
@@ -424,4 +441,13 @@ func TestSearchAssignMention(t *testing.T) {
 			t.Errorf("Search(%q) = %v, want %s first", q, got, want)
 		}
 	}
+}
+
+// withWidgets returns docs followed by 30 tools managing widgets of of ("a repository"),
+// which give the words of the docs under test their idf.
+func withWidgets(of string, docs []rank.Doc) []rank.Doc {
+	for i := range 30 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of %s.", i, of)})
+	}
+	return docs
 }

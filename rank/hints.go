@@ -1,0 +1,135 @@
+package rank
+
+import "strings"
+
+// hintWeight is the weight of the words a query gets from the kind of value it holds
+// (addHints).
+var hintWeight = 0.5
+
+// Hints: the word a query gets for each kind of value it names without the word itself.
+const (
+	hintFile = iota // a file name: docs/CONTRIBUTING.md, ./fixtures/avatar.png
+	hintURL         // a URL: https://example.com/login, www.notion.so/...
+	hintCode        // backquoted code: `Events | take 10`, `foo()`
+	hintJS          // backquoted JavaScript: `document.querySelectorAll('a').length`
+	numHints
+)
+
+// hintWords are the words of the hints, and hintStems their stems.
+var (
+	hintWords = [numHints]string{"file", "url", "code", "javascript"}
+	hintStems [numHints]string
+)
+
+func init() {
+	for i, w := range hintWords {
+		hintStems[i] = string(stem([]byte(w)))
+	}
+}
+
+// addHints adds to the analysed query the word of each kind of value it names (a file,
+// a URL, code, JavaScript: hintWords) when the query lacks that word, recording their
+// terms' range in s.steps.hint: a path or a URL points to the tools of files or of
+// URLs, whose own text says "file" or "URL".
+func (s *scratch) addHints(query string) {
+	s.steps.hint = [2]int32{}
+	if hintWeight == 0 {
+		return
+	}
+	var want [numHints]bool
+	want[hintFile] = namesFile(query)
+	want[hintURL] = namesURL(query)
+	want[hintCode], want[hintJS] = codeKind(query)
+	for i := 0; i < s.an.n(); i++ {
+		if s.an.kind[i] != termWord {
+			continue
+		}
+		for h := range want {
+			if want[h] && string(s.an.term(i)) == hintStems[h] {
+				want[h] = false
+			}
+		}
+	}
+	from := s.an.n()
+	for h, w := range hintWords {
+		if want[h] {
+			s.an.add(w)
+		}
+	}
+	s.steps.hint = [2]int32{int32(from), int32(s.an.n())}
+}
+
+// namesURL reports whether query holds a URL: a scheme (://) or a host starting www.
+func namesURL(query string) bool {
+	return strings.Contains(query, "://") || strings.Contains(query, "www.")
+}
+
+// codeKind reports whether query holds code in backquotes (a span holding brackets,
+// =, |, ; or ->), and whether that code is JavaScript (jsMarks).
+func codeKind(query string) (code, js bool) {
+	for i := 0; i < len(query); i++ {
+		if query[i] != '`' {
+			continue
+		}
+		end := strings.IndexByte(query[i+1:], '`')
+		if end < 0 {
+			break
+		}
+		span := query[i+1 : i+1+end]
+		i += end + 1
+		if strings.ContainsAny(span, "(){}=|;<>[]") || strings.Contains(span, "->") {
+			code = true
+		}
+		for _, m := range jsMarks {
+			if strings.Contains(span, m) {
+				code, js = true, true
+			}
+		}
+	}
+	return code, js
+}
+
+// jsMarks are strings of JavaScript code that other code hardly holds.
+var jsMarks = [...]string{"=>", "document.", "window.", "querySelector", "console.", "getElementBy", "function"}
+
+// namesFile reports whether query holds a file name: a word, trailing punctuation
+// aside, ending in a dot and an extension of 1 to 5 letters and digits holding a
+// letter, after a letter, digit, _ or -, and not a URL, an e-mail address or a domain.
+func namesFile(query string) bool {
+	for start := 0; start < len(query); {
+		end := start
+		for end < len(query) && !isSpace(query[end]) {
+			end++
+		}
+		w := query[start:end]
+		start = end + 1
+		for len(w) > 0 && strings.IndexByte(".,;:!?)'\"`", w[len(w)-1]) >= 0 {
+			w = w[:len(w)-1]
+		}
+		dot := strings.LastIndexByte(w, '.')
+		if dot < 1 || len(w)-dot-1 < 1 || len(w)-dot-1 > 5 || strings.Contains(w, "://") || strings.IndexByte(w, '@') >= 0 {
+			continue
+		}
+		ext, letter := w[dot+1:], false
+		for i := 0; i < len(ext); i++ {
+			c := ext[i] | 0x20
+			if 'a' <= c && c <= 'z' {
+				letter = true
+			} else if ext[i] < '0' || ext[i] > '9' {
+				letter = false
+				break
+			}
+		}
+		if !letter {
+			continue
+		}
+		switch strings.ToLower(ext) {
+		case "com", "org", "net", "io", "dev", "app", "ai":
+			continue
+		}
+		if c := w[dot-1]; c == '_' || c == '-' || ('0' <= c && c <= '9') || ('a' <= c|0x20 && c|0x20 <= 'z') {
+			return true
+		}
+	}
+	return false
+}
