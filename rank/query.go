@@ -73,14 +73,14 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			// A term needing a stem the index lacks is not in it either.
 			id, ok = ix.terms[string(s.an.term(i))]
 		}
-		if !ok || ix.held(id) == 0 || stop && s.an.kind[i] == termWord && queryStop[string(s.an.term(i))] {
+		if !ok || ix.held(id) == 0 || stop && s.grammar(i) {
 			id = noTerm
 		}
 		s.ids = append(s.ids, id)
 	}
 	for i, id := range s.ids {
 		kind := s.an.kind[i]
-		if stop && kind == termWord && queryStop[string(s.an.term(i))] {
+		if stop && s.grammar(i) {
 			continue // a word of the request's own grammar ("the one about naming")
 		}
 		word := 0.0
@@ -124,6 +124,12 @@ func (s *scratch) holdsContent(words int) bool {
 		}
 	}
 	return false
+}
+
+// grammar reports whether query term i is a word of queryStop outside quoted text: in
+// quotes ("titled 'still broken'") it is part of a value the task passes on.
+func (s *scratch) grammar(i int) bool {
+	return s.an.kind[i] == termWord && queryStop[string(s.an.term(i))] && !s.quoted(i)
 }
 
 // addList adds q, and the list of docs holding its term in their parameters alone if
@@ -474,12 +480,20 @@ func (s *scratch) literalFactor(i int) float64 {
 	if int32(i) >= st.hint[0] && int32(i) < st.hint[1] {
 		return hintWeight
 	}
-	for _, l := range st.lits[:st.nlit] {
-		if int32(i) >= l[0] && int32(i) < l[1] {
-			return literalWeight
-		}
+	if s.quoted(i) {
+		return literalWeight
 	}
 	return 1
+}
+
+// quoted reports whether query term i comes from quoted or backquoted text.
+func (s *scratch) quoted(i int) bool {
+	for _, l := range s.steps.lits[:s.steps.nlit] {
+		if int32(i) >= l[0] && int32(i) < l[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // countWords returns the number of words of text, separated by white space.

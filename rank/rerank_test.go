@@ -389,6 +389,21 @@ func TestSearchQueryStopWords(t *testing.T) {
 			t.Errorf("Search(%q) = %v, want %v", q, got, want)
 		}
 	}
+	// In quotes such a word is part of a value the task passes on, and counts.
+	matchesOne := func(q string) bool {
+		for _, m := range ix.Explain(q, all, 0, docs[0]) {
+			if m.Term == "one" {
+				return true
+			}
+		}
+		return false
+	}
+	if q := "find the note titled 'one draft'"; !matchesOne(q) {
+		t.Errorf("Explain(%q, get_note) has no match of the quoted word one", q)
+	}
+	if q := "find the one note titled draft"; matchesOne(q) {
+		t.Errorf("Explain(%q, get_note) matches one, a word of the request's grammar", q)
+	}
 	restore := rank.SetQueryStop(true)
 	defer restore()
 	if got := names(docs, ix.Search(nil, q, all, 0)); !slices.Contains(got, "get_note") {
