@@ -17,7 +17,7 @@
 // dropped, full case folding); words split at every rune neither letter nor digit and
 // at camelCase boundaries; stop words are dropped (from queries also a few words of a
 // request's own grammar: "the one about naming", "instead"; unless the query holds no
-// other word, as "together" alone); a light stemmer folds plurals and verb forms;
+// other word, as "together" alone, or they are quoted); a light stemmer folds plurals and verb forms;
 // common abbreviations (PR, repo, k8s...) expand to their words; runs of CJK become
 // character bigrams. Beside the stems, the index holds
 // words as written (not in parameters), each whole name as one term, and pairs of
