@@ -735,7 +735,7 @@ func BenchmarkCanonicalizeCanonical(b *testing.B) {
 func FuzzCanonicalize(f *testing.F) {
 	for _, s := range []string{
 		`{"b":[1,2.50,-0,1e21,1e-7],"a":"\u20ac\ud83d\ude00\n","":{"\u00e9":null,"e\u0301":true}}`,
-		`[]`, `{}`, `"\u0000"`, `1E400`, `{"a":1,"a":2}`, `"\ud800"`, "\"\xff\"", `[[[[[]]]]]`,
+		`[]`, `{}`, `"\u0000"`, `1E400`, `{"a":1,"a":2}`, `{"c":1,"b":[],"a":{"y":0,"x":1},"b":2}`, `"\ud800"`, "\"\xff\"", `[[[[[]]]]]`,
 		string(tool7KB()),
 	} {
 		f.Add([]byte(s))
