@@ -735,7 +735,7 @@ func BenchmarkCanonicalizeCanonical(b *testing.B) {
 func FuzzCanonicalize(f *testing.F) {
 	for _, s := range []string{
 		`{"b":[1,2.50,-0,1e21,1e-7],"a":"\u20ac\ud83d\ude00\n","":{"\u00e9":null,"e\u0301":true}}`,
-		`[]`, `{}`, `"\u0000"`, `1E400`, `{"a":1,"a":2}`, `"\ud800"`, "\"\xff\"", `[[[[[]]]]]`,
+		`[]`, `{}`, `"\u0000"`, `1E400`, `{"a":1,"a":2}`, `{"c":1,"b":[],"a":{"y":0,"x":1},"b":2}`, `"\ud800"`, "\"\xff\"", `[[[[[]]]]]`,
 		string(tool7KB()),
 	} {
 		f.Add([]byte(s))
@@ -811,5 +811,100 @@ func TestIntegerNumbers(t *testing.T) {
 		if got, want := string(appendNumber(nil, f)), strconv.FormatFloat(f, 'f', -1, 64); got != want {
 			t.Errorf("appendNumber(%v) = %s, want %s", f, got, want)
 		}
+	}
+}
+
+// TestSortMembers checks objects of every size on both sides of insertionMax, members
+// shuffled: the output holds them in name order, and any one name twice, wherever the
+// two stand, is ErrMalformed.
+func TestSortMembers(t *testing.T) {
+	r := rand.New(rand.NewPCG(8785, 6))
+	for n := 1; n <= 2*insertionMax+2; n++ {
+		for range 50 {
+			names := make([]string, n)
+			for i := range names {
+				names[i] = fmt.Sprintf("k%02d\u00e9", i) // the same length, one not ASCII
+			}
+			if r.IntN(3) == 0 {
+				names[r.IntN(n)] = names[r.IntN(n)] // maybe a duplicate (or the name itself)
+			}
+			want := slices.Clone(names)
+			slices.Sort(want) // UTF-8 order is UTF-16 order for these names
+			dup := len(slices.Compact(slices.Clone(want))) < n
+			r.Shuffle(n, func(i, j int) { names[i], names[j] = names[j], names[i] })
+			var src, ref []byte
+			for i, name := range names {
+				src = append(src, ","[:min(i, 1)]+`"`+name+`":"`+name+`"`...)
+			}
+			for i, name := range want {
+				ref = append(ref, ","[:min(i, 1)]+`"`+name+`":"`+name+`"`...)
+			}
+			src, ref = []byte("{"+string(src)+"}"), []byte("{"+string(ref)+"}")
+			out, _, err := Canonicalize(nil, src)
+			if dup {
+				if !errors.Is(err, ErrMalformed) {
+					t.Fatalf("Canonicalize(%s) = %s, %v; want a duplicate error", src, out, err)
+				}
+				continue
+			}
+			if err != nil || !bytes.Equal(out, ref) {
+				t.Fatalf("Canonicalize(%s) = %s, %v; want %s", src, out, err, ref)
+			}
+			checkCopies(t, src)
+		}
+	}
+}
+
+// BenchmarkCanonicalizeServerOrder canonicalizes the tool of BenchmarkCanonicalize
+// written compact with every object's members in reverse name order, as a server that
+// does not sort them may send it: every object is sorted.
+func BenchmarkCanonicalizeServerOrder(b *testing.B) {
+	var v any
+	if err := json.Unmarshal(tool7KB(), &v); err != nil {
+		b.Fatal(err)
+	}
+	src := appendReversed(nil, v)
+	dst := make([]byte, 0, 2*len(src))
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := Canonicalize(dst[:0], src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// appendReversed appends v as JSON with each object's members in reverse name order.
+func appendReversed(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		slices.Reverse(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendReversed(dst, k)
+			dst = append(dst, ':')
+			dst = appendReversed(dst, v[k])
+		}
+		return append(dst, '}')
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendReversed(dst, e)
+		}
+		return append(dst, ']')
+	default:
+		b, _ := json.Marshal(v)
+		return append(dst, b...)
 	}
 }

@@ -46,20 +46,8 @@ func (c *canon) write(dst []byte, i int) ([]byte, int, error) {
 			c.members = append(c.members, j)
 			j = c.next(j + 1)
 		}
-		members := c.members[base:]
-		// Members already in order (as many writers leave them) need no sort, and
-		// strictly increasing names hold no duplicate.
-		sorted := true
-		for k := 1; k < len(members) && sorted; k++ {
-			sorted = c.compareKeys(members[k-1], members[k]) < 0
-		}
-		if !sorted {
-			slices.SortFunc(members, c.compareKeys)
-			for k := 1; k < len(members); k++ {
-				if c.compareKeys(members[k-1], members[k]) == 0 {
-					return dst, 0, errDuplicate
-				}
-			}
+		if err := c.sortMembers(c.members[base:]); err != nil {
+			return dst, 0, err
 		}
 		dst = append(dst, '{')
 		for k := range n.a {
@@ -77,6 +65,52 @@ func (c *canon) write(dst []byte, i int) ([]byte, int, error) {
 		c.members = c.members[:base]
 		return append(dst, '}'), n.b, nil
 	}
+}
+
+// insertionMax is the most members sortMembers sorts by insertion, quadratic in the
+// worst case; a schema's objects mostly hold a handful.
+const insertionMax = 16
+
+// sortMembers sorts the member key indexes of one object by name, or returns
+// errDuplicate if two names are equal.
+func (c *canon) sortMembers(members []int) error {
+	if len(members) > insertionMax {
+		// Members already in order (as many writers leave them) need no sort, and
+		// strictly increasing names hold no duplicate.
+		sorted := true
+		for k := 1; k < len(members) && sorted; k++ {
+			sorted = c.compareKeys(members[k-1], members[k]) < 0
+		}
+		if sorted {
+			return nil
+		}
+		slices.SortFunc(members, c.compareKeys)
+		for k := 1; k < len(members); k++ {
+			if c.compareKeys(members[k-1], members[k]) == 0 {
+				return errDuplicate
+			}
+		}
+		return nil
+	}
+	// Insertion sort: members in order cost one comparison each, and every pair of
+	// names adjacent at the end was compared (by the later of the two to be inserted,
+	// with each of its neighbours), so no equal pair goes unseen.
+	for k := 1; k < len(members); k++ {
+		m, name := members[k], c.text(&c.tape[members[k]])
+		j := k
+		for ; j > 0; j-- {
+			d := compareUTF16(c.text(&c.tape[members[j-1]]), name)
+			if d == 0 {
+				return errDuplicate
+			}
+			if d < 0 {
+				break
+			}
+			members[j] = members[j-1]
+		}
+		members[j] = m
+	}
+	return nil
 }
 
 // next returns the index past the subtree at i.
