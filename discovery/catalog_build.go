@@ -96,18 +96,16 @@ func (b *builder) read(k int, params []byte) []byte {
 	}
 	raw := b.tools[i]
 	nt := &b.fresh[k]
-	// Written where it is kept: a canonical form is at most its text's length but for
-	// numbers JCS writes longer (1e300 as 1e+300), and much shorter when the text is
-	// indented; a form far shorter than its room is copied to its own.
-	buf, m, err := schemaguard.Canonicalize(make([]byte, 0, len(raw)), raw)
+	// Written in the worker's scratch, then kept in a copy of its own length: its length
+	// is not known before (indented text shrinks, a number as 1e+300 grows), and the
+	// copy of a form still in cache costs less than memory allocated for the text.
+	buf, m, err := schemaguard.Canonicalize(params[:0], raw)
 	if err != nil {
 		b.early[k] = &CatalogError{Index: i, Reason: "malformed", cause: err}
 		return params
 	}
-	if cap(buf)-len(buf) > len(buf)/16 {
-		buf = slices.Clone(buf)
-	}
-	nt.canonical = buf
+	nt.canonical = slices.Clone(buf)
+	params = buf[:0]
 	// Read from the canonical form: a member name there is spelled one way only.
 	f, params, reason := b.readFields(nt.canonical, params)
 	if reason != "" {
