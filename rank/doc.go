@@ -17,10 +17,10 @@
 // dropped, full case folding); words split at every rune neither letter nor digit and
 // at camelCase boundaries; stop words are dropped (from queries also a few words of a
 // request's own grammar: "the one about naming", "instead"; unless the query holds no
-// other word, as "together" alone, or they are quoted); a light stemmer folds plurals and verb forms;
-// common abbreviations (PR, repo, k8s...) expand to their words; runs of CJK become
-// character bigrams. Beside the stems, the index holds
-// words as written (not in parameters), each whole name as one term, and pairs of
+// other word, as "together" alone, or they are quoted); a light stemmer folds plurals
+// and verb forms; common abbreviations (PR, repo, k8s...) expand to their words; runs of
+// CJK become character bigrams. Beside the stems, the index holds words as written (not
+// in parameters), each whole name as one term, and pairs of
 // consecutive words of names and titles. A query's words add a few synonyms and phrasal
 // verbs at half weight, so "make a folder" finds create_directory, and related words
 // at 0.4 of their weight: words of a shared sense or derivation in WordNet 3.0

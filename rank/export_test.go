@@ -86,9 +86,14 @@ func (ix *Index) QueryInfo(query string, allowed Set) float64 {
 
 // SetRelatedWeight sets the weight of related words and returns a function restoring it.
 func SetRelatedWeight(w float64) func() {
-	old := relatedWeight
-	relatedWeight = w
-	return func() { relatedWeight = old }
+	return setVar(&relatedWeight, w)
+}
+
+// setVar sets *p to v for a test and returns a function restoring it.
+func setVar[T any](p *T, v T) (restore func()) {
+	old := *p
+	*p = v
+	return func() { *p = old }
 }
 
 // FloorTop is the relevance floor's fraction of the best score.

@@ -10,37 +10,27 @@ func SetStepBonus(bonus float64, words int) (restore func()) {
 
 // SetLiteralWeight sets literalWeight for a test and returns a function restoring it.
 func SetLiteralWeight(w float64) (restore func()) {
-	old := literalWeight
-	literalWeight = w
-	return func() { literalWeight = old }
+	return setVar(&literalWeight, w)
 }
 
 // SetHintWeight sets hintWeight for a test and returns a function restoring it.
 func SetHintWeight(w float64) (restore func()) {
-	old := hintWeight
-	hintWeight = w
-	return func() { hintWeight = old }
+	return setVar(&hintWeight, w)
 }
 
 // SetStepSpread sets stepSpread for a test and returns a function restoring it.
 func SetStepSpread(w float64) (restore func()) {
-	old := stepSpread
-	stepSpread = w
-	return func() { stepSpread = old }
+	return setVar(&stepSpread, w)
 }
 
 // SetStepLead sets stepLead for a test and returns a function restoring it.
 func SetStepLead(w float64) (restore func()) {
-	old := stepLead
-	stepLead = w
-	return func() { stepLead = old }
+	return setVar(&stepLead, w)
 }
 
 // SetStepTopic sets stepTopic for a test and returns a function restoring it.
 func SetStepTopic(w float64) (restore func()) {
-	old := stepTopic
-	stepTopic = w
-	return func() { stepTopic = old }
+	return setVar(&stepTopic, w)
 }
 
 // SetQueryStop turns the query's own stop words (queryStop, lexicon.go) off for a test
@@ -55,7 +45,5 @@ func SetQueryStop(off bool) (restore func()) {
 
 // SetStepAnaphora sets stepAnaphora for a test and returns a function restoring it.
 func SetStepAnaphora(w float64) (restore func()) {
-	old := stepAnaphora
-	stepAnaphora = w
-	return func() { stepAnaphora = old }
+	return setVar(&stepAnaphora, w)
 }

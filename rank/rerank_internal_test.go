@@ -105,15 +105,8 @@ func TestStepsQuotedVerb(t *testing.T) {
 		{Name: "add_issue_comment", Description: "Add a comment to an issue."},
 		{Name: "update_pull_request_title", Description: "Change the title of a pull request."},
 	}
-	ix := NewIndex(docs)
-	s := ix.getScratch()
-	defer ix.putScratch(s)
 	q := "Turn draft PR 51 into ready for review, change its title to 'feat: add billing export', and request a review from Copilot."
-	if !s.steps.splitSteps(q) {
-		t.Fatalf("splitSteps(%q) = false", q)
-	}
-	s.queryTerms(ix, q)
-	s.stepTerms(ix, q)
+	_, s := stepsOf(t, docs, q)
 	for c := range s.steps.n {
 		clause := q[s.steps.spans[c][0]:s.steps.spans[c][1]]
 		want := verbLed(clause) && clause != " add billing export'"
@@ -143,15 +136,8 @@ func TestStepsPhraseAcrossClauses(t *testing.T) {
 		{Name: "request_pull_request_reviewers", Description: "Request reviewers for a pull request."},
 		{Name: "handle_dialog", Description: "Accept or dismiss a dialog."},
 	}
-	ix := NewIndex(docs)
-	s := ix.getScratch()
-	defer ix.putScratch(s)
 	q := "Open an issue about the crash, ask @lee and @kim to review the fix, and close the dialog when it pops up."
-	if !s.steps.splitSteps(q) {
-		t.Fatalf("splitSteps(%q) = false", q)
-	}
-	s.queryTerms(ix, q)
-	s.stepTerms(ix, q)
+	ix, s := stepsOf(t, docs, q)
 	for _, tt := range []struct{ term, verb string }{{"creat", "Open"}, {"reviewer", "ask"}, {"dialog", "pops"}} {
 		at := strings.Index(q, tt.verb)
 		want := 0
@@ -176,4 +162,19 @@ func TestStepsPhraseAcrossClauses(t *testing.T) {
 	if s.steps.n < 4 {
 		t.Errorf("%d clauses: the test proves nothing", s.steps.n)
 	}
+}
+
+// stepsOf returns the index of docs and a scratch holding the steps of q and their
+// terms, as a search reads them; the scratch goes back to the pool when t ends.
+func stepsOf(t *testing.T, docs []Doc, q string) (*Index, *scratch) {
+	t.Helper()
+	ix := NewIndex(docs)
+	s := ix.getScratch()
+	t.Cleanup(func() { ix.putScratch(s) })
+	if !s.steps.splitSteps(q) {
+		t.Fatalf("splitSteps(%q) = false", q)
+	}
+	s.queryTerms(ix, q)
+	s.stepTerms(ix, q)
+	return ix, s
 }

@@ -331,18 +331,13 @@ const explorerTask = "On the Data Explorer cluster adx-analytics, database telem
 func TestSearchStepTopic(t *testing.T) {
 	docs := withWidgets("an account", slices.Clone(explorerTools))
 	ix := rank.NewIndex(docs)
-	all := allOf(len(docs))
 	q := explorerTask + "."
-	above := func() bool {
-		got := names(docs, ix.Search(nil, q, all, 0))
-		return slices.Index(got, "kusto_table_list") < slices.Index(got, "storage_table_list")
-	}
-	if !above() {
-		t.Errorf("Search(%q) = %v, want kusto_table_list above storage_table_list", q, names(docs, ix.Search(nil, q, all, 0)))
+	if got, ok := ranksAbove(ix, docs, q, "kusto_table_list", "storage_table_list"); !ok {
+		t.Errorf("Search(%q) = %v, want kusto_table_list above storage_table_list", q, got)
 	}
 	restore := rank.SetStepTopic(0)
 	defer restore()
-	if above() {
+	if _, ok := ranksAbove(ix, docs, q, "kusto_table_list", "storage_table_list"); ok {
 		t.Errorf("without the topic kusto_table_list ranks above storage_table_list: the test proves nothing")
 	}
 }
@@ -422,18 +417,13 @@ func TestSearchStepAnaphora(t *testing.T) {
 		{Name: "cancel_pipeline", Description: "Cancel a running pipeline."},
 	})
 	ix := rank.NewIndex(docs)
-	all := allOf(len(docs))
 	q := "Delete the CI variable DEPLOY_TOKEN from project ops/deployer, create a new one with the rotated value, and cancel the running pipeline."
-	above := func() bool {
-		got := names(docs, ix.Search(nil, q, all, 0))
-		return slices.Index(got, "create_project_variable") < slices.Index(got, "create_pipeline")
-	}
-	if !above() {
-		t.Errorf("Search(%q) = %v, want create_project_variable above create_pipeline", q, names(docs, ix.Search(nil, q, all, 0)))
+	if got, ok := ranksAbove(ix, docs, q, "create_project_variable", "create_pipeline"); !ok {
+		t.Errorf("Search(%q) = %v, want create_project_variable above create_pipeline", q, got)
 	}
 	restore := rank.SetStepAnaphora(0)
 	defer restore()
-	if above() {
+	if _, ok := ranksAbove(ix, docs, q, "create_project_variable", "create_pipeline"); ok {
 		t.Errorf("without the anaphora create_project_variable ranks above create_pipeline: the test proves nothing")
 	}
 }
@@ -465,4 +455,12 @@ func withWidgets(of string, docs []rank.Doc) []rank.Doc {
 		docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: fmt.Sprintf("Manage widget %d of %s.", i, of)})
 	}
 	return docs
+}
+
+// ranksAbove returns the names of Search(q)'s hits over every doc, and whether hi is
+// among them and above lo (or lo is not).
+func ranksAbove(ix *rank.Index, docs []rank.Doc, q, hi, lo string) ([]string, bool) {
+	got := names(docs, ix.Search(nil, q, allOf(len(docs)), 0))
+	i, j := slices.Index(got, hi), slices.Index(got, lo)
+	return got, i >= 0 && (j < 0 || i < j)
 }

@@ -60,7 +60,6 @@ type updater struct {
 	bitsFree []uint64  // what is left of the chunk of bitsets (fromChunk)
 	atFree   []uint32  // what is left of the chunk of slab positions (fromChunk)
 	news     []added   // the new docs' postings, in doc order
-	terms    int       // ids of terms, ix's and the new ones
 	src      []uint32  // src[l] is the list of ix whose kept postings list l starts from, or noTerm
 	bucket   []posting // the new postings by list, in doc order within each
 	lists    []uint32  // lists[k] is the list of bucket[k]
@@ -190,14 +189,14 @@ func (u *updater) analyse(docs []Doc, from []int) {
 		u.nu.terms = maps.Clone(u.ix.terms)
 		maps.Copy(u.nu.terms, v.terms)
 	}
-	u.terms = int(v.next)
 }
 
 // listSources decides nu's lists: one per term (ix's ids, then the new terms'), then
 // one per term with docs holding it in their parameters alone, ix's first.
 func (u *updater) listSources() {
 	ix := u.ix
-	src := make([]uint32, u.terms, u.terms+len(ix.off))
+	terms := len(u.nu.terms) // ix's terms, then the new ones: ids 0 to terms-1
+	src := make([]uint32, terms, terms+len(ix.off))
 	for t := range src {
 		src[t] = noTerm
 		if t < len(ix.terms) {
@@ -206,7 +205,7 @@ func (u *updater) listSources() {
 	}
 	var paramOnly []uint32
 	if len(ix.paramOnly) > 0 || slices.ContainsFunc(u.news, func(a added) bool { return a.only }) {
-		paramOnly = make([]uint32, u.terms)
+		paramOnly = make([]uint32, terms)
 		for t := range paramOnly {
 			paramOnly[t] = noTerm
 			if t < len(ix.paramOnly) && ix.paramOnly[t] != noTerm {
