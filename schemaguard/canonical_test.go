@@ -16,6 +16,8 @@ import (
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/deferredtools/deferredtools/internal/catalogtest"
 )
 
 var raceEnabled = false
@@ -863,7 +865,7 @@ func BenchmarkCanonicalizeServerOrder(b *testing.B) {
 	if err := json.Unmarshal(tool7KB(), &v); err != nil {
 		b.Fatal(err)
 	}
-	src := appendReversed(nil, v)
+	src := catalogtest.AppendJSON(nil, v, reverseKeys)
 	dst := make([]byte, 0, 2*len(src))
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
@@ -874,37 +876,5 @@ func BenchmarkCanonicalizeServerOrder(b *testing.B) {
 	}
 }
 
-// appendReversed appends v as JSON with each object's members in reverse name order.
-func appendReversed(dst []byte, v any) []byte {
-	switch v := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		slices.Reverse(keys)
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendReversed(dst, k)
-			dst = append(dst, ':')
-			dst = appendReversed(dst, v[k])
-		}
-		return append(dst, '}')
-	case []any:
-		dst = append(dst, '[')
-		for i, e := range v {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendReversed(dst, e)
-		}
-		return append(dst, ']')
-	default:
-		b, _ := json.Marshal(v)
-		return append(dst, b...)
-	}
-}
+// reverseKeys puts an object's member names in reverse name order.
+func reverseKeys(keys []string, _ int) { slices.Reverse(keys) }
