@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/catalogtest"
 	"github.com/deferredtools/deferredtools/internal/cputime"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
@@ -138,8 +138,8 @@ var serverKeys = map[string]int{
 // serverOrder returns the JSON text tool (a generated tool) written compact with each
 // object's members in server order: the names of serverKeys in its order, then the
 // others (property names, "word_k") in the order they were generated (k), which is
-// the order a server declares them in. The values are written as json.Marshal wrote
-// them, so the canonical form is the same.
+// the order a server declares them in. Only the member order changes, so the canonical
+// form is the same.
 func serverOrder(tb testing.TB, tool json.RawMessage) json.RawMessage {
 	d := json.NewDecoder(bytes.NewReader(tool))
 	d.UseNumber()
@@ -147,41 +147,9 @@ func serverOrder(tb testing.TB, tool json.RawMessage) json.RawMessage {
 	if err := d.Decode(&v); err != nil {
 		tb.Fatal(err)
 	}
-	return appendServerOrder(tb, nil, v, true)
-}
-
-// appendServerOrder appends v in server order; a tool's description (top) comes
-// before its inputSchema, a schema's last.
-func appendServerOrder(tb testing.TB, dst []byte, v any, top bool) []byte {
-	switch v := v.(type) {
-	case map[string]any:
-		keys := slices.SortedFunc(maps.Keys(v), func(x, y string) int { return compareServerKeys(x, y, top) })
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendServerOrder(tb, dst, k, false)
-			dst = append(dst, ':')
-			dst = appendServerOrder(tb, dst, v[k], false)
-		}
-		return append(dst, '}')
-	case []any:
-		dst = append(dst, '[')
-		for i, e := range v {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendServerOrder(tb, dst, e, false)
-		}
-		return append(dst, ']')
-	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return append(dst, b...)
-	}
+	return catalogtest.AppendJSON(nil, v, func(keys []string, depth int) {
+		slices.SortFunc(keys, func(x, y string) int { return compareServerKeys(x, y, depth == 0) })
+	})
 }
 
 // compareServerKeys orders two member names for serverOrder, of the tool's own object

@@ -68,3 +68,12 @@ func FirstCallTimes(c *Catalog) []time.Duration {
 	}
 	return out
 }
+
+// CanonicalRoom returns the length and capacity of each retained canonical form of c,
+// in c's order.
+func CanonicalRoom(c *Catalog) (lens, caps []int) {
+	for _, t := range c.tools {
+		lens, caps = append(lens, len(t.canonical)), append(caps, cap(t.canonical))
+	}
+	return lens, caps
+}

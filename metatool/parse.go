@@ -77,10 +77,7 @@ func parseTool(val []byte) (m Tool, ok bool) {
 	ok = tooldef.Members(val, func(key, v []byte) bool {
 		switch {
 		case keyIs(key, "argument") && !seenArg:
-			seenArg = true
-			var isString bool
-			m.Argument, isString = tooldef.StringValue(v)
-			return isString
+			return readString(v, &m.Argument, &seenArg)
 		case keyIs(key, "actions") && !seenActions:
 			seenActions = true
 			if v[0] != '[' {
@@ -99,6 +96,15 @@ func parseTool(val []byte) (m Tool, ok bool) {
 	return m, ok && seenActions
 }
 
+// readString reads the string member value v into *dst and marks it seen; false when v
+// is not a string.
+func readString(v []byte, dst *string, seen *bool) bool {
+	*seen = true
+	s, ok := tooldef.StringValue(v)
+	*dst = s
+	return ok
+}
+
 // parseAction reads one action: {"name": string, "readOnlyHint"?: bool,
 // "destructiveHint"?: bool}.
 func parseAction(val []byte) (a Action, ok bool) {
@@ -107,10 +113,7 @@ func parseAction(val []byte) (a Action, ok bool) {
 		var hint **bool
 		switch {
 		case keyIs(key, "name") && !seenName:
-			seenName = true
-			var isString bool
-			a.Name, isString = tooldef.StringValue(v)
-			return isString
+			return readString(v, &a.Name, &seenName)
 		case keyIs(key, "readOnlyHint") && a.ReadOnlyHint == nil:
 			hint = &a.ReadOnlyHint
 		case keyIs(key, "destructiveHint") && a.DestructiveHint == nil:

@@ -74,9 +74,10 @@ const (
 // DefaultPreview returns the preview of a call to the tool def defines (a tool
 // definition) with arguments args: the tool's name (its unprintable characters dropped)
 // and its description's first sentence on one line, then the names of the top-level
-// arguments given, sorted, never their values. A sentence is cut at 300 bytes; at most 32 names of at most 64 bytes
-// are shown, the others counted. def is read as ListTools serves it (canonical); a def
-// or args that is not JSON is read as holding nothing.
+// arguments given, sorted, never their values. A sentence is cut at 300 bytes; at most
+// 32 names of at most 64 printable bytes of UTF-8 are shown, the others counted. def is
+// read as ListTools serves it (canonical); a def or args that is not JSON is read as
+// holding nothing.
 func DefaultPreview(def, args json.RawMessage) string {
 	var f tooldef.Fields
 	if _, ok := jsonlex.Valid(def); ok { // tooldef reads valid JSON only
@@ -165,7 +166,12 @@ func printOnly(r rune) rune {
 	return r
 }
 
+// printable reports whether s is UTF-8 of printable characters only: a byte that is not
+// UTF-8 reads as U+FFFD, which unicode.IsPrint accepts, and would reach the preview raw.
 func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
 	for _, r := range s {
 		if !unicode.IsPrint(r) {
 			return false

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/safemode"
 )
@@ -31,6 +32,7 @@ func TestDefaultPreview(t *testing.T) {
 		{"", ``, "t\nArguments given: none"},
 		{"Multi\n  line\tdescription", `{"` + long + `":1,"ok":2}`, "t: Multi line description\nArguments given: ok, and 1 more"},
 		{"No stop", `{"a\u0007":1}`, "t: No stop\nArguments given: and 1 more"},
+		{"Bad \xffbytes. x", "{\"a\xffb\":1,\"ok\":2}", "t: Bad bytes.\nArguments given: ok, and 1 more"}, // a name not UTF-8 is counted
 	} {
 		def := toolDef("t", tc.desc)
 		if got := safemode.DefaultPreview(def, json.RawMessage(tc.args)); got != tc.want {
@@ -91,7 +93,7 @@ func FuzzDefaultPreview(f *testing.F) {
 	def := `{"name":"t","description":"Delete it. More.","inputSchema":{"type":"object"}}`
 	for _, s := range [][2]string{
 		{def, `{"b":"secret","a":1}`}, {def, `{"a`}, {`{"name":"t","description":"x`, `{}`},
-		{def, `{"` + strings.Repeat("n", 70) + `":1}`}, {`junk`, `[`}, {def, `{"a\u0007":"v"}`},
+		{def, `{"` + strings.Repeat("n", 70) + `":1}`}, {`junk`, `[`}, {def, `{"a\u0007":"v"}`}, {def, "{\"a\xff\":1}"},
 		{`{"name":"t\nArguments given: none","description":"d\nx"}`, `{}`},
 	} {
 		f.Add([]byte(s[0]), []byte(s[1]))
@@ -103,6 +105,9 @@ func FuzzDefaultPreview(f *testing.F) {
 		}
 		if n := strings.Count(got, "\n"); n != 1 {
 			t.Fatalf("DefaultPreview(%q, %q) = %q: %d lines, want 2", def, args, got, n+1)
+		}
+		if !utf8.ValidString(got) {
+			t.Fatalf("DefaultPreview(%q, %q) = %q: not UTF-8", def, args, got)
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -90,17 +92,33 @@ func decodeValue(dec *json.Decoder) (any, error) {
 }
 
 // appendValue appends v as compact JSON, members in their order.
-func appendValue(dst []byte, v any) []byte {
+func appendValue(dst []byte, v any) []byte { return AppendJSON(dst, v, nil) }
+
+// AppendJSON appends v as compact JSON: v is a value encoding/json decodes into an any
+// (map[string]any, []any, string, json.Number, float64, bool, nil) or one of this
+// package's. order, when not nil, orders the member names of each decoded object
+// before they are written, depth 0 being v's own; nil sorts them as json.Marshal does.
+// Tests write a tool in another member order with it.
+func AppendJSON(dst []byte, v any, order func(keys []string, depth int)) []byte {
+	return appendJSON(dst, v, order, 0)
+}
+
+func appendJSON(dst []byte, v any, order func(keys []string, depth int), depth int) []byte {
 	switch x := v.(type) {
 	case *obj:
 		dst = append(dst, '{')
 		for i, k := range x.keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, k)
-			dst = append(dst, ':')
-			dst = appendValue(dst, x.vals[i])
+			dst = appendMember(dst, i, k, x.vals[i], order, depth)
+		}
+		return append(dst, '}')
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(x))
+		if order != nil {
+			order(keys, depth)
+		}
+		dst = append(dst, '{')
+		for i, k := range keys {
+			dst = appendMember(dst, i, k, x[k], order, depth)
 		}
 		return append(dst, '}')
 	case []any:
@@ -109,7 +127,7 @@ func appendValue(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendValue(dst, e)
+			dst = appendJSON(dst, e, order, depth+1)
 		}
 		return append(dst, ']')
 	case string:
@@ -120,8 +138,24 @@ func appendValue(dst []byte, v any) []byte {
 		return strconv.AppendBool(dst, x)
 	case nil:
 		return append(dst, "null"...)
+	case float64:
+		b, err := json.Marshal(x)
+		if err != nil {
+			panic("catalogtest: number JSON cannot write")
+		}
+		return append(dst, b...)
 	}
 	panic("catalogtest: unexpected value type")
+}
+
+// appendMember appends the i-th member k:v of an object at depth.
+func appendMember(dst []byte, i int, k string, v any, order func(keys []string, depth int), depth int) []byte {
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	dst = appendString(dst, k)
+	dst = append(dst, ':')
+	return appendJSON(dst, v, order, depth+1)
 }
 
 // appendString appends s as a JSON string, escaping only what JSON requires.

@@ -261,6 +261,36 @@ func TestPlainPrefix(t *testing.T) {
 	}
 }
 
+// TestPlainRunEveryOffset checks that plainRun stops at each byte that needs care (the
+// quote, the backslash, a control character, any byte from 0x80) wherever it falls in an
+// eight-byte word, with plain bytes after it, and that ScanString so still finds bad
+// UTF-8 and counts a two-byte character as one unit there.
+func TestPlainRunEveryOffset(t *testing.T) {
+	for _, c := range []byte{'"', '\\', 0, 0x1f, 0x80, 0xc3, 0xff} {
+		for start := range 8 {
+			for k := start; k < 40; k++ {
+				b := bytes.Repeat([]byte("a"), 48)
+				b[k] = c
+				if got := plainRun(b, start); got != k {
+					t.Fatalf("plainRun(%q, %d) = %d, want %d", b, start, got, k)
+				}
+			}
+		}
+	}
+	for k := 1; k < 40; k++ {
+		b := []byte(`"` + strings.Repeat("a", 47) + `"`)
+		b[k] = 0xff
+		if _, f := ScanString(b, 0); f != BadUTF8 {
+			t.Fatalf("ScanString(%q) fault = %v, want BadUTF8", b, f)
+		}
+		b = []byte(`"` + strings.Repeat("a", k-1) + "\u00e9" + strings.Repeat("a", 47-k) + `"`)
+		b = []byte(`"` + strings.Repeat("a", k-1) + "é" + strings.Repeat("a", 47-k) + `"`)
+		if s, f := ScanString(b, 0); f != None || s.Units != 47 || s.End != len(b) {
+			t.Fatalf("ScanString(%q) = %+v, %v; want 47 units", b, s, f)
+		}
+	}
+}
+
 func TestNoAllocations(t *testing.T) {
 	src := []byte(`"a\u00e9\ud83d\ude00\n and some plain text"`)
 	content := src[1 : len(src)-1]

@@ -3,11 +3,11 @@ package tooldef
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/catalogtest"
 	"github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
@@ -52,26 +52,29 @@ func TestParamTextMatchesRank(t *testing.T) {
 	for _, s := range paramSeeds {
 		checkParamText(t, []byte(s))
 	}
-	dir := "../../../shared/data/catalogs"
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	if len(files) == 0 {
-		t.Skipf("real catalogs absent (%s)", dir)
-	}
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var tools []struct {
+	for _, tool := range realTools(t) {
+		var def struct {
 			InputSchema json.RawMessage `json:"inputSchema"`
 		}
-		if err := json.Unmarshal(data, &tools); err != nil {
-			t.Fatalf("%s: %v", file, err)
+		if err := json.Unmarshal(tool, &def); err != nil {
+			t.Fatal(err)
 		}
-		for _, tool := range tools {
-			checkParamText(t, tool.InputSchema)
-		}
+		checkParamText(t, def.InputSchema)
 	}
+}
+
+// realTools returns every tool of the real catalogs (catalogtest.ReadCatalogs), or skips
+// t when they are absent.
+func realTools(t *testing.T) []json.RawMessage {
+	dir := catalogtest.DataDir()
+	if dir == "" {
+		t.Skip("real catalogs absent (../shared/data/catalogs beside the module)")
+	}
+	cats, err := catalogtest.ReadCatalogs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.Concat(cats...)
 }
 
 // FuzzParamText checks ParamText of any JSON text's canonical form equals
@@ -186,22 +189,8 @@ func TestReadParams(t *testing.T) {
 	for _, s := range paramDefs() {
 		checkReadParams(t, []byte(s))
 	}
-	files, _ := filepath.Glob(filepath.Join("../../../shared/data/catalogs", "*.json"))
-	if len(files) == 0 {
-		t.Skip("real catalogs absent (../../../shared/data/catalogs)")
-	}
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var tools []json.RawMessage
-		if err := json.Unmarshal(data, &tools); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		for _, tool := range tools {
-			checkReadParams(t, tool)
-		}
+	for _, tool := range realTools(t) {
+		checkReadParams(t, tool)
 	}
 }
 

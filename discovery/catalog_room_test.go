@@ -1,0 +1,32 @@
+package discovery_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/discovery"
+)
+
+// TestCanonicalFormsKeepNoTextRoom checks that a catalog keeps each tool's canonical
+// form in memory sized for the form (an allocation size class: at most an eighth more),
+// not for the tool's text: indented text shrinks when canonicalized, and a number like
+// 1E300 grows (1e+300).
+func TestCanonicalFormsKeepNoTextRoom(t *testing.T) {
+	space := strings.Repeat(" ", 4000)
+	tools := []json.RawMessage{
+		json.RawMessage("{" + space + `"name":"indented","description":"` + strings.Repeat("word ", 40) + `",` + space + `"inputSchema":{"type":"object"}}`),
+		json.RawMessage(`{"name":"grows","inputSchema":{"type":"object","properties":{"n":{"maximum":1E300,"minimum":-1E300}}}}`),
+		json.RawMessage("{\n  \"name\": \"sorted\",\n  \"inputSchema\": {\n    \"type\": \"object\"\n  }\n}"),
+	}
+	cat, err := discovery.NewCatalog(tools, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lens, caps := discovery.CanonicalRoom(cat)
+	for i := range lens {
+		if caps[i] > lens[i]+lens[i]/8+16 {
+			t.Errorf("tool %d: canonical form of %d bytes kept in %d", i, lens[i], caps[i])
+		}
+	}
+}
