@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 	"github.com/deferredtools/deferredtools/mcpgo"
 )
 
@@ -202,23 +203,7 @@ func (h *httpSession) initialize() {
 // post sends msg (with Accept, when not empty) and returns the response and its body.
 func (h *httpSession) post(msg, accept string) (*http.Response, []byte) {
 	h.t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(msg))
-	req.Header.Set("Content-Type", "application/json")
-	if accept == "" {
-		accept = "application/json, text/event-stream"
-	}
-	req.Header.Set("Accept", accept)
-	req.Header.Set("Authorization", "Bearer "+h.token)
-	if h.session != "" {
-		req.Header.Set("Mcp-Session-Id", h.session)
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		h.t.Fatalf("POST: %v", err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	resp, body := adaptertest.MCPPost{URL: h.url, Token: h.token, Session: h.session, Version: "2025-06-18", Accept: accept}.Do(h.t, msg)
 	if bytes.Contains(body, []byte(canary)) || strings.Contains(fmt.Sprint(resp.Header), canary) {
 		h.t.Errorf("a response carries the canary: %d %v %.300s", resp.StatusCode, resp.Header, body)
 	}

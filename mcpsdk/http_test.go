@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
 
@@ -52,26 +52,10 @@ type httpSession struct {
 
 func (h *httpSession) post(msg string) (*http.Response, []byte) {
 	h.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(msg))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+h.token)
-	if h.id != "" {
-		req.Header.Set("Mcp-Session-Id", h.id)
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp, b := adaptertest.MCPPost{URL: h.url, Token: h.token, Session: h.id, Version: "2025-11-25"}.Do(h.t, msg)
 	if s := resp.Header.Get("Mcp-Session-Id"); s != "" && h.id == "" {
 		h.id = s
 	}
-	b, _ := io.ReadAll(resp.Body)
 	b = bytes.TrimSpace(b)
 	if data, ok := bytes.CutPrefix(b, []byte("event: message\ndata: ")); ok {
 		b = data

@@ -51,6 +51,14 @@ func typedServer() *mcp.Server {
 	return s
 }
 
+// addEmptyTool adds a typed tool (an echoIn input) answering an empty result.
+func addEmptyTool(s *mcp.Server, name, description string) {
+	mcp.AddTool(s, &mcp.Tool{Name: name, Description: description},
+		func(context.Context, *mcp.CallToolRequest, echoIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+}
+
 // allowAll grants every name to every principal.
 func allowAll(t *testing.T, names ...string) *grants.Memory {
 	t.Helper()
@@ -283,20 +291,14 @@ func TestServerCatalogKeepAlive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := mcp.NewServer(&mcp.Implementation{Name: "ka", Version: "v1"}, &mcp.ServerOptions{KeepAlive: 20 * time.Millisecond})
-		mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo."},
-			func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
-				return &mcp.CallToolResult{}, nil, nil
-			})
+		addEmptyTool(s, "echo", "Echo.")
 		sc := newServerCatalog(t, s, nil)
 		watching := slices.Collect(s.Sessions())
 		time.Sleep(300 * time.Millisecond) // many ping intervals
 		if got := slices.Collect(s.Sessions()); len(got) != 1 || len(watching) != 1 || got[0] != watching[0] {
 			t.Fatalf("the server has %d sessions after the pings (%d before), want the same watching one", len(got), len(watching))
 		}
-		mcp.AddTool(s, &mcp.Tool{Name: "late", Description: "Late."},
-			func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
-				return &mcp.CallToolResult{}, nil, nil
-			})
+		addEmptyTool(s, "late", "Late.")
 		waitFor(t, "the added tool", func() bool {
 			cat, _ := sc.Catalog(ctx)
 			_, ok := cat.Tool("late")
@@ -317,10 +319,7 @@ func TestServerCatalogReconnects(t *testing.T) {
 		t.Fatalf("%d sessions, want the watching one", len(first))
 	}
 	first[0].Close()
-	mcp.AddTool(s, &mcp.Tool{Name: "late", Description: "Late."},
-		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{}, nil, nil
-		})
+	addEmptyTool(s, "late", "Late.")
 	waitFor(t, "the tool added after the session closed", func() bool {
 		cat, _ := sc.Catalog(ctx)
 		_, ok := cat.Tool("late")

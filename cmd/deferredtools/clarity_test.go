@@ -22,6 +22,13 @@ func TestHelp(t *testing.T) {
 			t.Errorf("deferredtools %q = exit %d, stderr %q; want exit 0, the flags and the usage", args, r.code, r.stderr)
 		}
 	}
+	// A command group's help (grants -h, catalog help) is a help request too.
+	for _, args := range [][]string{{"grants", "-h"}, {"catalog", "-help"}, {"rank", "--help"}, {"grants", "help"}} {
+		r := cli(t, args...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "usage:") || r.stderr != "" {
+			t.Errorf("deferredtools %q = exit %d, stdout %q, stderr %q; want exit 0 and the usage on stdout", args, r.code, r.stdout, r.stderr)
+		}
+	}
 }
 
 // A file the command cannot read is refused with why (no such file, a directory, no

@@ -19,7 +19,7 @@
 // definitions (or a tools/list result) and reports each tool as a Discoverer over it
 // would treat it, its catalog built with the -validator Compiler; it exits 1, after the report, when any tool's calls would all answer
 // tool_validation_unavailable (503). The exit status is 0 on success (and for -h, -help
-// or help), 1 when the operation is refused (a one-line reason on stderr) and 2 on a
+// or help, alone or after a command group), 1 when the operation is refused (a one-line reason on stderr) and 2 on a
 // usage error.
 package main
 
@@ -117,7 +117,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	switch {
-	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help":
+	case isHelp(args[0]), len(args) == 2 && isGroup(args[0]) && isHelp(args[1]):
 		fmt.Fprintln(stdout, usage)
 		return nil
 	case args[0] == "migrate":
@@ -142,6 +142,15 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	}
 	return usageErr("unknown grants subcommand")
 }
+
+// isHelp reports whether arg asks for the usage.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
+
+// isGroup reports whether name is a command group (grants, catalog, rank), whose help
+// (grants -h) prints the usage as the top-level -h does.
+func isGroup(name string) bool { return name == "grants" || name == "catalog" || name == "rank" }
 
 // flags is one subcommand's flag set with the -db flag every subcommand has.
 type flags struct {

@@ -14,14 +14,7 @@ import (
 // encoding/json's syntax errors quote the offending character, and a -tokens file
 // holds bearer tokens.
 func TestFileSyntaxErrorQuotesNothing(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := tempFiles(t)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -53,5 +46,18 @@ func TestHelpFlag(t *testing.T) {
 		if err != nil || !strings.Contains(stderr.String(), "-catalog FILE") || strings.Contains(stderr.String(), "help requested") {
 			t.Errorf("mcpserver %s: %v, stderr %q; want exit 0 and the flags", arg, err, stderr.String())
 		}
+	}
+}
+
+// tempFiles returns write, which writes text to the file name in a directory of the
+// test's own and returns its path.
+func tempFiles(t *testing.T) func(name, text string) string {
+	dir := t.TempDir()
+	return func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
 	}
 }

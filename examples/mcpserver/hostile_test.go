@@ -289,23 +289,7 @@ type httpSession struct {
 // data of an event-stream answer).
 func (h *httpSession) post(msg string) []byte {
 	h.t.Helper()
-	req, err := http.NewRequest("POST", h.url, strings.NewReader(msg))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+h.token)
-	if h.sessionID != "" {
-		req.Header.Set("Mcp-Session-Id", h.sessionID)
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := adaptertest.MCPPost{URL: h.url, Token: h.token, Session: h.sessionID, Version: "2025-11-25"}.Do(h.t, msg)
 	if h.sessionID == "" {
 		h.sessionID = resp.Header.Get("Mcp-Session-Id")
 	}

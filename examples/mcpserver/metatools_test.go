@@ -146,14 +146,7 @@ func TestMetaToolsDemoWalkthrough(t *testing.T) {
 // the server with exit status 1 and one line saying which rule; loadMetaTools answers
 // the typed *metatool.Error.
 func TestMetaToolsFlagRefused(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := tempFiles(t)
 	for _, c := range []struct {
 		name, text, want string
 		typed            bool // loadMetaTools answers a *metatool.Error
@@ -184,7 +177,7 @@ func TestMetaToolsFlagRefused(t *testing.T) {
 			}
 		})
 	}
-	if _, err := loadMetaTools(filepath.Join(dir, "missing.json")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := loadMetaTools(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("loadMetaTools(missing) = %v, want not exist", err)
 	}
 }

@@ -2,7 +2,10 @@ package rpcwire
 
 import (
 	"context"
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,4 +83,48 @@ func TestOwedTrack(t *testing.T) {
 		t.Fatalf("Clear dropped %v, want [3 4], and must free the ids", dropped)
 	}
 	o.Wait(context.Background(), nil, time.Millisecond) // "a" in flight: returns at its limit
+}
+
+// GoBounded runs f on a goroutine of its own while sem has room, and in the caller once
+// cap(sem) run at once (backpressure: the connection reads nothing further meanwhile);
+// a slot is free again when its f returns.
+func TestGoBounded(t *testing.T) {
+	sem := make(chan struct{}, 2)
+	release := make(chan struct{})
+	started := make(chan uint64, 2)
+	for range 2 { // each returns at once: f runs elsewhere, holding its slot
+		GoBounded(sem, func() { started <- goroutineID(); <-release })
+	}
+	caller := goroutineID()
+	for range 2 {
+		if id := <-started; id == caller {
+			t.Error("with sem not full, f ran in the caller")
+		}
+	}
+	var ran uint64
+	GoBounded(sem, func() { ran = goroutineID() })
+	if ran != caller {
+		t.Errorf("with sem full, f ran on goroutine %d, want the caller's (%d)", ran, caller)
+	}
+	close(release)
+	for deadline := time.Now().Add(10 * time.Second); len(sem) > 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d slots still held after every f returned", len(sem))
+		}
+	}
+	done := make(chan uint64, 1)
+	GoBounded(sem, func() { done <- goroutineID() })
+	if id := <-done; id == caller {
+		t.Error("with a slot free again, f ran in the caller")
+	}
+}
+
+// goroutineID is the running goroutine's number, read from its stack header
+// ("goroutine N [running]:").
+func goroutineID() uint64 {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	f := strings.Fields(string(b))
+	id, _ := strconv.ParseUint(f[1], 10, 64)
+	return id
 }

@@ -25,7 +25,7 @@ type Filter struct {
 	// an id; head is the start (at most 64 bytes) of the text it replaces.
 	TextError func(id []byte, status int, head []byte) []byte
 	// Private marks a response that answers one principal (a narrowed tools/list): its
-	// Cache-Control is made private (PrivateCache), whatever next set.
+	// Cache-Control is made private (privateCache), whatever next set.
 	Private bool
 
 	status  int
@@ -50,7 +50,7 @@ func (f *Filter) WriteHeader(status int) {
 	}
 	f.status = status
 	if f.Private {
-		PrivateCache(f.W.Header())
+		privateCache(f.W.Header())
 	}
 	mt, _, _ := mime.ParseMediaType(f.W.Header().Get("Content-Type"))
 	switch {
@@ -179,7 +179,7 @@ func (f *Filter) Finish() {
 	}
 }
 
-// bodyFault is the code of a request body ReadBounded refused: too large or unreadable.
+// bodyFault is the code of a request body readBounded refused: too large or unreadable.
 func bodyFault(err error) discovery.Code {
 	if errors.Is(err, ErrTooLarge) {
 		return discovery.CodeMessageTooLarge
@@ -187,12 +187,12 @@ func bodyFault(err error) discovery.Code {
 	return discovery.CodeInvalidRequest
 }
 
-// RefuseRebound answers a request Rebound with 403 and the text forbidden (the SDK
+// RefuseRebound answers a request rebound reports with 403 and the text forbidden (the SDK
 // handler's own text, without the Host it quotes) and reports whether it did. An
 // adapter's Handler calls it first, as the SDK handler behind it does, unless the
 // host turned that protection off: no body is read and no grant for such a request.
 func RefuseRebound(w http.ResponseWriter, r *http.Request, forbidden string) bool {
-	if !Rebound(r) {
+	if !rebound(r) {
 		return false
 	}
 	http.Error(w, forbidden, http.StatusForbidden)
@@ -204,7 +204,7 @@ func RefuseRebound(w http.ResponseWriter, r *http.Request, forbidden string) boo
 // false. The body is closed either way.
 func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, ok bool) {
 	defer r.Body.Close()
-	body, err := ReadBounded(r.Body, limit)
+	body, err := readBounded(r.Body, limit)
 	if err != nil {
 		fault := bodyFault(err)
 		Answer(w, r, fault.Status(), discovery.AppendJSONRPCError(nil, nil, fault), false)
@@ -216,7 +216,7 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) (body []byte,
 // Answer writes an adapter's own answer to r: status and body as application/json,
 // or, when event is set and r's Accept takes only text/event-stream, one event in an
 // HTTP 200; an empty body answers status alone (202 for a notification). A body is
-// marked private (PrivateCache). An error body is first fitted to 64 KiB (FitError),
+// marked private (privateCache). An error body is first fitted to 64 KiB (FitError),
 // its status then invalid_request's when it was an error status.
 func Answer(w http.ResponseWriter, r *http.Request, status int, body []byte, event bool) {
 	if fitted, changed := FitError(body); changed {
@@ -226,15 +226,15 @@ func Answer(w http.ResponseWriter, r *http.Request, status int, body []byte, eve
 		}
 	}
 	if len(body) > 0 {
-		PrivateCache(w.Header()) // a discover page or a refusal: one principal's
+		privateCache(w.Header()) // a discover page or a refusal: one principal's
 	}
 	switch {
 	case len(body) == 0:
 		w.WriteHeader(status)
-	case event && !AcceptsJSON(r):
+	case event && !acceptsJSON(r):
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
-		w.Write(SSEEvent(body))
+		w.Write(sseEvent(body))
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -242,11 +242,11 @@ func Answer(w http.ResponseWriter, r *http.Request, status int, body []byte, eve
 	}
 }
 
-// PrivateCache makes h's Cache-Control say that no shared cache may store the response:
+// privateCache makes h's Cache-Control say that no shared cache may store the response:
 // "public" and "s-maxage" are dropped, "private" and "no-store" added, every other
 // directive (no-transform, which event streams want) kept. An answer for one principal
 // must never be served to another (SEP-2549's cacheScope "private", in HTTP terms).
-func PrivateCache(h http.Header) {
+func privateCache(h http.Header) {
 	var out []string
 	private, noStore := false, false
 	for _, v := range h.Values("Cache-Control") {

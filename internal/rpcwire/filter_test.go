@@ -196,7 +196,7 @@ func TestAnswer(t *testing.T) {
 	}
 }
 
-// PrivateCache drops what lets a shared cache store a response and adds private and
+// privateCache drops what lets a shared cache store a response and adds private and
 // no-store, keeping the other directives.
 func TestPrivateCache(t *testing.T) {
 	for _, c := range [][2]string{
@@ -210,9 +210,9 @@ func TestPrivateCache(t *testing.T) {
 		if c[0] != "" {
 			h.Set("Cache-Control", c[0])
 		}
-		PrivateCache(h)
+		privateCache(h)
 		if got := strings.Join(h.Values("Cache-Control"), "|"); got != c[1] {
-			t.Errorf("PrivateCache(%q) = %q, want %q", c[0], got, c[1])
+			t.Errorf("privateCache(%q) = %q, want %q", c[0], got, c[1])
 		}
 	}
 }

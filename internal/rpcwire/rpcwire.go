@@ -38,9 +38,9 @@ const DefaultMaxBody = 4 << 20
 // ErrTooLarge reports a message over its cap.
 var ErrTooLarge = errors.New("rpcwire: message too large")
 
-// ReadBounded reads all of r if it holds at most limit bytes; it stops reading at
+// readBounded reads all of r if it holds at most limit bytes; it stops reading at
 // limit+1 bytes and answers ErrTooLarge, so memory stays bounded by the cap.
-func ReadBounded(r io.Reader, limit int64) ([]byte, error) {
+func readBounded(r io.Reader, limit int64) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, err
@@ -288,17 +288,17 @@ func CleanResponseKeeping(msg []byte, keep func(code int64, message string, data
 	return AppendError(nil, r.ID, code, n, code.Status()), true
 }
 
-// SSEEvent frames one JSON-RPC message as a text/event-stream "message" event.
-func SSEEvent(msg []byte) []byte {
+// sseEvent frames one JSON-RPC message as a text/event-stream "message" event.
+func sseEvent(msg []byte) []byte {
 	b := make([]byte, 0, len(msg)+32)
 	b = append(b, "event: message\ndata: "...)
 	b = append(b, msg...)
 	return append(b, "\n\n"...)
 }
 
-// AcceptsJSON reports whether the request's Accept header takes application/json (or
+// acceptsJSON reports whether the request's Accept header takes application/json (or
 // says nothing): then answers are JSON bodies, else text/event-stream events.
-func AcceptsJSON(r *http.Request) bool {
+func acceptsJSON(r *http.Request) bool {
 	values := r.Header.Values("Accept")
 	if len(values) == 0 {
 		return true
@@ -327,10 +327,10 @@ func IsJSON(contentType string) bool {
 	return err == nil && mt == "application/json"
 }
 
-// Rebound reports a request that arrived on a loopback address with a Host header
+// rebound reports a request that arrived on a loopback address with a Host header
 // that is not a loopback name: a DNS rebinding attempt, which SDK handlers refuse and
 // so must an adapter answering in front of them.
-func Rebound(r *http.Request) bool {
+func rebound(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	return ok && local != nil && isLoopback(local.String()) && !isLoopback(r.Host)
 }
