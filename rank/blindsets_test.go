@@ -21,12 +21,28 @@ func TestBlindSets(t *testing.T) {
 	if os.Getenv("RANK_BLIND") == "" {
 		t.Skip("set RANK_BLIND=1 (blind sets: measure once, never tune on them)")
 	}
+	printFolderPools(t, "BLIND", "testdata/blind")
+}
+
+// TestTune2Sets prints, for RANK_TUNE2=1, the figures of the second tuning sets in
+// testdata/tune2 (written like the blind ones, by a session that never saw the ranker,
+// but for tuning: their misses may be read), pooled by kind over the six catalogs.
+func TestTune2Sets(t *testing.T) {
+	if os.Getenv("RANK_TUNE2") == "" {
+		t.Skip("set RANK_TUNE2=1")
+	}
+	printFolderPools(t, "TUNE2", "testdata/tune2")
+}
+
+// printFolderPools evaluates every CATALOG.KIND.json set in dir against its catalog and
+// prints the reports pooled by KIND, each line led by label.
+func printFolderPools(t *testing.T, label, dir string) {
 	if _, err := os.Stat(sharedData); err != nil {
 		t.Skipf("shared data folder %s absent: no quality evaluation", sharedData)
 	}
-	files, err := filepath.Glob("testdata/blind/*.json")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no blind set in testdata/blind (%v)", err)
+		t.Fatalf("no query set in %s (%v)", dir, err)
 	}
 	pools := map[string]*pooled{}
 	for _, f := range files {
@@ -42,6 +58,6 @@ func TestBlindSets(t *testing.T) {
 		pools[kind].add(&rep)
 	}
 	for _, k := range slices.Sorted(maps.Keys(pools)) {
-		fmt.Printf("BLIND %-8s %s\n", k, pools[k])
+		fmt.Printf("%s %-8s %s\n", label, k, pools[k])
 	}
 }
