@@ -18,8 +18,9 @@
 // at camelCase boundaries; stop words are dropped (from queries also a few words of a
 // request's own grammar: "the one about naming", "instead"; unless the query holds no
 // other word, as "together" alone, or they are quoted); a light stemmer folds plurals
-// and verb forms; common abbreviations (PR, repo, k8s...) expand to their words; runs of
-// CJK become character bigrams. Beside the stems, the index holds words as written (not
+// and verb forms; common abbreviations (PR, repo, k8s...) expand to their words (in a
+// query each word of a two-word one, PR or VM, weighs 0.7: one word of the query); runs
+// of CJK become character bigrams. Beside the stems, the index holds words as written (not
 // in parameters), each whole name as one term, and pairs of
 // consecutive words of names and titles. A query's words add a few synonyms and phrasal
 // verbs at half weight, so "make a folder" finds create_directory, and related words

@@ -84,8 +84,8 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			continue // a word of the request's own grammar ("the one about naming")
 		}
 		word := 0.0
-		if kind == termWord && i < words {
-			word = 1
+		if kind.isWord() && i < words {
+			word, _ = ix.queryWeight(kind)
 		}
 		if word > 0 {
 			// The words related to this one, weighed below it, whether the index holds
@@ -93,7 +93,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			s.gate = append(s.gate, gateWord{id: id, rel: int32(len(s.gateRel))})
 			for _, r := range related[string(s.an.term(i))] {
 				if rid, ok := ix.terms[string(r)]; ok && ix.held(rid) > 0 {
-					s.addList(ix, qterm{id: rid, qtf: relatedWeight * s.literalFactor(i), need: noTerm, from: fromRelated})
+					s.addList(ix, qterm{id: rid, qtf: relatedWeight * word * s.literalFactor(i), need: noTerm, from: fromRelated})
 					s.gateRel = append(s.gateRel, rid)
 				}
 			}
@@ -119,7 +119,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 // ("together", "one"), they are what it asks for.
 func (s *scratch) holdsContent(words int) bool {
 	for i := range words {
-		if s.an.kind[i] == termWord && !queryStop[string(s.an.term(i))] {
+		if s.an.kind[i].isWord() && !queryStop[string(s.an.term(i))] {
 			return true
 		}
 	}
@@ -189,9 +189,16 @@ func (ix *Index) queryWeight(kind termKind) (w float64, only bool) {
 		return ix.p.Surf, true
 	case termPair:
 		return ix.p.Pair, true
+	case termPart:
+		return partWeight, false
 	}
 	return 1, false
 }
+
+// partWeight is the query weight of each word of an abbreviation's expansion of two
+// words ("VMs": virtual, machine), so that the abbreviation weighs about as the one
+// word of the query it is.
+var partWeight = 0.7
 
 // addTerm adds q to the query's terms, or its weight to the same term already there.
 func (s *scratch) addTerm(q qterm) {

@@ -159,11 +159,11 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 			if kind == termWord && queryStop[string(term)] {
 				continue // as in the whole query (query.go)
 			}
-			if kind == termWord {
+			if kind.isWord() {
 				st.words[c]++
 				for _, r := range related[string(term)] {
 					if rid, ok := ix.terms[string(r)]; ok {
-						s.addStepTerm(rid, relatedWeight, c)
+						s.addStepTerm(rid, relatedWeight*w, c)
 					}
 				}
 			}
