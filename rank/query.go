@@ -67,6 +67,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	s.ids = s.ids[:0]
 	s.gate, s.gateRel = s.gate[:0], s.gateRel[:0]
 	stop := s.holdsContent(words)
+	s.steps.grammar = stop
 	for i := 0; i < s.an.n(); i++ {
 		id, ok := uint32(noTerm), false
 		if p := s.an.parent[i]; p < 0 || s.ids[p] != noTerm {
@@ -114,22 +115,32 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	return len(s.qterms) > 0
 }
 
-// holdsContent reports whether the query's words, its first words terms, hold one not
-// of queryStop: only then are queryStop's words its grammar and dropped; alone
-// ("together", "one"), they are what it asks for.
+// The words of a request's own grammar (queryStop) follow one rule, in the whole query
+// and in its steps (rerank.go): such a word is grammar outside quoted text, and in
+// quotes ("titled 'still broken'") part of a value the task passes on, a word like any
+// other; a query's grammar is dropped only when it holds another word, so that alone
+// ("together", "one") they are what it asks for.
+
+// holdsContent reports whether the query's words, its first words terms, hold one that
+// is not grammar (isGrammar): only then is its grammar dropped.
 func (s *scratch) holdsContent(words int) bool {
 	for i := range words {
-		if s.an.kind[i].isWord() && !queryStop[string(s.an.term(i))] {
+		if s.an.kind[i].isWord() && !s.grammar(i) {
 			return true
 		}
 	}
 	return false
 }
 
-// grammar reports whether query term i is a word of queryStop outside quoted text: in
-// quotes ("titled 'still broken'") it is part of a value the task passes on.
+// grammar reports whether query term i is a word of the request's grammar.
 func (s *scratch) grammar(i int) bool {
-	return s.an.kind[i] == termWord && queryStop[string(s.an.term(i))] && !s.quoted(i)
+	return isGrammar(s.an.kind[i], s.an.term(i), s.quoted(i))
+}
+
+// isGrammar reports whether a term of kind kind is a word of queryStop outside quoted
+// text.
+func isGrammar(kind termKind, term []byte, quoted bool) bool {
+	return kind == termWord && !quoted && queryStop[string(term)]
 }
 
 // addList adds q, and the list of docs holding its term in their parameters alone if
@@ -419,6 +430,7 @@ func (s *scratch) addLiterals(query string) {
 		from := s.an.n()
 		s.an.add(query[open+1 : end])
 		st.lits[st.nlit] = [2]int32{int32(from), int32(s.an.n())}
+		st.litAt[st.nlit] = [2]int32{int32(open + 1), int32(end)}
 		st.nlit++
 		start = end + 1
 	}
