@@ -140,6 +140,7 @@ var phrasalVerbs = map[phrasal][]byte{
 	{"kick", "off"}:  stem([]byte("run")),
 	{"shut", "down"}: stem([]byte("stop")),
 	{"clean", "up"}:  stem([]byte("delete")),
+	{"sign", "off"}:  stem([]byte("approve")),
 }
 
 // synonymWeight is the query weight of a synonym relative to the word it came from.
