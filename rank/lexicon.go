@@ -177,6 +177,9 @@ var curatedPhrases = []phraseRule{
 		objects: []string{"property", "properties", "column", "columns", "field", "fields"}, to: []string{"update"}},
 	{verbs: []string{"leave", "leaves", "left", "leaving", "drop", "post"}, article: true, reach: 2,
 		objects: []string{"comment", "comments", "note", "notes", "reply", "review", "feedback", "reaction"}, to: []string{"create"}},
+	{verbs: []string{"go", "goes", "going", "look", "looks", "looking"}, reach: 1, objects: []string{"through", "over"}, to: []string{"list"}},
+	{verbs: []string{"turn", "turns", "turned", "switch", "switches", "switched"}, reach: 1, objects: []string{"on"}, to: []string{"enable"}},
+	{verbs: []string{"log", "logs", "logged", "sign", "signs", "signed"}, reach: 1, objects: []string{"in", "into"}, to: []string{"login"}},
 	{verbs: []string{"try", "tries", "tried"}, reach: 5, objects: []string{"again"}, to: []string{"retry"}},
 	{verbs: []string{"to"}, joined: true, objects: []string{"do", "dos"}, to: []string{"todo", "block"}},
 }

@@ -50,6 +50,12 @@ func TestPhraseMatches(t *testing.T) {
 		{"add columns to it", "updat"},
 		{"add a row", ""},
 		{"try the failed build again", "retry"},
+		{"go through the open alerts", "list"},
+		{"look over the draft notes", "list"},
+		{"go to the page", ""},
+		{"turn on dark mode", "enabl"},
+		{"log in as admin, then sign into the portal", "login login"},
+		{"the turn of the page", ""},
 		{"who", ""},
 		{"", ""},
 	}
