@@ -24,7 +24,7 @@ import (
 const (
 	goldenTrickyAnalysis = "cccd375584464903384ea8d0a2b4aaf0e5143ffe911dce9884d10e146ed57829"
 	goldenTrickyIndex    = "8efcbb86e818b72ba67f02c97bf64eb82614e9a2e4475d0e1c5886eaad81b61a"
-	goldenRealAnalysis   = "88944275851ac40956c6fbd8cf87e1ef8ff93f01989d9eb82c50b6228e124737"
+	goldenRealAnalysis   = "3e07e6616a839056bd2635d05470e3ea61ee24ee1daeea278ee1fa2eba28bd08"
 	goldenRealIndex      = "b3fc31f52f775d192d75e9993eb15cd95948d7b0b19c53a8c95f883206319e33"
 )
 
