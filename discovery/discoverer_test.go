@@ -487,7 +487,7 @@ func TestScopesUnambiguous(t *testing.T) {
 func TestRankParamText(t *testing.T) {
 	ctx := t.Context()
 	tools := []json.RawMessage{
-		toolDefSchema("review_write", "Create or submit a review of a change.", map[string]any{
+		toolDefSchema("verdict_write", "Create or submit a verdict on a change.", map[string]any{
 			"type": "object",
 			"properties": map[string]any{
 				"event": map[string]any{"type": "string", "description": "What the review concludes.", "enum": []any{"APPROVE", "REQUEST_CHANGES"}},
@@ -500,7 +500,7 @@ func TestRankParamText(t *testing.T) {
 		opts *discovery.CatalogOptions
 		want []string
 	}{
-		{nil, []string{"approve_deployment", "review_write"}},
+		{nil, []string{"approve_deployment", "verdict_write"}},
 		{&discovery.CatalogOptions{IgnoreParamText: true}, []string{"approve_deployment"}},
 	} {
 		cat, err := discovery.NewCatalog(tools, tc.opts)

@@ -448,8 +448,12 @@ func (a *analyzer) emitWord(w []byte) {
 		return
 	}
 	if exp := lex.abbrev; exp != nil && a.off&featAbbrev == 0 {
+		kind := termWord
+		if len(exp) > 1 {
+			kind = termPart // "VM" is one word of the text, not two
+		}
 		for _, e := range exp {
-			a.emit(e, termWord)
+			a.emit(e, kind)
 		}
 		a.prev = a.prev[:0] // an abbreviation is not written as its words: no pair
 		return
@@ -503,7 +507,7 @@ func (a *analyzer) addWhole() {
 	start := len(a.out)
 	a.out = append(a.out, wholeMark)
 	for i := range n {
-		if a.kind[i] != termWord {
+		if !a.kind[i].isWord() {
 			continue
 		}
 		if len(a.out) > start+1 {
@@ -554,11 +558,11 @@ func (a *analyzer) emit(term []byte, kind termKind) {
 	a.parent = append(a.parent, -1)
 }
 
-// words reports the number of terms of kind termWord.
+// words reports the number of terms of a word kind (isWord).
 func (a *analyzer) words() int {
 	n := 0
 	for _, k := range a.kind {
-		if k == termWord {
+		if k.isWord() {
 			n++
 		}
 	}
@@ -573,7 +577,12 @@ const (
 	termSynonym                 // a synonym added to a query word
 	termSurface                 // a word as written, when its stem differs
 	termPair                    // two consecutive words as written
+	termPart                    // a word of an abbreviation's expansion of several words ("VM": virtual, machine)
 )
+
+// isWord reports whether a term of kind k is a word of the text: its stem, or one word
+// of an abbreviation's expansion. A document counts them all in its field's length.
+func (k termKind) isWord() bool { return k == termWord || k == termPart }
 
 // appendTransform appends t applied to src to dst without allocating when dst has room.
 func appendTransform(dst []byte, t transform.Transformer, src []byte) ([]byte, error) {

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"maps"
 	"slices"
 )
 
@@ -128,7 +129,7 @@ type GateStat struct {
 	LeadUnmatched bool
 	// LeadVerb says whether the query's first word, fillers aside, is an operation verb
 	// (stepVerbs), and LeadTerms are that word's terms: its stem, synonyms and related
-	// words.
+	// words, and the words of a verb phrase it leads.
 	LeadVerb  bool
 	LeadTerms []string
 }
@@ -192,8 +193,27 @@ func (ix *Index) GateStats(query string, allowed Set) GateStat {
 		}
 	}
 	g.LeadVerb = verbLed(query)
+	// A verb phrase of the lead verb ("leave a comment" -> create, "turn ... into" ->
+	// convert) names its operation too.
+	at := -1
+	for st, e := nextWord(query, 0); st < len(query); st, e = nextWord(query, e) {
+		if !inFold(query[st:e], fillerWords) {
+			at = st
+			break
+		}
+	}
+	phraseMatchesAt(query, func(pos int, _ string, to [][]byte) {
+		if pos == at && g.LeadVerb {
+			for _, t := range to {
+				g.LeadTerms = append(g.LeadTerms, string(t))
+			}
+		}
+	})
 	return g
 }
+
+// fillerWords are stepFillers, as a list.
+var fillerWords = slices.Collect(maps.Keys(stepFillers))
 
 // novelWord reports whether term, which the index does not hold, is made of three
 // letters or more and is no typing slip of a term it holds: none is one letter deleted,

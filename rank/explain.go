@@ -36,23 +36,43 @@ func (ix *Index) Explain(query string, allowed Set, d int, doc Doc) []Match {
 	if d < 0 || d >= ix.n {
 		return nil
 	}
+	out, allowed, ok := ix.termMatches(query, allowed, d, doc)
+	if !ok {
+		return nil
+	}
+	// The scratch is back in the pool: the search of stepAdjustment takes it.
+	if adj := ix.stepAdjustment(query, allowed, d, out); adj != 0 {
+		out = append(out, Match{From: FromSteps, Score: adj})
+	}
+	slices.SortFunc(out, func(a, b Match) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return strings.Compare(a.Term, b.Term)
+	})
+	return out
+}
+
+// termMatches returns the matches of each of query's terms in doc d, and allowed as
+// clipped to the index; false when no allowed doc can match.
+func (ix *Index) termMatches(query string, allowed Set, d int, doc Doc) ([]Match, Set, bool) {
 	s := ix.getScratch()
 	defer ix.putScratch(s)
 	allowed, ok := s.prepare(ix, query, allowed)
 	if !ok {
-		return nil
+		return nil, allowed, false
 	}
-	names := make(map[uint32]string, len(s.qterms))
-	for _, q := range s.qterms {
-		id := q.id
-		if q.param {
-			id = q.partner
-		}
-		names[id] = ""
-	}
-	for t, id := range ix.terms {
-		if _, ok := names[id]; ok {
-			names[id] = t
+	names, left := s.termNames(ix, query)
+	if left > 0 {
+		// A term found nowhere termNames looks, which should not happen: walk the
+		// index's terms for it.
+		for t, id := range ix.terms {
+			if v, want := names[id]; want && v == "" {
+				names[id] = t
+			}
 		}
 	}
 	fields := ix.docFields(doc)
@@ -78,19 +98,44 @@ func (ix *Index) Explain(query string, allowed Set, d int, doc Doc) []Match {
 		}
 		out = append(out, m)
 	}
-	if adj := ix.stepAdjustment(query, allowed, d, out); adj != 0 {
-		out = append(out, Match{From: FromSteps, Score: adj})
-	}
-	slices.SortFunc(out, func(a, b Match) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
+	return out, allowed, true
+}
+
+// termNames returns the term of each of the query's lists (a list of docs holding a
+// term in their parameters alone under that term's id), read where queryTerms found
+// them: the query's analysis, which s.an still holds, its words' related words, and its
+// verb phrases; left is the number of lists whose term it did not find there.
+func (s *scratch) termNames(ix *Index, query string) (names map[uint32]string, left int) {
+	names = make(map[uint32]string, len(s.qterms))
+	for _, q := range s.qterms {
+		id := q.id
+		if q.param {
+			id = q.partner
 		}
-		return strings.Compare(a.Term, b.Term)
+		names[id] = ""
+	}
+	left = len(names)
+	name := func(t []byte) {
+		if id, ok := ix.terms[string(t)]; ok {
+			if v, want := names[id]; want && v == "" {
+				names[id] = string(t)
+				left--
+			}
+		}
+	}
+	for i := range s.an.n() {
+		t := s.an.term(i)
+		name(t)
+		for _, r := range related[string(t)] {
+			name(r)
+		}
+	}
+	phraseMatches(query, func(_ string, to [][]byte) {
+		for _, t := range to {
+			name(t)
+		}
 	})
-	return out
+	return names, left
 }
 
 // stepAdjustment returns what the reordering of a long query's hits by its steps
@@ -101,7 +146,10 @@ func (ix *Index) stepAdjustment(query string, allowed Set, d int, matches []Matc
 	if !st.splitSteps(query) {
 		return 0
 	}
-	for _, h := range ix.Search(nil, query, allowed, 0) {
+	// Only the window's hits are reordered (rerank.go): a doc after it keeps its score,
+	// and the window is the same whatever k.
+	var buf [stepWindow + 1]Hit
+	for _, h := range ix.Search(buf[:0], query, allowed, len(buf)) {
 		if h.Doc != d {
 			continue
 		}

@@ -1,8 +1,10 @@
 package rank_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -80,5 +82,39 @@ func TestExplain(t *testing.T) {
 	}
 	if ms := ix.Explain("erase the branch", all, 0, docs[0]); len(ms) != 0 {
 		t.Errorf("Explain of a doc matching nothing = %+v, want none", ms)
+	}
+}
+
+// Explain costs what one explained query needs: the memory it allocates does not grow
+// with the number of docs a long query matches (it used to gather every hit of the
+// query to read the reordering of its steps).
+func TestExplainCostsOneQuery(t *testing.T) {
+	q := "Find the open issue about the login crash, add a comment to the issue, and then close the issue as completed."
+	bytes := func(n int) uint64 {
+		var docs []rank.Doc // every other one a hit, and those alike
+		for i := range 2 * n {
+			d := rank.Doc{Name: fmt.Sprintf("issue_tool_%05d", i), Description: "Find the open issue about a login crash, comment on it, close it as completed."}
+			if i%2 == 1 {
+				d = rank.Doc{Name: fmt.Sprintf("chart_tool_%05d", i), Description: "Render a chart of sales."}
+			}
+			docs = append(docs, d)
+		}
+		ix := rank.NewIndex(docs)
+		all := allOf(len(docs))
+		if hits := ix.Search(nil, q, all, 0); len(hits) < n {
+			t.Fatalf("%d hits of %d docs: the test proves nothing", len(hits), len(docs))
+		}
+		ix.Explain(q, all, 0, docs[0]) // the pooled scratch grown
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		const runs = 20
+		for range runs {
+			ix.Explain(q, all, 0, docs[0])
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / runs
+	}
+	if small, large := bytes(50), bytes(5000); large > small+small/2 {
+		t.Errorf("Explain allocates %d bytes for a query of 5,000 hits, %d for one of 50: want about as many", large, small)
 	}
 }

@@ -98,3 +98,9 @@ func setVar[T any](p *T, v T) (restore func()) {
 
 // FloorTop is the relevance floor's fraction of the best score.
 var FloorTop = floorTop
+
+// SetPartWeight sets the query weight of each word of an abbreviation's expansion of
+// several words and returns a function restoring it.
+func SetPartWeight(w float64) (restore func()) {
+	return setVar(&partWeight, w)
+}

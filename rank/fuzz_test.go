@@ -14,7 +14,8 @@ import (
 // of the unlimited ranking, and those of an index keeping one list per term.
 func FuzzSearch(f *testing.F) {
 	for _, q := range []string{"listing branches", "merge PR", "创建代码仓库", "Crème brûlée", "the of",
-		"getFileContents", "\xff\xfe", "ＡＢＣ", strings.Repeat("list ", 300), "a-b_c.d/e", "IDs VMs HTTPServer"} {
+		"getFileContents", "\xff\xfe", "ＡＢＣ", strings.Repeat("list ", 300), "a-b_c.d/e", "IDs VMs HTTPServer",
+		"Find the page 'still one', add a to-do list to it, then leave a comment and go through the 'PRs: yet' ones to-"} {
 		f.Add(q, uint8(3))
 	}
 	docs := slices.Clone(smallCatalog)

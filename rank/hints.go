@@ -41,7 +41,7 @@ func (s *scratch) addHints(query string) {
 	want[hintURL] = namesURL(query)
 	want[hintCode], want[hintJS] = codeKind(query)
 	for i := 0; i < s.an.n(); i++ {
-		if s.an.kind[i] != termWord {
+		if !s.an.kind[i].isWord() {
 			continue
 		}
 		for h := range want {

@@ -90,6 +90,26 @@ var curatedRelated = map[string][]string{
 	"suggestions": {"recommendation", "advisor"}, "advice": {"recommendation", "advisor"},
 	"improve": {"recommendation", "advisor"},
 	"kql":     {"kusto", "query", "log"},
+	"store":   {"create", "write", "save"}, "put": {"write", "update"},
+	"withdraw": {"unapprove", "remove"}, "activity": {"event"}, "happened": {"event"},
+	"big": {"size"}, "large": {"size"}, "defined": {"code", "definition"},
+	// Operations: a request's verb, and the verbs and nouns with which APIs name that
+	// operation (an issue is closed by updating its state; a reply is a comment or a
+	// note of a thread; a to-do list is a block of a page).
+	"close": {"update", "state"}, "reopen": {"update", "state"},
+	"approve": {"review"}, "compare": {"diff"}, "rename": {"move"},
+	"save": {"write"}, "replace": {"edit", "update"}, "resize": {"update", "scale"},
+	"record": {"start"}, "export": {"download", "save"}, "switch": {"select", "update"},
+	"stop": {"cancel"}, "cancel": {"stop"}, "pause": {"stop"}, "resume": {"run", "start"},
+	"restart": {"retry", "run"}, "undo": {"revert"}, "rollback": {"revert"},
+	"squash": {"merge"}, "publish": {"release"}, "unassign": {"assignee"},
+	"append": {"add", "insert"}, "insert": {"add", "append"},
+	"upload": {"push", "file"},
+	"reply":  {"comment", "note", "thread"}, "replies": {"comment", "note", "thread"},
+	"react": {"emoji", "reaction"}, "upvote": {"emoji", "reaction"}, "thumbs": {"emoji", "reaction"},
+	"subscribe": {"watch", "notification"}, "unsubscribe": {"watch", "notification"},
+	"todo": {"block"}, "todos": {"block"}, "checklist": {"block"}, "checkbox": {"block"},
+	"column": {"property"}, "columns": {"property"}, "field": {"property"}, "fields": {"property"},
 }
 
 func init() {
@@ -127,6 +147,9 @@ type phraseRule struct {
 	path, keep bool
 	// mention makes the object a handle (@maria) within reach words.
 	mention bool
+	// joined makes the object the next word, joined to the verb by a hyphen alone: a
+	// compound the analyzer splits into stop words ("to-do").
+	joined bool
 }
 
 // articles are the words that, right after a verb, mark it as one.
@@ -150,6 +173,15 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"read", "reads", "open", "opens", "view", "show", "cat", "print", "load", "inspect", "fetch", "get"}, reach: 3,
 		path: true, keep: true, to: []string{"content"}},
 	{verbs: []string{"assign", "assigns", "assigned", "reassign"}, reach: 4, mention: true, to: []string{"assignee"}},
+	{verbs: []string{"add", "adds", "added", "adding"}, reach: 4,
+		objects: []string{"property", "properties", "column", "columns", "field", "fields"}, to: []string{"update"}},
+	{verbs: []string{"leave", "leaves", "left", "leaving", "drop", "post"}, article: true, reach: 2,
+		objects: []string{"comment", "comments", "note", "notes", "reply", "review", "feedback", "reaction"}, to: []string{"create"}},
+	{verbs: []string{"go", "goes", "going", "look", "looks", "looking"}, reach: 1, objects: []string{"through", "over"}, to: []string{"list"}},
+	{verbs: []string{"turn", "turns", "turned", "switch", "switches", "switched"}, reach: 1, objects: []string{"on"}, to: []string{"enable"}},
+	{verbs: []string{"log", "logs", "logged", "sign", "signs", "signed"}, reach: 1, objects: []string{"in", "into"}, to: []string{"login"}},
+	{verbs: []string{"try", "tries", "tried"}, reach: 5, objects: []string{"again"}, to: []string{"retry"}},
+	{verbs: []string{"to"}, joined: true, objects: []string{"do", "dos"}, to: []string{"todo", "block"}},
 }
 
 // phraseVerbs maps a verb of curatedPhrases to its stem and the indices of its rules,
@@ -239,6 +271,14 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 			if r.path {
 				if spacedWordWithin(query, end, r.reach, namesFile) {
 					f(start, "", phraseTo[ri])
+				}
+				continue
+			}
+			if r.joined {
+				if end+1 < len(query) && query[end] == '-' {
+					if s, e := nextWord(query, end+1); s == end+1 && inFold(query[s:e], r.objects) {
+						f(start, "", phraseTo[ri])
+					}
 				}
 				continue
 			}

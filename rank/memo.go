@@ -26,20 +26,20 @@ type wordMemo struct {
 	an    *analyzer  // analyses one word at a time, into the terms of its entry
 	buf   []byte     // a copy of the word being analysed, which stemming rewrites
 
-	// doc and field are those being analysed, found the number of their terms of kind
-	// termWord so far.
+	// doc and field are those being analysed, found the number of their word terms
+	// (termKind.isWord) so far.
 	doc, field, found int
 }
 
 // A memoSlot is one word of the memo, and what emitWord makes of it: the ids of its
-// terms of kind termWord (its stem, or the words it abbreviates; none for a stop word),
+// word terms (its stem, or the words it abbreviates; none for a stop word),
 // and of the word as written.
 type memoSlot struct {
 	head    uint64 // the word's first 8 bytes, zero padded (load)
 	hash    uint32 // the low 32 bits of the word's hash
 	size    uint8  // the word's length, at most maxTokenBytes; 0 for an empty slot
 	differs bool   // the word as written is not its stem: fields keeping words as written add it
-	nids    uint16 // the number of terms of kind termWord
+	nids    uint16 // the number of word terms (termKind.isWord)
 	id      uint32 // the id of the one term, or where the nids ids are in wordMemo.ids
 	surf    uint32 // the id of the word as written; noTerm until a field keeping it met it
 	rest    uint32 // where the word's bytes after the 8th are in wordMemo.rest
@@ -62,7 +62,7 @@ func newWordMemo(v *inverter) *wordMemo {
 
 // add analyses text, field f (without pairs of words) of doc i, with v's analyzer as
 // set for that field, and counts each of its terms in the doc's field; it returns the
-// number of words of the field (its terms of kind termWord).
+// number of words of the field (its word terms).
 func (m *wordMemo) add(i, f int, text string) int {
 	an := m.v.an
 	m.doc, m.field, m.found = i, f, 0
@@ -74,7 +74,7 @@ func (m *wordMemo) add(i, f int, text string) int {
 
 // count counts term, of kind kind, as the analyzer emits it.
 func (m *wordMemo) count(term []byte, kind termKind) {
-	if kind == termWord {
+	if kind.isWord() {
 		m.found++
 	}
 	m.v.count(m.doc, m.field, m.v.id(term))
@@ -154,7 +154,7 @@ func (m *wordMemo) grow() {
 }
 
 // analyse returns the entry of the folded word w, met for the first time, numbering its
-// terms of kind termWord through the inverter (the word as written is numbered when a
+// word terms through the inverter (the word as written is numbered when a
 // field keeping it meets it, as the inverter would number it).
 func (m *wordMemo) analyse(w []byte) memoSlot {
 	v := m.v

@@ -67,6 +67,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	s.ids = s.ids[:0]
 	s.gate, s.gateRel = s.gate[:0], s.gateRel[:0]
 	stop := s.holdsContent(words)
+	s.steps.grammar = stop
 	for i := 0; i < s.an.n(); i++ {
 		id, ok := uint32(noTerm), false
 		if p := s.an.parent[i]; p < 0 || s.ids[p] != noTerm {
@@ -84,8 +85,8 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			continue // a word of the request's own grammar ("the one about naming")
 		}
 		word := 0.0
-		if kind == termWord && i < words {
-			word = 1
+		if kind.isWord() && i < words {
+			word, _ = ix.queryWeight(kind)
 		}
 		if word > 0 {
 			// The words related to this one, weighed below it, whether the index holds
@@ -93,7 +94,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			s.gate = append(s.gate, gateWord{id: id, rel: int32(len(s.gateRel))})
 			for _, r := range related[string(s.an.term(i))] {
 				if rid, ok := ix.terms[string(r)]; ok && ix.held(rid) > 0 {
-					s.addList(ix, qterm{id: rid, qtf: relatedWeight * s.literalFactor(i), need: noTerm, from: fromRelated})
+					s.addList(ix, qterm{id: rid, qtf: relatedWeight * word * s.literalFactor(i), need: noTerm, from: fromRelated})
 					s.gateRel = append(s.gateRel, rid)
 				}
 			}
@@ -114,22 +115,32 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	return len(s.qterms) > 0
 }
 
-// holdsContent reports whether the query's words, its first words terms, hold one not
-// of queryStop: only then are queryStop's words its grammar and dropped; alone
-// ("together", "one"), they are what it asks for.
+// The words of a request's own grammar (queryStop) follow one rule, in the whole query
+// and in its steps (rerank.go): such a word is grammar outside quoted text, and in
+// quotes ("titled 'still broken'") part of a value the task passes on, a word like any
+// other; a query's grammar is dropped only when it holds another word, so that alone
+// ("together", "one") they are what it asks for.
+
+// holdsContent reports whether the query's words, its first words terms, hold one that
+// is not grammar (isGrammar): only then is its grammar dropped.
 func (s *scratch) holdsContent(words int) bool {
 	for i := range words {
-		if s.an.kind[i] == termWord && !queryStop[string(s.an.term(i))] {
+		if s.an.kind[i].isWord() && !s.grammar(i) {
 			return true
 		}
 	}
 	return false
 }
 
-// grammar reports whether query term i is a word of queryStop outside quoted text: in
-// quotes ("titled 'still broken'") it is part of a value the task passes on.
+// grammar reports whether query term i is a word of the request's grammar.
 func (s *scratch) grammar(i int) bool {
-	return s.an.kind[i] == termWord && queryStop[string(s.an.term(i))] && !s.quoted(i)
+	return isGrammar(s.an.kind[i], s.an.term(i), s.quoted(i))
+}
+
+// isGrammar reports whether a term of kind kind is a word of queryStop outside quoted
+// text.
+func isGrammar(kind termKind, term []byte, quoted bool) bool {
+	return kind == termWord && !quoted && queryStop[string(term)]
 }
 
 // addList adds q, and the list of docs holding its term in their parameters alone if
@@ -189,9 +200,16 @@ func (ix *Index) queryWeight(kind termKind) (w float64, only bool) {
 		return ix.p.Surf, true
 	case termPair:
 		return ix.p.Pair, true
+	case termPart:
+		return partWeight, false
 	}
 	return 1, false
 }
+
+// partWeight is the query weight of each word of an abbreviation's expansion of two
+// words ("VMs": virtual, machine), so that the abbreviation weighs about as the one
+// word of the query it is.
+var partWeight = 0.7
 
 // addTerm adds q to the query's terms, or its weight to the same term already there.
 func (s *scratch) addTerm(q qterm) {
@@ -325,8 +343,10 @@ func (ix *Index) allowedDF(t uint32, allowed Set) int {
 		return df
 	}
 	for _, d := range ix.docs[ix.off[t]:ix.off[t+1]] {
-		if w := d >> 6; int(w) < len(allowed) && allowed[w]&(1<<(d&63)) != 0 {
-			df++
+		if w := d >> 6; int(w) < len(allowed) {
+			// The bit added, not tested: whether a doc is allowed is a branch no CPU
+			// predicts.
+			df += int(allowed[w] >> (d & 63) & 1)
 		}
 	}
 	return df
@@ -412,6 +432,7 @@ func (s *scratch) addLiterals(query string) {
 		from := s.an.n()
 		s.an.add(query[open+1 : end])
 		st.lits[st.nlit] = [2]int32{int32(from), int32(s.an.n())}
+		st.litAt[st.nlit] = [2]int32{int32(open + 1), int32(end)}
 		st.nlit++
 		start = end + 1
 	}

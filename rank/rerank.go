@@ -57,8 +57,13 @@ type stepScratch struct {
 	score []int64               // score[i*maxSteps+st]: hit i's score on step st, grown on first use
 	ctx   []int64               // ctx[i*maxSteps+st]: what step st of hit i gains from other clauses
 	lits  [maxLiterals][2]int32 // the ranges of query terms from quoted text (query.go)
+	litAt [maxLiterals][2]int32 // the byte ranges of that quoted text in the query
 	nlit  int
-	hint  [2]int32 // the range of query terms of a hint (hints.go)
+	// clits are the ranges of a clause's terms from quoted text (stepTerms).
+	clits   [maxLiterals][2]int32
+	nclit   int
+	grammar bool     // whether the query's grammar is dropped (query.go's holdsContent)
+	hint    [2]int32 // the range of query terms of a hint (hints.go)
 }
 
 // A stepTerm is one posting list a step scores, with its weight in that step.
@@ -143,7 +148,7 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 	for c := 0; c < st.n; c++ {
 		clause := query[st.spans[c][0]:st.spans[c][1]]
 		s.an.reset()
-		s.an.add(clause)
+		st.addClause(s.an, query, int(st.spans[c][0]), int(st.spans[c][1]))
 		st.words[c] = 0
 		st.led[c] = verbLed(clause) && !quotedAt(query, int(st.spans[c][0])) // "title 'feat: add export'" leads no step
 		st.pron[c] = holdsPronoun(clause)
@@ -156,14 +161,14 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 			}
 			w, _ := ix.queryWeight(kind)
 			term := s.an.term(i)
-			if kind == termWord && queryStop[string(term)] {
+			if st.grammar && isGrammar(kind, term, st.clauseQuoted(i)) {
 				continue // as in the whole query (query.go)
 			}
-			if kind == termWord {
+			if kind.isWord() {
 				st.words[c]++
 				for _, r := range related[string(term)] {
 					if rid, ok := ix.terms[string(r)]; ok {
-						s.addStepTerm(rid, relatedWeight, c)
+						s.addStepTerm(rid, relatedWeight*w, c)
 					}
 				}
 			}
@@ -185,6 +190,41 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 			}
 		}
 	})
+}
+
+// addClause analyses the clause query[from:to], its quoted text (as addLiterals read the
+// whole query) on its own, recording those terms' ranges in st.clits.
+func (st *stepScratch) addClause(an *analyzer, query string, from, to int) {
+	st.nclit = 0
+	pos := from
+	for _, q := range st.litAt[:st.nlit] {
+		start, end := max(int(q[0]), from), min(int(q[1]), to)
+		if start >= end {
+			continue
+		}
+		if pos < start {
+			an.add(query[pos:start])
+		}
+		n := an.n()
+		an.add(query[start:end])
+		st.clits[st.nclit] = [2]int32{int32(n), int32(an.n())}
+		st.nclit++
+		pos = end
+	}
+	if pos < to {
+		an.add(query[pos:to])
+	}
+}
+
+// clauseQuoted reports whether term i of the clause addClause analysed comes from
+// quoted text.
+func (st *stepScratch) clauseQuoted(i int) bool {
+	for _, l := range st.clits[:st.nclit] {
+		if int32(i) >= l[0] && int32(i) < l[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // addStepTerm adds the lists of term id the query scores to step c, at weight w times

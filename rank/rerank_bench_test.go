@@ -34,3 +34,27 @@ func BenchmarkSearchLong(b *testing.B) {
 	}
 	stop()
 }
+
+// BenchmarkExplainLong explains the best hit of each long query of BenchmarkSearchLong in
+// turn, over the same catalog, and reports the CPU time per explanation.
+func BenchmarkExplainLong(b *testing.B) {
+	docs := benchCatalog(b, 10000)
+	ix := rank.NewIndex(docs)
+	allowed := halfAllowed(len(docs), 1)
+	best := make([]int, len(longQueries))
+	for i, q := range longQueries {
+		hits := ix.Search(nil, q, allowed, 1)
+		if len(hits) == 0 {
+			b.Fatalf("%q matches nothing", q)
+		}
+		best[i] = hits[0].Doc
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	stop := cputime.Report(b)
+	for i := 0; b.Loop(); i++ {
+		j := i % len(longQueries)
+		ix.Explain(longQueries[j], allowed, best[j], docs[best[j]])
+	}
+	stop()
+}

@@ -15,11 +15,12 @@ import (
 // grid of the step bonus and spread (rerank.go); for RANK_STEPS=literal and hint, for a
 // grid of the weight of quoted words and of the word "file" a file name adds (hints.go);
 // for RANK_STEPS=topic and anaphora, for grids of the share of the topic, and of the
-// clause before, that a verb-led step gains.
+// clause before, that a verb-led step gains; for RANK_STEPS=part, for a grid of the
+// weight of each word of an abbreviation of two words (query.go's partWeight).
 func TestStepGrid(t *testing.T) {
 	mode := os.Getenv("RANK_STEPS")
 	if mode == "" {
-		t.Skip("set RANK_STEPS=1, literal, hint, topic or anaphora")
+		t.Skip("set RANK_STEPS=1, literal, hint, topic, anaphora or part")
 	}
 	sets := loadKindSets(t, false)
 	run := func(label string, set func() (restore func())) {
@@ -45,6 +46,10 @@ func TestStepGrid(t *testing.T) {
 	case "anaphora":
 		for _, w := range []float64{0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1} {
 			run(fmt.Sprintf("anaphora %.2f", w), func() func() { return rank.SetStepAnaphora(w) })
+		}
+	case "part":
+		for _, w := range []float64{0.5, 0.6, 0.7, 0.8, 1} {
+			run(fmt.Sprintf("part %.2f", w), func() func() { return rank.SetPartWeight(w) })
 		}
 	default:
 		for _, spread := range []float64{0, 0.25, 0.5, 0.75} {

@@ -133,13 +133,17 @@ type phrasal struct{ verb, particle string }
 // phrasalVerbs maps a phrasal verb of a query to the tool verb it means, as a synonym of
 // its particle: "set up a repository" asks for create_repository.
 var phrasalVerbs = map[phrasal][]byte{
-	{"set", "up"}:    stem([]byte("create")),
-	{"spin", "up"}:   stem([]byte("create")),
-	{"tear", "down"}: stem([]byte("delete")),
-	{"get", "rid"}:   stem([]byte("delete")),
-	{"kick", "off"}:  stem([]byte("run")),
-	{"shut", "down"}: stem([]byte("stop")),
-	{"clean", "up"}:  stem([]byte("delete")),
+	{"set", "up"}:     stem([]byte("create")),
+	{"spin", "up"}:    stem([]byte("create")),
+	{"tear", "down"}:  stem([]byte("delete")),
+	{"get", "rid"}:    stem([]byte("delete")),
+	{"kick", "off"}:   stem([]byte("run")),
+	{"shut", "down"}:  stem([]byte("stop")),
+	{"clean", "up"}:   stem([]byte("delete")),
+	{"sign", "off"}:   stem([]byte("approve")),
+	{"roll", "back"}:  stem([]byte("revert")),
+	{"turn", "off"}:   stem([]byte("disable")),
+	{"switch", "off"}: stem([]byte("disable")),
 }
 
 // synonymWeight is the query weight of a synonym relative to the word it came from.

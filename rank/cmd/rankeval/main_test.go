@@ -74,9 +74,10 @@ func TestRunParams(t *testing.T) {
 	cat := filepath.Join(dir, "tools.json")
 	qs := filepath.Join(dir, "queries.json")
 	os.WriteFile(cat, []byte(`[
-		{"name": "review_write", "description": "Submit a review.", "inputSchema": {"properties": {"event": {"enum": ["APPROVE"]}}}},
+		{"name": "submit_event", "description": "Submit an event.", "inputSchema": {"properties": {"event": {"enum": ["APPROVE"]}}}},
 		{"name": "list_branches", "description": "List branches."}]`), 0o600)
-	os.WriteFile(qs, []byte(`[{"query": "approve", "relevant": ["review_write"]}]`), 0o600)
+	// No name or description holds approve, nor its related word review.
+	os.WriteFile(qs, []byte(`[{"query": "approve", "relevant": ["submit_event"]}]`), 0o600)
 	for _, tc := range []struct {
 		args    []string
 		recall1 float64
