@@ -41,8 +41,9 @@
 // Reading the message as mcp-go will: mcp-go decodes with encoding/json, which matches
 // member names case-insensitively and keeps the last of repeated ones. The front reads
 // the envelope (jsonrpc, id, method, params, result, error) and the tools/call params
-// (name, arguments, _meta, task) under the same folding, and refuses a message that
-// names one of them twice or in another case (invalid_request, invalid_params):
+// (name, arguments, _meta, task, and in _meta the contract pin and safe mode's token)
+// under the same folding, and refuses a message that names one of them twice or in
+// another case (invalid_request, invalid_params):
 // otherwise {"method":"tools/list","Method":"tools/call",...} would pass the front as a
 // list and run in mcp-go as a call. A message that is not one JSON object with
 // "jsonrpc":"2.0", a string method and an id that is absent, null, a string or an

@@ -71,6 +71,11 @@ func edgeCorpus() []edge {
 		{name: "NAME alone", msg: call(`{"NAME":"secrets_read","arguments":{"k":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "Arguments twin", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"Arguments":{"city":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "_META twin", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{},"_META":{"x":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
+		// The pin and safe mode's token inside _meta: this front's scan would keep the
+		// first of repeated members, encoding/json the last (SPEC CONTRACT-2).
+		{name: "_meta pin twice", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"sha256:00","contract_digest":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
+		{name: "_meta pin twin", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"sha256:00","Contract_Digest":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
+		{name: "_meta token twice", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{"deferredtools/confirmation":"x","deferredtools/confirmation":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "name twice", msg: call(`{"name":"weather_get","name":"secrets_read","arguments":{"k":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "name number", msg: call(`{"name":123,"arguments":{"password":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "name missing", msg: call(`{"arguments":{"password":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},

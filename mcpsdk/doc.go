@@ -95,8 +95,9 @@
 //     invalid_request: MCP dropped them in 2025-06-18, and the SDK's batch path ends
 //     the session on any bad element.
 //  3. tools/call is decided on params.name, read exactly (one member named "name", a
-//     string, and name, arguments and _meta each at most once and in no other case;
-//     otherwise invalid_params), with Discoverer.AuthorizeActionThen, which
+//     string, and name, arguments and _meta each at most once and in no other case,
+//     and so are _meta's contract_digest and safe mode's token, which the SDK and a
+//     scan could read two ways; otherwise invalid_params), with Discoverer.AuthorizeActionThen, which
 //     rereads grants and applies Visibility: a tool the principal may not call is
 //     refused (tool_not_granted, or unauthenticated, or the 503 of failing storage)
 //     whatever its arguments, before anything decodes them: deep, long, mistyped, with

@@ -125,6 +125,11 @@ func edgeCorpus(denied, granted string) []edge {
 		{name: "Arguments twin", write: text(call(`{"name":"` + granted + `","arguments":{},"Arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "arguments twice", write: text(call(`{"name":"` + granted + `","arguments":{},"arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "_Meta twin", write: text(call(`{"name":"` + granted + `","arguments":{},"_meta":{},"_Meta":{"x":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		// The pin and safe mode's token inside _meta: the go-sdk keeps the last of repeated
+		// members, a scan the first (SPEC CONTRACT-2: one pin, read one way).
+		{name: "_meta pin twice", write: text(call(`{"name":"` + granted + `","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"sha256:00","contract_digest":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		{name: "_meta pin twin", write: text(call(`{"name":"` + granted + `","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"sha256:00","Contract_Digest":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		{name: "_meta token twice", write: text(call(`{"name":"` + granted + `","arguments":{"city":"Oslo"},"_meta":{"deferredtools/confirmation":"x","deferredtools/confirmation":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "denied, Name twin", write: text(call(`{"name":"` + denied + `","Name":"` + granted + `","arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "Method twin", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","Method":"tools/call","params":{"name":"` + denied + `","arguments":{"x":"` + canary + `"}}}`), want: "invalid_request", withID: true, status: 400},
 		{name: "escaped Method twin", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","\u004dethod":"tools/call","params":{"name":"` + denied + `"}}`), want: "invalid_request", withID: true, status: 400},
