@@ -42,6 +42,13 @@
 // callable, grants not read. It prints which at start, on stderr. The catalog has no
 // handlers: a call that passes authorisation and validation answers a text result
 // naming the tool, so any catalog can be served.
+//
+// A start-up error (a bad flag, a file that cannot be read or is refused) ends the
+// program with one line on stderr naming the flag, the rule broken and, for a file it
+// cannot open, the file's path: the operator's own input, shown to the operator before
+// any client is served. Never a file's content (a JSON syntax error gives its byte
+// offset, so a bearer token in -tokens is not echoed), and nothing a client sends
+// reaches stderr or is quoted in an answer (SPEC ERR-2; hostile_test.go).
 package main
 
 import (
