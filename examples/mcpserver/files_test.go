@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,5 +68,25 @@ func tempFiles(t *testing.T) func(name, text string) string {
 			t.Fatal(err)
 		}
 		return path
+	}
+}
+
+// A -catalog tool the go-sdk will not register (an input schema whose type is not
+// "object", which mcp.Server.AddTool answers with a panic) is refused as any bad
+// catalog: exit status 1 and one line on stderr naming the tool; it was a panic, exit
+// status 2 and a goroutine trace.
+func TestCatalogToolSDKRefuses(t *testing.T) {
+	write := tempFiles(t)
+	for _, schema := range []string{`{"type":"string"}`, `{"properties":{}}`} {
+		catalog := write("c.json", `[{"name":"ok","description":"Fine.","inputSchema":{"type":"object"}},{"name":"odd","description":"Odd.","inputSchema":`+schema+`}]`)
+		var stderr bytes.Buffer
+		cmd := command(t, true, "-catalog", catalog)
+		cmd.Stdin, cmd.Stderr = strings.NewReader(""), &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || strings.Contains(stderr.String(), "goroutine") ||
+			strings.TrimSpace(stderr.String()) != `mcpserver: -catalog: tool "odd": the go-sdk cannot serve it: its input schema is no object schema` {
+			t.Errorf("input schema %s: %v, stderr %q; want exit status 1 and one line naming the tool", schema, err, stderr.String())
+		}
 	}
 }

@@ -8,7 +8,8 @@
 //
 // Flags:
 //
-//	-catalog FILE      a JSON array of MCP tool definitions (default: the embedded demo catalog)
+//	-catalog FILE      a JSON array of MCP tool definitions (default: the embedded demo catalog),
+//	                   each input schema of "type" "object", as the go-sdk requires
 //	-meta-tools FILE   a JSON object declaring the catalog's meta tools and their actions
 //	                   (see metatool.Parse; the demo's: examples/internal/demo/metatools.json)
 //	-grants FILE       a JSON array of {"principal","tool","scopes","effect","revision"} rows
@@ -323,13 +324,44 @@ func newServer(cat *discovery.Catalog, logger *slog.Logger) (*mcp.Server, error)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", name, err)
 		}
-		server.AddTool(t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		err = addTool(server, t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{
 				Text: "tool " + name + " accepted the call; this catalog has no handler for it",
 			}}}, nil
 		})
+		if err != nil {
+			return nil, fmt.Errorf("-catalog: tool %q: %w", name, err)
+		}
 	}
 	return server, nil
+}
+
+// The errors of addTool: a catalog tool the go-sdk will not register.
+var (
+	errNotObjectSchema = errors.New("the go-sdk cannot serve it: its input schema is no object schema")
+	errSDKRefused      = errors.New("the go-sdk cannot serve it")
+)
+
+// addTool registers t (its InputSchema a json.RawMessage, see sdkTool) on server,
+// answering with an error what mcp.Server.AddTool refuses with a panic: an input
+// schema whose "type" is not "object" (the go-sdk's rule, which discovery.NewCatalog
+// does not make), or anything else it panics on, whose text is dropped (it may quote
+// the definition).
+func addTool(server *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
+	var schema struct {
+		Type any `json:"type"`
+	}
+	raw, _ := t.InputSchema.(json.RawMessage)
+	if json.Unmarshal(raw, &schema) != nil || schema.Type != "object" {
+		return errNotObjectSchema
+	}
+	defer func() {
+		if recover() != nil {
+			err = errSDKRefused
+		}
+	}()
+	server.AddTool(t, h)
+	return nil
 }
 
 // sdkTool converts a canonical definition to the SDK's Tool, keeping the schemas as
