@@ -68,7 +68,11 @@
 // passes reaches mcp-go. A tools/call notification (no id) is dropped: it would run
 // nothing in mcp-go either. A typed handler's "failed to bind arguments" result
 // (arguments the schema allows that its Go type cannot hold: the text quotes them) is
-// replaced by the isError result "invalid arguments".
+// replaced by the isError result "invalid arguments". Arguments holding a number past
+// float64's range (1e999), which the library validates from its text (SPEC CALL-8)
+// and a schema without bounds allows, pass the front but not mcp-go's decoder, which
+// refuses the whole message: such a call answers the content-free invalid_request
+// (-32600) and runs nothing (mcpsdk hands them to a raw handler as they are).
 //
 // tools/list: mcp-go's response is rewritten on its way out (a meta tool as served to
 // the principal, its action enum narrowed to the served actions). A tool stays when the

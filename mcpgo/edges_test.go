@@ -92,6 +92,9 @@ func edgeCorpus() []edge {
 		// A granted call: its arguments are validated, never echoed.
 		{name: "granted, mistyped", msg: call(`{"name":"weather_get","arguments":{"city":["` + canary + `"]}}`), want: "", withID: true},
 		{name: "granted, extra member", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo","` + canary + `":1}}`), want: "", withID: true},
+		// A number the schema allows but float64 cannot hold: the library validates it
+		// from its text (SPEC CALL-8), mcp-go's decoder then refuses the whole message.
+		{name: "granted, 1e999", msg: call(`{"name":"weather_station_0","arguments":{"station":"` + canary + `","n":1e999}}`), want: discovery.CodeInvalidRequest, withID: true},
 		{name: "pin differs", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"` + canary + `"}}`), want: discovery.CodeContractChanged, withID: true},
 		// mcp-go's own errors, which quote what they were sent, rewritten.
 		{name: "unknown method", msg: `{"jsonrpc":"2.0","id":ID,"method":"` + canary + `/x","params":{}}`, want: discovery.CodeMethodNotFound, withID: true},
