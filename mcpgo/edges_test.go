@@ -342,12 +342,13 @@ func TestHTTPTextErrorsReplaced(t *testing.T) {
 	}
 }
 
-// SPEC VIS-3, DISC-3 (hardening) in HTTP terms: a narrowed tools/list and a discover
-// answer say Cache-Control private and no-store, never public, even when the handler
+// SPEC VIS-3, DISC-3 (hardening) in HTTP terms: a narrowed tools/list, a discover
+// answer and a discovery tool page say Cache-Control private and no-store, never
+// public, even when the handler
 // behind the adapter marks every response public: no shared cache may serve one
 // principal's list to another.
 func TestHTTPCacheControlPrivate(t *testing.T) {
-	f := newFixture(t, fixtureOptions{enabled: true, serverOpt: []server.ServerOption{server.WithCacheHints(60000, mcp.CacheScopePublic)}})
+	f := newFixture(t, fixtureOptions{enabled: true, tool: "search_tools", serverOpt: []server.ServerOption{server.WithCacheHints(60000, mcp.CacheScopePublic)}})
 	sdk := server.NewStreamableHTTPServer(f.server)
 	public := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=600, s-maxage=600")
@@ -360,6 +361,7 @@ func TestHTTPCacheControlPrivate(t *testing.T) {
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"` + f.d.Method() + `","params":{"query":"weather"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"weather"}}}`,
 	} {
 		resp, _ := h.post(msg, "")
 		cc := strings.Join(resp.Header.Values("Cache-Control"), ", ")

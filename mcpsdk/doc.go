@@ -188,9 +188,11 @@
 // The discover method's result carries "ttlMs":0 and "cacheScope":"private" (see the
 // discovery package doc). The discovery tool answers with structuredContent holding the
 // discover result without those hints (a tools/call result is not cacheable) and one
-// text block with the same JSON (for clients that read only text). Its invalid
-// params and invalid cursor are tool results with isError true (the model can correct
-// them); its other refusals are JSON-RPC errors like the method's. Its pages come from
+// text block with the same JSON (for clients that read only text); over HTTP its
+// response, one principal's page, says Cache-Control private and no-store as
+// tools/list does. Its invalid params and invalid cursor are tool results with isError
+// true (the model can correct them); its other refusals are JSON-RPC errors like the
+// method's. Its pages come from
 // discovery's DiscoverTool, which sizes them for a result that carries the page twice
 // and a request id of up to 64 bytes, so a tool response stays within 64 KiB too. The
 // front (Transport, Handler) therefore refuses a discovery tool call whose id, as the

@@ -42,7 +42,7 @@ func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst 
 		if tool && writtenIDLen(env.id) > rpcwire.MaxToolIDBytes {
 			return rpcwire.AppendToolIDError(dst, env.id), refused, http.StatusOK, env
 		}
-		env.call = call
+		env.call, env.tool = call, tool
 	}
 	switch {
 	case fault != "":

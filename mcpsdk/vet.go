@@ -42,6 +42,7 @@ type envelope struct {
 	params    []byte // the raw params; nil when absent
 	depth     int
 	call      callFunc // a granted tools/call: the rest of the front's decision
+	tool      bool     // a call of the discovery tool: its answer is one principal's page
 }
 
 // parseEnvelope reads msg as one JSON-RPC 2.0 message the SDK's decoder will take: an
