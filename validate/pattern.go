@@ -246,78 +246,222 @@ func intersects(a, b []rune) bool {
 	return false
 }
 
-// translatePattern rewrites p for Go's regexp package; see compilePattern.
+// translatePattern rewrites p for Go's regexp package; see compilePattern. It also
+// refuses what Unicode mode refuses and Go's regexp would read some other way (a
+// class escape as an end of a range, lone braces and brackets, a quantified assertion,
+// a repeated or malformed group name): ECMA-262 calls such a pattern an early error.
 func translatePattern(p string) (string, bool) {
 	if !utf8.ValidString(p) {
 		return "", false
 	}
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); {
-		c := p[i]
-		switch {
-		case c == '\\':
-			if i+1 >= len(p) {
-				return "", false
-			}
-			n, ok := translateEscape(&b, p, i+1, inClass)
-			if !ok {
-				return "", false
-			}
-			i = n
-			continue
-		case inClass:
-			switch c {
-			case ']':
-				inClass = false
-				b.WriteByte(']')
-			case '[':
-				if i+1 < len(p) && (p[i+1] == ':' || p[i+1] == '=' || p[i+1] == '.') {
-					return "", false // POSIX class syntax in Go, literal in ECMA
-				}
-				b.WriteString(`\[`)
-			default:
-				b.WriteByte(c)
-			}
-		case c == '[':
-			rest := p[i+1:]
-			if strings.HasPrefix(rest, "]") || strings.HasPrefix(rest, "^]") {
-				return "", false // [] and [^] have no RE2 spelling
-			}
-			inClass = true
-			b.WriteByte('[')
-			if strings.HasPrefix(rest, "^") {
-				b.WriteByte('^')
-				i++
-			}
-		case c == '.':
-			b.WriteString(ecmaDot)
-		case c == '(':
-			if strings.HasPrefix(p[i+1:], "?") {
-				rest := p[i+2:]
-				switch {
-				case strings.HasPrefix(rest, ":"):
-					b.WriteString("(?:")
-					i += 3
-					continue
-				case strings.HasPrefix(rest, "<") && !strings.HasPrefix(rest, "<=") && !strings.HasPrefix(rest, "<!"):
-					b.WriteString("(?P<")
-					i += 3
-					continue
-				default:
-					return "", false // lookaround, inline flags
-				}
-			}
-			b.WriteByte('(')
-		default:
-			b.WriteByte(c)
+	t := translator{p: p}
+	for t.i < len(p) {
+		var ok bool
+		if t.inClass {
+			ok = t.classItem()
+		} else {
+			ok = t.item()
 		}
-		i++
+		if !ok {
+			return "", false
+		}
 	}
-	if inClass {
+	if t.inClass {
 		return "", false
 	}
-	return b.String(), true
+	return t.b.String(), true
+}
+
+// A translator is translatePattern's state: the output, the position in p, and what
+// the early errors of Unicode mode depend on.
+type translator struct {
+	b        strings.Builder
+	p        string
+	i        int
+	inClass  bool
+	assert   bool      // the last item outside a class is an assertion (^ $ \b \B)
+	cls      classEnds // the class being read
+	groupSet map[string]bool
+}
+
+// The kinds of a class atom, for the rule that no end of a range is a class escape.
+const (
+	atomNone = iota // the class's start, or just after a range
+	atomChar
+	atomSet // \d \D \w \W \s \S \p{..} \P{..}
+)
+
+// classEnds tracks the atoms of a class: the kind of the last one and whether a "-"
+// after it makes it the start of a range.
+type classEnds struct {
+	last, from int
+	dash       bool
+}
+
+// atom records an atom of kind k; ok is false when it ends a range one of whose ends
+// is a class escape.
+func (c *classEnds) atom(k int) bool {
+	if c.dash {
+		c.dash, c.last = false, atomNone
+		return k != atomSet && c.from != atomSet
+	}
+	c.last = k
+	return true
+}
+
+// item translates one item outside a class.
+func (t *translator) item() bool {
+	c := t.p[t.i]
+	assert := false
+	switch c {
+	case '\\':
+		if t.i+1 >= len(t.p) {
+			return false
+		}
+		n, ok := translateEscape(&t.b, t.p, t.i+1, false)
+		if !ok {
+			return false
+		}
+		assert = t.p[t.i+1] == 'b' || t.p[t.i+1] == 'B'
+		t.i = n
+		t.assert = assert
+		return true
+	case '[':
+		rest := t.p[t.i+1:]
+		if strings.HasPrefix(rest, "]") || strings.HasPrefix(rest, "^]") {
+			return false // [] and [^] have no RE2 spelling
+		}
+		t.inClass, t.cls = true, classEnds{}
+		t.b.WriteByte('[')
+		if strings.HasPrefix(rest, "^") {
+			t.b.WriteByte('^')
+			t.i++
+		}
+	case ']', '}':
+		return false // lone: an early error in Unicode mode, a literal in Go
+	case '{':
+		n, ok := quantifierEnd(t.p, t.i)
+		if !ok || t.assert {
+			return false // not a quantifier, or one of an assertion
+		}
+		t.b.WriteString(t.p[t.i:n])
+		t.i, t.assert = n, false
+		return true
+	case '*', '+', '?':
+		if t.assert {
+			return false // a quantified assertion
+		}
+		t.b.WriteByte(c)
+	case '^', '$':
+		assert = true
+		t.b.WriteByte(c)
+	case '.':
+		t.b.WriteString(ecmaDot)
+	case '(':
+		return t.group()
+	default:
+		t.b.WriteByte(c)
+	}
+	t.i++
+	t.assert = assert
+	return true
+}
+
+// group translates the opening of a group at p[i]: a plain or non-capturing one, or
+// a named one, whose name must not begin with a digit nor repeat an earlier one.
+func (t *translator) group() bool {
+	t.assert = false
+	if !strings.HasPrefix(t.p[t.i+1:], "?") {
+		t.b.WriteByte('(')
+		t.i++
+		return true
+	}
+	rest := t.p[t.i+2:]
+	switch {
+	case strings.HasPrefix(rest, ":"):
+		t.b.WriteString("(?:")
+		t.i += 3
+		return true
+	case strings.HasPrefix(rest, "<") && !strings.HasPrefix(rest, "<=") && !strings.HasPrefix(rest, "<!"):
+		name, _, ok := strings.Cut(rest[1:], ">")
+		if !ok || name == "" || name[0] >= '0' && name[0] <= '9' || t.groupSet[name] {
+			return false
+		}
+		if t.groupSet == nil {
+			t.groupSet = map[string]bool{}
+		}
+		t.groupSet[name] = true
+		t.b.WriteString("(?P<")
+		t.i += 3
+		return true
+	}
+	return false // lookaround, inline flags
+}
+
+// classItem translates one item inside a class.
+func (t *translator) classItem() bool {
+	c := t.p[t.i]
+	switch {
+	case c == '\\':
+		if t.i+1 >= len(t.p) {
+			return false
+		}
+		k := atomChar
+		if strings.IndexByte("dDwWsSpP", t.p[t.i+1]) >= 0 {
+			k = atomSet
+		}
+		n, ok := translateEscape(&t.b, t.p, t.i+1, true)
+		if !ok || !t.cls.atom(k) {
+			return false
+		}
+		t.i = n
+		return true
+	case c == ']':
+		t.inClass = false
+		t.b.WriteByte(']')
+	case c == '-' && !t.cls.dash && t.cls.last != atomNone && t.i+1 < len(t.p) && t.p[t.i+1] != ']':
+		t.cls.dash, t.cls.from, t.cls.last = true, t.cls.last, atomNone // a range
+		t.b.WriteByte('-')
+	case c == '[':
+		if t.i+1 < len(t.p) && (t.p[t.i+1] == ':' || t.p[t.i+1] == '=' || t.p[t.i+1] == '.') {
+			return false // POSIX class syntax in Go, literal in ECMA
+		}
+		if !t.cls.atom(atomChar) {
+			return false
+		}
+		t.b.WriteString(`\[`)
+	default:
+		if !t.cls.atom(atomChar) {
+			return false
+		}
+		t.b.WriteByte(c)
+	}
+	t.i++
+	return true
+}
+
+// quantifierEnd answers the index after the quantifier {n}, {n,} or {n,m} at p[i], or
+// ok == false when the brace begins none (an early error in Unicode mode).
+func quantifierEnd(p string, i int) (int, bool) {
+	j := i + 1
+	digits := func() int {
+		k := j
+		for j < len(p) && p[j] >= '0' && p[j] <= '9' {
+			j++
+		}
+		return j - k
+	}
+	if digits() == 0 {
+		return 0, false
+	}
+	if j < len(p) && p[j] == ',' {
+		j++
+		digits()
+	}
+	if j >= len(p) || p[j] != '}' {
+		return 0, false
+	}
+	return j + 1, true
 }
 
 // translateEscape writes the translation of the escape whose letter is at p[i] and
@@ -336,6 +480,11 @@ func translateEscape(b *strings.Builder, p string, i int, inClass bool) (int, bo
 		return unicodeEscape(b, p, i)
 	case 'p', 'P':
 		return propertyEscape(b, p, i)
+	case '-':
+		if !inClass {
+			return 0, false // a syntax character inside a class only
+		}
+		return syntaxEscape(b, c, i)
 	default:
 		return syntaxEscape(b, c, i)
 	}
