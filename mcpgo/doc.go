@@ -41,8 +41,9 @@
 // Reading the message as mcp-go will: mcp-go decodes with encoding/json, which matches
 // member names case-insensitively and keeps the last of repeated ones. The front reads
 // the envelope (jsonrpc, id, method, params, result, error) and the tools/call params
-// (name, arguments, _meta, task) under the same folding, and refuses a message that
-// names one of them twice or in another case (invalid_request, invalid_params):
+// (name, arguments, _meta, task, and in _meta the contract pin and safe mode's token)
+// under the same folding, and refuses a message that names one of them twice or in
+// another case (invalid_request, invalid_params):
 // otherwise {"method":"tools/list","Method":"tools/call",...} would pass the front as a
 // list and run in mcp-go as a call. A message that is not one JSON object with
 // "jsonrpc":"2.0", a string method and an id that is absent, null, a string or an
@@ -67,7 +68,11 @@
 // passes reaches mcp-go. A tools/call notification (no id) is dropped: it would run
 // nothing in mcp-go either. A typed handler's "failed to bind arguments" result
 // (arguments the schema allows that its Go type cannot hold: the text quotes them) is
-// replaced by the isError result "invalid arguments".
+// replaced by the isError result "invalid arguments". Arguments holding a number past
+// float64's range (1e999), which the library validates from its text (SPEC CALL-8)
+// and a schema without bounds allows, pass the front but not mcp-go's decoder, which
+// refuses the whole message: such a call answers the content-free invalid_request
+// (-32600) and runs nothing (mcpsdk hands them to a raw handler as they are).
 //
 // tools/list: mcp-go's response is rewritten on its way out (a meta tool as served to
 // the principal, its action enum narrowed to the served actions). A tool stays when the

@@ -71,6 +71,11 @@ func edgeCorpus() []edge {
 		{name: "NAME alone", msg: call(`{"NAME":"secrets_read","arguments":{"k":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "Arguments twin", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"Arguments":{"city":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "_META twin", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{},"_META":{"x":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
+		// The pin and safe mode's token inside _meta: this front's scan would keep the
+		// first of repeated members, encoding/json the last (SPEC CONTRACT-2).
+		{name: "_meta pin twice", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"sha256:00","contract_digest":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
+		{name: "_meta pin twin", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"sha256:00","Contract_Digest":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
+		{name: "_meta token twice", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{"deferredtools/confirmation":"x","deferredtools/confirmation":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "name twice", msg: call(`{"name":"weather_get","name":"secrets_read","arguments":{"k":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "name number", msg: call(`{"name":123,"arguments":{"password":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "name missing", msg: call(`{"arguments":{"password":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
@@ -87,6 +92,9 @@ func edgeCorpus() []edge {
 		// A granted call: its arguments are validated, never echoed.
 		{name: "granted, mistyped", msg: call(`{"name":"weather_get","arguments":{"city":["` + canary + `"]}}`), want: "", withID: true},
 		{name: "granted, extra member", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo","` + canary + `":1}}`), want: "", withID: true},
+		// A number the schema allows but float64 cannot hold: the library validates it
+		// from its text (SPEC CALL-8), mcp-go's decoder then refuses the whole message.
+		{name: "granted, 1e999", msg: call(`{"name":"weather_station_0","arguments":{"station":"` + canary + `","n":1e999}}`), want: discovery.CodeInvalidRequest, withID: true},
 		{name: "pin differs", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"` + canary + `"}}`), want: discovery.CodeContractChanged, withID: true},
 		// mcp-go's own errors, which quote what they were sent, rewritten.
 		{name: "unknown method", msg: `{"jsonrpc":"2.0","id":ID,"method":"` + canary + `/x","params":{}}`, want: discovery.CodeMethodNotFound, withID: true},
@@ -334,12 +342,13 @@ func TestHTTPTextErrorsReplaced(t *testing.T) {
 	}
 }
 
-// SPEC VIS-3, DISC-3 (hardening) in HTTP terms: a narrowed tools/list and a discover
-// answer say Cache-Control private and no-store, never public, even when the handler
+// SPEC VIS-3, DISC-3 (hardening) in HTTP terms: a narrowed tools/list, a discover
+// answer and a discovery tool page say Cache-Control private and no-store, never
+// public, even when the handler
 // behind the adapter marks every response public: no shared cache may serve one
 // principal's list to another.
 func TestHTTPCacheControlPrivate(t *testing.T) {
-	f := newFixture(t, fixtureOptions{enabled: true, serverOpt: []server.ServerOption{server.WithCacheHints(60000, mcp.CacheScopePublic)}})
+	f := newFixture(t, fixtureOptions{enabled: true, tool: "search_tools", serverOpt: []server.ServerOption{server.WithCacheHints(60000, mcp.CacheScopePublic)}})
 	sdk := server.NewStreamableHTTPServer(f.server)
 	public := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=600, s-maxage=600")
@@ -352,6 +361,7 @@ func TestHTTPCacheControlPrivate(t *testing.T) {
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"` + f.d.Method() + `","params":{"query":"weather"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"weather"}}}`,
 	} {
 		resp, _ := h.post(msg, "")
 		cc := strings.Join(resp.Header.Values("Cache-Control"), ", ")

@@ -78,7 +78,7 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 	if ok && m["name"] != nil {
 		name, ok = tooldef.StringValue(m["name"])
 	}
-	if !ok || m["name"] == nil || !utf8.ValidString(name) {
+	if !ok || m["name"] == nil || !utf8.ValidString(name) || rpcwire.AmbiguousMeta(m["_meta"]) {
 		return appendError(dst, env.id, discovery.CodeInvalidParams), true
 	}
 	discoveryTool := a.toolDef != nil && name == a.opts.DiscoveryTool

@@ -204,13 +204,14 @@ func TestSwitchOffCacheHints(t *testing.T) {
 }
 
 // SPEC VIS-3, DISC-3 (hardening) in HTTP terms: a narrowed tools/list (event stream and
-// JSON body) and a discover answer say Cache-Control private and no-store, never
+// JSON body), a discover answer and a discovery tool page say Cache-Control private
+// and no-store, never
 // public, even when a handler behind the adapter marks every response public
 // (max-age=600): no shared cache may serve one principal's list to another.
 func TestHTTPCacheControlPrivate(t *testing.T) {
 	for _, jsonResponse := range []bool{false, true} {
 		t.Run(fmt.Sprintf("JSONResponse=%v", jsonResponse), func(t *testing.T) {
-			f := newFixture(t, fixtureOptions{enabled: true, principal2: mcpsdk.TokenInfoPrincipal, setCacheable: setTTL(hostTTL, "public")})
+			f := newFixture(t, fixtureOptions{enabled: true, tool: "search_tools", principal2: mcpsdk.TokenInfoPrincipal, setCacheable: setTTL(hostTTL, "public")})
 			sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return f.server }, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
 			public := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Cache-Control", "public, max-age=600, s-maxage=600")
@@ -223,6 +224,7 @@ func TestHTTPCacheControlPrivate(t *testing.T) {
 			for _, msg := range []string{
 				`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 				`{"jsonrpc":"2.0","id":2,"method":"` + f.d.Method() + `","params":{"query":"weather"}}`,
+				`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"weather"}}}`,
 			} {
 				resp, _ := h.post(msg)
 				cc := strings.Join(resp.Header.Values("Cache-Control"), ", ")

@@ -95,8 +95,9 @@
 //     invalid_request: MCP dropped them in 2025-06-18, and the SDK's batch path ends
 //     the session on any bad element.
 //  3. tools/call is decided on params.name, read exactly (one member named "name", a
-//     string, and name, arguments and _meta each at most once and in no other case;
-//     otherwise invalid_params), with Discoverer.AuthorizeActionThen, which
+//     string, and name, arguments and _meta each at most once and in no other case,
+//     and so are _meta's contract_digest and safe mode's token, which the SDK and a
+//     scan could read two ways; otherwise invalid_params), with Discoverer.AuthorizeActionThen, which
 //     rereads grants and applies Visibility: a tool the principal may not call is
 //     refused (tool_not_granted, or unauthenticated, or the 503 of failing storage)
 //     whatever its arguments, before anything decodes them: deep, long, mistyped, with
@@ -187,9 +188,11 @@
 // The discover method's result carries "ttlMs":0 and "cacheScope":"private" (see the
 // discovery package doc). The discovery tool answers with structuredContent holding the
 // discover result without those hints (a tools/call result is not cacheable) and one
-// text block with the same JSON (for clients that read only text). Its invalid
-// params and invalid cursor are tool results with isError true (the model can correct
-// them); its other refusals are JSON-RPC errors like the method's. Its pages come from
+// text block with the same JSON (for clients that read only text); over HTTP its
+// response, one principal's page, says Cache-Control private and no-store as
+// tools/list does. Its invalid params and invalid cursor are tool results with isError
+// true (the model can correct them); its other refusals are JSON-RPC errors like the
+// method's. Its pages come from
 // discovery's DiscoverTool, which sizes them for a result that carries the page twice
 // and a request id of up to 64 bytes, so a tool response stays within 64 KiB too. The
 // front (Transport, Handler) therefore refuses a discovery tool call whose id, as the

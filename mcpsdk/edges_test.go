@@ -91,7 +91,8 @@ func edgeCorpus(denied, granted string) []edge {
 		{name: "invalid UTF-8", write: text("{\"jsonrpc\":\"2.0\",\"id\":ID,\"method\":\"ping\",\"params\":{\"x\":\"" + canary + "\xff\xfe\"}}"), want: "parse_error", withID: true, status: 400},
 		{name: "depth 10,000", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","params":{"x":` + nested(10000) + `}}`), want: "invalid_request", withID: true, status: 400},
 		{name: "depth 1,001", write: text(`{"jsonrpc":"2.0","id":ID,"method":"tools/list","params":{"x":` + nested(999) + `}}`), want: "invalid_request", withID: true, status: 400},
-		{name: "duplicate method", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","method":"` + canary + `"}`), want: "invalid_request", status: 400},
+		{name: "duplicate method", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","method":"` + canary + `"}`), want: "invalid_request", withID: true, status: 400},
+		{name: "duplicate params, id last", write: text(`{"jsonrpc":"2.0","params":{},"method":"ping","params":{"x":"` + canary + `"},"id":ID}`), want: "invalid_request", withID: true, status: 400},
 		{name: "duplicate id", write: text(`{"jsonrpc":"2.0","id":ID,"id":"` + canary + `","method":"ping"}`), want: "invalid_request", status: 400},
 		{name: "wrong version", write: text(`{"jsonrpc":"1.0","id":ID,"method":"` + canary + `"}`), want: "invalid_request", withID: true, status: 400},
 		{name: "id object", write: text(`{"jsonrpc":"2.0","id":{"x":"` + canary + `"},"method":"ping"}`), want: "invalid_request", status: 400},
@@ -125,6 +126,11 @@ func edgeCorpus(denied, granted string) []edge {
 		{name: "Arguments twin", write: text(call(`{"name":"` + granted + `","arguments":{},"Arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "arguments twice", write: text(call(`{"name":"` + granted + `","arguments":{},"arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "_Meta twin", write: text(call(`{"name":"` + granted + `","arguments":{},"_meta":{},"_Meta":{"x":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		// The pin and safe mode's token inside _meta: the go-sdk keeps the last of repeated
+		// members, a scan the first (SPEC CONTRACT-2: one pin, read one way).
+		{name: "_meta pin twice", write: text(call(`{"name":"` + granted + `","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"sha256:00","contract_digest":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		{name: "_meta pin twin", write: text(call(`{"name":"` + granted + `","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"sha256:00","Contract_Digest":"` + canary + `"}}`)), want: "invalid_params", withID: true},
+		{name: "_meta token twice", write: text(call(`{"name":"` + granted + `","arguments":{"city":"Oslo"},"_meta":{"deferredtools/confirmation":"x","deferredtools/confirmation":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "denied, Name twin", write: text(call(`{"name":"` + denied + `","Name":"` + granted + `","arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "Method twin", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","Method":"tools/call","params":{"name":"` + denied + `","arguments":{"x":"` + canary + `"}}}`), want: "invalid_request", withID: true, status: 400},
 		{name: "escaped Method twin", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","\u004dethod":"tools/call","params":{"name":"` + denied + `"}}`), want: "invalid_request", withID: true, status: 400},

@@ -42,7 +42,7 @@ func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst 
 		if tool && writtenIDLen(env.id) > rpcwire.MaxToolIDBytes {
 			return rpcwire.AppendToolIDError(dst, env.id), refused, http.StatusOK, env
 		}
-		env.call = call
+		env.call, env.tool = call, tool
 	}
 	switch {
 	case fault != "":
@@ -67,7 +67,8 @@ var callMembers = []string{"name", "arguments", "_meta"}
 
 // precall decides a tools/call on its tool name (SPEC CALL-1): params that are not an
 // object, spell one of callMembers twice or in another case (rpcwire.ExactMembers, as
-// mcpgo refuses them), or hold a name that is not a string are invalid params; an
+// mcpgo refuses them), name the pin or safe mode's token so in _meta
+// (rpcwire.AmbiguousMeta), or hold a name that is not a string are invalid params; an
 // unauthenticated caller is refused, and a tool the principal may not call is
 // tool_not_granted, whatever the arguments; so is a meta tool's action not served,
 // read alone from the raw arguments. Otherwise the call goes on to the SDK, whose
@@ -77,7 +78,7 @@ var callMembers = []string{"name", "arguments", "_meta"}
 func (a *Adapter) precall(ctx context.Context, extra *mcp.RequestExtra, params []byte) (call callFunc, tool bool, err error) {
 	m, ok := rpcwire.ExactMembers(params, callMembers)
 	raw := m["name"]
-	if !ok || raw == nil || raw[0] != '"' {
+	if !ok || raw == nil || raw[0] != '"' || rpcwire.AmbiguousMeta(m["_meta"]) {
 		return nil, false, discovery.CodeInvalidParams
 	}
 	name := decodeString(raw)

@@ -31,7 +31,8 @@ import (
 //     a discover notification answers 202.
 //
 // Every other request reaches next with its body unchanged, and next's responses are
-// cleaned on the way out: a JSON-RPC error (application/json body or text/event-stream
+// cleaned on the way out (a tools/list answer and a discovery tool page, one
+// principal's, made Cache-Control private and no-store): a JSON-RPC error (application/json body or text/event-stream
 // data event) that is not the adapter's is rewritten content-free, and a text/plain
 // error body (the SDK's http.Error, which may quote the body, a header or a method) is
 // replaced: by a content-free JSON-RPC error with the request's id for a 400 or 413
@@ -80,7 +81,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			fw.ID = env.id
-			fw.Private = env.method == "tools/list" // narrowed: one principal's list
+			fw.Private = env.method == "tools/list" || env.tool // one principal's list or page
 			next.ServeHTTP(fw, r)
 			return
 		}

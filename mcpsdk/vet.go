@@ -2,6 +2,7 @@ package mcpsdk
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 
 	"github.com/deferredtools/deferredtools/discovery"
@@ -42,6 +43,7 @@ type envelope struct {
 	params    []byte // the raw params; nil when absent
 	depth     int
 	call      callFunc // a granted tools/call: the rest of the front's decision
+	tool      bool     // a call of the discovery tool: its answer is one principal's page
 }
 
 // parseEnvelope reads msg as one JSON-RPC 2.0 message the SDK's decoder will take: an
@@ -81,14 +83,11 @@ func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 			}
 			return true
 		}
-		// Unique member names: a map only for objects with many members.
+		// Unique member names: a map only for objects with many members. A repeated
+		// name is refused; the id is answered unless it is the one repeated (as mcpgo).
+		repeated := false
 		if seen == nil && len(keys) < 16 {
-			for _, k := range keys {
-				if k == key {
-					dup = true
-					return false
-				}
-			}
+			repeated = slices.Contains(keys, key)
 			keys = append(keys, key)
 		} else {
 			if seen == nil {
@@ -97,11 +96,15 @@ func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 					seen[k] = true
 				}
 			}
-			if seen[key] {
-				dup = true
-				return false
-			}
+			repeated = seen[key]
 			seen[key] = true
+		}
+		if repeated {
+			dup = true
+			if key == "id" {
+				idOK = false
+			}
+			return true
 		}
 		switch key {
 		case "jsonrpc":
@@ -128,12 +131,9 @@ func parseEnvelope(msg []byte) (env envelope, fault discovery.Code) {
 		return true
 	})
 	switch {
-	case dup:
-		env.id = nil // which id is meant cannot be told
-		return env, discovery.CodeInvalidRequest
-	case twin:
+	case dup, twin:
 		if !idOK {
-			env.id = nil
+			env.id = nil // which id is meant cannot be told
 		}
 		return env, discovery.CodeInvalidRequest
 	case !idOK, version == nil || version[0] != '"' || decodeString(version) != "2.0", !methodOK:

@@ -31,7 +31,10 @@ func TestParseEnvelope(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m","data":[1]}}`, "", `1`, ""},
 		{`{"jsonrpc":"2.0","id":1,"error":{"code":1.5}}`, discovery.CodeInvalidRequest, ``, ""},
 		{`{"jsonrpc":"2.0","result":{}}`, discovery.CodeInvalidRequest, ``, ""},
-		{`{"jsonrpc":"2.0","id":1,"method":"a","\u006dethod":"b"}`, discovery.CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"a","\u006dethod":"b"}`, discovery.CodeInvalidRequest, `1`, ""}, // the id once: answered, as mcpgo does
+		{`{"jsonrpc":"2.0","method":"a","method":"b","id":1}`, discovery.CodeInvalidRequest, `1`, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"a","id":2}`, discovery.CodeInvalidRequest, ``, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"a","\u0069d":1}`, discovery.CodeInvalidRequest, ``, ""},
 		{`{"jsonrpc":"2.0","id":1,"Method":"a"}`, discovery.CodeInvalidRequest, `1`, ""}, // a case twin of "method", as mcpgo refuses it
 		{`{"jsonrpc":"2.0","id":1,"method":"a","Params":{}}`, discovery.CodeInvalidRequest, `1`, ""},
 		{`{"jsonrpc":"2.0","id":1,"ID":2,"method":"a"}`, discovery.CodeInvalidRequest, ``, ""},

@@ -56,8 +56,11 @@
 //     \u{...} are code points, \p{...} takes General_Category and Script values. A
 //     construct RE2 cannot run as written (lookahead, lookbehind, backreferences, inline
 //     flags) or whose meaning differs between the engines with no exact translation
-//     (POSIX classes, [^], \A, \z, \Q) is unsupported. Patterns come from the schema
-//     only, never from arguments, and are at most MaxPattern UTF-16 code units long.
+//     (POSIX classes, [^], \A, \z, \Q) is unsupported, and so is a pattern Unicode mode
+//     refuses that Go would read another way: a class escape as an end of a range
+//     ([\d-z]), a lone brace or bracket (a{, ]), a quantified assertion (^*), \- outside
+//     a class, a group name repeated or beginning with a digit. Patterns come from the
+//     schema only, never from arguments, and are at most MaxPattern UTF-16 code units long.
 //
 // # Bounds
 //

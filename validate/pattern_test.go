@@ -51,7 +51,9 @@ func TestTranslateEscapes(t *testing.T) {
 		{`\pL`, ""},
 		{`\p{}`, ""},
 		// Identity escapes of syntax characters only.
-		{`\.\*\/\-\^\$`, `\.\*\/\-\^\$`},
+		{`\.\*\/\^\$\{\}\]`, `\.\*\/\^\$\{\}\]`},
+		{`[\-]`, `[\-]`},
+		{`\-`, ""}, // "-" is a syntax character inside a class only
 		{`\1`, ""},
 		{`\k<a>`, ""},
 		{`\A`, ""},
@@ -65,6 +67,39 @@ func TestTranslateEscapes(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("translatePattern(%q) = %q, %v; want %q", tc.pattern, got, ok, tc.want)
+		}
+	}
+}
+
+// compilePattern refuses what ECMA-262 refuses in Unicode mode, where Go's regexp (or
+// ECMA without the u flag, Annex B) would read it some other way: a class escape as an
+// end of a range, lone braces and brackets, a quantified assertion, "\-" outside a
+// class, a repeated or malformed group name. Each "invalid" row is a SyntaxError for
+// new RegExp(p, "u") (node 20); each "valid" row compiles there and here. They were
+// accepted and enforced (with "-" and braces literal, assertions repeated), so a
+// catalog could be served a schema that JavaScript validators reject as malformed
+// (SPEC CALL-4: malformed answers 503).
+//
+// SPEC CALL-4
+// SPEC CALL-5
+func TestCompilePatternUnicodeModeSyntax(t *testing.T) {
+	for _, p := range []string{
+		`[\d-z]`, `[\d-[]`, `[a-\d]`, `[\w-\s]`, `[\x00-\s]`, `[\d-\d]`, `[\d-z-]`, `[\p{L}-z]`, `[^\S-a]`,
+		`\-`, `a\-b`,
+		`a{`, `a{1`, `a{,2}`, `a{1,x}`, `{2}`, `]`, `}`, `a}`, `a]`,
+		`^*`, `$+`, `\b+`, `\B?`, `^{2}`, `a$*`,
+		`(?<a>x)(?<a>y)`, `(?<a>x)|(?<a>y)`, `(?<1a>x)`,
+	} {
+		if _, ok := compilePattern(p); ok {
+			t.Errorf("compilePattern(%q) accepted a pattern ECMA-262 refuses in Unicode mode", p)
+		}
+	}
+	for _, p := range []string{
+		`[\d-]`, `[-\d]`, `[a-z-\d]`, `[a-b-c]`, `[a-]`, `[--z]`, `[\-]`, `[a\-z]`, `[^-a]`, `[{}]`, `[\]]`,
+		`a{2}`, `a{2,}`, `a{2,3}`, `a{1,2}?`, `x*?`, `\{\}\]`, `(?:^)*`, `(?<a1>x)`, `(?<_a>x)(?<b>y)`, `^a$`, `\bfoo\b`,
+	} {
+		if _, ok := compilePattern(p); !ok {
+			t.Errorf("compilePattern(%q) refused a pattern ECMA-262 accepts in Unicode mode", p)
 		}
 	}
 }

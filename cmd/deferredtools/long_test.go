@@ -81,3 +81,23 @@ func TestListScopeWithComma(t *testing.T) {
 		}
 	}
 }
+
+// Stored text that is not UTF-8 (the row model does not forbid it) prints Go-quoted
+// byte for byte in text output; -json, which cannot hold such bytes, prints each bad
+// byte as U+FFFD (encoding/json's rule), which the README says: the text output is the
+// exact one.
+func TestListInvalidUTF8(t *testing.T) {
+	db := "sqlite:" + t.TempDir() + "/grants.db"
+	ok(t, "migrate", "-db", db)
+	ok(t, "grants", "allow", "-db", db, "-principal", "bad\xffid", "-tool", "t")
+	if out := ok(t, "grants", "list", "-db", db); !strings.Contains(out, "\n\"bad\\xffid\"\tt\tallow\t") {
+		t.Errorf("list printed\n%s\nwant the principal quoted as \"bad\\xffid\"", out)
+	}
+	var listed struct{ Rows []jsonRow }
+	if err := json.Unmarshal([]byte(ok(t, "grants", "list", "-db", db, "-json")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed.Rows) != 1 || listed.Rows[0].Principal != "bad\uFFFDid" {
+		t.Errorf("list -json rows %+v, want the principal bad\\uFFFDid", listed.Rows)
+	}
+}

@@ -15,7 +15,8 @@
 // goes through sqlstore, one transaction each, and prints the new control revision.
 // grants list reads -page rows at a time; list and check print a principal, tool or
 // scope of more than 64 code points as its first 64, quoted, then "…(N bytes)", and a
-// scope holding a comma quoted (-json prints each whole). catalog check reads a JSON array of tool
+// scope holding a comma quoted (-json prints each whole, a byte that is not UTF-8 as
+// U+FFFD, as JSON must). catalog check reads a JSON array of tool
 // definitions (or a tools/list result) and reports each tool as a Discoverer over it
 // would treat it, its catalog built with the -validator Compiler; it exits 1, after the report, when any tool's calls would all answer
 // tool_validation_unavailable (503). The exit status is 0 on success (and for -h, -help
@@ -370,7 +371,8 @@ const maxShown = 64
 // stored byte reaches the terminal raw. Text of more than maxShown code points (an
 // invalid byte counting as one) prints as its first maxShown, quoted, then "…(N bytes)":
 // it begins with a quote and does not end with one, as no whole text printed does.
-// -json prints text whole.
+// -json prints text whole (a byte that is not UTF-8 as U+FFFD: the text output is the
+// exact one).
 func field(s string) string {
 	if cut, n := 0, 0; len(s) > maxShown {
 		for cut < len(s) && n < maxShown {

@@ -3,16 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// A -catalog, -grants or -tokens file that is not JSON is refused naming the flag and
-// the byte where the syntax breaks (counted from 1), never a character of the file:
-// encoding/json's syntax errors quote the offending character, and a -tokens file
-// holds bearer tokens.
+// A -catalog, -grants or -tokens file that is not JSON, or holds a value of the wrong
+// type, is refused naming the flag and the byte where the fault is (counted from 1),
+// never a character of the file: encoding/json's syntax errors quote the offending
+// character, its type errors the path to the value, and a -tokens file holds bearer
+// tokens (SPEC ERR-2 in spirit: a secret of the operator's is not echoed to logs).
 func TestFileSyntaxErrorQuotesNothing(t *testing.T) {
 	write := tempFiles(t)
 	for _, c := range []struct {
@@ -23,6 +26,12 @@ func TestFileSyntaxErrorQuotesNothing(t *testing.T) {
 		{[]string{"-grants", write("g.json", `[Zsecret]`)}, "-grants: not a JSON array of grant rows: syntax error at byte 2"},
 		{[]string{"-http", "127.0.0.1:0", "-tokens", write("t.json", `{"tok": Zsecret}`)}, "-tokens: not a JSON object of token entries: syntax error at byte 9"},
 		{[]string{"-http", "127.0.0.1:0", "-tokens", write("t2.json", "{\"Zsecret\n\": {}}")}, "-tokens: not a JSON object of token entries: syntax error at byte 10"},
+		// A value of the wrong type: encoding/json names the field by its path, whose map
+		// keys are the bearer tokens (with GOEXPERIMENT=jsonv2: "Go struct field
+		// .tok-Zsecret.principal"), so only the kind of fault and its byte are given.
+		{[]string{"-http", "127.0.0.1:0", "-tokens", write("t3.json", `{"tok-Zsecret": "x"}`)}, "-tokens: not a JSON object of token entries: a value of the wrong type near byte 19"},
+		{[]string{"-http", "127.0.0.1:0", "-tokens", write("t4.json", `{"tok-Zsecret": {"principal": 5}}`)}, "-tokens: not a JSON object of token entries: a value of the wrong type near byte 31"},
+		{[]string{"-grants", write("g2.json", `[{"principal": "Zsecret", "tool": 5}]`)}, "-grants: not a JSON array of grant rows: a value of the wrong type near byte 35"},
 	} {
 		var stderr bytes.Buffer
 		err := run(context.Background(), c.args, strings.NewReader(""), &bytes.Buffer{}, &stderr, func(string) (string, bool) { return "true", true })
@@ -59,5 +68,25 @@ func tempFiles(t *testing.T) func(name, text string) string {
 			t.Fatal(err)
 		}
 		return path
+	}
+}
+
+// A -catalog tool the go-sdk will not register (an input schema whose type is not
+// "object", which mcp.Server.AddTool answers with a panic) is refused as any bad
+// catalog: exit status 1 and one line on stderr naming the tool; it was a panic, exit
+// status 2 and a goroutine trace.
+func TestCatalogToolSDKRefuses(t *testing.T) {
+	write := tempFiles(t)
+	for _, schema := range []string{`{"type":"string"}`, `{"properties":{}}`} {
+		catalog := write("c.json", `[{"name":"ok","description":"Fine.","inputSchema":{"type":"object"}},{"name":"odd","description":"Odd.","inputSchema":`+schema+`}]`)
+		var stderr bytes.Buffer
+		cmd := command(t, true, "-catalog", catalog)
+		cmd.Stdin, cmd.Stderr = strings.NewReader(""), &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || strings.Contains(stderr.String(), "goroutine") ||
+			strings.TrimSpace(stderr.String()) != `mcpserver: -catalog: tool "odd": the go-sdk cannot serve it: its input schema is no object schema` {
+			t.Errorf("input schema %s: %v, stderr %q; want exit status 1 and one line naming the tool", schema, err, stderr.String())
+		}
 	}
 }

@@ -8,7 +8,8 @@
 //
 // Flags:
 //
-//	-catalog FILE      a JSON array of MCP tool definitions (default: the embedded demo catalog)
+//	-catalog FILE      a JSON array of MCP tool definitions (default: the embedded demo catalog),
+//	                   each input schema of "type" "object", as the go-sdk requires
 //	-meta-tools FILE   a JSON object declaring the catalog's meta tools and their actions
 //	                   (see metatool.Parse; the demo's: examples/internal/demo/metatools.json)
 //	-grants FILE       a JSON array of {"principal","tool","scopes","effect","revision"} rows
@@ -42,6 +43,13 @@
 // callable, grants not read. It prints which at start, on stderr. The catalog has no
 // handlers: a call that passes authorisation and validation answers a text result
 // naming the tool, so any catalog can be served.
+//
+// A start-up error (a bad flag, a file that cannot be read or is refused) ends the
+// program with one line on stderr naming the flag, the rule broken and, for a file it
+// cannot open, the file's path: the operator's own input, shown to the operator before
+// any client is served. Never a file's content (a JSON syntax error gives its byte
+// offset, so a bearer token in -tokens is not echoed), and nothing a client sends
+// reaches stderr or is quoted in an answer (SPEC ERR-2; hostile_test.go).
 package main
 
 import (
@@ -316,13 +324,44 @@ func newServer(cat *discovery.Catalog, logger *slog.Logger) (*mcp.Server, error)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", name, err)
 		}
-		server.AddTool(t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		err = addTool(server, t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{
 				Text: "tool " + name + " accepted the call; this catalog has no handler for it",
 			}}}, nil
 		})
+		if err != nil {
+			return nil, fmt.Errorf("-catalog: tool %q: %w", name, err)
+		}
 	}
 	return server, nil
+}
+
+// The errors of addTool: a catalog tool the go-sdk will not register.
+var (
+	errNotObjectSchema = errors.New("the go-sdk cannot serve it: its input schema is no object schema")
+	errSDKRefused      = errors.New("the go-sdk cannot serve it")
+)
+
+// addTool registers t (its InputSchema a json.RawMessage, see sdkTool) on server,
+// answering with an error what mcp.Server.AddTool refuses with a panic: an input
+// schema whose "type" is not "object" (the go-sdk's rule, which discovery.NewCatalog
+// does not make), or anything else it panics on, whose text is dropped (it may quote
+// the definition).
+func addTool(server *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
+	var schema struct {
+		Type any `json:"type"`
+	}
+	raw, _ := t.InputSchema.(json.RawMessage)
+	if json.Unmarshal(raw, &schema) != nil || schema.Type != "object" {
+		return errNotObjectSchema
+	}
+	defer func() {
+		if recover() != nil {
+			err = errSDKRefused
+		}
+	}()
+	server.AddTool(t, h)
+	return nil
 }
 
 // sdkTool converts a canonical definition to the SDK's Tool, keeping the schemas as

@@ -316,3 +316,30 @@ func TestFailedReadsAnswerNoCachedSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// SPEC FLAG-3, GRANT-6: a table dropped under a Store (DROP TABLE counts no change:
+// no trigger fires) fails the next read closed even for a principal whose Snapshot is
+// cached at the current control revision: the cheap revision read must not answer
+// cached permissions for grants that no longer exist. It answered the cached Snapshot,
+// so examples/mcpserver -db kept running granted calls after DROP TABLE tool_grants.
+func TestDroppedTableFailsCachedRead(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends() {
+		t.Run(b.dialect.String(), func(t *testing.T) {
+			s, db := newStore(t, b, grants.Row{Principal: grants.AnyPrincipal, Tool: "t", Effect: grants.Allow})
+			for i := range 2 { // the second read answers from the cache
+				if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 1 {
+					t.Fatalf("read %d = (%v, %v), want the compat row", i+1, snap, err)
+				}
+			}
+			if _, err := db.Exec("DROP TABLE tool_grants"); err != nil {
+				t.Fatal(err)
+			}
+			snap, err := s.ReadGrants(ctx, "alice")
+			checkClosed(t, "FLAG-3: cached read after the table was dropped", err, grants.ErrUnavailable)
+			if snap != nil {
+				t.Errorf("GRANT-6: a read with the table dropped answered a Snapshot of %d rows", len(snap.Rows))
+			}
+		})
+	}
+}

@@ -21,10 +21,12 @@
 //   - Cached reads: a Store keeps the Snapshot of each principal's last successful
 //     read, bounded by Options.CacheBytes (DefaultCacheBytes, 32 MiB; least
 //     recently used out first). A read of a principal it holds first reads the control
-//     revision alone (one row by primary key): equal to the Snapshot's revision, it
-//     answers the Snapshot; higher, it reads what changed since (below); lower but not
-//     stale, it reads the rows in full; stale, missing or unreadable, it fails closed
-//     as a full read would. The cache is
+//     revision alone (one row by primary key, in a statement that also names
+//     tool_grants, so that it fails once the table is gone: DROP TABLE fires no
+//     trigger): equal to the Snapshot's revision, it answers the Snapshot; higher, it
+//     reads what changed since (below); lower but not stale, it reads the rows in
+//     full; stale, missing or unreadable, it fails closed as a full read would. The
+//     cache is
 //     never a fallback (SPEC GRANT-6): every read confirms the revision with the
 //     database. It is used only over a database recording migration 0020, whose
 //     triggers bump the control revision exactly once in the transaction of every
@@ -290,8 +292,12 @@ LIMIT %d`, arg(1), grants.MaxRows+1),
 		delta: deltaQuery(arg),
 		// lock reads the control revision before a change, locking its row, so
 		// writers queue there; the triggers of migration 0019 then increment it.
-		lock:    lock,
-		control: `SELECT revision FROM control_revisions WHERE name = 'model_grants'`,
+		lock: lock,
+		// control reads the control revision alone, and names tool_grants so that the
+		// read fails when the table is gone: DROP TABLE fires no trigger, and a cached
+		// Snapshot must not outlive the grants it holds (SPEC FLAG-3, GRANT-6).
+		control: `SELECT revision FROM control_revisions
+WHERE name = 'model_grants' AND NOT EXISTS (SELECT 1 FROM tool_grants WHERE 1 = 0)`,
 		upsert: fmt.Sprintf(`INSERT INTO tool_grants (principal_id, tool_name, scopes, effect, revision)
 VALUES (%s, %s, %s, %s, %s)
 ON CONFLICT (principal_id, tool_name) DO UPDATE

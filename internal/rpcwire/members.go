@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/deferredtools/deferredtools/discovery/wire"
 	"github.com/deferredtools/deferredtools/internal/jsonlex"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
+	"github.com/deferredtools/deferredtools/safemode"
 )
 
 // Member names are read so that no decoder can read them another way: mcp-go decodes
@@ -70,4 +72,18 @@ func Members(b []byte, names []string) (m map[string][]byte, ambiguous map[strin
 func ExactMembers(b []byte, names []string) (m map[string][]byte, ok bool) {
 	m, ambiguous := Members(b, names)
 	return m, m != nil && len(ambiguous) == 0
+}
+
+// metaMembers are the members of a tools/call's params._meta the adapters read: the
+// client's contract pin and safe mode's confirmation token.
+var metaMembers = []string{wire.MetaContractDigest, safemode.MetaKey}
+
+// AmbiguousMeta reports a tools/call's params._meta (raw; anything but an object
+// reports false) that names the contract pin or safe mode's confirmation token twice
+// or in another case. The adapters refuse such a call as invalid params: the go-sdk
+// and encoding/json keep the last of repeated members, a scan the first, so the pin
+// checked and the token confirmed would depend on who read them.
+func AmbiguousMeta(meta []byte) bool {
+	_, ambiguous := Members(meta, metaMembers)
+	return len(ambiguous) > 0
 }

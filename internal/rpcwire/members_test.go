@@ -103,3 +103,24 @@ func FuzzMembers(f *testing.F) {
 		}
 	})
 }
+
+// AmbiguousMeta reports a _meta naming the pin or safe mode's token twice or in
+// another case, and nothing else (SPEC CONTRACT-2: one pin, read one way).
+func TestAmbiguousMeta(t *testing.T) {
+	for _, c := range []struct {
+		meta string
+		want bool
+	}{
+		{`{"contract_digest":"a","deferredtools/confirmation":"b","x":1,"x":2}`, false},
+		{`{"contract_digest":"a","contract_digest":"b"}`, true},
+		{`{"contract_digest":"a","Contract_Digest":"b"}`, true},
+		{`{"CONTRACT_DIGEST":"a"}`, true},
+		{`{"deferredtools/confirmation":"a","deferredtools\/confirmation":"b"}`, true},
+		{`{"Deferredtools/Confirmation":"a"}`, true},
+		{``, false}, {`5`, false}, {`null`, false}, {`["contract_digest","contract_digest"]`, false},
+	} {
+		if got := AmbiguousMeta([]byte(c.meta)); got != c.want {
+			t.Errorf("AmbiguousMeta(%s) = %v, want %v", c.meta, got, c.want)
+		}
+	}
+}

@@ -43,13 +43,18 @@ func Tools() []json.RawMessage {
 
 // JSONError returns err, an error of encoding/json decoding a file, without file
 // content: a syntax error, whose text quotes the offending character, becomes the
-// position of the byte where the syntax breaks, counted from 1. Other errors are
-// returned as they are (a type error names the JSON kind and the Go field, an end of
-// input nothing).
+// position of the byte where the syntax breaks, counted from 1; a type error, whose
+// text names the value's path (map keys included: the bearer tokens of a -tokens file),
+// becomes the position of the value (encoding/json: its end; with GOEXPERIMENT=jsonv2:
+// its start). Other errors (an end of input) are returned as they are.
 func JSONError(err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Errorf("syntax error at byte %d", se.Offset)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("a value of the wrong type near byte %d", te.Offset)
 	}
 	return err
 }
