@@ -137,15 +137,15 @@ func (d *Discoverer) discoverParams(ctx context.Context, p grants.Principal, par
 	if !d.opts.Enabled {
 		return nil, newError(CodeMethodNotFound, nil)
 	}
-	req, err := parseParams(params)
+	req, err := parseParams(params, !f.toolResult)
 	if err != nil {
 		return nil, err
 	}
 	return d.discover(ctx, p, req, f)
 }
 
-// DiscoverTool is DiscoverParams for the discovery tool (see ToolDefinition): the page
-// is sized for a tools/call result that carries it twice, as structuredContent and,
+// DiscoverTool is DiscoverParams for the discovery tool's arguments (see
+// ToolDefinition), which may not hold _meta (invalid_params): the page is sized for a tools/call result that carries it twice, as structuredContent and,
 // escaped, as one text block, inside a JSON-RPC response whose id encodes in at most
 // 64 bytes and whose other framing takes at most 256 bytes. So framed, the response
 // is at most MaxResponseBytes (SPEC PAGE-1). The page carries no
@@ -257,17 +257,19 @@ func validQuery(q string) bool {
 	return n <= MaxQueryLength
 }
 
-// parseParams reads discover params strictly (SPEC DISC-1, DISC-2).
-func parseParams(params json.RawMessage) (Request, error) {
+// parseParams reads discover params strictly (SPEC DISC-1, DISC-2). meta allows MCP's
+// _meta member, which the method's params may carry and the discovery tool's arguments
+// may not: its served schema (ToolDefinition) has no such property.
+func parseParams(params json.RawMessage, meta bool) (Request, error) {
 	if !json.Valid(params) {
 		return Request{}, newError(CodeInvalidParams, nil)
 	}
-	return parseValidParams(params)
+	return parseValidParams(params, meta)
 }
 
 // parseValidParams is parseParams for params already known to be valid JSON or absent,
 // such as the params member of a message parseEnvelope read.
-func parseValidParams(params json.RawMessage) (Request, error) {
+func parseValidParams(params json.RawMessage, meta bool) (Request, error) {
 	var req Request
 	if len(params) == 0 || !utf8.Valid(params) {
 		return req, newError(CodeInvalidParams, nil)
@@ -282,7 +284,7 @@ func parseValidParams(params json.RawMessage) (Request, error) {
 			seen = &seenLimit
 		case keyIs(key, "cursor"):
 			seen = &seenCursor
-		case keyIs(key, "_meta"):
+		case meta && keyIs(key, "_meta"):
 			seen = &seenMeta // allowed and ignored, whatever it holds
 		default:
 			return false // unknown member

@@ -56,7 +56,7 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 		code = CodeInvalidRequest
 		return appendRPCError(dst, nil, code), code.Status()
 	}
-	req, err := parseValidParams(env.Params) // parseEnvelope checked the whole message
+	req, err := parseValidParams(env.Params, true) // parseEnvelope checked the whole message
 	var res *Result
 	if err == nil {
 		res, err = d.discover(ctx, p, req, frame{idLen: len(env.ID)})
