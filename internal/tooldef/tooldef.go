@@ -6,6 +6,7 @@ package tooldef
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"unicode"
 	"unicode/utf8"
 
@@ -56,6 +57,27 @@ func ReadParams(def, dst []byte) (f Fields, params []byte, reason string) {
 	w.out = nil // the caller's
 	w.release()
 	return f, params, reason
+}
+
+// ReadParamSpans is ReadParams giving the parameter text as spans of def instead of
+// text: it appends to spans the start and end in def of each piece of the text, which
+// is the pieces joined by single spaces (def[spans[0]:spans[1]], def[spans[2]:spans[3]],
+// ...). plain is false when a piece holds an escape, so is not its own text, or def is
+// too long for offsets of 32 bits: spans is then not the text, which ReadParams (or
+// ParamText of f.InputSchema) gives. Spans let a caller that keeps def hand the text on
+// without copying it.
+func ReadParamSpans(def []byte, spans []uint32) (f Fields, out []uint32, plain bool, reason string) {
+	if uint64(len(def)) > math.MaxUint32 {
+		f, reason = Read(def)
+		return f, spans, false, reason
+	}
+	w := getWalker(nil)
+	w.base, w.spans, w.plain = def, spans, true
+	f, reason = read(def, w)
+	out, plain = w.spans, w.plain
+	w.base, w.spans = nil, nil // the caller's
+	w.release()
+	return f, out, plain, reason
 }
 
 // read is Read, appending the inputSchema's parameter text with w when w is not nil.
