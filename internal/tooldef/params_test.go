@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/deferredtools/deferredtools/internal/catalogtest"
 	"github.com/deferredtools/deferredtools/rank"
@@ -299,5 +300,33 @@ func TestParamSpansRankAlike(t *testing.T) {
 				t.Fatalf("query %q, doc %d: pieces explain %v, text %v", query, d, ge, we)
 			}
 		}
+	}
+}
+
+// TestReadParamSpansShares checks ReadParamSpans' title, description and annotation
+// title share the definition's bytes when they hold no escape, and its name never does
+// (a catalog keeps names, not these).
+func TestReadParamSpansShares(t *testing.T) {
+	def := []byte(`{"annotations":{"title":"Ann"},"description":"Lists items","inputSchema":{"properties":{"a":{}}},"name":"list_items","title":"Items \"all\""}`)
+	f, _, _, reason := ReadParamSpans(def, nil)
+	if reason != "" {
+		t.Fatal(reason)
+	}
+	inDef := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		start := uintptr(unsafe.Pointer(&def[0]))
+		return p >= start && p < start+uintptr(len(def))
+	}
+	if f.Description != "Lists items" || !inDef(f.Description) || f.AnnTitle != "Ann" || !inDef(f.AnnTitle) {
+		t.Fatalf("description %q, annotations.title %q: not shared with the definition", f.Description, f.AnnTitle)
+	}
+	if f.Title != `Items "all"` || inDef(f.Title) {
+		t.Fatalf("title %q: escaped, must be decoded into a copy", f.Title)
+	}
+	if f.Name != "list_items" || inDef(f.Name) {
+		t.Fatalf("name %q shares the definition's bytes", f.Name)
+	}
+	if g, _ := Read(def); inDef(g.Description) {
+		t.Fatal("Read's description shares the definition's bytes")
 	}
 }

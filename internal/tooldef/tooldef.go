@@ -9,6 +9,7 @@ import (
 	"math"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
@@ -65,7 +66,9 @@ func ReadParams(def, dst []byte) (f Fields, params []byte, reason string) {
 // ...). plain is false when a piece holds an escape, so is not its own text, or def is
 // too long for offsets of 32 bits: spans is then not the text, which ReadParams (or
 // ParamText of f.InputSchema) gives. Spans let a caller that keeps def hand the text on
-// without copying it.
+// without copying it; so do Title, Description and AnnTitle, which share def's bytes
+// when they hold no escape (Name is a copy): def must not be written while they are in
+// use.
 func ReadParamSpans(def []byte, spans []uint32) (f Fields, out []uint32, plain bool, reason string) {
 	if uint64(len(def)) > math.MaxUint32 {
 		f, reason = Read(def)
@@ -85,8 +88,14 @@ func read(def []byte, w *paramWalker) (f Fields, reason string) {
 	var annotations, meta []byte
 	keys := make([][]byte, 0, 8) // reused for annotations and _meta
 	malformed := false
-	str := func(val []byte, dst *string) {
-		if s, ok := StringValue(val); ok {
+	// Title, description and annotations.title share def's bytes in span mode: the
+	// caller keeps def unchanged (ReadParamSpans). The name is always a copy.
+	value := StringValue
+	if w != nil && w.base != nil {
+		value = sharedString
+	}
+	str := func(val []byte, dst *string, value func([]byte) (string, bool)) {
+		if s, ok := value(val); ok {
 			*dst = s
 		} else if string(val) != "null" {
 			malformed = true
@@ -109,11 +118,11 @@ func read(def []byte, w *paramWalker) (f Fields, reason string) {
 		keys = append(keys, key)
 		switch string(key) {
 		case "name":
-			str(val, &f.Name)
+			str(val, &f.Name, StringValue)
 		case "title":
-			str(val, &f.Title)
+			str(val, &f.Title, value)
 		case "description":
-			str(val, &f.Description)
+			str(val, &f.Description, value)
 		case "inputSchema":
 			f.InputSchema = val
 		case "annotations":
@@ -133,7 +142,7 @@ func read(def []byte, w *paramWalker) (f Fields, reason string) {
 	keys, twins = hintMembers(annotations, keys, func(key, val []byte) {
 		switch string(key) {
 		case "title":
-			f.AnnTitle, _ = StringValue(val)
+			f.AnnTitle, _ = value(val)
 		case "readOnlyHint":
 			f.ReadOnly = string(val) == "true"
 		case "destructiveHint":
@@ -212,6 +221,19 @@ func StringValue(raw []byte) (string, bool) {
 	}
 	var buf [64]byte
 	return string(jsonlex.Unescape(buf[:0], inner)), true
+}
+
+// sharedString is StringValue sharing raw's bytes, without a copy, when the string holds
+// no escape: raw must not be written while the string is in use.
+func sharedString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 {
+		return StringValue(raw)
+	}
+	return unsafe.String(unsafe.SliceData(inner), len(inner)), true
 }
 
 // caseTwins reports whether two of the member names in keys, which holds no exact
