@@ -56,6 +56,17 @@ type paramWalker struct {
 	base  []byte
 	spans []uint32
 	plain bool
+	// noEsc says base holds no backslash (span mode): no piece needs checking, and the
+	// props' names index base itself instead of decoded copies in names.
+	noEsc bool
+}
+
+// nameText returns the text the props' names index (paramProp.a, b).
+func (w *paramWalker) nameText() []byte {
+	if w.noEsc {
+		return w.base
+	}
+	return w.names
 }
 
 // A paramProp is one member of a properties object: its decoded name, names[a:b], where
@@ -173,7 +184,7 @@ func (w *paramWalker) offset(sub []byte) int { return cap(w.base) - cap(sub) }
 // span appends the piece raw, the raw inner text of a canonical string at base[at:],
 // as a span; a piece holding an escape is not its own text (plain turns false).
 func (w *paramWalker) span(at int, raw []byte) {
-	if w.plain && bytes.IndexByte(raw, '\\') >= 0 {
+	if !w.noEsc && w.plain && bytes.IndexByte(raw, '\\') >= 0 {
 		w.plain = false
 	}
 	w.spans = append(w.spans, uint32(at), uint32(at+len(raw)))
@@ -239,9 +250,9 @@ func (w *paramWalker) walkMembers(m *schemaMembers, depth int) {
 // writeProps appends the text of the properties readProps pushed on w.props from base
 // (their names on w.names from nameBase), of a schema nested depth deep, and pops them.
 func (w *paramWalker) writeProps(base, nameBase, depth int) {
-	props := w.props[base:]
+	props, names := w.props[base:], w.nameText()
 	// Canonical members are in UTF-16 order; rank reads them in byte order.
-	byName := func(x, y paramProp) int { return bytes.Compare(w.names[x.a:x.b], w.names[y.a:y.b]) }
+	byName := func(x, y paramProp) int { return bytes.Compare(names[x.a:x.b], names[y.a:y.b]) }
 	if !slices.IsSortedFunc(props, byName) {
 		slices.SortFunc(props, byName)
 	}
@@ -254,7 +265,7 @@ func (w *paramWalker) writeProps(base, nameBase, depth int) {
 				if len(w.out) > 0 {
 					w.out = append(w.out, ' ')
 				}
-				w.out = append(w.out, w.names[p.a:p.b]...)
+				w.out = append(w.out, names[p.a:p.b]...)
 			}
 		}
 		pm := &p.m
@@ -295,10 +306,16 @@ func (w *paramWalker) readProps(b []byte, i int) int {
 	}
 	for i < len(b) {
 		kend := jsonlex.SkipString(b, i)
-		a, raw := len(w.names), w.offset(b)+i+1
-		w.names = appendString(w.names, b[i+1:kend-1])
+		prop := paramProp{raw: w.offset(b) + i + 1}
+		if w.noEsc {
+			prop.a, prop.b = prop.raw, prop.raw+kend-i-2
+		} else {
+			prop.a = len(w.names)
+			w.names = appendString(w.names, b[i+1:kend-1])
+			prop.b = len(w.names)
+		}
 		i = jsonlex.SkipSpace(b, jsonlex.SkipSpace(b, kend)+1) // past the colon
-		w.props = append(w.props, paramProp{a: a, b: len(w.names), raw: raw})
+		w.props = append(w.props, prop)
 		p := &w.props[len(w.props)-1]
 		var vend int
 		vend, p.ok = readSchemaAt(&p.m, b, i)

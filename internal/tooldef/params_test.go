@@ -116,7 +116,8 @@ func BenchmarkParamText(b *testing.B) {
 }
 
 // BenchmarkReadParams reads a canonical tool definition of about 3 KB (16 properties of
-// the shapes the discovery benchmarks generate), as a catalog build does once per tool.
+// the shapes the discovery benchmarks generate), as a catalog build does once per tool:
+// its parameter text as text (ReadParams) or as spans (ReadParamSpans, the build's).
 func BenchmarkReadParams(b *testing.B) {
 	var props []string
 	for i := range 16 {
@@ -139,12 +140,22 @@ func BenchmarkReadParams(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var params []byte
-	b.SetBytes(int64(len(def)))
-	b.ReportAllocs()
-	for b.Loop() {
-		_, params, _ = ReadParams(def, params[:0])
-	}
+	b.Run("text", func(b *testing.B) {
+		var params []byte
+		b.SetBytes(int64(len(def)))
+		b.ReportAllocs()
+		for b.Loop() {
+			_, params, _ = ReadParams(def, params[:0])
+		}
+	})
+	b.Run("spans", func(b *testing.B) {
+		var spans []uint32
+		b.SetBytes(int64(len(def)))
+		b.ReportAllocs()
+		for b.Loop() {
+			_, spans, _, _ = ReadParamSpans(def, spans[:0])
+		}
+	})
 }
 
 // checkReadParams fails t when ReadParams of def's canonical form differs from Read of

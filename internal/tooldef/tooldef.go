@@ -76,9 +76,10 @@ func ReadParamSpans(def []byte, spans []uint32) (f Fields, out []uint32, plain b
 	}
 	w := getWalker(nil)
 	w.base, w.spans, w.plain = def, spans, true
+	w.noEsc = bytes.IndexByte(def, '\\') < 0 // one scan, instead of one a piece and a name
 	f, reason = read(def, w)
 	out, plain = w.spans, w.plain
-	w.base, w.spans = nil, nil // the caller's
+	w.base, w.spans, w.noEsc = nil, nil, false // the caller's
 	w.release()
 	return f, out, plain, reason
 }
