@@ -69,9 +69,9 @@ func (w *paramWalker) nameText() []byte {
 	return w.names
 }
 
-// A paramProp is one member of a properties object: its decoded name, names[a:b], where
-// its raw name starts in the walker's base (span mode), and the members ParamText reads
-// of its value, ok when that value is an object.
+// A paramProp is one member of a properties object: its decoded name, nameText()[a:b],
+// where its raw name starts in the walker's base (span mode), and the members ParamText
+// reads of its value, ok when that value is an object.
 type paramProp struct {
 	a, b int
 	raw  int
@@ -248,7 +248,8 @@ func (w *paramWalker) walkMembers(m *schemaMembers, depth int) {
 }
 
 // writeProps appends the text of the properties readProps pushed on w.props from base
-// (their names on w.names from nameBase), of a schema nested depth deep, and pops them.
+// (their decoded names on w.names from nameBase, unless they index base itself), of a
+// schema nested depth deep, and pops them.
 func (w *paramWalker) writeProps(base, nameBase, depth int) {
 	props, names := w.props[base:], w.nameText()
 	// Canonical members are in UTF-16 order; rank reads them in byte order.
