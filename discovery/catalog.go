@@ -407,9 +407,17 @@ func (in *catalogInput) nameOrder(r *reuse) []int32 {
 func (c *Catalog) sortTools(in *catalogInput, r reuse) {
 	order := in.nameOrder(&r)
 	n := len(order)
-	c.tools = make([]tool, n)
+	// Built from scratch, input i read into fresh[i]: the tools and docs are put in name
+	// order where they are, not copied into arrays of their own.
+	inPlace := r.prev == nil && len(in.fresh) == n
+	var docs []rank.Doc
+	if inPlace {
+		c.tools, docs = in.fresh, in.freshDocs
+		permute(order, c.tools, docs)
+	} else {
+		c.tools, docs = make([]tool, n), make([]rank.Doc, n)
+	}
 	c.inputs = make([]int32, n)
-	docs := make([]rank.Doc, n)
 	from := make([]int, n)
 	digests := make([][32]byte, n)
 	reused, same := 0, r.prev != nil && n == len(r.prev.tools)
@@ -426,11 +434,13 @@ func (c *Catalog) sortTools(in *catalogInput, r reuse) {
 	for p, i := range order {
 		t := &c.tools[p]
 		c.inputs[i] = int32(p)
-		if k := in.built[i]; k >= 0 {
-			*t = in.fresh[k]
-			docs[p] = in.freshDocs[k]
-		} else {
-			*t = r.prev.tools[in.prevOf[i]]
+		if !inPlace {
+			if k := in.built[i]; k >= 0 {
+				*t = in.fresh[k]
+				docs[p] = in.freshDocs[k]
+			} else {
+				*t = r.prev.tools[in.prevOf[i]]
+			}
 		}
 		from[p] = -1
 		if j := in.prevOf[i]; j >= 0 && r.rank {
@@ -457,6 +467,29 @@ func (c *Catalog) sortTools(in *catalogInput, r reuse) {
 		c.index = rank.NewIndex(docs)
 	}
 	c.contract = schemaguard.ContractDigest(digests)
+}
+
+// permute moves tools[order[p]] and docs[order[p]] to tools[p] and docs[p], for every
+// p, in place: order is a permutation of the indexes, each cycle of it followed once.
+func permute(order []int32, tools []tool, docs []rank.Doc) {
+	done := make([]bool, len(order))
+	for p := range order {
+		if done[p] || int(order[p]) == p {
+			continue
+		}
+		t, d := tools[p], docs[p]
+		j := p
+		for {
+			done[j] = true
+			k := int(order[j])
+			if k == p {
+				tools[j], docs[j] = t, d
+				break
+			}
+			tools[j], docs[j] = tools[k], docs[k]
+			j = k
+		}
+	}
 }
 
 // compile compiles schema, failing closed when the Compiler answers nothing.

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+	"unsafe"
 
 	"github.com/deferredtools/deferredtools/internal/parallel"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
@@ -35,6 +36,7 @@ type builder struct {
 	// it has no object inputSchema (refused unless its name is a duplicate).
 	fresh    []tool
 	docs     []rank.Doc
+	pieces   []rank.Pieces // docs[k].ParamPieces, when set, is &pieces[k]
 	early    []*CatalogError
 	noSchema []bool
 	// schemas[k] is the inputSchema of fresh[k] left for compileLate, when a Compiler
@@ -55,6 +57,9 @@ func newBuilder(tools []json.RawMessage, o *CatalogOptions, r reuse, prevOf, bui
 	if b.compiler != nil {
 		b.schemas = make([][]byte, nb)
 	}
+	if !o.IgnoreParamText {
+		b.pieces = make([]rank.Pieces, nb)
+	}
 	for i, k := range built {
 		if k >= 0 {
 			b.inputs[k] = int32(i)
@@ -63,64 +68,70 @@ func newBuilder(tools []json.RawMessage, o *CatalogOptions, r reuse, prevOf, bui
 	return b
 }
 
+// scratch is one build worker's space, reused tool after tool: the canonical form
+// being written, and the spans of a tool's parameter text.
+type scratch struct {
+	buf   []byte
+	spans []uint32
+}
+
 // run reads every input to build.
 func (b *builder) run() {
-	// scratch[w] holds the parameter text of the tool worker w reads, reused; it is
-	// written back once a range, not once a tool (the workers' headers share a line).
-	scratch := make([][]byte, parallel.Workers(len(b.inputs), buildChunk))
+	// scratch[w] is worker w's, written back once a range, not once a tool (the
+	// workers' headers share a line).
+	scratch := make([]scratch, parallel.Workers(len(b.inputs), buildChunk))
 	parallel.Chunks(len(b.inputs), buildChunk, func(w, lo, hi int) {
-		params := scratch[w]
+		s := scratch[w]
 		for k := lo; k < hi; k++ {
-			params = b.read(k, params[:0])
+			b.read(k, &s)
 		}
-		scratch[w] = params
+		scratch[w] = s
 	})
 }
 
-// read reads input inputs[k] into fresh[k], with params as scratch space for its
-// parameter text, which it returns for reuse.
-func (b *builder) read(k int, params []byte) []byte {
+// read reads input inputs[k] into fresh[k], with s as scratch space.
+func (b *builder) read(k int, s *scratch) {
 	i := int(b.inputs[k])
 	if j := b.prevOf[i]; j >= 0 {
 		// A tool of Previous whose validator or text for ranking is not this version's.
 		nt := b.r.prev.tools[j]
-		f, params, _ := b.readFields(nt.canonical, params)
+		f, plain, _ := b.readFields(nt.canonical, s)
 		if !b.r.validators {
 			b.compile(&nt, k, f.InputSchema)
 		}
 		if !b.r.rank {
-			b.docs[k] = b.rankDoc(f, params)
+			b.docs[k] = b.rankDoc(k, f, nt.canonical, s.spans, plain)
 		}
 		b.fresh[k] = nt
-		return params
+		return
 	}
 	raw := b.tools[i]
 	nt := &b.fresh[k]
 	// Written in the worker's scratch, then kept in a copy of its own length: its length
 	// is not known before (indented text shrinks, a number as 1e+300 grows), and the
 	// copy of a form still in cache costs less than memory allocated for the text.
-	buf, m, err := schemaguard.Canonicalize(params[:0], raw)
+	buf, m, err := schemaguard.Canonicalize(s.buf[:0], raw)
+	s.buf = buf
 	if err != nil {
 		b.early[k] = &CatalogError{Index: i, Reason: "malformed", cause: err}
-		return params
+		return
 	}
 	nt.canonical = slices.Clone(buf)
-	params = buf[:0]
 	// Read from the canonical form: a member name there is spelled one way only.
-	f, params, reason := b.readFields(nt.canonical, params)
+	f, plain, reason := b.readFields(nt.canonical, s)
 	if reason != "" {
 		b.early[k] = &CatalogError{Index: i, Reason: reason, Name: nameIfValid(f.Name)}
-		return params
+		return
 	}
 	if !validToolName(f.Name) {
 		b.early[k] = &CatalogError{Index: i, Reason: "name"}
-		return params
+		return
 	}
 	nt.name = f.Name
 	schema := f.InputSchema
 	if len(schema) == 0 || schema[0] != '{' {
 		b.noSchema[k] = true
-		return params
+		return
 	}
 	pr := &probe{text: raw}
 	if b.probes != nil {
@@ -135,33 +146,42 @@ func (b *builder) read(k int, params []byte) []byte {
 	nt.digest = schemaguard.Digest(nt.canonical)
 	nt.strEscapes, nt.rawEscapes = canonicalEscapes(nt.canonical)
 	b.compile(nt, k, schema)
-	b.docs[k] = b.rankDoc(f, params)
-	return params
+	b.docs[k] = b.rankDoc(k, f, nt.canonical, s.spans, plain)
 }
 
-// readFields reads the members of the canonical tool def and appends the parameter text
-// of its inputSchema to params, in one pass, unless parameters are left out of ranking.
-func (b *builder) readFields(def, params []byte) (tooldef.Fields, []byte, string) {
+// readFields reads the members of the canonical tool def and, in the same pass, the
+// parameter text of its inputSchema into s.spans as spans of def (plain says whether
+// they are the text; see tooldef.ReadParamSpans), unless parameters are left out of
+// ranking.
+func (b *builder) readFields(def []byte, s *scratch) (f tooldef.Fields, plain bool, reason string) {
 	if b.o.IgnoreParamText {
-		f, reason := tooldef.Read(def)
-		return f, params, reason
+		f, reason = tooldef.Read(def)
+		return f, false, reason
 	}
-	return tooldef.ReadParams(def, params)
+	f, s.spans, plain, reason = tooldef.ReadParamSpans(def, s.spans[:0])
+	return f, plain, reason
 }
 
-// rankDoc returns the text rank indexes for the tool f, whose parameter text readFields
-// read into params: a meta tool's parameter text leaves out its action enum (SPEC DISC-5:
+// rankDoc returns the text rank indexes for the tool f, doc k, read from its canonical
+// form def, whose parameter text readFields read as spans of def: its pieces when
+// plain, no copy of them (the canonical form is kept, and never written), else the
+// text decoded. A meta tool's parameter text leaves out its action enum (SPEC DISC-5:
 // an action a caller is not served must not move their results). Name is set by the
 // caller.
-func (b *builder) rankDoc(f tooldef.Fields, params []byte) rank.Doc {
+func (b *builder) rankDoc(k int, f tooldef.Fields, def []byte, spans []uint32, plain bool) rank.Doc {
 	doc := rank.Doc{Title: cmp.Or(f.Title, f.AnnTitle), Description: f.Description}
 	if b.o.IgnoreParamText {
 		return doc
 	}
-	if m, ok := b.o.MetaTools[f.Name]; ok {
+	switch m, meta := b.o.MetaTools[f.Name]; {
+	case meta:
 		doc.Params = metaParamText(f.InputSchema, argumentOf(m))
-	} else {
-		doc.Params = string(params)
+	case plain && len(spans) == 0: // no parameter text
+	case plain:
+		b.pieces[k] = rank.Pieces{Src: unsafe.String(unsafe.SliceData(def), len(def)), Spans: slices.Clone(spans)}
+		doc.ParamPieces = &b.pieces[k]
+	default:
+		doc.Params = tooldef.ParamText(f.InputSchema)
 	}
 	return doc
 }

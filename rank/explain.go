@@ -172,7 +172,7 @@ func (ix *Index) docFields(doc Doc) [numFields]map[string]bool {
 	p := ix.p
 	an := newAnalyzer(p.Off)
 	var out [numFields]map[string]bool
-	for f, text := range [numFields]string{doc.Name, doc.Title, doc.Description, doc.Params} {
+	for f, text := range [numFields]string{doc.Name, doc.Title, doc.Description, doc.paramText()} {
 		an.reset()
 		an.pairs = p.Pair > 0 && f < fieldDesc
 		an.surface = p.Surf > 0 && f != fieldParams

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // A Doc is the text of one tool that ranking sees.
@@ -19,6 +20,36 @@ type Doc struct {
 	// Params is the text of the tool's parameters, weighed a tenth of the description:
 	// ParamText of its input schema, or "".
 	Params string
+	// ParamPieces, when not nil, is the text of the tool's parameters instead of Params
+	// (which is then not read): a caller holding the text as pieces of a larger string
+	// hands it over without joining it into a string of its own.
+	ParamPieces *Pieces
+}
+
+// Pieces is a text held as pieces of one string: Src[Spans[0]:Spans[1]],
+// Src[Spans[2]:Spans[3]], and so on, joined by single spaces.
+type Pieces struct {
+	Src   string
+	Spans []uint32
+}
+
+// appendText appends the text of p to dst.
+func (p *Pieces) appendText(dst []byte) []byte {
+	for k := 0; k+1 < len(p.Spans); k += 2 {
+		if k > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, p.Src[p.Spans[k]:p.Spans[k+1]]...)
+	}
+	return dst
+}
+
+// paramText returns the text of d's parameters.
+func (d *Doc) paramText() string {
+	if d.ParamPieces == nil {
+		return d.Params
+	}
+	return string(d.ParamPieces.appendText(nil))
 }
 
 // A Hit is one ranked document: its index in the slice given to NewIndex, and its score.
@@ -204,6 +235,7 @@ type inverter struct {
 	// go to terms at the end (finish).
 	tab  *termTable
 	memo *wordMemo // the terms of each word of the descriptions and parameters
+	join []byte    // the text of a doc's ParamPieces, joined
 }
 
 func newInverter(p params, base, terms map[string]uint32) *inverter {
@@ -262,7 +294,14 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 	p, an := &v.p, v.an
 	v.seen = v.seen[:0]
 	var length [numFields]int
-	for f, text := range [numFields]string{d.Name, d.Title, d.Description, d.Params} {
+	params := d.Params
+	if d.ParamPieces != nil {
+		// Joined in a buffer reused doc after doc: the analyser copies its text before
+		// reading it and keeps none of it, so the string needs no bytes of its own.
+		v.join = d.ParamPieces.appendText(v.join[:0])
+		params = unsafe.String(unsafe.SliceData(v.join), len(v.join))
+	}
+	for f, text := range [numFields]string{d.Name, d.Title, d.Description, params} {
 		if f == fieldParams && p.W[f] == 0 {
 			continue // evaluations only: parameters not indexed
 		}

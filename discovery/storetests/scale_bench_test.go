@@ -14,6 +14,7 @@ import (
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/grants/sqlstore"
 	"github.com/deferredtools/deferredtools/internal/catalogtest"
+	"github.com/deferredtools/deferredtools/internal/cputime"
 	"github.com/deferredtools/deferredtools/internal/dbtest"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
@@ -107,19 +108,43 @@ func scaleCatalog(b *testing.B, n int) *scaleFixture {
 
 // BenchmarkScaleNewCatalog measures compiling a generated catalog: the once-per-version
 // cost a host pays on every catalog change (B/op and allocs/op are the whole build's;
-// MB/s is JSON input read per second).
+// MB/s is JSON input read per second). tools=N are the tools as generated, each in the
+// member order of the real tool it rewrites (servers' order: name, title, description,
+// inputSchema; a schema's keywords as the server wrote them), none in canonical form;
+// order=canonical/tools=N the same tools in canonical form (members sorted, as a catalog
+// kept canonical holds them), which the build checks and copies whole.
 func BenchmarkScaleNewCatalog(b *testing.B) {
+	build := func(b *testing.B, tools []json.RawMessage, bytes int64) {
+		b.SetBytes(bytes)
+		b.ReportAllocs()
+		defer cputime.Report(b)()
+		for b.Loop() {
+			if _, err := discovery.NewCatalog(tools, scaleLimits); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 	for _, n := range scaleSizes {
 		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
 			scaleSkip(b, n)
 			f := scaleGenerate(b, n)
-			b.SetBytes(f.bytes)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := discovery.NewCatalog(f.tools, scaleLimits); err != nil {
+			build(b, f.tools, f.bytes)
+		})
+	}
+	for _, n := range scaleSizes {
+		b.Run(fmt.Sprintf("order=canonical/tools=%d", n), func(b *testing.B) {
+			scaleSkip(b, n)
+			f := scaleGenerate(b, n)
+			canon := make([]json.RawMessage, len(f.tools))
+			var size int64
+			for i, t := range f.tools {
+				c, _, err := schemaguard.Canonicalize(nil, t)
+				if err != nil {
 					b.Fatal(err)
 				}
+				canon[i], size = c, size+int64(len(c))
 			}
+			build(b, canon, size)
 		})
 	}
 }

@@ -44,17 +44,37 @@ func (w *paramWalker) release() {
 var paramPool = sync.Pool{New: func() any { return new(paramWalker) }}
 
 // paramWalker holds one ParamText call's buffers: the text written so far, and a stack
-// of the properties of the schemas being walked, their decoded names in names.
+// of the properties of the schemas being walked, their decoded names in names. With
+// base set (ReadParamSpans) it writes no text: each piece of it is a span of base,
+// appended to spans, and plain says whether every piece so far is its own text (no
+// escape to decode).
 type paramWalker struct {
 	out   []byte
 	props []paramProp
 	names []byte
+
+	base  []byte
+	spans []uint32
+	plain bool
+	// noEsc says base holds no backslash (span mode): no piece needs checking, and the
+	// props' names index base itself instead of decoded copies in names.
+	noEsc bool
 }
 
-// A paramProp is one member of a properties object: its decoded name, names[a:b], and
-// the members ParamText reads of its value, ok when that value is an object.
+// nameText returns the text the props' names index (paramProp.a, b).
+func (w *paramWalker) nameText() []byte {
+	if w.noEsc {
+		return w.base
+	}
+	return w.names
+}
+
+// A paramProp is one member of a properties object: its decoded name, nameText()[a:b],
+// where its raw name starts in the walker's base (span mode), and the members ParamText
+// reads of its value, ok when that value is an object.
 type paramProp struct {
 	a, b int
+	raw  int
 	m    schemaMembers
 	ok   bool
 }
@@ -146,10 +166,28 @@ func (w *paramWalker) add(val []byte) {
 	if len(val) <= 2 || val[0] != '"' {
 		return
 	}
+	inner := val[1 : len(val)-1]
+	if w.base != nil {
+		w.span(w.offset(inner), inner)
+		return
+	}
 	if len(w.out) > 0 {
 		w.out = append(w.out, ' ')
 	}
-	w.out = appendString(w.out, val[1:len(val)-1])
+	w.out = appendString(w.out, inner)
+}
+
+// offset returns where sub, a slice of w.base (sliced with two indexes only, as every
+// slice the walker reads is), starts in it.
+func (w *paramWalker) offset(sub []byte) int { return cap(w.base) - cap(sub) }
+
+// span appends the piece raw, the raw inner text of a canonical string at base[at:],
+// as a span; a piece holding an escape is not its own text (plain turns false).
+func (w *paramWalker) span(at int, raw []byte) {
+	if !w.noEsc && w.plain && bytes.IndexByte(raw, '\\') >= 0 {
+		w.plain = false
+	}
+	w.spans = append(w.spans, uint32(at), uint32(at+len(raw)))
 }
 
 // appendString appends the decoded inner text of a canonical JSON string.
@@ -210,21 +248,26 @@ func (w *paramWalker) walkMembers(m *schemaMembers, depth int) {
 }
 
 // writeProps appends the text of the properties readProps pushed on w.props from base
-// (their names on w.names from nameBase), of a schema nested depth deep, and pops them.
+// (their decoded names on w.names from nameBase, unless they index base itself), of a
+// schema nested depth deep, and pops them.
 func (w *paramWalker) writeProps(base, nameBase, depth int) {
-	props := w.props[base:]
+	props, names := w.props[base:], w.nameText()
 	// Canonical members are in UTF-16 order; rank reads them in byte order.
-	byName := func(x, y paramProp) int { return bytes.Compare(w.names[x.a:x.b], w.names[y.a:y.b]) }
+	byName := func(x, y paramProp) int { return bytes.Compare(names[x.a:x.b], names[y.a:y.b]) }
 	if !slices.IsSortedFunc(props, byName) {
 		slices.SortFunc(props, byName)
 	}
 	for i := range props {
 		p := w.props[base+i] // w.props may grow (and move) as nested schemas are walked
 		if p.b > p.a {
-			if len(w.out) > 0 {
-				w.out = append(w.out, ' ')
+			if w.base != nil {
+				w.span(p.raw, w.base[p.raw:p.raw+p.b-p.a])
+			} else {
+				if len(w.out) > 0 {
+					w.out = append(w.out, ' ')
+				}
+				w.out = append(w.out, names[p.a:p.b]...)
 			}
-			w.out = append(w.out, w.names[p.a:p.b]...)
 		}
 		pm := &p.m
 		w.add(pm.title)
@@ -264,10 +307,16 @@ func (w *paramWalker) readProps(b []byte, i int) int {
 	}
 	for i < len(b) {
 		kend := jsonlex.SkipString(b, i)
-		a := len(w.names)
-		w.names = appendString(w.names, b[i+1:kend-1])
+		prop := paramProp{raw: w.offset(b) + i + 1}
+		if w.noEsc {
+			prop.a, prop.b = prop.raw, prop.raw+kend-i-2
+		} else {
+			prop.a = len(w.names)
+			w.names = appendString(w.names, b[i+1:kend-1])
+			prop.b = len(w.names)
+		}
 		i = jsonlex.SkipSpace(b, jsonlex.SkipSpace(b, kend)+1) // past the colon
-		w.props = append(w.props, paramProp{a: a, b: len(w.names)})
+		w.props = append(w.props, prop)
 		p := &w.props[len(w.props)-1]
 		var vend int
 		vend, p.ok = readSchemaAt(&p.m, b, i)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/deferredtools/deferredtools/internal/catalogtest"
 	"github.com/deferredtools/deferredtools/rank"
@@ -115,7 +116,8 @@ func BenchmarkParamText(b *testing.B) {
 }
 
 // BenchmarkReadParams reads a canonical tool definition of about 3 KB (16 properties of
-// the shapes the discovery benchmarks generate), as a catalog build does once per tool.
+// the shapes the discovery benchmarks generate), as a catalog build does once per tool:
+// its parameter text as text (ReadParams) or as spans (ReadParamSpans, the build's).
 func BenchmarkReadParams(b *testing.B) {
 	var props []string
 	for i := range 16 {
@@ -138,12 +140,22 @@ func BenchmarkReadParams(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var params []byte
-	b.SetBytes(int64(len(def)))
-	b.ReportAllocs()
-	for b.Loop() {
-		_, params, _ = ReadParams(def, params[:0])
-	}
+	b.Run("text", func(b *testing.B) {
+		var params []byte
+		b.SetBytes(int64(len(def)))
+		b.ReportAllocs()
+		for b.Loop() {
+			_, params, _ = ReadParams(def, params[:0])
+		}
+	})
+	b.Run("spans", func(b *testing.B) {
+		var spans []uint32
+		b.SetBytes(int64(len(def)))
+		b.ReportAllocs()
+		for b.Loop() {
+			_, spans, _, _ = ReadParamSpans(def, spans[:0])
+		}
+	})
 }
 
 // checkReadParams fails t when ReadParams of def's canonical form differs from Read of
@@ -167,6 +179,41 @@ func checkReadParams(t *testing.T, def []byte) {
 	if reason == "" && string(params) != want {
 		t.Fatalf("ReadParams(%s) text %q, want %q", canon, params, want)
 	}
+	checkReadParamSpans(t, canon, wantF, wantReason, strings.TrimPrefix(strings.TrimPrefix(want, "prefix"), " "))
+}
+
+// checkReadParamSpans fails t when ReadParamSpans of canon reads other members than
+// Read (wantF, wantReason), or its spans, joined by spaces, are not the parameter text
+// want while it says they are (plain), or it says so when a piece holds an escape.
+func checkReadParamSpans(t *testing.T, canon []byte, wantF Fields, wantReason, want string) {
+	t.Helper()
+	pre := []uint32{7, 9} // kept ahead of the spans appended
+	f, spans, plain, reason := ReadParamSpans(canon, pre)
+	if reason != wantReason || fmt.Sprint(f) != fmt.Sprint(wantF) {
+		t.Fatalf("ReadParamSpans(%s) = %+v, %q; Read = %+v, %q", canon, f, reason, wantF, wantReason)
+	}
+	if len(spans) < 2 || spans[0] != 7 || spans[1] != 9 || len(spans)%2 != 0 {
+		t.Fatalf("ReadParamSpans(%s) spans %v: not appended to [7 9] in pairs", canon, spans)
+	}
+	if reason != "" {
+		return
+	}
+	var pieces []string
+	escaped := false
+	for k := 2; k < len(spans); k += 2 {
+		a, b := spans[k], spans[k+1]
+		if a >= b || int(b) > len(canon) {
+			t.Fatalf("ReadParamSpans(%s) span [%d, %d) empty or out of the text", canon, a, b)
+		}
+		pieces = append(pieces, string(canon[a:b]))
+		escaped = escaped || strings.Contains(pieces[len(pieces)-1], `\`)
+	}
+	if plain == escaped {
+		t.Fatalf("ReadParamSpans(%s) plain %v with pieces %q", canon, plain, pieces)
+	}
+	if got := strings.Join(pieces, " "); plain && got != want {
+		t.Fatalf("ReadParamSpans(%s) text %q, want %q", canon, got, want)
+	}
 }
 
 // paramDefs are tool definitions around each of paramSeeds, and a few whose other
@@ -183,8 +230,8 @@ func paramDefs() []string {
 	return defs
 }
 
-// TestReadParams checks ReadParams reads what Read and ParamText read, on the seeds and
-// on every tool of the real catalogs.
+// TestReadParams checks ReadParams and ReadParamSpans read what Read and ParamText
+// read, on the seeds and on every tool of the real catalogs.
 func TestReadParams(t *testing.T) {
 	for _, s := range paramDefs() {
 		checkReadParams(t, []byte(s))
@@ -194,11 +241,103 @@ func TestReadParams(t *testing.T) {
 	}
 }
 
-// FuzzReadParams checks ReadParams reads what Read and ParamText read from any JSON
-// text's canonical form.
+// FuzzReadParams checks ReadParams and ReadParamSpans read what Read and ParamText read
+// from any JSON text's canonical form.
 func FuzzReadParams(f *testing.F) {
 	for _, s := range paramDefs() {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, def []byte) { checkReadParams(t, def) })
+}
+
+// TestParamSpansRankAlike checks a rank index over docs whose parameter text is
+// ReadParamSpans' spans (rank.Pieces of the canonical form) ranks and explains every
+// query exactly as one over the same text as a string, on every tool of the real
+// catalogs and the seeds: the catalog build hands rank the spans.
+func TestParamSpansRankAlike(t *testing.T) {
+	var defs [][]byte
+	for _, s := range paramDefs() {
+		defs = append(defs, []byte(s))
+	}
+	defs = append(defs, []byte(`{"name":"n","inputSchema":{"properties":{"café_id":{"description":"Ｆｕｌｌ width, cafe\u0301 and 東京都 names"}}}}`))
+	if dir := catalogtest.DataDir(); dir != "" {
+		for _, tool := range realTools(t) {
+			defs = append(defs, tool)
+		}
+	}
+	var withPieces, withText []rank.Doc
+	var words []string
+	plainDocs := 0
+	for i, def := range defs {
+		canon, _, err := schemaguard.Canonicalize(nil, def)
+		if err != nil {
+			continue
+		}
+		f, spans, plain, reason := ReadParamSpans(canon, nil)
+		if reason != "" {
+			continue
+		}
+		text := ParamText(f.InputSchema)
+		doc := rank.Doc{Name: fmt.Sprintf("tool_%d", i), Description: f.Description, Params: text}
+		withText = append(withText, doc)
+		if plain {
+			plainDocs++
+			doc.Params = "" // not read: the pieces stand for it
+			doc.ParamPieces = &rank.Pieces{Src: string(canon), Spans: spans}
+		}
+		withPieces = append(withPieces, doc)
+		if w := strings.Fields(text); len(w) > 0 {
+			words = append(words, w[i%len(w)], w[len(w)-1])
+		}
+	}
+	if plainDocs < len(withText)/2 {
+		t.Fatalf("only %d of %d docs have plain spans", plainDocs, len(withText))
+	}
+	a, b := rank.NewIndex(withPieces), rank.NewIndex(withText)
+	all := rank.NewSet(len(withText))
+	for i := range withText {
+		all.Add(i)
+	}
+	for q := 0; q+1 < len(words); q += 2 {
+		query := words[q] + " " + words[q+1]
+		got, want := a.Search(nil, query, all, 0), b.Search(nil, query, all, 0)
+		if !slices.Equal(got, want) {
+			t.Fatalf("query %q: pieces rank %v, text %v", query, got, want)
+		}
+		if len(got) > 0 {
+			d := got[0].Doc
+			ge, we := a.Explain(query, all, d, withPieces[d]), b.Explain(query, all, d, withText[d])
+			if fmt.Sprint(ge) != fmt.Sprint(we) {
+				t.Fatalf("query %q, doc %d: pieces explain %v, text %v", query, d, ge, we)
+			}
+		}
+	}
+}
+
+// TestReadParamSpansShares checks ReadParamSpans' title, description and annotation
+// title share the definition's bytes when they hold no escape, and its name never does
+// (a catalog keeps names, not these).
+func TestReadParamSpansShares(t *testing.T) {
+	def := []byte(`{"annotations":{"title":"Ann"},"description":"Lists items","inputSchema":{"properties":{"a":{}}},"name":"list_items","title":"Items \"all\""}`)
+	f, _, _, reason := ReadParamSpans(def, nil)
+	if reason != "" {
+		t.Fatal(reason)
+	}
+	inDef := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		start := uintptr(unsafe.Pointer(&def[0]))
+		return p >= start && p < start+uintptr(len(def))
+	}
+	if f.Description != "Lists items" || !inDef(f.Description) || f.AnnTitle != "Ann" || !inDef(f.AnnTitle) {
+		t.Fatalf("description %q, annotations.title %q: not shared with the definition", f.Description, f.AnnTitle)
+	}
+	if f.Title != `Items "all"` || inDef(f.Title) {
+		t.Fatalf("title %q: escaped, must be decoded into a copy", f.Title)
+	}
+	if f.Name != "list_items" || inDef(f.Name) {
+		t.Fatalf("name %q shares the definition's bytes", f.Name)
+	}
+	if g, _ := Read(def); inDef(g.Description) {
+		t.Fatal("Read's description shares the definition's bytes")
+	}
 }

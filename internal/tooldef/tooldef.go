@@ -6,8 +6,10 @@ package tooldef
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
@@ -58,13 +60,43 @@ func ReadParams(def, dst []byte) (f Fields, params []byte, reason string) {
 	return f, params, reason
 }
 
+// ReadParamSpans is ReadParams giving the parameter text as spans of def instead of
+// text: it appends to spans the start and end in def of each piece of the text, which
+// is the pieces joined by single spaces (def[spans[0]:spans[1]], def[spans[2]:spans[3]],
+// ...). plain is false when a piece holds an escape, so is not its own text, or def is
+// too long for offsets of 32 bits: spans is then not the text, which ReadParams (or
+// ParamText of f.InputSchema) gives. Spans let a caller that keeps def hand the text on
+// without copying it; so do Title, Description and AnnTitle, which share def's bytes
+// when they hold no escape (Name is a copy): def must not be written while they are in
+// use.
+func ReadParamSpans(def []byte, spans []uint32) (f Fields, out []uint32, plain bool, reason string) {
+	if uint64(len(def)) > math.MaxUint32 {
+		f, reason = Read(def)
+		return f, spans, false, reason
+	}
+	w := getWalker(nil)
+	w.base, w.spans, w.plain = def, spans, true
+	w.noEsc = bytes.IndexByte(def, '\\') < 0 // one scan, instead of one a piece and a name
+	f, reason = read(def, w)
+	out, plain = w.spans, w.plain
+	w.base, w.spans, w.noEsc = nil, nil, false // the caller's
+	w.release()
+	return f, out, plain, reason
+}
+
 // read is Read, appending the inputSchema's parameter text with w when w is not nil.
 func read(def []byte, w *paramWalker) (f Fields, reason string) {
 	var annotations, meta []byte
 	keys := make([][]byte, 0, 8) // reused for annotations and _meta
 	malformed := false
-	str := func(val []byte, dst *string) {
-		if s, ok := StringValue(val); ok {
+	// Title, description and annotations.title share def's bytes in span mode: the
+	// caller keeps def unchanged (ReadParamSpans). The name is always a copy.
+	value := StringValue
+	if w != nil && w.base != nil {
+		value = sharedString
+	}
+	str := func(val []byte, dst *string, value func([]byte) (string, bool)) {
+		if s, ok := value(val); ok {
 			*dst = s
 		} else if string(val) != "null" {
 			malformed = true
@@ -87,11 +119,11 @@ func read(def []byte, w *paramWalker) (f Fields, reason string) {
 		keys = append(keys, key)
 		switch string(key) {
 		case "name":
-			str(val, &f.Name)
+			str(val, &f.Name, StringValue)
 		case "title":
-			str(val, &f.Title)
+			str(val, &f.Title, value)
 		case "description":
-			str(val, &f.Description)
+			str(val, &f.Description, value)
 		case "inputSchema":
 			f.InputSchema = val
 		case "annotations":
@@ -111,7 +143,7 @@ func read(def []byte, w *paramWalker) (f Fields, reason string) {
 	keys, twins = hintMembers(annotations, keys, func(key, val []byte) {
 		switch string(key) {
 		case "title":
-			f.AnnTitle, _ = StringValue(val)
+			f.AnnTitle, _ = value(val)
 		case "readOnlyHint":
 			f.ReadOnly = string(val) == "true"
 		case "destructiveHint":
@@ -190,6 +222,19 @@ func StringValue(raw []byte) (string, bool) {
 	}
 	var buf [64]byte
 	return string(jsonlex.Unescape(buf[:0], inner)), true
+}
+
+// sharedString is StringValue sharing raw's bytes, without a copy, when the string holds
+// no escape: raw must not be written while the string is in use.
+func sharedString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 {
+		return StringValue(raw)
+	}
+	return unsafe.String(unsafe.SliceData(inner), len(inner)), true
 }
 
 // caseTwins reports whether two of the member names in keys, which holds no exact
