@@ -146,11 +146,12 @@ func (d *Discoverer) discoverParams(ctx context.Context, p grants.Principal, par
 }
 
 // DiscoverTool is DiscoverParams for the discovery tool's arguments (see
-// ToolDefinition), which may not hold _meta (invalid_params): the page is sized for a tools/call result that carries it twice, as structuredContent and,
-// escaped, as one text block, inside a JSON-RPC response whose id encodes in at most
-// 64 bytes and whose other framing takes at most 256 bytes. So framed, the response
-// is at most MaxResponseBytes (SPEC PAGE-1). The page carries no
-// cache hints: SEP-2549 gives none to tools/call results, and a model reads the page.
+// ToolDefinition), which may not hold _meta (invalid_params): the page is sized for a
+// tools/call result that carries it twice, as structuredContent and, escaped, as one
+// text block, inside a JSON-RPC response whose id encodes in at most 64 bytes and whose
+// other framing takes at most 256 bytes. So framed, the response is at most
+// MaxResponseBytes (SPEC PAGE-1). The page carries no cache hints: SEP-2549 gives none
+// to tools/call results, and a model reads the page.
 func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args json.RawMessage) (res *Result, err error) {
 	defer d.observe(&ctx, observe.OpDiscoverTool).page(&res, &err)
 	return d.discoverParams(ctx, p, args, frame{idLen: maxIDBytes, toolResult: true})
