@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 	"github.com/deferredtools/deferredtools/observe"
 	"github.com/deferredtools/deferredtools/rank"
 )
@@ -145,11 +146,12 @@ func (d *Discoverer) discoverParams(ctx context.Context, p grants.Principal, par
 }
 
 // DiscoverTool is DiscoverParams for the discovery tool's arguments (see
-// ToolDefinition), which may not hold _meta (invalid_params): the page is sized for a tools/call result that carries it twice, as structuredContent and,
-// escaped, as one text block, inside a JSON-RPC response whose id encodes in at most
-// 64 bytes and whose other framing takes at most 256 bytes. So framed, the response
-// is at most MaxResponseBytes (SPEC PAGE-1). The page carries no
-// cache hints: SEP-2549 gives none to tools/call results, and a model reads the page.
+// ToolDefinition), which may not hold _meta (invalid_params): the page is sized for a
+// tools/call result that carries it twice, as structuredContent and, escaped, as one
+// text block, inside a JSON-RPC response whose id encodes in at most 64 bytes and whose
+// other framing takes at most 256 bytes. So framed, the response is at most
+// MaxResponseBytes (SPEC PAGE-1). The page carries no cache hints: SEP-2549 gives none
+// to tools/call results, and a model reads the page.
 func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args json.RawMessage) (res *Result, err error) {
 	defer d.observe(&ctx, observe.OpDiscoverTool).page(&res, &err)
 	return d.discoverParams(ctx, p, args, frame{idLen: maxIDBytes, toolResult: true})
@@ -296,11 +298,11 @@ func parseValidParams(params json.RawMessage, meta bool) (Request, error) {
 		switch seen {
 		case &seenQuery:
 			var isString bool
-			req.Query, isString = stringValue(val)
+			req.Query, isString = paramString(val)
 			return isString
 		case &seenCursor:
 			var isString bool
-			req.Cursor, isString = stringValue(val)
+			req.Cursor, isString = paramString(val)
 			return isString
 		case &seenLimit:
 			if val[0] != '-' && (val[0] < '0' || val[0] > '9') {
@@ -321,6 +323,25 @@ func parseValidParams(params json.RawMessage, meta bool) (Request, error) {
 		return req, err
 	}
 	return req, nil
+}
+
+// paramString decodes the raw JSON string value of a param; ok is false for any other
+// value and for a string holding a lone or reversed surrogate escape, text with no
+// single meaning that the library's validator refuses too (so the discovery tool's
+// served schema, run by it, and its reader agree).
+func paramString(raw []byte) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var buf [64]byte
+	dec, s, f := jsonlex.DecodeString(buf[:0], raw, 0)
+	switch {
+	case f != jsonlex.None:
+		return "", false
+	case s.Escaped:
+		return string(dec), true
+	}
+	return string(raw[1 : s.End-1]), true
 }
 
 // smallInteger reports the value of a JSON number when it is an integer in 0..99,

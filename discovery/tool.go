@@ -17,8 +17,11 @@ const queryPattern = `"^[^\\u0000-\\u001F\\u007F-\\u009F]*$"`
 // ToolDefinition returns the MCP tool definition of the discovery tool named name
 // (empty: DefaultToolName): a tool whose arguments are the discover params, _meta aside
 // (MCP carries it in the tools/call params, not in the arguments), and whose result is a
-// discovery page. Its input schema is exactly what DiscoverTool accepts. Hosts list it for clients that can only call tools, and
-// plans hand it to models without native tool search (SPEC PLAN-1).
+// discovery page. Its input schema, run by package validate, accepts exactly what
+// DiscoverTool accepts (TestToolSchemaIsEnforced); a JavaScript validator would also
+// accept a lone surrogate escape, which both refuse. Hosts list it for clients that
+// can only call tools, and plans hand it to models without native tool search (SPEC
+// PLAN-1).
 func ToolDefinition(name string) json.RawMessage {
 	if name == "" {
 		name = DefaultToolName

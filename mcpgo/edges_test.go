@@ -50,7 +50,7 @@ func edgeCorpus() []edge {
 		return `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":` + params + `}`
 	}
 	denied := func(args string) string { return call(`{"name":"secrets_read","arguments":` + args + `}`) }
-	return []edge{
+	es := []edge{
 		{name: "truncated", msg: `{"jsonrpc":"2.0","id":ID,"method":"tools/list","params":{"x":"` + canary, want: discovery.CodeParseError, status: 400},
 		{name: "not JSON", msg: canary + ` {"jsonrpc":"2.0","id":ID}`, want: discovery.CodeParseError, status: 400},
 		{name: "trailing data", msg: `{"jsonrpc":"2.0","id":ID,"method":"ping"}{"x":"` + canary + `"}`, want: discovery.CodeParseError, status: 400},
@@ -60,7 +60,6 @@ func edgeCorpus() []edge {
 		{name: "wrong version", msg: `{"jsonrpc":"1.0","id":ID,"method":"` + canary + `"}`, want: discovery.CodeInvalidRequest, withID: true, status: 400},
 		{name: "id object", msg: `{"jsonrpc":"2.0","id":{"x":"` + canary + `"},"method":"ping"}`, want: discovery.CodeInvalidRequest, status: 400},
 		{name: "method number", msg: `{"jsonrpc":"2.0","id":ID,"method":1,"params":{"x":"` + canary + `"}}`, want: discovery.CodeInvalidRequest, withID: true, status: 400},
-		{name: "duplicate method", msg: `{"jsonrpc":"2.0","id":ID,"method":"ping","method":"` + canary + `"}`, want: discovery.CodeInvalidRequest, withID: true, status: 400},
 		// Case twins, read one way by the front and another by encoding/json.
 		{name: "Method twin", msg: `{"jsonrpc":"2.0","id":ID,"method":"tools/list","Method":"tools/call","params":{"name":"secrets_read","arguments":{"k":"` + canary + `"}}}`, want: discovery.CodeInvalidRequest, withID: true, status: 400},
 		{name: "METHOD alone", msg: `{"jsonrpc":"2.0","id":ID,"METHOD":"tools/call","params":{"name":"secrets_read","arguments":{"k":"` + canary + `"}}}`, want: discovery.CodeInvalidRequest, withID: true, status: 400},
@@ -71,11 +70,6 @@ func edgeCorpus() []edge {
 		{name: "NAME alone", msg: call(`{"NAME":"secrets_read","arguments":{"k":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "Arguments twin", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"Arguments":{"city":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "_META twin", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{},"_META":{"x":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
-		// The pin and safe mode's token inside _meta: this front's scan would keep the
-		// first of repeated members, encoding/json the last (SPEC CONTRACT-2).
-		{name: "_meta pin twice", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"sha256:00","contract_digest":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
-		{name: "_meta pin twin", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"sha256:00","Contract_Digest":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
-		{name: "_meta token twice", msg: call(`{"name":"weather_get","arguments":{"city":"Oslo"},"_meta":{"deferredtools/confirmation":"x","deferredtools/confirmation":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "name twice", msg: call(`{"name":"weather_get","name":"secrets_read","arguments":{"k":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "name number", msg: call(`{"name":123,"arguments":{"password":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
 		{name: "name missing", msg: call(`{"arguments":{"password":"` + canary + `"}}`), want: discovery.CodeInvalidParams, withID: true},
@@ -106,6 +100,11 @@ func edgeCorpus() []edge {
 		{name: "discover bad cursor", msg: `{"jsonrpc":"2.0","id":ID,"method":"multillm.tools.discover","params":{"query":"weather","cursor":"` + canary + `"}}`, want: discovery.CodeInvalidCursor, withID: true, status: 400},
 		{name: "discover long query", msg: `{"jsonrpc":"2.0","id":ID,"method":"multillm.tools.discover","params":{"query":"` + strings.Repeat(canary, 40) + `"}}`, want: discovery.CodeInvalidParams, withID: true, status: 400},
 	}
+	// Repeated members and an ambiguous pin or token in _meta: answered as mcpsdk answers them.
+	for _, e := range adaptertest.SharedEdges("weather_get", canary) {
+		es = append(es, edge{name: e.Name, msg: e.Msg, want: e.Code, withID: e.WithID, status: e.Status})
+	}
+	return es
 }
 
 // checkAnswer fails unless answer is content-free and, when want is set, the adapter's
@@ -358,11 +357,7 @@ func TestHTTPCacheControlPrivate(t *testing.T) {
 	t.Cleanup(srv.Close)
 	h := &httpSession{t: t, url: srv.URL, token: "tok-bob"}
 	h.initialize()
-	for _, msg := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"` + f.d.Method() + `","params":{"query":"weather"}}`,
-		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"weather"}}}`,
-	} {
+	for _, msg := range adaptertest.PrivatePages(f.d.Method(), "search_tools") {
 		resp, _ := h.post(msg, "")
 		cc := strings.Join(resp.Header.Values("Cache-Control"), ", ")
 		if resp.StatusCode != 200 || strings.Contains(cc, "public") || strings.Contains(cc, "s-maxage") ||

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
 
@@ -221,11 +222,7 @@ func TestHTTPCacheControlPrivate(t *testing.T) {
 			t.Cleanup(srv.Close)
 			h := &httpSession{t: t, url: srv.URL, token: "tok-bob"}
 			h.initialize()
-			for _, msg := range []string{
-				`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
-				`{"jsonrpc":"2.0","id":2,"method":"` + f.d.Method() + `","params":{"query":"weather"}}`,
-				`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"weather"}}}`,
-			} {
+			for _, msg := range adaptertest.PrivatePages(f.d.Method(), "search_tools") {
 				resp, _ := h.post(msg)
 				cc := strings.Join(resp.Header.Values("Cache-Control"), ", ")
 				if resp.StatusCode != 200 || strings.Contains(cc, "public") || strings.Contains(cc, "s-maxage") ||

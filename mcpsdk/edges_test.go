@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
 
@@ -91,9 +92,6 @@ func edgeCorpus(denied, granted string) []edge {
 		{name: "invalid UTF-8", write: text("{\"jsonrpc\":\"2.0\",\"id\":ID,\"method\":\"ping\",\"params\":{\"x\":\"" + canary + "\xff\xfe\"}}"), want: "parse_error", withID: true, status: 400},
 		{name: "depth 10,000", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","params":{"x":` + nested(10000) + `}}`), want: "invalid_request", withID: true, status: 400},
 		{name: "depth 1,001", write: text(`{"jsonrpc":"2.0","id":ID,"method":"tools/list","params":{"x":` + nested(999) + `}}`), want: "invalid_request", withID: true, status: 400},
-		{name: "duplicate method", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","method":"` + canary + `"}`), want: "invalid_request", withID: true, status: 400},
-		{name: "duplicate params, id last", write: text(`{"jsonrpc":"2.0","params":{},"method":"ping","params":{"x":"` + canary + `"},"id":ID}`), want: "invalid_request", withID: true, status: 400},
-		{name: "duplicate id", write: text(`{"jsonrpc":"2.0","id":ID,"id":"` + canary + `","method":"ping"}`), want: "invalid_request", status: 400},
 		{name: "wrong version", write: text(`{"jsonrpc":"1.0","id":ID,"method":"` + canary + `"}`), want: "invalid_request", withID: true, status: 400},
 		{name: "id object", write: text(`{"jsonrpc":"2.0","id":{"x":"` + canary + `"},"method":"ping"}`), want: "invalid_request", status: 400},
 		{name: "id 1e400", write: text(`{"jsonrpc":"2.0","id":1e400,"method":"ping","params":{"x":"` + canary + `"}}`), want: "invalid_request", status: 400},
@@ -126,11 +124,6 @@ func edgeCorpus(denied, granted string) []edge {
 		{name: "Arguments twin", write: text(call(`{"name":"` + granted + `","arguments":{},"Arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "arguments twice", write: text(call(`{"name":"` + granted + `","arguments":{},"arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "_Meta twin", write: text(call(`{"name":"` + granted + `","arguments":{},"_meta":{},"_Meta":{"x":"` + canary + `"}}`)), want: "invalid_params", withID: true},
-		// The pin and safe mode's token inside _meta: the go-sdk keeps the last of repeated
-		// members, a scan the first (SPEC CONTRACT-2: one pin, read one way).
-		{name: "_meta pin twice", write: text(call(`{"name":"` + granted + `","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"sha256:00","contract_digest":"` + canary + `"}}`)), want: "invalid_params", withID: true},
-		{name: "_meta pin twin", write: text(call(`{"name":"` + granted + `","arguments":{"city":"Oslo"},"_meta":{"contract_digest":"sha256:00","Contract_Digest":"` + canary + `"}}`)), want: "invalid_params", withID: true},
-		{name: "_meta token twice", write: text(call(`{"name":"` + granted + `","arguments":{"city":"Oslo"},"_meta":{"deferredtools/confirmation":"x","deferredtools/confirmation":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "denied, Name twin", write: text(call(`{"name":"` + denied + `","Name":"` + granted + `","arguments":{"password":"` + canary + `"}}`)), want: "invalid_params", withID: true},
 		{name: "Method twin", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","Method":"tools/call","params":{"name":"` + denied + `","arguments":{"x":"` + canary + `"}}}`), want: "invalid_request", withID: true, status: 400},
 		{name: "escaped Method twin", write: text(`{"jsonrpc":"2.0","id":ID,"method":"ping","\u004dethod":"tools/call","params":{"name":"` + denied + `"}}`), want: "invalid_request", withID: true, status: 400},
@@ -157,6 +150,10 @@ func edgeCorpus(denied, granted string) []edge {
 		{name: "granted, nested 5,000", write: text(call(`{"name":"` + granted + `","arguments":{"x":` + nested(5000) + `}}`)), want: "invalid_request", withID: true, status: 400},
 		{name: "100 MB", write: huge(`{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"`+granted+`","arguments":{"password":"`, 100*mb, `"}}}`),
 			want: "message_too_large", status: 413},
+	}
+	// Repeated members and an ambiguous pin or token in _meta: answered as mcpgo answers them.
+	for _, e := range adaptertest.SharedEdges(granted, canary) {
+		es = append(es, edge{name: e.Name, write: text(e.Msg), want: string(e.Code), withID: e.WithID, status: e.Status})
 	}
 	return es
 }

@@ -55,11 +55,15 @@
 //     excludes the four line terminators, \s is ECMA's white space set, \uXXXX and
 //     \u{...} are code points, \p{...} takes General_Category and Script values. A
 //     construct RE2 cannot run as written (lookahead, lookbehind, backreferences, inline
-//     flags) or whose meaning differs between the engines with no exact translation
-//     (POSIX classes, [^], \A, \z, \Q) is unsupported, and so is a pattern Unicode mode
-//     refuses that Go would read another way: a class escape as an end of a range
-//     ([\d-z]), a lone brace or bracket (a{, ]), a quantified assertion (^*), \- outside
-//     a class, a group name repeated or beginning with a digit. Patterns come from the
+//     flags, a repeat count over 1,000, a lone surrogate escape such as \uD800, another
+//     property such as \p{ASCII}) or whose meaning differs between the engines with no
+//     exact translation (POSIX classes, [] and [^], \S inside a class, \A, \z, \Q) is
+//     unsupported, and so is a pattern Unicode mode refuses that Go would read another
+//     way: a class escape as an end of a range ([\d-z]), a lone brace or bracket (a{,
+//     ]), a quantified assertion (^*), \- outside a class, a group name repeated or
+//     beginning with a digit. So a pattern compiled here is one JavaScript's
+//     new RegExp(p, "u") compiles too (TestPatternsAgreeWithNode compares 20,000 drawn
+//     at random, and their matches on 28 strings, when node is installed). Patterns come from the
 //     schema only, never from arguments, and are at most MaxPattern UTF-16 code units long.
 //
 // # Bounds

@@ -33,8 +33,10 @@
 //     write to tool_grants, plain SQL included, so an unchanged revision means
 //     unchanged rows and a read that starts after a write commits sees it. Setting
 //     control_revisions by hand back to a value a Store has cached, or editing rows
-//     with the triggers dropped, defeats this: restart the processes after such
-//     surgery.
+//     with the triggers dropped (dropping and recreating tool_grants drops them too),
+//     defeats this: restart the processes after such surgery. Dropping any table of
+//     the store fails the next read closed or leaves the cache exact
+//     (TestDroppedTablesNoStaleRead).
 //   - Delta reads: over a database recording migrations 0021 and 0022, a principal
 //     whose cached Snapshot is older than the control revision is brought up to date by one
 //     statement reading the control revision, the tombstone floor, the principal's
