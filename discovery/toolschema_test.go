@@ -53,6 +53,7 @@ var toolArgCases = []string{
 	`{"query":"x","limit":1e999}`,
 	`{"query":"x","limit":"3"}`,
 	`{"query":"x","cursor":"abc"}`,
+	`{"query":"x","cursor":""}`,
 	`{"query":"x","cursor":3}`,
 	`{"query":""}`,
 	`{"query":"mo\u0000del"}`,
@@ -149,5 +150,19 @@ func TestParamsRefuseLoneSurrogates(t *testing.T) {
 	}
 	if req, err := parseParams([]byte(`{"query":"\ud83d\ude00 x","_meta":{"k":"\ud800"}}`), true); err != nil || req.Query != "😀 x" {
 		t.Errorf("a surrogate pair in query, a lone one in _meta: (%q, %v), want the query decoded", req.Query, err)
+	}
+}
+
+// An empty cursor asks for the first page, as no cursor does, on the method and the
+// tool alike: models and generated clients fill optional strings with "", and no cursor
+// this library issues is empty, so "" can be no other cursor. SPEC DISC-1, CURSOR-2
+func TestEmptyCursorIsFirstPage(t *testing.T) {
+	for _, meta := range []bool{true, false} {
+		for _, args := range []string{`{"query":"model","cursor":""}`, `{"query":"model"}`} {
+			req, err := parseParams([]byte(args), meta)
+			if err != nil || req.Cursor != "" {
+				t.Errorf("meta allowed %v: %s read as cursor %q, %v; want a first page", meta, args, req.Cursor, err)
+			}
+		}
 	}
 }
