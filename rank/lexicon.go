@@ -145,8 +145,9 @@ type phraseRule struct {
 	// path makes the object a file name (docs/README.md) within reach words as
 	// separated by spaces, and keep leaves the verb its weight.
 	path, keep bool
-	// mention makes the object a handle (@maria) within reach words.
-	mention bool
+	// mention makes the object a handle (@maria) within reach words, and url a URL
+	// (https://example.com/login).
+	mention, url bool
 	// joined makes the object the next word, joined to the verb by a hyphen alone: a
 	// compound the analyzer splits into stop words ("to-do").
 	joined bool
@@ -182,6 +183,8 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"log", "logs", "logged", "sign", "signs", "signed"}, reach: 1, objects: []string{"in", "into"}, to: []string{"login"}},
 	{verbs: []string{"try", "tries", "tried"}, reach: 5, objects: []string{"again"}, to: []string{"retry"}},
 	{verbs: []string{"to"}, joined: true, objects: []string{"do", "dos"}, to: []string{"todo", "block"}},
+	{verbs: []string{"go", "goes", "going", "visit", "visits", "open", "opens", "load", "loads", "browse", "head"},
+		reach: 2, url: true, to: []string{"navigate"}},
 }
 
 // phraseVerbs maps a verb of curatedPhrases to its stem and the indices of its rules,
@@ -282,8 +285,8 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 				}
 				continue
 			}
-			if r.mention {
-				if spacedWordWithin(query, end, r.reach, isHandle) {
+			if r.mention || r.url {
+				if spacedWordWithin(query, end, r.reach, func(w string) bool { return r.mention && isHandle(w) || r.url && namesURL(w) }) {
 					f(start, pv.stem, phraseTo[ri])
 				}
 				continue
