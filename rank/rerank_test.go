@@ -197,7 +197,8 @@ func TestSearchQuotedWords(t *testing.T) {
 }
 
 // A query naming a file, a URL or JavaScript code without the word finds the tools of
-// files, of URLs or of JavaScript.
+// files, of URLs or of JavaScript; one naming a page by its quoted title, the tool
+// that searches.
 func TestSearchHints(t *testing.T) {
 	docs := []rank.Doc{
 		{Name: "get_file_contents", Description: "Get the contents of a file."},
@@ -205,6 +206,9 @@ func TestSearchHints(t *testing.T) {
 		{Name: "evaluate", Description: "Evaluate a JavaScript expression."},
 		{Name: "archive_mail", Description: "Archive a mail."},
 		{Name: "check_links", Description: "Check the links of a page."},
+		{Name: "search", Description: "Search pages by title."},
+		{Name: "add_comment", Description: "Add a comment to a page."},
+		{Name: "list_comments", Description: "List the comments of a page."},
 	}
 	ix := rank.NewIndex(docs)
 	all := allOf(len(docs))
@@ -212,6 +216,7 @@ func TestSearchHints(t *testing.T) {
 		"archive ./notes/todo.txt":                                "get_file_contents",
 		"check www.example.com/login":                             "navigate",
 		"check `document.querySelectorAll('a').length` in a page": "evaluate",
+		"add a comment to the 'Pricing FAQ' page":                 "search",
 	} {
 		if got := names(docs, ix.Search(nil, q, all, 3)); !slices.Contains(got, want) {
 			t.Errorf("Search(%q) = %v, want %s among them", q, got, want)
