@@ -8,11 +8,11 @@ var hintWeight = 0.5
 
 // Hints: the word a query gets for each kind of value it names without the word itself.
 const (
-	hintFile = iota // a file name: docs/CONTRIBUTING.md, ./fixtures/avatar.png
-	hintURL         // a URL: https://example.com/login, www.notion.so/...
-	hintCode        // backquoted code: `Events | take 10`, `foo()`
-	hintJS          // backquoted JavaScript: `document.querySelectorAll('a').length`
-	hintTitle       // a thing named by its quoted title: the 'Pricing FAQ' page
+	hintFile  = iota // a file name: docs/CONTRIBUTING.md, ./fixtures/avatar.png
+	hintURL          // a URL: https://example.com/login, www.notion.so/...
+	hintCode         // backquoted code: `Events | take 10`, `foo()`
+	hintJS           // backquoted JavaScript: `document.querySelectorAll('a').length`
+	hintTitle        // a thing named by its quoted title: the 'Pricing FAQ' page
 	numHints
 )
 
