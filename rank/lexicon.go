@@ -110,6 +110,19 @@ var curatedRelated = map[string][]string{
 	"subscribe": {"watch", "notification"}, "unsubscribe": {"watch", "notification"},
 	"todo": {"block"}, "todos": {"block"}, "checklist": {"block"}, "checkbox": {"block"},
 	"column": {"property"}, "columns": {"property"}, "field": {"property"}, "fields": {"property"},
+	// Seventh pass: words of tune2's requests the catalogs name otherwise.
+	"halt": {"cancel", "stop"}, "wipe": {"clear", "delete", "purge"},
+	"hit": {"click", "press"}, "tap": {"click"},
+	"tooltip": {"hover"}, "tooltips": {"hover"}, "pointer": {"mouse", "hover"}, "cursor": {"mouse", "hover"},
+	"sketch": {"annotate", "draw"}, "draw": {"annotate"},
+	"picture": {"image"}, "pictures": {"image"}, "photo": {"image"}, "photos": {"image"},
+	"outline": {"tree"}, "different": {"diff", "compare"},
+	"child": {"sub"}, "children": {"sub"}, "subtask": {"sub"}, "subtasks": {"sub"},
+	"blocked": {"dependency"}, "blocker": {"dependency"}, "blockers": {"dependency"},
+	"prerequisite": {"dependency"}, "prerequisites": {"dependency"},
+	"ping": {"notification"}, "pinging": {"notification"}, "pings": {"notification"},
+	"outage": {"health"}, "outages": {"health"}, "downtime": {"health"},
+	"hook": {"webhook"}, "hooks": {"webhook"},
 }
 
 func init() {
@@ -183,6 +196,9 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"log", "logs", "logged", "sign", "signs", "signed"}, reach: 1, objects: []string{"in", "into"}, to: []string{"login"}},
 	{verbs: []string{"try", "tries", "tried"}, reach: 5, objects: []string{"again"}, to: []string{"retry"}},
 	{verbs: []string{"to"}, joined: true, objects: []string{"do", "dos"}, to: []string{"todo", "block"}},
+	{verbs: []string{"who"}, reach: 1, objects: []string{"am"}, to: []string{"whoami", "self", "current"}},
+	{verbs: []string{"add", "adds"}, reach: 1, objects: []string{"up"}, to: []string{"sum"}},
+	{verbs: []string{"dig", "digs"}, reach: 2, objects: []string{"up"}, to: []string{"search", "find"}},
 	{verbs: []string{"go", "goes", "going", "visit", "visits", "open", "opens", "load", "loads", "browse", "head"},
 		reach: 2, url: true, to: []string{"navigate"}},
 }

@@ -61,6 +61,10 @@ func TestPhraseMatches(t *testing.T) {
 		{"log in as admin, then sign into the portal", "login login"},
 		{"the turn of the page", ""},
 		{"who", ""},
+		{"who am I logged in as", "whoami self current login"},
+		{"what do 17 and 25 add up to", "sum"},
+		{"add up the totals, then dig it up", "sum search find"},
+		{"dig into the logs", ""},
 		{"", ""},
 	}
 	for _, c := range cases {
