@@ -198,7 +198,6 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"to"}, joined: true, objects: []string{"do", "dos"}, to: []string{"todo", "block"}},
 	{verbs: []string{"who"}, reach: 1, objects: []string{"am"}, to: []string{"whoami", "self", "current"}},
 	{verbs: []string{"add", "adds"}, reach: 1, objects: []string{"up"}, to: []string{"sum"}},
-	{verbs: []string{"dig", "digs"}, reach: 2, objects: []string{"up"}, to: []string{"search", "find"}},
 	{verbs: []string{"go", "goes", "going", "visit", "visits", "open", "opens", "load", "loads", "browse", "head"},
 		reach: 2, url: true, to: []string{"navigate"}},
 }

@@ -63,8 +63,8 @@ func TestPhraseMatches(t *testing.T) {
 		{"who", ""},
 		{"who am I logged in as", "whoami self current login"},
 		{"what do 17 and 25 add up to", "sum"},
-		{"add up the totals, then dig it up", "sum search find"},
-		{"dig into the logs", ""},
+		{"add up the totals", "sum"},
+		{"add the totals up", ""},
 		{"", ""},
 	}
 	for _, c := range cases {
