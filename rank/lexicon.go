@@ -198,6 +198,9 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"to"}, joined: true, objects: []string{"do", "dos"}, to: []string{"todo", "block"}},
 	{verbs: []string{"who"}, reach: 1, objects: []string{"am"}, to: []string{"whoami", "self", "current"}},
 	{verbs: []string{"add", "adds"}, reach: 1, objects: []string{"up"}, to: []string{"sum"}},
+	{verbs: []string{"check", "checks", "confirm", "confirms", "ensure", "verify", "assert"}, reach: 6,
+		objects: []string{"appears", "appear", "appeared", "shows", "showing", "shown", "visible", "displayed", "displays"},
+		to:      []string{"verify", "visible"}, keep: true},
 	{verbs: []string{"go", "goes", "going", "visit", "visits", "open", "opens", "load", "loads", "browse", "head"},
 		reach: 2, url: true, to: []string{"navigate"}},
 }

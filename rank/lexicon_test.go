@@ -65,6 +65,10 @@ func TestPhraseMatches(t *testing.T) {
 		{"what do 17 and 25 add up to", "sum"},
 		{"add up the totals", "sum"},
 		{"add the totals up", ""},
+		{"click Sync and check the banner 'You are offline' appears", "verify visibl"},
+		{"confirm the site is showing the login page", "verify visibl"},
+		{"wait until the dashboard text shows up", ""},
+		{"check the logs of the job that appears first", ""},
 		{"", ""},
 	}
 	for _, c := range cases {
