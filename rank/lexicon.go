@@ -123,6 +123,8 @@ var curatedRelated = map[string][]string{
 	"ping": {"notification"}, "pinging": {"notification"}, "pings": {"notification"},
 	"outage": {"health"}, "outages": {"health"}, "downtime": {"health"},
 	"hook": {"webhook"}, "hooks": {"webhook"},
+	"overwrite": {"replace", "update", "write"}, "settings": {"config", "configuration"},
+	"integration": {"bot"}, "related": {"link"}, "stick": {"append", "add"},
 }
 
 func init() {
@@ -179,7 +181,7 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"ask", "asks", "asked"}, reach: 6, objects: []string{"review", "reviews", "approve", "approval"},
 		to: []string{"reviewer"}},
 	{verbs: []string{"pop", "pops", "popped", "popping"}, reach: 1, objects: []string{"up"}, to: []string{"dialog"}},
-	{verbs: []string{"at", "to"}, reach: 2, objects: []string{"end", "bottom"}, to: []string{"append"}},
+	{verbs: []string{"at", "to", "onto"}, reach: 2, objects: []string{"end", "bottom"}, to: []string{"append"}},
 	{verbs: []string{"turn", "turns", "turned"}, reach: 5, objects: []string{"into"}, to: []string{"convert"}},
 	{verbs: []string{"who"}, reach: 2, objects: []string{"in", "belongs", "belong"}, to: []string{"member", "user"}},
 	{verbs: []string{"who"}, reach: 3, objects: []string{"access", "allowed", "permission", "permissions", "rights"},
@@ -198,6 +200,7 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"to"}, joined: true, objects: []string{"do", "dos"}, to: []string{"todo", "block"}},
 	{verbs: []string{"who"}, reach: 1, objects: []string{"am"}, to: []string{"whoami", "self", "current"}},
 	{verbs: []string{"add", "adds"}, reach: 1, objects: []string{"up"}, to: []string{"sum"}},
+	{verbs: []string{"command", "commands"}, reach: 1, objects: []string{"line"}, to: []string{"cli"}, keep: true},
 	{verbs: []string{"check", "checks", "confirm", "confirms", "ensure", "verify", "assert"}, reach: 6,
 		objects: []string{"appears", "appear", "appeared", "shows", "showing", "shown", "visible", "displayed", "displays"},
 		to:      []string{"verify", "visible"}, keep: true},

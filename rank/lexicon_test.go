@@ -65,6 +65,8 @@ func TestPhraseMatches(t *testing.T) {
 		{"what do 17 and 25 add up to", "sum"},
 		{"add up the totals", "sum"},
 		{"add the totals up", ""},
+		{"stick a paragraph onto the end of the page", "append"},
+		{"write the az command line that creates it", "cli"},
 		{"click Sync and check the banner 'You are offline' appears", "verify visibl"},
 		{"confirm the site is showing the login page", "verify visibl"},
 		{"wait until the dashboard text shows up", ""},
