@@ -229,6 +229,25 @@ func TestSearchHints(t *testing.T) {
 	}
 }
 
+// A URL's words that the query holds outside it count once: "pipelines" in the path
+// of the failing pipeline's URL does not make the request twice about pipelines, so a
+// URL whose other words no tool holds leaves the hits and their scores as they were.
+func TestSearchURLEcho(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "retry_pipeline", Description: "Retry a failed pipeline."},
+		{Name: "create_note", Description: "Add a comment to an issue."},
+		{Name: "list_pipelines", Description: "List the pipelines of a project."},
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := "comment on the issue with a link to the failing pipeline"
+	want := ix.Search(nil, q, all, 3)
+	got := ix.Search(nil, q+" https://gitlab.example/qa7/-/pipelines/99812", all, 3)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("Search with the URL = %v, without it %v: want the same hits and scores", got, want)
+	}
+}
+
 // In a task of three steps or more, the best tool of a step led by a verb gains
 // stepLead: "edit the draft note" finds update_draft_note, which the tools matching
 // "draft notes" in several steps would otherwise push out of the best four.
