@@ -229,10 +229,11 @@ func TestSearchHints(t *testing.T) {
 	}
 }
 
-// A URL's words that the query holds outside it count once: "pipelines" in the path
-// of the failing pipeline's URL does not make the request twice about pipelines, so a
-// URL whose other words no tool holds leaves the hits and their scores as they were.
-func TestSearchURLEcho(t *testing.T) {
+// The words of a URL or path that the query holds outside it count once: "pipelines"
+// in the failing pipeline's URL does not make the request twice about pipelines, so a
+// URL or path whose other words no tool holds leaves the hits and their scores as they
+// were.
+func TestSearchPathEcho(t *testing.T) {
 	docs := []rank.Doc{
 		{Name: "retry_pipeline", Description: "Retry a failed pipeline."},
 		{Name: "create_note", Description: "Add a comment to an issue."},
@@ -242,9 +243,10 @@ func TestSearchURLEcho(t *testing.T) {
 	all := allOf(len(docs))
 	q := "comment on the issue with a link to the failing pipeline"
 	want := ix.Search(nil, q, all, 3)
-	got := ix.Search(nil, q+" https://gitlab.example/qa7/-/pipelines/99812", all, 3)
-	if len(want) == 0 || !slices.Equal(got, want) {
-		t.Errorf("Search with the URL = %v, without it %v: want the same hits and scores", got, want)
+	for _, path := range []string{" https://gitlab.example/qa7/-/pipelines/99812", " of qa7/pipeline"} {
+		if got := ix.Search(nil, q+path, all, 3); len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("Search with %q = %v, without it %v: want the same hits and scores", path, got, want)
+		}
 	}
 }
 
