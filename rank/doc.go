@@ -50,7 +50,8 @@
 // the word "file", "url", "code" or "javascript" gets that word at half weight, and one
 // naming a thing by its quoted title ("the 'Pricing FAQ' page") gets "search", the step
 // of finding it; reading a file named in the next words ("read docs/CONTRIBUTING.md")
-// asks for its "content".
+// asks for its "content". The words of a URL or path (a word holding a slash) that the
+// query holds outside it count once ("the failing pipeline https://.../pipelines/9").
 // A query of 12 words or more cut into two steps or more (clauses at punctuation and
 // before "and" and "then") is a task: its best 16 hits are reordered by their score on
 // each step's words alone, so that what a hit gains from words of several steps counts
