@@ -32,7 +32,8 @@
 // Portuguese ("borrar la rama" -> delete branch). A few verb phrases add the words they
 // stand for at full weight, their verb then weighing half ("open an issue" -> create,
 // "ask Lee to review" -> reviewer, "leave a comment" -> create, "a to-do list" -> todo
-// and block; lexicon.go).
+// and block, "go to https://..." -> navigate, "check the banner appears" -> verify and
+// visible; lexicon.go).
 //
 // # Scoring
 //
@@ -46,8 +47,11 @@
 //
 // Words of a query's quoted text and code ('Fix login', `npm install`) weigh half, and
 // a query naming a file (docs/README.md), a URL, backquoted code or JavaScript without
-// the word "file", "url", "code" or "javascript" gets that word at half weight; reading
-// a file named in the next words ("read docs/CONTRIBUTING.md") asks for its "content".
+// the word "file", "url", "code" or "javascript" gets that word at half weight, and one
+// naming a thing by its quoted title ("the 'Pricing FAQ' page") gets "search", the step
+// of finding it; reading a file named in the next words ("read docs/CONTRIBUTING.md")
+// asks for its "content". The words of a URL or path (a word holding a slash) that the
+// query holds outside it count once ("the failing pipeline https://.../pipelines/9").
 // A query of 12 words or more cut into two steps or more (clauses at punctuation and
 // before "and" and "then") is a task: its best 16 hits are reordered by their score on
 // each step's words alone, so that what a hit gains from words of several steps counts

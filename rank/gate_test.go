@@ -3,6 +3,7 @@ package rank_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -161,7 +162,19 @@ type gateRow struct {
 // of those of the older sets.
 func gateRows(t *testing.T) []gateRow {
 	var rows []gateRow
-	for _, ds := range loadKindSets(t, false) {
+	sets := loadKindSets(t, false)
+	if os.Getenv("RANK_GATE_TUNE2") != "" {
+		// tune2's sets alone (testdata/tune2: long, para, nomatch), their own queries only.
+		sets = nil
+		files, _ := filepath.Glob("testdata/tune2/*.json")
+		for _, f := range files {
+			cat, kind, _ := strings.Cut(strings.TrimSuffix(filepath.Base(f), ".json"), ".")
+			ds := devSet{cat + ".t2" + kind, filepath.Join(sharedData, "catalogs", cat+".json"), f}
+			docs, qs := ds.load(t)
+			sets = append(sets, kindSet{ds, docs, qs})
+		}
+	}
+	for _, ds := range sets {
 		ix := rank.NewIndex(ds.docs)
 		all := allOf(len(ds.docs))
 		named := map[string]bool{}
@@ -175,7 +188,7 @@ func gateRows(t *testing.T) []gateRow {
 			}
 		}
 		qs := ds.qs
-		if _, group, _ := strings.Cut(ds.name, "."); group != "kinds" && group != "nomatch" && ds.name != "metatool" {
+		if _, group, _ := strings.Cut(ds.name, "."); group != "kinds" && group != "nomatch" && ds.name != "metatool" && !strings.HasPrefix(group, "t2") {
 			qs = append(slices.Clone(qs), typoQueries(ds.qs)...)
 		}
 		for _, q := range qs {

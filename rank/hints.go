@@ -8,16 +8,17 @@ var hintWeight = 0.5
 
 // Hints: the word a query gets for each kind of value it names without the word itself.
 const (
-	hintFile = iota // a file name: docs/CONTRIBUTING.md, ./fixtures/avatar.png
-	hintURL         // a URL: https://example.com/login, www.notion.so/...
-	hintCode        // backquoted code: `Events | take 10`, `foo()`
-	hintJS          // backquoted JavaScript: `document.querySelectorAll('a').length`
+	hintFile  = iota // a file name: docs/CONTRIBUTING.md, ./fixtures/avatar.png
+	hintURL          // a URL: https://example.com/login, www.notion.so/...
+	hintCode         // backquoted code: `Events | take 10`, `foo()`
+	hintJS           // backquoted JavaScript: `document.querySelectorAll('a').length`
+	hintTitle        // a thing named by its quoted title: the 'Pricing FAQ' page
 	numHints
 )
 
 // hintWords are the words of the hints, and hintStems their stems.
 var (
-	hintWords = [numHints]string{"file", "url", "code", "javascript"}
+	hintWords = [numHints]string{"file", "url", "code", "javascript", "search"}
 	hintStems [numHints]string
 )
 
@@ -40,6 +41,7 @@ func (s *scratch) addHints(query string) {
 	want[hintFile] = namesFile(query)
 	want[hintURL] = namesURL(query)
 	want[hintCode], want[hintJS] = codeKind(query)
+	want[hintTitle] = s.steps.namesTitled(query)
 	for i := 0; i < s.an.n(); i++ {
 		if !s.an.kind[i].isWord() {
 			continue
@@ -57,6 +59,49 @@ func (s *scratch) addHints(query string) {
 		}
 	}
 	s.steps.hint = [2]int32{int32(from), int32(s.an.n())}
+}
+
+// titledNouns are the things a request names by their title, which a tool must find
+// before acting on them ("the 'Archive' page", "the '3.2' milestone").
+var titledNouns = []string{"page", "pages", "database", "databases", "doc", "document", "wiki",
+	"milestone", "board", "project", "issue", "ticket", "epic"}
+
+// namesTitled reports whether a quoted (not backquoted) span of query, as addLiterals
+// found them, comes right after or right before one of titledNouns: the query names a
+// thing by its title, and the tool that finds things (by title) serves a step it
+// implies.
+func (st *stepScratch) namesTitled(query string) bool {
+	for _, l := range st.litAt[:st.nlit] {
+		open, end := int(l[0])-1, int(l[1])
+		if query[open] == '`' {
+			continue
+		}
+		if s, e := nextWord(query, end+1); s < len(query) && inFold(query[s:e], titledNouns) && onlySpaces(query[end+1:s]) {
+			return true
+		}
+		b := open
+		for b > 0 && isSpace(query[b-1]) {
+			b--
+		}
+		a := b
+		for a > 0 && wordByte(query[a-1]) {
+			a--
+		}
+		if a < b && b < open && inFold(query[a:b], titledNouns) {
+			return true
+		}
+	}
+	return false
+}
+
+// onlySpaces reports whether text is white space alone.
+func onlySpaces(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if !isSpace(text[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // namesURL reports whether query holds a URL: a scheme (://) or a host starting www.

@@ -110,6 +110,21 @@ var curatedRelated = map[string][]string{
 	"subscribe": {"watch", "notification"}, "unsubscribe": {"watch", "notification"},
 	"todo": {"block"}, "todos": {"block"}, "checklist": {"block"}, "checkbox": {"block"},
 	"column": {"property"}, "columns": {"property"}, "field": {"property"}, "fields": {"property"},
+	// Seventh pass: words of tune2's requests the catalogs name otherwise.
+	"halt": {"cancel", "stop"}, "wipe": {"clear", "delete", "purge"},
+	"hit": {"click", "press"}, "tap": {"click"},
+	"tooltip": {"hover"}, "tooltips": {"hover"}, "pointer": {"mouse", "hover"}, "cursor": {"mouse", "hover"},
+	"sketch": {"annotate", "draw"}, "draw": {"annotate"},
+	"picture": {"image"}, "pictures": {"image"}, "photo": {"image"}, "photos": {"image"},
+	"outline": {"tree"}, "different": {"diff", "compare"},
+	"child": {"sub"}, "children": {"sub"}, "subtask": {"sub"}, "subtasks": {"sub"},
+	"blocked": {"dependency"}, "blocker": {"dependency"}, "blockers": {"dependency"},
+	"prerequisite": {"dependency"}, "prerequisites": {"dependency"},
+	"ping": {"notification"}, "pinging": {"notification"}, "pings": {"notification"},
+	"outage": {"health"}, "outages": {"health"}, "downtime": {"health"},
+	"hook": {"webhook"}, "hooks": {"webhook"},
+	"overwrite": {"replace", "update", "write"}, "settings": {"config", "configuration"},
+	"integration": {"bot"}, "related": {"link"}, "stick": {"append", "add"},
 }
 
 func init() {
@@ -145,8 +160,9 @@ type phraseRule struct {
 	// path makes the object a file name (docs/README.md) within reach words as
 	// separated by spaces, and keep leaves the verb its weight.
 	path, keep bool
-	// mention makes the object a handle (@maria) within reach words.
-	mention bool
+	// mention makes the object a handle (@maria) within reach words, and url a URL
+	// (https://example.com/login).
+	mention, url bool
 	// joined makes the object the next word, joined to the verb by a hyphen alone: a
 	// compound the analyzer splits into stop words ("to-do").
 	joined bool
@@ -165,7 +181,7 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"ask", "asks", "asked"}, reach: 6, objects: []string{"review", "reviews", "approve", "approval"},
 		to: []string{"reviewer"}},
 	{verbs: []string{"pop", "pops", "popped", "popping"}, reach: 1, objects: []string{"up"}, to: []string{"dialog"}},
-	{verbs: []string{"at", "to"}, reach: 2, objects: []string{"end", "bottom"}, to: []string{"append"}},
+	{verbs: []string{"at", "to", "onto"}, reach: 2, objects: []string{"end", "bottom"}, to: []string{"append"}},
 	{verbs: []string{"turn", "turns", "turned"}, reach: 5, objects: []string{"into"}, to: []string{"convert"}},
 	{verbs: []string{"who"}, reach: 2, objects: []string{"in", "belongs", "belong"}, to: []string{"member", "user"}},
 	{verbs: []string{"who"}, reach: 3, objects: []string{"access", "allowed", "permission", "permissions", "rights"},
@@ -182,6 +198,14 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"log", "logs", "logged", "sign", "signs", "signed"}, reach: 1, objects: []string{"in", "into"}, to: []string{"login"}},
 	{verbs: []string{"try", "tries", "tried"}, reach: 5, objects: []string{"again"}, to: []string{"retry"}},
 	{verbs: []string{"to"}, joined: true, objects: []string{"do", "dos"}, to: []string{"todo", "block"}},
+	{verbs: []string{"who"}, reach: 1, objects: []string{"am"}, to: []string{"whoami", "self", "current"}},
+	{verbs: []string{"add", "adds"}, reach: 1, objects: []string{"up"}, to: []string{"sum"}},
+	{verbs: []string{"command", "commands"}, reach: 1, objects: []string{"line"}, to: []string{"cli"}, keep: true},
+	{verbs: []string{"check", "checks", "confirm", "confirms", "ensure", "verify", "assert"}, reach: 6,
+		objects: []string{"appears", "appear", "appeared", "shows", "showing", "shown", "visible", "displayed", "displays"},
+		to:      []string{"verify", "visible"}, keep: true},
+	{verbs: []string{"go", "goes", "going", "visit", "visits", "open", "opens", "load", "loads", "browse", "head"},
+		reach: 2, url: true, to: []string{"navigate"}},
 }
 
 // phraseVerbs maps a verb of curatedPhrases to its stem and the indices of its rules,
@@ -282,8 +306,8 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 				}
 				continue
 			}
-			if r.mention {
-				if spacedWordWithin(query, end, r.reach, isHandle) {
+			if r.mention || r.url {
+				if spacedWordWithin(query, end, r.reach, func(w string) bool { return r.mention && isHandle(w) || r.url && namesURL(w) }) {
 					f(start, pv.stem, phraseTo[ri])
 				}
 				continue

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // This file holds the first phases of a search: the query's terms, their weights over
@@ -83,6 +84,9 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 		kind := s.an.kind[i]
 		if stop && s.grammar(i) {
 			continue // a word of the request's own grammar ("the one about naming")
+		}
+		if s.pathEcho(i) {
+			continue
 		}
 		word := 0.0
 		if kind.isWord() && i < words {
@@ -421,14 +425,14 @@ const maxLiterals = 8
 // pair of words crosses a quote.
 func (s *scratch) addLiterals(query string) {
 	st := &s.steps
-	st.nlit = 0
+	st.nlit, st.npath = 0, 0
 	start := 0
 	for st.nlit < maxLiterals {
 		open, end := nextQuoted(query, start)
 		if open < 0 {
 			break
 		}
-		s.an.add(query[start:open])
+		s.addPlain(query[start:open])
 		from := s.an.n()
 		s.an.add(query[open+1 : end])
 		st.lits[st.nlit] = [2]int32{int32(from), int32(s.an.n())}
@@ -436,7 +440,66 @@ func (s *scratch) addLiterals(query string) {
 		st.nlit++
 		start = end + 1
 	}
-	s.an.add(query[start:])
+	s.addPlain(query[start:])
+}
+
+// addPlain analyses text, unquoted, recording in s.steps.paths the ranges of the terms
+// of each URL or path it holds (a word holding a slash: https://..., content/drafts,
+// acme/docs), analysed on its own.
+func (s *scratch) addPlain(text string) {
+	st := &s.steps
+	if !strings.ContainsRune(text, '/') {
+		s.an.add(text)
+		return
+	}
+	pos := 0
+	for i := 0; i < len(text) && st.npath < maxLiterals; {
+		for i < len(text) && isSpace(text[i]) {
+			i++
+		}
+		end := i
+		for end < len(text) && !isSpace(text[end]) {
+			end++
+		}
+		if end > i && strings.IndexByte(text[i:end], '/') >= 0 {
+			s.an.add(text[pos:i])
+			from := s.an.n()
+			s.an.add(text[i:end])
+			st.paths[st.npath] = [2]int32{int32(from), int32(s.an.n())}
+			st.npath++
+			pos = end
+		}
+		i = end
+	}
+	s.an.add(text[pos:])
+}
+
+// pathEcho reports whether query term i comes from a URL or path and the query holds
+// its term outside them too, or it is the word as written or a pair of such a stem: a
+// path repeats the words of the request around it (".../-/pipelines/99812" after "the
+// failing pipeline", "the drafts under content/drafts"), which would count twice.
+func (s *scratch) pathEcho(i int) bool {
+	st := &s.steps
+	in := func(j int) bool {
+		for _, u := range st.paths[:st.npath] {
+			if int32(j) >= u[0] && int32(j) < u[1] {
+				return true
+			}
+		}
+		return false
+	}
+	if st.npath == 0 || s.ids[i] == noTerm || !in(i) {
+		return false
+	}
+	if p := s.an.parent[i]; p >= 0 && s.pathEcho(int(p)) {
+		return true // the word as written, or a pair, of an echoed stem
+	}
+	for j, id := range s.ids {
+		if id == s.ids[i] && !in(j) {
+			return true
+		}
+	}
+	return false
 }
 
 // quotedAt reports whether byte pos of query is inside quoted or backquoted text, as

@@ -94,14 +94,20 @@ func TestSearchRelatedWords(t *testing.T) {
 		{Name: "erase_disk", Description: "Erase a disk."},
 		{Name: "delete_disk", Description: "Delete a disk."},
 		{Name: "star_repository", Description: "Star a repository."},
+		{Name: "cancel_pipeline", Description: "Cancel a pipeline."},
+		{Name: "hover", Description: "Hover over an element."},
+		{Name: "list_dependencies", Description: "List the dependencies of an issue."},
 	}
 	ix := rank.NewIndex(docs)
 	all := allOf(len(docs))
 	tests := []struct{ query, want string }{
-		{"erase a branch", "delete_branch"},       // WordNet: erase -> delete
-		{"erase the disk", "erase_disk"},          // the word itself outweighs a related word
-		{"bookmark this repo", "star_repository"}, // ours: bookmark -> star
-		{"borrar la rama", "delete_branch"},       // Spanish: borrar -> delete, rama -> branch
+		{"erase a branch", "delete_branch"},                              // WordNet: erase -> delete
+		{"erase the disk", "erase_disk"},                                 // the word itself outweighs a related word
+		{"bookmark this repo", "star_repository"},                        // ours: bookmark -> star
+		{"borrar la rama", "delete_branch"},                              // Spanish: borrar -> delete, rama -> branch
+		{"halt the running pipeline", "cancel_pipeline"},                 // ours: halt -> cancel
+		{"rest the pointer on the icon so its tooltip pops up", "hover"}, // ours: tooltip, pointer -> hover
+		{"what blockers does this issue have", "list_dependencies"},      // ours: blocker -> dependency
 	}
 	for _, tt := range tests {
 		if got := names(docs, ix.Search(nil, tt.query, all, 3)); len(got) == 0 || got[0] != tt.want {

@@ -59,6 +59,9 @@ type stepScratch struct {
 	lits  [maxLiterals][2]int32 // the ranges of query terms from quoted text (query.go)
 	litAt [maxLiterals][2]int32 // the byte ranges of that quoted text in the query
 	nlit  int
+	// paths are the ranges of query terms from URLs and paths (addPlain), npath how many.
+	paths [maxLiterals][2]int32
+	npath int
 	// clits are the ranges of a clause's terms from quoted text (stepTerms).
 	clits   [maxLiterals][2]int32
 	nclit   int

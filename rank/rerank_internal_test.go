@@ -62,6 +62,31 @@ func TestNamesFile(t *testing.T) {
 	}
 }
 
+// A quoted title right before or after a noun of titled things names a thing by its
+// title; backquoted code, other nouns and apostrophes do not.
+func TestNamesTitled(t *testing.T) {
+	tests := []struct {
+		query string
+		want  bool
+	}{
+		{"post a reply on the 'Pricing FAQ' page", true},
+		{"close the \"3.2\" milestone", true},
+		{"open page 'Release notes', then read it", true},
+		{"create a page titled 'Weekly sync'", false},
+		{"click the 'Sync now' button", false},
+		{"run `Events | take 10` on the database", false},
+		{"the user's page", false},
+		{"the 'Archive'page", false},
+	}
+	for _, tt := range tests {
+		s := &scratch{an: newAnalyzer(0)}
+		s.addLiterals(tt.query)
+		if got := s.steps.namesTitled(tt.query); got != tt.want {
+			t.Errorf("namesTitled(%q) = %v, want %v", tt.query, got, tt.want)
+		}
+	}
+}
+
 // Quoted and backquoted spans are literals; apostrophes inside words and lone quotes
 // are not.
 func TestAddLiterals(t *testing.T) {

@@ -197,7 +197,8 @@ func TestSearchQuotedWords(t *testing.T) {
 }
 
 // A query naming a file, a URL or JavaScript code without the word finds the tools of
-// files, of URLs or of JavaScript.
+// files, of URLs or of JavaScript; one naming a page by its quoted title, the tool
+// that searches.
 func TestSearchHints(t *testing.T) {
 	docs := []rank.Doc{
 		{Name: "get_file_contents", Description: "Get the contents of a file."},
@@ -205,6 +206,9 @@ func TestSearchHints(t *testing.T) {
 		{Name: "evaluate", Description: "Evaluate a JavaScript expression."},
 		{Name: "archive_mail", Description: "Archive a mail."},
 		{Name: "check_links", Description: "Check the links of a page."},
+		{Name: "search", Description: "Search pages by title."},
+		{Name: "add_comment", Description: "Add a comment to a page."},
+		{Name: "list_comments", Description: "List the comments of a page."},
 	}
 	ix := rank.NewIndex(docs)
 	all := allOf(len(docs))
@@ -212,6 +216,7 @@ func TestSearchHints(t *testing.T) {
 		"archive ./notes/todo.txt":                                "get_file_contents",
 		"check www.example.com/login":                             "navigate",
 		"check `document.querySelectorAll('a').length` in a page": "evaluate",
+		"add a comment to the 'Pricing FAQ' page":                 "search",
 	} {
 		if got := names(docs, ix.Search(nil, q, all, 3)); !slices.Contains(got, want) {
 			t.Errorf("Search(%q) = %v, want %s among them", q, got, want)
@@ -221,6 +226,27 @@ func TestSearchHints(t *testing.T) {
 			t.Errorf("without the hints Search(%q) = %v: the test proves nothing", q, got)
 		}
 		restore()
+	}
+}
+
+// The words of a URL or path that the query holds outside it count once: "pipelines"
+// in the failing pipeline's URL does not make the request twice about pipelines, so a
+// URL or path whose other words no tool holds leaves the hits and their scores as they
+// were.
+func TestSearchPathEcho(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "retry_pipeline", Description: "Retry a failed pipeline."},
+		{Name: "create_note", Description: "Add a comment to an issue."},
+		{Name: "list_pipelines", Description: "List the pipelines of a project."},
+	}
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	q := "comment on the issue with a link to the failing pipeline"
+	want := ix.Search(nil, q, all, 3)
+	for _, path := range []string{" https://gitlab.example/qa7/-/pipelines/99812", " of qa7/pipeline"} {
+		if got := ix.Search(nil, q+path, all, 3); len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("Search with %q = %v, without it %v: want the same hits and scores", path, got, want)
+		}
 	}
 }
 
