@@ -1,0 +1,186 @@
+package rank
+
+import "strings"
+
+// This file holds a query's literal text: the words of its quoted or backquoted spans
+// and of its paths and URLs, weighed as values the task passes on.
+
+// literalWeight is the weight in a query of a word of its quoted text or code ('Fix
+// login timeout', `npm install`): a value the task passes on, not a word of the task.
+var literalWeight = 0.5
+
+// maxLiterals bounds the quoted spans of a query weighed as literals.
+const maxLiterals = 8
+
+// addLiterals analyses query, recording in s.steps.lits the ranges of terms that come
+// from its quoted or backquoted text. Each quoted span is analysed on its own, so no
+// pair of words crosses a quote.
+func (s *scratch) addLiterals(query string) {
+	st := &s.steps
+	st.nlit, st.npath = 0, 0
+	start := 0
+	for st.nlit < maxLiterals {
+		open, end := nextQuoted(query, start)
+		if open < 0 {
+			break
+		}
+		s.addPlain(query[start:open])
+		from := s.an.n()
+		s.an.add(query[open+1 : end])
+		st.lits[st.nlit] = [2]int32{int32(from), int32(s.an.n())}
+		st.litAt[st.nlit] = [2]int32{int32(open + 1), int32(end)}
+		st.nlit++
+		start = end + 1
+	}
+	s.addPlain(query[start:])
+}
+
+// addPlain analyses text, unquoted, recording in s.steps.paths the ranges of the terms
+// of each URL or path it holds (a word holding a slash: https://..., content/drafts,
+// acme/docs), analysed on its own.
+func (s *scratch) addPlain(text string) {
+	st := &s.steps
+	if !strings.ContainsRune(text, '/') {
+		s.an.add(text)
+		return
+	}
+	pos := 0
+	for i := 0; i < len(text) && st.npath < maxLiterals; {
+		for i < len(text) && isSpace(text[i]) {
+			i++
+		}
+		end := i
+		for end < len(text) && !isSpace(text[end]) {
+			end++
+		}
+		if end > i && strings.IndexByte(text[i:end], '/') >= 0 {
+			s.an.add(text[pos:i])
+			from := s.an.n()
+			s.an.add(text[i:end])
+			st.paths[st.npath] = [2]int32{int32(from), int32(s.an.n())}
+			st.npath++
+			pos = end
+		}
+		i = end
+	}
+	s.an.add(text[pos:])
+}
+
+// pathEcho reports whether query term i comes from a URL or path and the query holds
+// its term outside them too, or it is the word as written or a pair of such a stem: a
+// path repeats the words of the request around it (".../-/pipelines/99812" after "the
+// failing pipeline", "the drafts under content/drafts"), which would count twice.
+func (s *scratch) pathEcho(i int) bool {
+	st := &s.steps
+	in := func(j int) bool {
+		for _, u := range st.paths[:st.npath] {
+			if int32(j) >= u[0] && int32(j) < u[1] {
+				return true
+			}
+		}
+		return false
+	}
+	if st.npath == 0 || s.ids[i] == noTerm || !in(i) {
+		return false
+	}
+	if p := s.an.parent[i]; p >= 0 && s.pathEcho(int(p)) {
+		return true // the word as written, or a pair, of an echoed stem
+	}
+	for j, id := range s.ids {
+		if id == s.ids[i] && !in(j) {
+			return true
+		}
+	}
+	return false
+}
+
+// quotedAt reports whether byte pos of query is inside quoted or backquoted text, as
+// addLiterals reads it.
+func quotedAt(query string, pos int) bool {
+	for from := 0; ; {
+		open, end := nextQuoted(query, from)
+		if open < 0 || open >= pos {
+			return false
+		}
+		if pos <= end {
+			return true
+		}
+		from = end + 1
+	}
+}
+
+// nextQuoted returns the indexes of the opening and closing quotes of the first quoted
+// or backquoted span of query opening at or after from; -1, -1 if none. A quote opens
+// a span when a non-space follows it and, for ', when it starts a word (else it is an
+// apostrophe), and when it is closed (closingQuote).
+func nextQuoted(query string, from int) (open, end int) {
+	for i := from; i < len(query); i++ {
+		q := query[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		if i+1 >= len(query) || isSpace(query[i+1]) || (q == '\'' && i > 0 && !isSpace(query[i-1]) && query[i-1] != '(') {
+			continue // not an opening quote: an apostrophe, or a quote before a space
+		}
+		if end := closingQuote(query, i+1, q); end >= 0 {
+			return i, end
+		}
+	}
+	return -1, -1
+}
+
+// closingQuote returns the index of the quote q closing the span opened before from: a
+// q after a non-space and before a space, punctuation or the end; -1 if none.
+func closingQuote(query string, from int, q byte) int {
+	for j := from + 1; j < len(query); j++ {
+		if query[j] != q || isSpace(query[j-1]) {
+			continue
+		}
+		if j+1 == len(query) {
+			return j
+		}
+		switch query[j+1] {
+		case ' ', '\t', '\n', ',', '.', ';', ':', '!', '?', ')':
+			return j
+		}
+	}
+	return -1
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+
+// literalFactor returns the factor of the weight of query term i: literalWeight for a
+// term of quoted text, else 1.
+func (s *scratch) literalFactor(i int) float64 {
+	st := &s.steps
+	if int32(i) >= st.hint[0] && int32(i) < st.hint[1] {
+		return hintWeight
+	}
+	if s.quoted(i) {
+		return literalWeight
+	}
+	return 1
+}
+
+// quoted reports whether query term i comes from quoted or backquoted text.
+func (s *scratch) quoted(i int) bool {
+	for _, l := range s.steps.lits[:s.steps.nlit] {
+		if int32(i) >= l[0] && int32(i) < l[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// countWords returns the number of words of text, separated by white space.
+func countWords(text string) int {
+	n, in := 0, false
+	for i := 0; i < len(text); i++ {
+		sp := isSpace(text[i])
+		if !sp && !in {
+			n++
+		}
+		in = !sp
+	}
+	return n
+}
