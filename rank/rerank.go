@@ -56,7 +56,7 @@ type stepScratch struct {
 	hits  []Hit
 	score []int64               // score[i*maxSteps+st]: hit i's score on step st, grown on first use
 	ctx   []int64               // ctx[i*maxSteps+st]: what step st of hit i gains from other clauses
-	lits  [maxLiterals][2]int32 // the ranges of query terms from quoted text (query.go)
+	lits  [maxLiterals][2]int32 // the ranges of query terms from quoted text (literals.go)
 	litAt [maxLiterals][2]int32 // the byte ranges of that quoted text in the query
 	nlit  int
 	// paths are the ranges of query terms from URLs and paths (addPlain), npath how many.
