@@ -704,7 +704,13 @@ func (tt *termTable) id(t []byte, next *uint32) uint32 {
 	}
 	id := *next
 	*next++
+	if tt.text.Cap()-tt.text.Len() < len(t) {
+		tt.text.Grow(len(t)) // doubles the buffer: Write grows large ones by a quarter
+	}
 	tt.text.Write(t)
+	if len(tt.ends) == cap(tt.ends) {
+		tt.ends = slices.Grow(tt.ends, len(tt.ends)+64) // doubled, as text
+	}
 	tt.ends = append(tt.ends, uint32(tt.text.Len()))
 	tt.slots[i] = uint64(h)<<32 | uint64(id+1)
 	if 2*len(tt.ends) > len(tt.slots) {
