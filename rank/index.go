@@ -476,8 +476,8 @@ func growFill[T any](s []T, n int, x T) []T {
 // and a byte numbering its saturation among the doc's distinct ones, in chunks of
 // postChunk bytes (no copy when growing). A saturation new to its doc is written out
 // after satNew (4 bytes), and numbered after the doc's others while fewer than
-// satTable. A posting takes 2 to 4 bytes instead of the 12 of a doc, a list and a
-// saturation.
+// satTable. A posting takes 2 to 6 bytes (10 with a new saturation; 3.3 on average
+// in the generated catalog) instead of the 12 of a doc, a list and a saturation.
 type postingStream struct {
 	chunks [][]byte
 	cur    []byte
