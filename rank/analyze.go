@@ -3,7 +3,6 @@ package rank
 import (
 	"encoding/binary"
 	"math/bits"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/cases"
@@ -88,95 +87,6 @@ func (a *analyzer) term(i int) []byte {
 		start = a.ends[i-1]
 	}
 	return a.out[start:a.ends[i]]
-}
-
-// rune classes seen by the word splitter.
-const (
-	clsSep = iota
-	clsLower
-	clsUpper
-	clsDigit
-	clsCJK
-	clsMark
-)
-
-// asciiClass is the class of each ASCII byte.
-var asciiClass = func() (t [utf8.RuneSelf]uint8) {
-	for b := range t {
-		switch {
-		case 'a' <= b && b <= 'z':
-			t[b] = clsLower
-		case 'A' <= b && b <= 'Z':
-			t[b] = clsUpper
-		case '0' <= b && b <= '9':
-			t[b] = clsDigit
-		}
-	}
-	return t
-}()
-
-// lowerOrDigit reports the bytes of a run addLowerRun reads: ASCII lower-case letters
-// and digits.
-var lowerOrDigit = func() (t [256]bool) {
-	for b := range utf8.RuneSelf {
-		t[b] = asciiClass[b] == clsLower || asciiClass[b] == clsDigit
-	}
-	return t
-}()
-
-func classify(r rune) int {
-	if r < utf8.RuneSelf {
-		return int(asciiClass[r])
-	}
-	switch {
-	case unicode.Is(unicode.Mn, r):
-		return clsMark
-	case isCJK(r):
-		return clsCJK
-	case unicode.IsUpper(r) || unicode.IsTitle(r):
-		return clsUpper
-	case unicode.IsLetter(r):
-		return clsLower
-	case unicode.IsDigit(r):
-		return clsDigit
-	}
-	return clsSep
-}
-
-// isCJK reports whether r belongs to a script written without spaces between words.
-func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
-		r == 'ー' // katakana prolonged sound mark is Common script
-}
-
-// lowerAt reports whether the rune starting at src[i] is a lower-case letter.
-func lowerAt(src []byte, i int) bool {
-	if i >= len(src) {
-		return false
-	}
-	if src[i] < utf8.RuneSelf {
-		return asciiClass[src[i]] == clsLower
-	}
-	r, _ := utf8.DecodeRune(src[i:])
-	return classify(r) == clsLower
-}
-
-func isApostrophe(r rune) bool { return r == '\'' || r == '’' }
-
-// isASCII reports whether b is all ASCII, eight bytes at a time.
-func isASCII(b []byte) bool {
-	for len(b) >= 8 {
-		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
-			return false
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // add analyzes text and appends its terms.
