@@ -26,7 +26,9 @@ type Doc struct {
 }
 
 // Pieces is a text held as pieces of one string: Src[Spans[0]:Spans[1]],
-// Src[Spans[2]:Spans[3]], and so on, joined by single spaces.
+// Src[Spans[2]:Spans[3]], and so on, joined by single spaces. A pair that is no
+// range of Src (its start after its end, or its end past Src) is no piece, and a last
+// odd span is ignored.
 type Pieces struct {
 	Src   string
 	Spans []uint32
@@ -34,11 +36,17 @@ type Pieces struct {
 
 // appendText appends the text of p to dst.
 func (p *Pieces) appendText(dst []byte) []byte {
+	first := true
 	for k := 0; k+1 < len(p.Spans); k += 2 {
-		if k > 0 {
+		i, j := p.Spans[k], p.Spans[k+1]
+		if i > j || uint64(j) > uint64(len(p.Src)) {
+			continue // not a range of Src: never a panic inside NewIndex
+		}
+		if !first {
 			dst = append(dst, ' ')
 		}
-		dst = append(dst, p.Src[p.Spans[k]:p.Spans[k+1]]...)
+		first = false
+		dst = append(dst, p.Src[i:j]...)
 	}
 	return dst
 }

@@ -1,0 +1,26 @@
+package rank_test
+
+import (
+	"testing"
+
+	"github.com/deferredtools/deferredtools/rank"
+)
+
+// Spans that are no range of their source are no pieces: NewIndex never panics on
+// them, and the pieces that are ranges rank as the same text held whole.
+func TestPiecesOutOfRange(t *testing.T) {
+	src := "owner name of the repository"
+	bad := &rank.Pieces{Src: src, Spans: []uint32{0, 5, 9, 3, 6, 10, 11, 99, 18, 28, 4}}
+	docs := []rank.Doc{
+		{Name: "a_tool", Description: "does a thing", ParamPieces: bad},
+		{Name: "b_tool", Description: "does a thing", Params: "owner name repository"},
+	}
+	ix := rank.NewIndex(docs) // panicked before: slice bounds out of range
+	all := rank.NewSet(len(docs))
+	all.Add(0)
+	all.Add(1)
+	hits := ix.Search(nil, "repository owner", all, 2)
+	if len(hits) != 2 || hits[0].Score != hits[1].Score {
+		t.Fatalf("hits %+v: want both tools, scored alike", hits)
+	}
+}
