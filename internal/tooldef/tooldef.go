@@ -63,7 +63,7 @@ func ReadParamSpans(def []byte, spans []uint32) (f Fields, out []uint32, plain b
 		f, reason = Read(def)
 		return f, spans, false, reason
 	}
-	w := getWalker(nil)
+	w := getWalker()
 	w.base, w.spans, w.plain = def, spans, true
 	w.noEsc = bytes.IndexByte(def, '\\') < 0 // one scan, instead of one a piece and a name
 	f, reason = read(def, w)
