@@ -540,14 +540,15 @@ func (c *Catalog) Names() []string {
 }
 
 // Tool returns the canonical definition of the named tool, and whether it exists. The
-// returned bytes are shared and must not be modified. A meta tool's holds every action:
-// ListResult.Tool gives the definition a principal is served.
+// returned bytes are shared and must not be modified; an append copies them (no room
+// is left past them). A meta tool's holds every action: ListResult.Tool gives the
+// definition a principal is served.
 func (c *Catalog) Tool(name string) (json.RawMessage, bool) {
 	i, ok := c.byName[name]
 	if !ok {
 		return nil, false
 	}
-	return c.tools[i].canonical, true
+	return slices.Clip(c.tools[i].canonical), true
 }
 
 // Size reports the canonical size of the whole catalog (SPEC CONTRACT-3).

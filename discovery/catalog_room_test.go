@@ -30,3 +30,21 @@ func TestCanonicalFormsKeepNoTextRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestToolAppendCopies checks that appending to the definition Catalog.Tool returns
+// copies it: the bytes are shared with every caller and with the catalog's text for
+// ranking, so an append must never write into room past them, which another caller's
+// append would overwrite.
+func TestToolAppendCopies(t *testing.T) {
+	cat, err := discovery.NewCatalog([]json.RawMessage{json.RawMessage(`{"name":"odd","inputSchema":{"type":"object","description":"abc"}}`)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := cat.Tool("odd")
+	b, _ := cat.Tool("odd")
+	a = append(a, 'A')
+	b = append(b, 'B')
+	if a[len(a)-1] != 'A' || b[len(b)-1] != 'B' {
+		t.Fatalf("appends to two callers' definitions share memory: %q, %q", a[len(a)-1:], b[len(b)-1:])
+	}
+}

@@ -1,8 +1,11 @@
 package discovery
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
+	"github.com/deferredtools/deferredtools/internal/tooldef"
 	"github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/schemaguard"
 	"github.com/deferredtools/deferredtools/validate"
@@ -76,4 +79,32 @@ func CanonicalRoom(c *Catalog) (lens, caps []int) {
 		lens, caps = append(lens, len(t.canonical)), append(caps, cap(t.canonical))
 	}
 	return lens, caps
+}
+
+// IndexTextMismatch returns the first of queries that c's index ranks otherwise than
+// an index over the text read afresh from c's canonical forms (tooldef.Read, ParamText,
+// metaParamText, with no bytes shared), or "" when there is none: the text a build
+// handed rank as spans or strings of the canonical forms was that text.
+func IndexTextMismatch(c *Catalog, queries []string) string {
+	docs := make([]rank.Doc, len(c.tools))
+	all := rank.NewSet(len(c.tools))
+	for i, t := range c.tools {
+		f, _ := tooldef.Read(t.canonical)
+		docs[i] = rank.Doc{Name: t.name, Title: cmp.Or(f.Title, f.AnnTitle), Description: f.Description}
+		switch m := c.metas[i]; {
+		case !c.paramText:
+		case m != nil:
+			docs[i].Params = metaParamText(f.InputSchema, m.arg)
+		default:
+			docs[i].Params = tooldef.ParamText(f.InputSchema)
+		}
+		all.Add(i)
+	}
+	ref := rank.NewIndex(docs)
+	for _, q := range queries {
+		if !slices.Equal(c.index.Search(nil, q, all, 0), ref.Search(nil, q, all, 0)) {
+			return q
+		}
+	}
+	return ""
 }

@@ -89,3 +89,15 @@ func BenchmarkCanonicalizeServerOrder(b *testing.B) {
 
 // reverseKeys puts an object's member names in reverse name order.
 func reverseKeys(keys []string, _ int) { slices.Reverse(keys) }
+
+// BenchmarkCanonicalizeSharedPrefix canonicalizes an object of 40 properties in reverse
+// name order whose names share their first 17 bytes (repository_owner_), as a server
+// may send one: the member sort compares long equal prefixes (compareUTF16).
+func BenchmarkCanonicalizeSharedPrefix(b *testing.B) {
+	props := map[string]any{}
+	for i := range 40 {
+		props[fmt.Sprintf("repository_owner_%02d_name", i)] = map[string]any{"type": "string"}
+	}
+	src := catalogtest.AppendJSON(nil, map[string]any{"type": "object", "properties": props}, reverseKeys)
+	benchCanonicalize(b, src)
+}

@@ -17,20 +17,17 @@ const maxParamDepth = 16
 // text whose canonical form schema is (FuzzParamText checks). A schema that is not an
 // object gives "".
 func ParamText(schema []byte) string {
-	w := getWalker(nil)
+	w := getWalker()
 	w.walkAt(schema, jsonlex.SkipSpace(schema, 0), 0)
 	s := string(w.out)
 	w.release()
 	return s
 }
 
-// getWalker returns a paramWalker from the pool, writing after the text of out.
-func getWalker(out []byte) *paramWalker {
+// getWalker returns a paramWalker from the pool, its text empty.
+func getWalker() *paramWalker {
 	w := paramPool.Get().(*paramWalker)
-	if out == nil {
-		out = w.out[:0]
-	}
-	w.out = out
+	w.out = w.out[:0]
 	return w
 }
 

@@ -116,8 +116,8 @@ func BenchmarkParamText(b *testing.B) {
 }
 
 // BenchmarkReadParams reads a canonical tool definition of about 3 KB (16 properties of
-// the shapes the discovery benchmarks generate), as a catalog build does once per tool:
-// its parameter text as text (ReadParams) or as spans (ReadParamSpans, the build's).
+// the shapes the discovery benchmarks generate) with ReadParamSpans, as a catalog build
+// does once per tool (the sub-benchmark's name is the one docs/scale.md quotes).
 func BenchmarkReadParams(b *testing.B) {
 	var props []string
 	for i := range 16 {
@@ -140,14 +140,6 @@ func BenchmarkReadParams(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("text", func(b *testing.B) {
-		var params []byte
-		b.SetBytes(int64(len(def)))
-		b.ReportAllocs()
-		for b.Loop() {
-			_, params, _ = ReadParams(def, params[:0])
-		}
-	})
 	b.Run("spans", func(b *testing.B) {
 		var spans []uint32
 		b.SetBytes(int64(len(def)))
@@ -158,9 +150,9 @@ func BenchmarkReadParams(b *testing.B) {
 	})
 }
 
-// checkReadParams fails t when ReadParams of def's canonical form differs from Read of
-// it and ParamText of the inputSchema Read finds, appended after a prefix and a space;
-// def that has no canonical form is skipped.
+// checkReadParams fails t when ReadParamSpans of def's canonical form differs from Read
+// of it and ParamText of the inputSchema Read finds; def that has no canonical form is
+// skipped.
 func checkReadParams(t *testing.T, def []byte) {
 	t.Helper()
 	canon, _, err := schemaguard.Canonicalize(nil, def)
@@ -168,18 +160,7 @@ func checkReadParams(t *testing.T, def []byte) {
 		return
 	}
 	wantF, wantReason := Read(canon)
-	want := "prefix"
-	if text := ParamText(wantF.InputSchema); wantReason == "" && text != "" {
-		want += " " + text
-	}
-	f, params, reason := ReadParams(canon, []byte("prefix"))
-	if reason != wantReason || fmt.Sprint(f) != fmt.Sprint(wantF) {
-		t.Fatalf("ReadParams(%s) = %+v, %q; Read = %+v, %q", canon, f, reason, wantF, wantReason)
-	}
-	if reason == "" && string(params) != want {
-		t.Fatalf("ReadParams(%s) text %q, want %q", canon, params, want)
-	}
-	checkReadParamSpans(t, canon, wantF, wantReason, strings.TrimPrefix(strings.TrimPrefix(want, "prefix"), " "))
+	checkReadParamSpans(t, canon, wantF, wantReason, ParamText(wantF.InputSchema))
 }
 
 // checkReadParamSpans fails t when ReadParamSpans of canon reads other members than
@@ -230,8 +211,8 @@ func paramDefs() []string {
 	return defs
 }
 
-// TestReadParams checks ReadParams and ReadParamSpans read what Read and ParamText
-// read, on the seeds and on every tool of the real catalogs.
+// TestReadParams checks ReadParamSpans reads what Read and ParamText read, on the seeds
+// and on every tool of the real catalogs.
 func TestReadParams(t *testing.T) {
 	for _, s := range paramDefs() {
 		checkReadParams(t, []byte(s))
@@ -241,8 +222,8 @@ func TestReadParams(t *testing.T) {
 	}
 }
 
-// FuzzReadParams checks ReadParams and ReadParamSpans read what Read and ParamText read
-// from any JSON text's canonical form.
+// FuzzReadParams checks ReadParamSpans reads what Read and ParamText read from any JSON
+// text's canonical form.
 func FuzzReadParams(f *testing.F) {
 	for _, s := range paramDefs() {
 		f.Add([]byte(s))

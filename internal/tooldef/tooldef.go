@@ -48,33 +48,22 @@ func Read(def []byte) (f Fields, reason string) {
 	return read(def, nil)
 }
 
-// ReadParams is Read, and appends to dst the parameter text of the definition's
-// inputSchema (ParamText of it, after a space when dst is not empty), read in the pass
-// that finds where the schema ends. The text is whole only when reason is "".
-func ReadParams(def, dst []byte) (f Fields, params []byte, reason string) {
-	w := getWalker(dst)
-	f, reason = read(def, w)
-	params = w.out
-	w.out = nil // the caller's
-	w.release()
-	return f, params, reason
-}
-
-// ReadParamSpans is ReadParams giving the parameter text as spans of def instead of
-// text: it appends to spans the start and end in def of each piece of the text, which
-// is the pieces joined by single spaces (def[spans[0]:spans[1]], def[spans[2]:spans[3]],
-// ...). plain is false when a piece holds an escape, so is not its own text, or def is
-// too long for offsets of 32 bits: spans is then not the text, which ReadParams (or
-// ParamText of f.InputSchema) gives. Spans let a caller that keeps def hand the text on
-// without copying it; so do Title, Description and AnnTitle, which share def's bytes
-// when they hold no escape (Name is a copy): def must not be written while they are in
-// use.
+// ReadParamSpans is Read, and gives the parameter text of the definition's inputSchema
+// (ParamText of it), read in the pass that finds where the schema ends, as spans of def:
+// it appends to spans the start and end in def of each piece of the text, which is the
+// pieces joined by single spaces (def[spans[0]:spans[1]], def[spans[2]:spans[3]], ...).
+// The text is whole only when reason is "". plain is false when a piece holds an
+// escape, so is not its own text, or def is too long for offsets of 32 bits: spans is
+// then not the text, which ParamText of f.InputSchema gives. Spans let a caller that
+// keeps def hand the text on without copying it; so do Title, Description and AnnTitle,
+// which share def's bytes when they hold no escape (Name is a copy): def must not be
+// written while they are in use.
 func ReadParamSpans(def []byte, spans []uint32) (f Fields, out []uint32, plain bool, reason string) {
 	if uint64(len(def)) > math.MaxUint32 {
 		f, reason = Read(def)
 		return f, spans, false, reason
 	}
-	w := getWalker(nil)
+	w := getWalker()
 	w.base, w.spans, w.plain = def, spans, true
 	w.noEsc = bytes.IndexByte(def, '\\') < 0 // one scan, instead of one a piece and a name
 	f, reason = read(def, w)
@@ -84,7 +73,8 @@ func ReadParamSpans(def []byte, spans []uint32) (f Fields, out []uint32, plain b
 	return f, out, plain, reason
 }
 
-// read is Read, appending the inputSchema's parameter text with w when w is not nil.
+// read is Read, appending the inputSchema's parameter text as spans with w (span mode)
+// when w is not nil.
 func read(def []byte, w *paramWalker) (f Fields, reason string) {
 	var annotations, meta []byte
 	keys := make([][]byte, 0, 8) // reused for annotations and _meta
@@ -92,7 +82,7 @@ func read(def []byte, w *paramWalker) (f Fields, reason string) {
 	// Title, description and annotations.title share def's bytes in span mode: the
 	// caller keeps def unchanged (ReadParamSpans). The name is always a copy.
 	value := StringValue
-	if w != nil && w.base != nil {
+	if w != nil {
 		value = sharedString
 	}
 	str := func(val []byte, dst *string, value func([]byte) (string, bool)) {
