@@ -548,7 +548,7 @@ func (c *Catalog) Tool(name string) (json.RawMessage, bool) {
 	if !ok {
 		return nil, false
 	}
-	return slices.Clip(c.tools[i].canonical), true
+	return c.tools[i].canonical, true // clipped when built: a caller's append copies it
 }
 
 // Size reports the canonical size of the whole catalog (SPEC CONTRACT-3).

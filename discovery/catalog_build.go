@@ -116,7 +116,9 @@ func (b *builder) read(k int, s *scratch) {
 		b.early[k] = &CatalogError{Index: i, Reason: "malformed", cause: err}
 		return
 	}
-	nt.canonical = slices.Clone(buf)
+	// Clipped: the form is handed to every caller, so an append must copy it, never
+	// write into room past it that another caller's append would share.
+	nt.canonical = slices.Clip(slices.Clone(buf))
 	// Read from the canonical form: a member name there is spelled one way only.
 	f, plain, reason := b.readFields(nt.canonical, s)
 	if reason != "" {

@@ -48,3 +48,42 @@ func TestToolAppendCopies(t *testing.T) {
 		t.Fatalf("appends to two callers' definitions share memory: %q, %q", a[len(a)-1:], b[len(b)-1:])
 	}
 }
+
+// TestServedDefinitionsAppendCopy is TestToolAppendCopies for every other way a
+// definition leaves the library: ListTools (switch on and off), ListResult.Tool and a
+// discovery page. Two callers appending to what they were handed never write into the
+// same room.
+func TestServedDefinitionsAppendCopy(t *testing.T) {
+	ctx := t.Context()
+	cat := newCatalog(t, json.RawMessage(`{"name":"odd","inputSchema":{"type":"object","description":"abc"}}`))
+	check := func(what string, get func() json.RawMessage) {
+		t.Helper()
+		a, b := get(), get()
+		a = append(a, 'A')
+		b = append(b, 'B')
+		if a[len(a)-1] != 'A' || b[len(b)-1] != 'B' {
+			t.Errorf("%s: appends to two callers' definitions share memory: %q, %q", what, a[len(a)-1:], b[len(b)-1:])
+		}
+	}
+	for _, on := range []bool{true, false} {
+		d := newDiscoverer(cat, allGranted(t, cat), func(o *discovery.Options) { o.Enabled = on })
+		list := func() *discovery.ListResult {
+			r, err := d.ListTools(ctx, alice)
+			if err != nil || len(r.Tools) != 1 {
+				t.Fatalf("ListTools (enabled %v): %v, %d tools", on, err, len(r.Tools))
+			}
+			return r
+		}
+		check("ListTools", func() json.RawMessage { return list().Tools[0] })
+		check("ListResult.Tool", func() json.RawMessage { def, _ := list().Tool("odd"); return def })
+		if on {
+			check("Discover", func() json.RawMessage {
+				res, err := d.Discover(ctx, alice, discovery.Request{Query: "odd abc"})
+				if err != nil || len(res.Tools) != 1 {
+					t.Fatalf("Discover: %v", err)
+				}
+				return res.Tools[0]
+			})
+		}
+	}
+}

@@ -338,7 +338,7 @@ func narrowed(t *tool, m *metaTool, set rank.Set) *tool {
 	}
 	b = append(b, ']')
 	b = append(b, t.canonical[m.enumEnd:]...)
-	nt.canonical = b
+	nt.canonical = slices.Clip(b) // handed to callers: an append copies (catalog_build.go)
 	nt.digest = schemaguard.Digest(b)
 	nt.strEscapes, nt.rawEscapes = escapes(b)
 	// The tool is read-only as served when every action served is.
