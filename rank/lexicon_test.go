@@ -174,3 +174,29 @@ func TestSearchPhraseAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestCuratedRelatedOnce checks that curatedRelated says each thing once: related is
+// keyed by stem, so two keys of one stem ("bug", "bugs"), a word related to its own stem
+// ("typing" -> "type") or one WordNet already relates to the key ("halt" -> "stop") are
+// entries init drops or merges unseen.
+func TestCuratedRelatedOnce(t *testing.T) {
+	st := func(w string) string { return string(stem([]byte(w))) }
+	keyOf := map[string]string{}
+	for w, to := range curatedRelated {
+		k := st(w)
+		if other, ok := keyOf[k]; ok {
+			t.Errorf("curatedRelated holds %q and %q, of one stem %q", w, other, k)
+		}
+		keyOf[k] = w
+		for _, r := range to {
+			if st(r) == k {
+				t.Errorf("curatedRelated[%q] holds %q, of its own stem", w, r)
+			}
+			for _, wn := range wordnetRelated[w] {
+				if st(wn) == st(r) {
+					t.Errorf("curatedRelated[%q] holds %q, which wordnetRelated gives it", w, r)
+				}
+			}
+		}
+	}
+}
