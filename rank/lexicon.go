@@ -114,7 +114,7 @@ var curatedRelated = map[string][]string{
 	"picture": {"image"}, "photo": {"image"},
 	"outline": {"tree"}, "different": {"diff", "compare"},
 	"child": {"sub"}, "children": {"sub"}, "subtask": {"sub"},
-	"blocked": {"dependency"}, "blocker": {"dependency"}, "prerequisite": {"dependency"},
+	"blocker": {"dependency"}, "prerequisite": {"dependency"},
 	"ping":   {"notification"},
 	"outage": {"health"}, "downtime": {"health"},
 	"hook":      {"webhook"},

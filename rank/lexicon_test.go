@@ -200,3 +200,20 @@ func TestCuratedRelatedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestRelatedByStem checks that an inflected key of curatedRelated gives its related
+// words to no other word of its stem: "blocked" (an issue blocked by another) stems to
+// "block", so it gave a Notion block, and every query naming one, the word dependency.
+func TestRelatedByStem(t *testing.T) {
+	dep := string(stem([]byte("dependency")))
+	for _, w := range []string{"block", "blocks", "blocked"} {
+		for _, r := range related[string(stem([]byte(w)))] {
+			if string(r) == dep {
+				t.Errorf("%q is related to %q", w, dep)
+			}
+		}
+	}
+	if got := related[string(stem([]byte("blocker")))]; !slices.ContainsFunc(got, func(r []byte) bool { return string(r) == dep }) {
+		t.Errorf("blocker's related words %q lack %q", got, dep)
+	}
+}
