@@ -196,7 +196,7 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"who"}, reach: 1, objects: []string{"am"}, to: []string{"whoami", "self", "current"}},
 	{verbs: []string{"add", "adds"}, reach: 1, objects: []string{"up"}, to: []string{"sum"}},
 	{verbs: []string{"command", "commands"}, reach: 1, objects: []string{"line"}, to: []string{"cli"}, keep: true},
-	{verbs: []string{"check", "checks", "confirm", "confirms", "ensure", "verify", "assert"}, reach: 6,
+	{verbs: []string{"check", "checks", "confirm", "confirms", "ensure", "assert"}, reach: 6,
 		objects: []string{"appears", "appear", "appeared", "shows", "showing", "shown", "visible", "displayed", "displays"},
 		to:      []string{"verify", "visible"}, keep: true},
 	{verbs: []string{"go", "goes", "going", "visit", "visits", "open", "opens", "load", "loads", "browse", "head"},

@@ -69,6 +69,7 @@ func TestPhraseMatches(t *testing.T) {
 		{"write the az command line that creates it", "cli"},
 		{"click Sync and check the banner 'You are offline' appears", "verify visibl"},
 		{"confirm the site is showing the login page", "verify visibl"},
+		{"verify the banner appears", ""},
 		{"wait until the dashboard text shows up", ""},
 		{"check the logs of the job that appears first", ""},
 		{"", ""},
@@ -215,5 +216,20 @@ func TestRelatedByStem(t *testing.T) {
 	}
 	if got := related[string(stem([]byte("blocker")))]; !slices.ContainsFunc(got, func(r []byte) bool { return string(r) == dep }) {
 		t.Errorf("blocker's related words %q lack %q", got, dep)
+	}
+}
+
+// TestPhraseRulesNotSelf checks that no verb phrase stands for its own verb: with keep
+// the verb keeps its weight, so a rule whose words to hold it ("verify ... appears" ->
+// verify) weighs the query's verb twice.
+func TestPhraseRulesNotSelf(t *testing.T) {
+	for i, r := range curatedPhrases {
+		for _, v := range r.verbs {
+			for _, to := range phraseTo[i] {
+				if string(stem([]byte(v))) == string(to) {
+					t.Errorf("curatedPhrases[%d]: verb %q stands for itself", i, v)
+				}
+			}
+		}
 	}
 }
