@@ -154,12 +154,12 @@ type phraseRule struct {
 	reach   int
 	objects []string
 	to      []string
-	// path makes the object a file name (docs/README.md) within reach words as
-	// separated by spaces, and keep leaves the verb its weight.
-	path, keep bool
-	// mention makes the object a handle (@maria) within reach words, and url a URL
-	// (https://example.com/login).
-	mention, url bool
+	// spaced, when set, makes the object a word it reports within reach words as
+	// separated by spaces: a file name (namesFile: docs/README.md), a handle (isHandle:
+	// @maria), a URL (namesURL: https://example.com/login).
+	spaced func(string) bool
+	// keep leaves the verb its weight.
+	keep bool
 	// joined makes the object the next word, joined to the verb by a hyphen alone: a
 	// compound the analyzer splits into stop words ("to-do").
 	joined bool
@@ -184,8 +184,8 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"who"}, reach: 3, objects: []string{"access", "allowed", "permission", "permissions", "rights"},
 		to: []string{"member", "user", "collaborator", "role", "permission"}},
 	{verbs: []string{"read", "reads", "open", "opens", "view", "show", "cat", "print", "load", "inspect", "fetch", "get"}, reach: 3,
-		path: true, keep: true, to: []string{"content"}},
-	{verbs: []string{"assign", "assigns", "assigned", "reassign"}, reach: 4, mention: true, to: []string{"assignee"}},
+		spaced: namesFile, keep: true, to: []string{"content"}},
+	{verbs: []string{"assign", "assigns", "assigned", "reassign"}, reach: 4, spaced: isHandle, to: []string{"assignee"}},
 	{verbs: []string{"add", "adds", "added", "adding"}, reach: 4,
 		objects: []string{"property", "properties", "column", "columns", "field", "fields"}, to: []string{"update"}},
 	{verbs: []string{"leave", "leaves", "left", "leaving", "drop", "post"}, article: true, reach: 2,
@@ -194,7 +194,7 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"turn", "turns", "turned", "switch", "switches", "switched"}, reach: 1, objects: []string{"on"}, to: []string{"enable"}},
 	{verbs: []string{"log", "logs", "logged", "sign", "signs", "signed"}, reach: 1, objects: []string{"in", "into"}, to: []string{"login"}},
 	{verbs: []string{"try", "tries", "tried"}, reach: 5, objects: []string{"again"}, to: []string{"retry"}},
-	{verbs: []string{"to"}, joined: true, objects: []string{"do", "dos"}, to: []string{"todo", "block"}},
+	{verbs: []string{"to"}, joined: true, objects: []string{"do", "dos"}, to: []string{"todo", "block"}, keep: true},
 	{verbs: []string{"who"}, reach: 1, objects: []string{"am"}, to: []string{"whoami", "self", "current"}},
 	{verbs: []string{"add", "adds"}, reach: 1, objects: []string{"up"}, to: []string{"sum"}},
 	{verbs: []string{"command", "commands"}, reach: 1, objects: []string{"line"}, to: []string{"cli"}, keep: true},
@@ -202,7 +202,7 @@ var curatedPhrases = []phraseRule{
 		objects: []string{"appears", "appear", "appeared", "shows", "showing", "shown", "visible", "displayed", "displays"},
 		to:      []string{"verify", "visible"}, keep: true},
 	{verbs: []string{"go", "goes", "going", "visit", "visits", "open", "opens", "load", "loads", "browse", "head"},
-		reach: 2, url: true, to: []string{"navigate"}},
+		reach: 2, spaced: namesURL, to: []string{"navigate"}},
 }
 
 // phraseVerbs maps a verb of curatedPhrases to its stem and the indices of its rules,
@@ -289,23 +289,21 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 		}
 		for _, ri := range pv.rules {
 			r := &curatedPhrases[ri]
-			if r.path {
-				if spacedWordWithin(query, end, r.reach, namesFile) {
-					f(start, "", phraseTo[ri])
+			verb := pv.stem
+			if r.keep {
+				verb = ""
+			}
+			if r.spaced != nil {
+				if spacedWordWithin(query, end, r.reach, r.spaced) {
+					f(start, verb, phraseTo[ri])
 				}
 				continue
 			}
 			if r.joined {
 				if end+1 < len(query) && query[end] == '-' {
 					if s, e := nextWord(query, end+1); s == end+1 && inFold(query[s:e], r.objects) {
-						f(start, "", phraseTo[ri])
+						f(start, verb, phraseTo[ri])
 					}
-				}
-				continue
-			}
-			if r.mention || r.url {
-				if spacedWordWithin(query, end, r.reach, func(w string) bool { return r.mention && isHandle(w) || r.url && namesURL(w) }) {
-					f(start, pv.stem, phraseTo[ri])
 				}
 				continue
 			}
@@ -318,10 +316,6 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 			}
 			for n := 0; n < r.reach && s < len(query); n++ {
 				if inFold(query[s:e], r.objects) {
-					verb := pv.stem
-					if r.keep {
-						verb = ""
-					}
 					f(start, verb, phraseTo[ri])
 					break
 				}
@@ -332,7 +326,7 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 }
 
 // spacedWordWithin reports whether one of the first reach words after from, as
-// separated by spaces, is one that is reports: a file name (namesFile), a handle.
+// separated by spaces, is one that is reports (phraseRule.spaced).
 func spacedWordWithin(query string, from, reach int, is func(string) bool) bool {
 	for n := 0; n < reach && from < len(query); n++ {
 		for from < len(query) && isSpace(query[from]) {
