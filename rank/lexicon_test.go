@@ -179,7 +179,8 @@ func TestSearchPhraseAllocs(t *testing.T) {
 // TestCuratedRelatedOnce checks that curatedRelated says each thing once: related is
 // keyed by stem, so two keys of one stem ("bug", "bugs"), a word related to its own stem
 // ("typing" -> "type") or one WordNet already relates to the key ("halt" -> "stop") are
-// entries init drops or merges unseen.
+// entries init drops or merges unseen; so is a foreign word of an English stem
+// ("branche" -> "branch").
 func TestCuratedRelatedOnce(t *testing.T) {
 	st := func(w string) string { return string(stem([]byte(w))) }
 	keyOf := map[string]string{}
@@ -197,6 +198,13 @@ func TestCuratedRelatedOnce(t *testing.T) {
 				if st(wn) == st(r) {
 					t.Errorf("curatedRelated[%q] holds %q, which wordnetRelated gives it", w, r)
 				}
+			}
+		}
+	}
+	for w, to := range foreignRelated {
+		for _, r := range to {
+			if st(r) == st(w) {
+				t.Errorf("foreignRelated[%q] holds %q, of its own stem (the stemmer already reads it so)", w, r)
 			}
 		}
 	}
