@@ -30,10 +30,10 @@
 // "credentials" -> secret, "close" -> update and state, "reply" -> comment) and common
 // request words of Spanish, French, German and
 // Portuguese ("borrar la rama" -> delete branch). A few verb phrases add the words they
-// stand for at full weight, their verb then weighing half ("open an issue" -> create,
-// "ask Lee to review" -> reviewer, "leave a comment" -> create, "a to-do list" -> todo
-// and block, "go to https://..." -> navigate, "check the banner appears" -> verify and
-// visible; lexicon.go).
+// stand for at full weight ("open an issue" -> create, "ask Lee to review" -> reviewer,
+// "leave a comment" -> create, "a to-do list" -> todo and block, "go to https://..." ->
+// navigate, "check the banner appears" -> verify and visible; lexicon.go), their verb
+// then weighing half unless it names the step too ("check", "read" before a file name).
 //
 // # Scoring
 //

@@ -35,7 +35,7 @@ var foreignRelated = map[string][]string{
 	"cancelar": {"cancel"}, "annuler": {"cancel"}, "abbrechen": {"cancel"},
 	"guardar": {"save"}, "enregistrer": {"save"}, "speichern": {"save"}, "salvar": {"save"},
 	// nouns
-	"rama": {"branch"}, "branche": {"branch"}, "zweig": {"branch"}, "ramo": {"branch"},
+	"rama": {"branch"}, "zweig": {"branch"}, "ramo": {"branch"},
 	"archivo": {"file"}, "fichier": {"file"}, "datei": {"file"}, "arquivo": {"file"}, "fichero": {"file"},
 	"carpeta": {"directory"}, "dossier": {"directory"}, "ordner": {"directory"}, "pasta": {"directory"},
 	"verzeichnis": {"directory"}, "repertoire": {"directory"}, "directorio": {"directory"},
@@ -57,7 +57,7 @@ var foreignRelated = map[string][]string{
 	"trabajo": {"job"}, "tarea": {"task", "job"}, "tache": {"task", "job"}, "aufgabe": {"task", "job"},
 	"solicitud": {"request"}, "demande": {"request"}, "anfrage": {"request"},
 	"navegador": {"browser"}, "navigateur": {"browser"},
-	"pestana": {"tab"}, "onglet": {"tab"}, "grupo": {"group"}, "groupe": {"group"}, "gruppe": {"group"},
+	"pestana": {"tab"}, "onglet": {"tab"}, "grupo": {"group"}, "gruppe": {"group"},
 	"proyecto": {"project"}, "projet": {"project"}, "projekt": {"project"}, "projeto": {"project"},
 	"cuenta": {"account"}, "compte": {"account"}, "konto": {"account"},
 	"almacenamiento": {"storage"}, "stockage": {"storage"}, "speicher": {"storage"},

@@ -69,6 +69,7 @@ func TestPhraseMatches(t *testing.T) {
 		{"write the az command line that creates it", "cli"},
 		{"click Sync and check the banner 'You are offline' appears", "verify visibl"},
 		{"confirm the site is showing the login page", "verify visibl"},
+		{"verify the banner appears", ""},
 		{"wait until the dashboard text shows up", ""},
 		{"check the logs of the job that appears first", ""},
 		{"", ""},
@@ -171,6 +172,72 @@ func TestSearchPhraseAllocs(t *testing.T) {
 		dst = ix.Search(dst[:0], q, all, 10) // warm the scratch space
 		if n := testing.AllocsPerRun(50, func() { dst = ix.Search(dst[:0], q, all, 10) }); n != 0 {
 			t.Errorf("Search(%q) allocates %v times, want 0", q, n)
+		}
+	}
+}
+
+// TestCuratedRelatedOnce checks that curatedRelated says each thing once: related is
+// keyed by stem, so two keys of one stem ("bug", "bugs"), a word related to its own stem
+// ("typing" -> "type") or one WordNet already relates to the key ("halt" -> "stop") are
+// entries init drops or merges unseen; so is a foreign word of an English stem
+// ("branche" -> "branch").
+func TestCuratedRelatedOnce(t *testing.T) {
+	st := func(w string) string { return string(stem([]byte(w))) }
+	keyOf := map[string]string{}
+	for w, to := range curatedRelated {
+		k := st(w)
+		if other, ok := keyOf[k]; ok {
+			t.Errorf("curatedRelated holds %q and %q, of one stem %q", w, other, k)
+		}
+		keyOf[k] = w
+		for _, r := range to {
+			if st(r) == k {
+				t.Errorf("curatedRelated[%q] holds %q, of its own stem", w, r)
+			}
+			for _, wn := range wordnetRelated[w] {
+				if st(wn) == st(r) {
+					t.Errorf("curatedRelated[%q] holds %q, which wordnetRelated gives it", w, r)
+				}
+			}
+		}
+	}
+	for w, to := range foreignRelated {
+		for _, r := range to {
+			if st(r) == st(w) {
+				t.Errorf("foreignRelated[%q] holds %q, of its own stem (the stemmer already reads it so)", w, r)
+			}
+		}
+	}
+}
+
+// TestRelatedByStem checks that an inflected key of curatedRelated gives its related
+// words to no other word of its stem: "blocked" (an issue blocked by another) stems to
+// "block", so it gave a Notion block, and every query naming one, the word dependency.
+func TestRelatedByStem(t *testing.T) {
+	dep := string(stem([]byte("dependency")))
+	for _, w := range []string{"block", "blocks", "blocked"} {
+		for _, r := range related[string(stem([]byte(w)))] {
+			if string(r) == dep {
+				t.Errorf("%q is related to %q", w, dep)
+			}
+		}
+	}
+	if got := related[string(stem([]byte("blocker")))]; !slices.ContainsFunc(got, func(r []byte) bool { return string(r) == dep }) {
+		t.Errorf("blocker's related words %q lack %q", got, dep)
+	}
+}
+
+// TestPhraseRulesNotSelf checks that no verb phrase stands for its own verb: with keep
+// the verb keeps its weight, so a rule whose words to hold it ("verify ... appears" ->
+// verify) weighs the query's verb twice.
+func TestPhraseRulesNotSelf(t *testing.T) {
+	for i, r := range curatedPhrases {
+		for _, v := range r.verbs {
+			for _, to := range phraseTo[i] {
+				if string(stem([]byte(v))) == string(to) {
+					t.Errorf("curatedPhrases[%d]: verb %q stands for itself", i, v)
+				}
+			}
 		}
 	}
 }

@@ -71,23 +71,15 @@ func (s *scratch) addPlain(text string) {
 // path repeats the words of the request around it (".../-/pipelines/99812" after "the
 // failing pipeline", "the drafts under content/drafts"), which would count twice.
 func (s *scratch) pathEcho(i int) bool {
-	st := &s.steps
-	in := func(j int) bool {
-		for _, u := range st.paths[:st.npath] {
-			if int32(j) >= u[0] && int32(j) < u[1] {
-				return true
-			}
-		}
-		return false
-	}
-	if st.npath == 0 || s.ids[i] == noTerm || !in(i) {
+	paths := s.steps.paths[:s.steps.npath]
+	if len(paths) == 0 || s.ids[i] == noTerm || !inRanges(paths, i) {
 		return false
 	}
 	if p := s.an.parent[i]; p >= 0 && s.pathEcho(int(p)) {
 		return true // the word as written, or a pair, of an echoed stem
 	}
 	for j, id := range s.ids {
-		if id == s.ids[i] && !in(j) {
+		if id == s.ids[i] && !inRanges(paths, j) {
 			return true
 		}
 	}
@@ -163,9 +155,12 @@ func (s *scratch) literalFactor(i int) float64 {
 }
 
 // quoted reports whether query term i comes from quoted or backquoted text.
-func (s *scratch) quoted(i int) bool {
-	for _, l := range s.steps.lits[:s.steps.nlit] {
-		if int32(i) >= l[0] && int32(i) < l[1] {
+func (s *scratch) quoted(i int) bool { return inRanges(s.steps.lits[:s.steps.nlit], i) }
+
+// inRanges reports whether i is in one of the half-open ranges rs of query terms.
+func inRanges(rs [][2]int32, i int) bool {
+	for _, r := range rs {
+		if int32(i) >= r[0] && int32(i) < r[1] {
 			return true
 		}
 	}

@@ -221,14 +221,7 @@ func (st *stepScratch) addClause(an *analyzer, query string, from, to int) {
 
 // clauseQuoted reports whether term i of the clause addClause analysed comes from
 // quoted text.
-func (st *stepScratch) clauseQuoted(i int) bool {
-	for _, l := range st.clits[:st.nclit] {
-		if int32(i) >= l[0] && int32(i) < l[1] {
-			return true
-		}
-	}
-	return false
-}
+func (st *stepScratch) clauseQuoted(i int) bool { return inRanges(st.clits[:st.nclit], i) }
 
 // addStepTerm adds the lists of term id the query scores to step c, at weight w times
 // their idf.
