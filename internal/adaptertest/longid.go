@@ -52,6 +52,10 @@ func LongIDCases(granted, valid, invalid, denied string) []LongIDCase {
 	}
 }
 
+// CatalogLongIDs are LongIDCases for Tools under Rows as Alice: weather_get granted,
+// secrets_read never (no row names it). Both adapters' long-id tests send them.
+var CatalogLongIDs = LongIDCases("weather_get", `{"city":"Oslo"}`, `{"city":"O"}`, "secrets_read")
+
 // LongIDs are the id lengths, in bytes as sent, of CheckLongIDs: the first is the
 // reference.
 var LongIDs = []int{64, 8 << 10, 70_000}
