@@ -177,7 +177,7 @@ var fitMembers = []string{"id", "error", "result", "method"}
 var longIDRefusal = discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest)
 
 // invalidRequestLen is the length of the invalid_request error response without its id.
-var invalidRequestLen = len(discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest)) - len("null")
+var invalidRequestLen = len(longIDRefusal) - len("null")
 
 // AppendError appends the JSON-RPC error response {"jsonrpc":"2.0","id":ID,"error":
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}} with N the given
