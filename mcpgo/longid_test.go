@@ -8,10 +8,6 @@ import (
 	"github.com/deferredtools/deferredtools/mcpgo"
 )
 
-// longIDCases are adaptertest's for the test catalog as alice: weather_get granted,
-// secrets_read never.
-var longIDCases = adaptertest.LongIDCases("weather_get", `{"city":"Oslo"}`, `{"city":"O"}`, "secrets_read")
-
 // SPEC PAGE-1, ERR-1 over stdio: every refusal (the front's, the Discoverer's, mcp-
 // go's) and every result the front decides answers an id of 8 KiB as an id of 64
 // bytes, carrying it, and one of 70,000 bytes within 64 KiB: an error response it
@@ -22,7 +18,7 @@ func TestStdioLongIDs(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: true, tool: "search_tools"})
 	c := f.listen(t, mcpgo.WithPrincipal(context.Background(), adaptertest.Alice))
 	c.initialize()
-	for _, tc := range longIDCases {
+	for _, tc := range adaptertest.CatalogLongIDs {
 		adaptertest.CheckLongIDs(t, tc, func(msg string) ([]byte, int) { return c.next(msg), 0 })
 	}
 }
@@ -32,7 +28,7 @@ func TestHTTPLongIDs(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: true, tool: "search_tools"})
 	h := &httpSession{t: t, url: f.httpServer(t).URL, token: "tok-alice"}
 	h.initialize()
-	for _, tc := range longIDCases {
+	for _, tc := range adaptertest.CatalogLongIDs {
 		adaptertest.CheckLongIDs(t, tc, func(msg string) ([]byte, int) {
 			resp, body := h.post(msg, "")
 			return httpAnswer(resp, body), resp.StatusCode

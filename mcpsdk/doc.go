@@ -23,10 +23,10 @@
 //
 // # Decisions where the requirements are silent
 //
-// While the switch is off ([discovery.Options].Enabled false) every piece is the identity:
-// [Adapter.Install] adds no middleware, [Adapter.Transport] and [Adapter.Handler] return what they were given, the
-// discovery tool is neither listed nor answered, and the grant store is never read
-// (SPEC FLAG-2). The discover method then meets the SDK's own -32601.
+// While the switch is off ([discovery.Options].Enabled false) every piece is the
+// identity: [Adapter.Install] adds no middleware, [Adapter.Transport] and
+// [Adapter.Handler] return what they were given, the discovery tool is neither listed
+// nor answered, and the grant store is never read (SPEC FLAG-2). The discover method then meets the SDK's own -32601.
 //
 // tools/list: the SDK's result is narrowed page by page: a tool stays when the
 // principal's authorised set holds its name, and is then served as the catalog's RFC
@@ -60,9 +60,9 @@
 // answered below the SDK, by Transport and by Handler, straight from the message's
 // bytes through Discoverer.AppendJSONRPC, which sizes each page for the request's real
 // id (SPEC PAGE-1); on transports whose bytes the SDK decodes, from the decoded request
-// through Discoverer.DiscoverFramed, given the length of the id as the SDK writes it. On HTTP, a discover refusal answers the error's HTTP status with
-// the JSON-RPC error as an application/json body; a discover notification answers 202
-// with no body. The discover method needs no MCP session state, on any transport: it
+// through Discoverer.DiscoverFramed, given the length of the id as the SDK writes it.
+// On HTTP, a discover refusal answers the error's HTTP status with the JSON-RPC error
+// as an application/json body; a discover notification answers 202 with no body. The discover method needs no MCP session state, on any transport: it
 // is answered even before initialize, and on HTTP without an Mcp-Session-Id; the
 // principal comes from the PrincipalFunc (on HTTP, the request's authentication). On
 // stdio, discover requests are answered concurrently with the SDK's work (up to 16 at
@@ -97,8 +97,8 @@
 //  3. tools/call is decided on params.name, read exactly (one member named "name", a
 //     string, and name, arguments and _meta each at most once and in no other case,
 //     and so are _meta's contract_digest and safe mode's token, which the SDK and a
-//     scan could read two ways; otherwise invalid_params), with Discoverer.AuthorizeActionThen, which
-//     rereads grants and applies Visibility: a tool the principal may not call is
+//     scan could read two ways; otherwise invalid_params), with
+//     Discoverer.AuthorizeActionThen, which rereads grants and applies Visibility: a tool the principal may not call is
 //     refused (tool_not_granted, or unauthenticated, or the 503 of failing storage)
 //     whatever its arguments, before anything decodes them: deep, long, mistyped, with
 //     duplicate keys or invalid UTF-8, a denied call gets the same answer as with {}.
@@ -182,8 +182,8 @@
 //
 // Known limits: on HTTP the SDK may still log, to the host's logger, the method name of
 // a call that opens a session without initialize (a method the front let through is
-// one the SDK knows, never arbitrary text). A tools/call refusal on HTTP is answered before the SDK checks the
-// Mcp-Session-Id and protocol headers.
+// one the SDK knows, never arbitrary text). A tools/call refusal on HTTP is answered
+// before the SDK checks the Mcp-Session-Id and protocol headers.
 //
 // The discover method's result carries "ttlMs":0 and "cacheScope":"private" (see the
 // discovery package doc). The discovery tool answers with structuredContent holding the

@@ -32,8 +32,9 @@ import (
 //
 // Every other request reaches next with its body unchanged, and next's responses are
 // cleaned on the way out (a tools/list answer and a discovery tool page, one
-// principal's, made Cache-Control private and no-store): a JSON-RPC error (application/json body or text/event-stream
-// data event) that is not the adapter's is rewritten content-free, and a text/plain
+// principal's, made Cache-Control private and no-store): a JSON-RPC error
+// (application/json body or text/event-stream data event) that is not the adapter's is
+// rewritten content-free, and a text/plain
 // error body (the SDK's http.Error, which may quote the body, a header or a method) is
 // replaced: by a content-free JSON-RPC error with the request's id for a 400 or 413
 // (method_not_found for a method the SDK does not know), so that clients keep their

@@ -13,10 +13,6 @@ import (
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
 
-// longIDCases are adaptertest's for the test catalog as alice: weather_get granted,
-// secrets_read never.
-var longIDCases = adaptertest.LongIDCases("weather_get", `{"city":"Oslo"}`, `{"city":"O"}`, "secrets_read")
-
 // SPEC PAGE-1, ERR-1 over stdio (an io transport): every refusal (the front's, the
 // Discoverer's, the SDK's) and every result the adapter decides answers an id of 8 KiB
 // as an id of 64 bytes, carrying it, and one of 70,000 bytes within 64 KiB: an error
@@ -35,7 +31,7 @@ func TestStdioLongIDs(t *testing.T) {
 		}
 		return b[:len(b)-1]
 	}
-	for _, c := range longIDCases {
+	for _, c := range adaptertest.CatalogLongIDs {
 		adaptertest.CheckLongIDs(t, c, func(msg string) ([]byte, int) { return next(msg), 0 })
 	}
 }
@@ -47,7 +43,7 @@ func TestHTTPLongIDs(t *testing.T) {
 	t.Cleanup(srv.Close)
 	h := &httpSession{t: t, url: srv.URL, token: "tok-alice"}
 	h.initialize()
-	for _, c := range longIDCases {
+	for _, c := range adaptertest.CatalogLongIDs {
 		adaptertest.CheckLongIDs(t, c, func(msg string) ([]byte, int) {
 			resp, body := h.post(msg)
 			return body, resp.StatusCode

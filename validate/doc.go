@@ -63,8 +63,9 @@
 //     ]), a quantified assertion (^*), \- outside a class, a group name repeated or
 //     beginning with a digit. So a pattern compiled here is one JavaScript's
 //     new RegExp(p, "u") compiles too (TestPatternsAgreeWithNode compares 20,000 drawn
-//     at random, and their matches on 28 strings, when node is installed). Patterns come from the
-//     schema only, never from arguments, and are at most MaxPattern UTF-16 code units long.
+//     at random, and their matches on 28 strings, when node is installed). Patterns
+//     come from the schema only, never from arguments, and are at most MaxPattern UTF-16
+//     code units long.
 //
 // # Bounds
 //

@@ -16,12 +16,12 @@
 // grants list reads -page rows at a time; list and check print a principal, tool or
 // scope of more than 64 code points as its first 64, quoted, then "…(N bytes)", and a
 // scope holding a comma quoted (-json prints each whole, a byte that is not UTF-8 as
-// U+FFFD, as JSON must). catalog check reads a JSON array of tool
-// definitions (or a tools/list result) and reports each tool as a Discoverer over it
-// would treat it, its catalog built with the -validator Compiler; it exits 1, after the report, when any tool's calls would all answer
-// tool_validation_unavailable (503). The exit status is 0 on success (and for -h, -help
-// or help, alone or after a command group), 1 when the operation is refused (a one-line reason on stderr) and 2 on a
-// usage error.
+// U+FFFD, as JSON must). catalog check reads a JSON array of tool definitions (or a
+// tools/list result) and reports each tool as a Discoverer over it would treat it, its
+// catalog built with the -validator Compiler; it exits 1, after the report, when any
+// tool's calls would all answer tool_validation_unavailable (503). The exit status is
+// 0 on success (and for -h, -help or help, alone or after a command group), 1 when the
+// operation is refused (a one-line reason on stderr) and 2 on a usage error.
 package main
 
 import (

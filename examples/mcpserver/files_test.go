@@ -72,21 +72,29 @@ func tempFiles(t *testing.T) func(name, text string) string {
 }
 
 // A -catalog tool the go-sdk will not register (an input schema whose type is not
-// "object", which mcp.Server.AddTool answers with a panic) is refused as any bad
-// catalog: exit status 1 and one line on stderr naming the tool; it was a panic, exit
-// status 2 and a goroutine trace.
+// "object", which mcp.Server.AddTool answers with a panic) or cannot read (a member of
+// another type than its Tool's, which discovery.NewCatalog does not check) is refused as
+// any bad catalog: exit status 1 and one line on stderr naming the flag and the tool.
+// The first was a panic, exit status 2 and a goroutine trace; the second named no flag
+// and gave encoding/json's text, which names the go-sdk's Go types.
 func TestCatalogToolSDKRefuses(t *testing.T) {
 	write := tempFiles(t)
-	for _, schema := range []string{`{"type":"string"}`, `{"properties":{}}`} {
-		catalog := write("c.json", `[{"name":"ok","description":"Fine.","inputSchema":{"type":"object"}},{"name":"odd","description":"Odd.","inputSchema":`+schema+`}]`)
+	const notObject = `mcpserver: -catalog: tool "odd": the go-sdk cannot serve it: its input schema is no object schema`
+	for _, c := range []struct{ rest, want string }{
+		{`"inputSchema":{"type":"string"}`, notObject},
+		{`"inputSchema":{"properties":{}}`, notObject},
+		{`"inputSchema":{"type":"object"},"annotations":{"title":5}`, `mcpserver: -catalog: tool "odd": the go-sdk cannot read it: a member of the wrong type`},
+		{`"inputSchema":{"type":"object"},"icons":[{"src":5}]`, `mcpserver: -catalog: tool "odd": the go-sdk cannot read it: a member of the wrong type`},
+	} {
+		catalog := write("c.json", `[{"name":"ok","description":"Fine.","inputSchema":{"type":"object"}},{"name":"odd","description":"Odd.",`+c.rest+`}]`)
 		var stderr bytes.Buffer
 		cmd := command(t, true, "-catalog", catalog)
 		cmd.Stdin, cmd.Stderr = strings.NewReader(""), &stderr
 		err := cmd.Run()
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 1 || strings.Contains(stderr.String(), "goroutine") ||
-			strings.TrimSpace(stderr.String()) != `mcpserver: -catalog: tool "odd": the go-sdk cannot serve it: its input schema is no object schema` {
-			t.Errorf("input schema %s: %v, stderr %q; want exit status 1 and one line naming the tool", schema, err, stderr.String())
+			strings.TrimSpace(stderr.String()) != c.want {
+			t.Errorf("tool %s: %v, stderr %q; want exit status 1 and %q", c.rest, err, stderr.String(), c.want)
 		}
 	}
 }

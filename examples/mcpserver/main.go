@@ -321,8 +321,8 @@ func newServer(cat *discovery.Catalog, logger *slog.Logger) (*mcp.Server, error)
 	for _, name := range cat.Names() {
 		def, _ := cat.Tool(name)
 		t, err := sdkTool(def)
-		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w", name, err)
+		if err != nil { // encoding/json's text names the go-sdk's Go types, not the file
+			return nil, fmt.Errorf("-catalog: tool %q: %w", name, errSDKUnreadable)
 		}
 		err = addTool(server, t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{
@@ -336,10 +336,13 @@ func newServer(cat *discovery.Catalog, logger *slog.Logger) (*mcp.Server, error)
 	return server, nil
 }
 
-// The errors of addTool: a catalog tool the go-sdk will not register.
+// The errors of newServer for a catalog tool the go-sdk will not register or read.
 var (
 	errNotObjectSchema = errors.New("the go-sdk cannot serve it: its input schema is no object schema")
 	errSDKRefused      = errors.New("the go-sdk cannot serve it")
+	// errSDKUnreadable is a member whose type is not its mcp.Tool field's (an
+	// annotations title that is a number), which discovery.NewCatalog does not check.
+	errSDKUnreadable = errors.New("the go-sdk cannot read it: a member of the wrong type")
 )
 
 // addTool registers t (its InputSchema a json.RawMessage, see sdkTool) on server,

@@ -2,9 +2,11 @@
 // share: the test catalog and its grant rows, the TypeScript SDK client's scenario and
 // the checks both adapters must pass, the discovery tool's request ids of every length
 // and the check of their answers (toolid.go, with the adapters' one difference,
-// IDWriting), the hostile messages both must answer alike and the pages both must mark
-// private (edges.go), and the building of a program in a module outside the repository
-// (the README's programs). Only tests import it.
+// IDWriting), the requests answered without a host's tool and the check of their
+// answers to long ids (longid.go, with the test catalog's cases), the hostile messages
+// both must answer alike and the pages both must mark private (edges.go), and the
+// building of a program in a module outside the repository (the README's programs).
+// Only tests import it.
 package adaptertest
 
 import (

@@ -52,15 +52,19 @@ func LongIDCases(granted, valid, invalid, denied string) []LongIDCase {
 	}
 }
 
-// LongIDs are the id lengths, in bytes as sent, of CheckLongIDs: the first is the
+// CatalogLongIDs are LongIDCases for Tools under Rows as Alice: weather_get granted,
+// secrets_read never (no row names it). Both adapters' long-id tests send them.
+var CatalogLongIDs = LongIDCases("weather_get", `{"city":"Oslo"}`, `{"city":"O"}`, "secrets_read")
+
+// longIDs are the id lengths, in bytes as sent, of CheckLongIDs: the first is the
 // reference.
-var LongIDs = []int{64, 8 << 10, 70_000}
+var longIDs = []int{64, 8 << 10, 70_000}
 
 // LongIDRefusal is the answer to a request whose id is too long for its error
 // response to carry it within discovery.MaxResponseBytes: invalid_request, id null.
 const LongIDRefusal = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid_request","data":{"error":"invalid_request","status":400}}}`
 
-// CheckLongIDs sends c with ids of each length of LongIDs (strings of "i") through
+// CheckLongIDs sends c with ids of each length of longIDs (strings of "i") through
 // send, which returns the answer and its HTTP status (0 on stdio), and checks that
 // each longer id gets the answer of the 64-byte one, byte for byte, carrying its own
 // id, but where that cannot fit: an error response is at most
@@ -76,8 +80,8 @@ const LongIDRefusal = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"messag
 func CheckLongIDs(t testing.TB, c LongIDCase, send func(msg string) (answer []byte, status int)) {
 	t.Helper()
 	id := func(n int) string { return `"` + strings.Repeat("i", n-2) + `"` }
-	ref, refStatus := send(strings.Replace(c.Msg, "ID", id(LongIDs[0]), 1))
-	if !bytes.Contains(ref, []byte(`"id":`+id(LongIDs[0]))) {
+	ref, refStatus := send(strings.Replace(c.Msg, "ID", id(longIDs[0]), 1))
+	if !bytes.Contains(ref, []byte(`"id":`+id(longIDs[0]))) {
 		t.Fatalf("%s: the answer to a 64-byte id does not carry it: %.300s", c.Name, ref)
 	}
 	isError := DecodeError(t, ref) != nil
@@ -85,8 +89,8 @@ func CheckLongIDs(t testing.TB, c LongIDCase, send func(msg string) (answer []by
 	if refStatus >= 400 {
 		fittedStatus = discovery.CodeInvalidRequest.Status()
 	}
-	ids := LongIDs[1:]
-	atBound := discovery.MaxResponseBytes - len(ref) + LongIDs[0] // the id whose answer is exactly MaxResponseBytes
+	ids := longIDs[1:]
+	atBound := discovery.MaxResponseBytes - len(ref) + longIDs[0] // the id whose answer is exactly MaxResponseBytes
 	if isError && !c.DiscoveryTool {
 		ids = append(ids, atBound, atBound+1)
 	}
@@ -98,10 +102,10 @@ func CheckLongIDs(t testing.TB, c LongIDCase, send func(msg string) (answer []by
 			want = []byte(LongIDRefusal)
 		case c.DiscoveryTool:
 			want = []byte(strings.Replace(LongIDRefusal, "null", id(n), 1))
-		case isError && (len(ref)-LongIDs[0]+n > discovery.MaxResponseBytes || c.Discoverer && n >= atBound):
+		case isError && (len(ref)-longIDs[0]+n > discovery.MaxResponseBytes || c.Discoverer && n >= atBound):
 			want = []byte(LongIDRefusal)
 		default:
-			want = bytes.Replace(ref, []byte(id(LongIDs[0])), []byte(id(n)), 1)
+			want = bytes.Replace(ref, []byte(id(longIDs[0])), []byte(id(n)), 1)
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s, id of %d bytes: answer of %d bytes %.200s…, want %d bytes %.200s…", c.Name, n, len(got), got, len(want), want)

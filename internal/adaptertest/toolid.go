@@ -47,8 +47,8 @@ type ToolIDCase struct {
 	Null     bool // refused with a null id: no response under 64 KiB could echo it
 }
 
-// Reply is the id the response to c carries.
-func (c ToolIDCase) Reply() string {
+// reply is the id the response to c carries.
+func (c ToolIDCase) reply() string {
 	if c.Null {
 		return "null"
 	}
@@ -100,12 +100,12 @@ func CheckToolIDAnswer(t testing.TB, w IDWriting, c ToolIDCase, resp []byte, wan
 	if w == IDReencoded {
 		var got, sent any
 		json.Unmarshal(msg.ID, &got)
-		json.Unmarshal([]byte(c.Reply()), &sent)
+		json.Unmarshal([]byte(c.reply()), &sent)
 		if got != sent {
-			t.Errorf("id %s: response id %.80s, want %.80s", c.Name, msg.ID, c.Reply())
+			t.Errorf("id %s: response id %.80s, want %.80s", c.Name, msg.ID, c.reply())
 		}
-	} else if string(msg.ID) != c.Reply() {
-		t.Errorf("id %s: response id %.80s, want %.80s", c.Name, msg.ID, c.Reply())
+	} else if string(msg.ID) != c.reply() {
+		t.Errorf("id %s: response id %.80s, want %.80s", c.Name, msg.ID, c.reply())
 	}
 	if !c.Served {
 		code := discovery.CodeInvalidRequest

@@ -181,7 +181,7 @@ func (f *Filter) Finish() {
 
 // bodyFault is the code of a request body readBounded refused: too large or unreadable.
 func bodyFault(err error) discovery.Code {
-	if errors.Is(err, ErrTooLarge) {
+	if errors.Is(err, errTooLarge) {
 		return discovery.CodeMessageTooLarge
 	}
 	return discovery.CodeInvalidRequest

@@ -67,8 +67,8 @@ func TestFilter(t *testing.T) {
 // bodyFault names a body over the cap message_too_large (413) and any other read
 // failure invalid_request (400).
 func TestBodyFault(t *testing.T) {
-	if got := bodyFault(ErrTooLarge); got != discovery.CodeMessageTooLarge || got.Status() != http.StatusRequestEntityTooLarge {
-		t.Errorf("bodyFault(ErrTooLarge) = %v", got)
+	if got := bodyFault(errTooLarge); got != discovery.CodeMessageTooLarge || got.Status() != http.StatusRequestEntityTooLarge {
+		t.Errorf("bodyFault(errTooLarge) = %v", got)
 	}
 	if got := bodyFault(http.ErrBodyReadAfterClose); got != discovery.CodeInvalidRequest {
 		t.Errorf("bodyFault(other) = %v", got)

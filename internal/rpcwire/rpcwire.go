@@ -35,18 +35,18 @@ const DefaultMaxLine = 16 << 20
 // mcp.DefaultMaxRequestBodyBytes.
 const DefaultMaxBody = 4 << 20
 
-// ErrTooLarge reports a message over its cap.
-var ErrTooLarge = errors.New("rpcwire: message too large")
+// errTooLarge reports a message over its cap.
+var errTooLarge = errors.New("rpcwire: message too large")
 
 // readBounded reads all of r if it holds at most limit bytes; it stops reading at
-// limit+1 bytes and answers ErrTooLarge, so memory stays bounded by the cap.
+// limit+1 bytes and answers errTooLarge, so memory stays bounded by the cap.
 func readBounded(r io.Reader, limit int64) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, ErrTooLarge
+		return nil, errTooLarge
 	}
 	return b, nil
 }
@@ -177,7 +177,7 @@ var fitMembers = []string{"id", "error", "result", "method"}
 var longIDRefusal = discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest)
 
 // invalidRequestLen is the length of the invalid_request error response without its id.
-var invalidRequestLen = len(discovery.AppendJSONRPCError(nil, nil, discovery.CodeInvalidRequest)) - len("null")
+var invalidRequestLen = len(longIDRefusal) - len("null")
 
 // AppendError appends the JSON-RPC error response {"jsonrpc":"2.0","id":ID,"error":
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}} with N the given
