@@ -13,6 +13,7 @@ import (
 	"github.com/deferredtools/deferredtools/rank/rankeval"
 )
 
+// rankerFor is rankeval.Ours over an index built with p (TestTune's variants).
 func rankerFor(docs []rank.Doc, p rank.Params) rankeval.Ranker {
 	ix := rank.NewIndexParams(docs, p)
 	all := rank.NewSet(len(docs))
@@ -52,7 +53,7 @@ func TestDebugMisses(t *testing.T) {
 			continue
 		}
 		docs, qs := ds.load(t)
-		r := rankerFor(docs, rank.DefaultParams)
+		r := rankeval.Ours(docs)
 		for _, q := range qs {
 			got := r(q.Query, 50)
 			m := rankeval.Score(got, q.Relevant)
