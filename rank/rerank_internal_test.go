@@ -82,6 +82,7 @@ func TestNamesTitled(t *testing.T) {
 		{"run `Events | take 10` on the database", false},
 		{"the user's page", false},
 		{"the 'Archive'page", false},
+		{"set the title to 'Plans', page by page", false}, // punctuation between
 	}
 	for _, tt := range tests {
 		s := &scratch{an: newAnalyzer(0)}
