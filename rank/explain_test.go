@@ -83,6 +83,14 @@ func TestExplain(t *testing.T) {
 	if ms := ix.Explain("erase the branch", all, 0, docs[0]); len(ms) != 0 {
 		t.Errorf("Explain of a doc matching nothing = %+v, want none", ms)
 	}
+	// Largest first, then by term: two terms adding the same come in the terms' order,
+	// whatever the query's.
+	zoo := withWidgets("a zoo", []rank.Doc{{Name: "feed_zebra", Description: "Feed the zebra yak."}, {Name: "herd", Description: "yak zebra"}})
+	zix := rank.NewIndex(zoo)
+	ms = zix.Explain("zebra yak", allOf(len(zoo)), 1, zoo[1])
+	if len(ms) != 2 || ms[0].Term != "yak" || ms[1].Term != "zebra" || ms[0].Score != ms[1].Score {
+		t.Errorf("Explain(zebra yak, herd) = %+v, want yak then zebra, adding the same", ms)
+	}
 }
 
 // Explain costs what one explained query needs: the memory it allocates does not grow

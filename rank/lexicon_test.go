@@ -56,6 +56,10 @@ func TestPhraseMatches(t *testing.T) {
 		{"Go to https://shop.example.com/login, sign in", "navigat login"},
 		{"open http://localhost:3000/checkout and visit www.example.org", "navigat navigat"},
 		{"open the tab for https://example.com", ""},
+		{"visit the https://example.com page", "navigat"}, // the URL within reach (2) of the verb
+		{"visit the site https://example.com", ""},        // one word past it
+		{"assign the bug to @maria", "assigne"},           // the handle at reach (4)
+		{"assign the bug to team @maria", ""},
 		{"load the file from https://example.com", ""},
 		{"turn on dark mode", "enabl"},
 		{"log in as admin, then sign into the portal", "login login"},

@@ -54,6 +54,11 @@ func TestNamesFile(t *testing.T) {
 		{"visit example.com", false},
 		{"tag v1.8.0 on 2025-07-01", false},
 		{"the end.", false},
+		{"run analysis.ipynb", true},       // an extension of 5
+		{"restore db.backup", false},       // of 6
+		{"sign in at claude.ai", false},    // a domain
+		{"visit Example.COM", false},       // in capitals
+		{"version 2.5 of the spec", false}, // digits alone
 	}
 	for _, tt := range tests {
 		if got := namesFile(tt.query); got != tt.want {
@@ -77,6 +82,7 @@ func TestNamesTitled(t *testing.T) {
 		{"run `Events | take 10` on the database", false},
 		{"the user's page", false},
 		{"the 'Archive'page", false},
+		{"set the title to 'Plans', page by page", false}, // punctuation between
 	}
 	for _, tt := range tests {
 		s := &scratch{an: newAnalyzer(0)}

@@ -194,6 +194,19 @@ func TestSearchQuotedWords(t *testing.T) {
 	if got := names(docs, ix.Search(nil, q, all, 3)); len(got) > 0 && got[0] == "update_issue_title" {
 		t.Errorf("with quoted words at full weight Search(%q) = %v: the test proves nothing", q, got)
 	}
+	restore()
+	// Only the quoted words weigh less: the word right after the quote keeps its weight.
+	termScore := func(q, term string) float64 {
+		for _, m := range ix.Explain(q, all, 2, docs[2]) {
+			if m.Term == term && m.From == "word" {
+				return m.Score
+			}
+		}
+		return 0
+	}
+	if after, before := termScore("get 'merge' issue", "issu"), termScore("get issue 'merge'", "issu"); after == 0 || after != before {
+		t.Errorf("issue right after a quote adds %v to get_issue, before it %v: want the same", after, before)
+	}
 }
 
 // A query naming a file, a URL or JavaScript code without the word finds the tools of

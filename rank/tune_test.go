@@ -3,6 +3,7 @@ package rank_test
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/deferredtools/deferredtools/rank/rankeval"
 )
 
+// rankerFor is rankeval.Ours over an index built with p (TestTune's variants).
 func rankerFor(docs []rank.Doc, p rank.Params) rankeval.Ranker {
 	ix := rank.NewIndexParams(docs, p)
 	all := rank.NewSet(len(docs))
@@ -27,30 +29,42 @@ func rankerFor(docs []rank.Doc, p rank.Params) rankeval.Ranker {
 	}
 }
 
-// TestDebugMisses prints, for RANK_DEBUG=<dataset>, the queries whose first relevant
-// tool is not ranked first, with what came first.
+// TestDebugMisses prints, for RANK_DEBUG=<pattern>, each query under nDCG@10 1 (a
+// no-match query: answered at all) of the sets whose name matches the path.Match
+// pattern, with its score, the rank of each relevant tool in the first 50 (0: absent)
+// and the first six hits. The sets are the development ones (github.long, *.para,
+// metatool) and tune2's as tune2/CATALOG.KIND; held-out sets only when named whole.
 func TestDebugMisses(t *testing.T) {
-	name := os.Getenv("RANK_DEBUG")
-	if name == "" {
-		t.Skip("set RANK_DEBUG to a dataset name")
+	pattern := os.Getenv("RANK_DEBUG")
+	if pattern == "" {
+		t.Skip("set RANK_DEBUG to a set name or pattern (github.long, *.kinds, tune2/*.para)")
 	}
-	for _, ds := range devSets(t) {
-		if ds.name != name {
+	sets := devSets(t)
+	tune2, _ := filepath.Glob("testdata/tune2/*.json")
+	for _, f := range tune2 {
+		n := strings.TrimSuffix(filepath.Base(f), ".json")
+		catalog, _, _ := strings.Cut(n, ".")
+		sets = append(sets, devSet{"tune2/" + n, filepath.Join(sharedData, "catalogs", catalog+".json"), f})
+	}
+	for _, ds := range sets {
+		if ok, err := path.Match(pattern, ds.name); err != nil {
+			t.Fatal(err)
+		} else if !ok || heldOut(ds.name) && pattern != ds.name {
 			continue
 		}
 		docs, qs := ds.load(t)
-		r := rankerFor(docs, rank.DefaultParams)
+		r := rankeval.Ours(docs)
 		for _, q := range qs {
-			got := r(q.Query, 5)
-			if len(q.Relevant) == 0 {
-				if len(got) > 0 {
-					fmt.Printf("NOANSWER %q -> %v\n", q.Query, got)
-				}
+			got := r(q.Query, 50)
+			m := rankeval.Score(got, q.Relevant)
+			if len(q.Relevant) > 0 && m.NDCG10 > 0.999 || len(q.Relevant) == 0 && len(got) == 0 {
 				continue
 			}
-			if len(got) == 0 || !slices.Contains(q.Relevant, got[0]) {
-				fmt.Printf("%q want %v got %v\n", q.Query, q.Relevant, got)
+			var ranks []string
+			for _, n := range q.Relevant {
+				ranks = append(ranks, fmt.Sprintf("%s:%d", n, slices.Index(got, n)+1))
 			}
+			fmt.Printf("%s %.3f %q\n   want %v\n   got  %v\n", ds.name, m.NDCG10, q.Query, ranks, got[:min(6, len(got))])
 		}
 	}
 }

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/deferredtools/deferredtools/rank/rankeval"
 )
@@ -38,10 +39,19 @@ import (
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "rankeval:", err)
+			fmt.Fprintln(os.Stderr, message(err))
 		}
 		os.Exit(2)
 	}
+}
+
+// message is err as main prints it: led by "rankeval:" once, rankeval's own errors
+// (rankeval.ErrFormat) saying it already.
+func message(err error) string {
+	if msg := err.Error(); strings.HasPrefix(msg, "rankeval:") {
+		return msg
+	}
+	return "rankeval: " + err.Error()
 }
 
 var errUsage = errors.New("-catalog and -queries are required")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,5 +94,21 @@ func TestRunParams(t *testing.T) {
 		if rep.Recall1 != tc.recall1 {
 			t.Errorf("run %v: Recall@1 %v, want %v", tc.args, rep.Recall1, tc.recall1)
 		}
+	}
+}
+
+// A malformed file is reported once as rankeval's ("rankeval: malformed file: ..."), a
+// missing one with the command's name before the path's error.
+func TestMessage(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`[{"name": "x"`), 0o600)
+	err := run([]string{"-catalog", bad, "-queries", bad}, io.Discard, io.Discard)
+	if got := message(err); !strings.HasPrefix(got, "rankeval: malformed file: catalog") || strings.Count(got, "rankeval:") != 1 {
+		t.Errorf("message of a malformed catalog = %q, want it led by rankeval: once", got)
+	}
+	err = run([]string{"-catalog", filepath.Join(dir, "none.json"), "-queries", bad}, io.Discard, io.Discard)
+	if got := message(err); !strings.HasPrefix(got, "rankeval: open ") {
+		t.Errorf("message of a missing catalog = %q, want rankeval: open ...", got)
 	}
 }
