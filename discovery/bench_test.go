@@ -39,6 +39,8 @@ var benchQueries = []string{
 // and a principal granted as many of them as one grant read may return.
 type benchFixture struct {
 	d       *discovery.Discoverer
+	cat     *discovery.Catalog
+	store   *grants.Memory
 	granted int
 }
 
@@ -79,7 +81,7 @@ func benchCatalog(b *testing.B, n int) *benchFixture {
 			b.Fatal(err)
 		}
 	}
-	f := &benchFixture{d: newDiscoverer(cat, store, nil), granted: granted}
+	f := &benchFixture{d: newDiscoverer(cat, store, nil), cat: cat, store: store, granted: granted}
 	benchFixtures[n] = f
 	return f
 }

@@ -2,6 +2,7 @@ package discovery_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,31 +32,19 @@ func TestCanonicalFormsKeepNoTextRoom(t *testing.T) {
 	}
 }
 
-// TestToolAppendCopies checks that appending to the definition Catalog.Tool returns
-// copies it: the bytes are shared with every caller and with the catalog's text for
-// ranking, so an append must never write into room past them, which another caller's
-// append would overwrite.
-func TestToolAppendCopies(t *testing.T) {
-	cat, err := discovery.NewCatalog([]json.RawMessage{json.RawMessage(`{"name":"odd","inputSchema":{"type":"object","description":"abc"}}`)}, nil)
+// TestServedDefinitionsAppendCopy checks that appending to a definition the library
+// hands out copies it: the bytes are shared with every caller (and with the catalog's
+// text for ranking), so an append must never write into room past them, which another
+// caller's append would overwrite. Every way a definition leaves the library:
+// Catalog.Tool, ListTools (switch on and off), ListResult.Tool and a discovery page, for
+// a plain tool and for a meta tool served with its action enum narrowed.
+func TestServedDefinitionsAppendCopy(t *testing.T) {
+	ctx := t.Context()
+	cat, err := discovery.NewCatalog(append(metaTools(), json.RawMessage(`{"name":"odd","inputSchema":{"type":"object","description":"abc"}}`)),
+		&discovery.CatalogOptions{MetaTools: metaDecls()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := cat.Tool("odd")
-	b, _ := cat.Tool("odd")
-	a = append(a, 'A')
-	b = append(b, 'B')
-	if a[len(a)-1] != 'A' || b[len(b)-1] != 'B' {
-		t.Fatalf("appends to two callers' definitions share memory: %q, %q", a[len(a)-1:], b[len(b)-1:])
-	}
-}
-
-// TestServedDefinitionsAppendCopy is TestToolAppendCopies for every other way a
-// definition leaves the library: ListTools (switch on and off), ListResult.Tool and a
-// discovery page. Two callers appending to what they were handed never write into the
-// same room.
-func TestServedDefinitionsAppendCopy(t *testing.T) {
-	ctx := t.Context()
-	cat := newCatalog(t, json.RawMessage(`{"name":"odd","inputSchema":{"type":"object","description":"abc"}}`))
 	check := func(what string, get func() json.RawMessage) {
 		t.Helper()
 		a, b := get(), get()
@@ -65,25 +54,33 @@ func TestServedDefinitionsAppendCopy(t *testing.T) {
 			t.Errorf("%s: appends to two callers' definitions share memory: %q, %q", what, a[len(a)-1:], b[len(b)-1:])
 		}
 	}
-	for _, on := range []bool{true, false} {
-		d := newDiscoverer(cat, allGranted(t, cat), func(o *discovery.Options) { o.Enabled = on })
-		list := func() *discovery.ListResult {
-			r, err := d.ListTools(ctx, alice)
-			if err != nil || len(r.Tools) != 1 {
-				t.Fatalf("ListTools (enabled %v): %v, %d tools", on, err, len(r.Tools))
-			}
-			return r
-		}
-		check("ListTools", func() json.RawMessage { return list().Tools[0] })
-		check("ListResult.Tool", func() json.RawMessage { def, _ := list().Tool("odd"); return def })
-		if on {
-			check("Discover", func() json.RawMessage {
-				res, err := d.Discover(ctx, alice, discovery.Request{Query: "odd abc"})
-				if err != nil || len(res.Tools) != 1 {
-					t.Fatalf("Discover: %v", err)
-				}
-				return res.Tools[0]
+	store := newStore(t, allow("*", "odd"), allow("*", "issue.list"), allow("*", "issue.close")) // issue served narrowed
+	for _, name := range []string{"odd", "issue"} {
+		check("Catalog.Tool("+name+")", func() json.RawMessage { def, _ := cat.Tool(name); return def })
+		for _, on := range []bool{true, false} {
+			d := newDiscoverer(cat, store, func(o *discovery.Options) { o.Enabled = on })
+			check("ListTools "+name, func() json.RawMessage {
+				tools, _ := listed(t, d, alice)
+				return tools[name]
 			})
+			check("ListResult.Tool("+name+")", func() json.RawMessage {
+				_, list := listed(t, d, alice)
+				def, _ := list.Tool(name)
+				return def
+			})
+			if on {
+				check("Discover "+name, func() json.RawMessage {
+					res, err := d.Discover(ctx, alice, discovery.Request{Query: map[string]string{"odd": "odd abc", "issue": "issues project"}[name]})
+					if err != nil || len(res.Tools) == 0 || toolNames(t, res.Tools)[0] != name {
+						t.Fatalf("Discover %s: %v, %d tools", name, err, len(res.Tools))
+					}
+					return res.Tools[0]
+				})
+			}
 		}
+	}
+	d := newDiscoverer(cat, store, nil)
+	if tools, _ := listed(t, d, alice); !slices.Equal(servedEnum(t, tools["issue"], "action"), []string{"list", "close"}) {
+		t.Fatalf("issue served as %s: want its enum narrowed, the form this test checks", tools["issue"])
 	}
 }

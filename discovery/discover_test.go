@@ -42,7 +42,8 @@ func allGranted(t testing.TB, cat *discovery.Catalog) *grants.Memory {
 }
 
 // SPEC DISC-1: params are {"query", "limit"?, "cursor"?}; MCP's _meta is allowed and
-// ignored; any other member, a member twice, trailing data or anything but an object is
+// ignored on every path of the method, and refused in the discovery tool's arguments;
+// any other member, a member twice, trailing data or anything but an object is
 // invalid params (-32602, 400). Member names are exact (no case folding).
 func TestDiscoverParamsMembers(t *testing.T) {
 	ctx := t.Context()
@@ -65,6 +66,21 @@ func TestDiscoverParamsMembers(t *testing.T) {
 		}
 		if !bytes.Equal(res.AppendJSON(nil), ref.AppendJSON(nil)) {
 			t.Errorf("DiscoverParams(%s) differs from the same query without _meta", ok)
+		}
+		// Every path of the method allows _meta; the discovery tool's arguments do not
+		// (its served schema has no such property: TestToolSchemaIsEnforced).
+		if framed, err := d.DiscoverFramed(ctx, alice, json.RawMessage(ok), 1); err != nil || len(framed.Tools) != len(ref.Tools) {
+			t.Errorf("DiscoverFramed(%s) = %v, want the page", ok, err)
+		}
+		msg := `{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":` + ok + `}`
+		if out, status := d.AppendJSONRPC(ctx, nil, alice, []byte(msg)); status != http.StatusOK || !bytes.Contains(out, []byte(`"result"`)) {
+			t.Errorf("AppendJSONRPC(%s) = %d %s, want a page", msg, status, out)
+		}
+		_, err = d.DiscoverTool(ctx, alice, json.RawMessage(ok))
+		if strings.Contains(ok, "_meta") {
+			wantCode(t, "DiscoverTool("+ok+")", err, discovery.CodeInvalidParams)
+		} else if err != nil {
+			t.Errorf("DiscoverTool(%s) = %v, want a page", ok, err)
 		}
 	}
 	for _, bad := range []string{

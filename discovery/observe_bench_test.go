@@ -2,42 +2,21 @@ package discovery_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/discovery"
-	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/observe"
-	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
 // BenchmarkObserve measures a warm discover request over a generated 10,000-tool
-// catalog (as BenchmarkDiscover's, 4,096 granted), by Discover and by AppendJSONRPC,
+// catalog (BenchmarkDiscover's own, 4,096 granted), by Discover and by AppendJSONRPC,
 // through two Discoverers over the same catalog and store: without an observer, and
 // with one that sums the tools served.
 func BenchmarkObserve(b *testing.B) {
-	const n = 10000
-	r := rand.New(rand.NewPCG(2026, n))
-	tools := make([]json.RawMessage, n)
-	for i := range tools {
-		tools[i], _, _ = genTool(r, i, 1000+r.IntN(6000))
-	}
-	cat, err := discovery.NewCatalog(tools, &discovery.CatalogOptions{
-		Limits: schemaguard.Limits{MaxBytes: 512 << 20, MaxNodes: 64 << 20},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	store := grants.NewMemory()
-	names := cat.Names()
-	for _, i := range r.Perm(len(names))[:grants.MaxRows] {
-		if _, err := store.Put(context.Background(), allow("alice", names[i])); err != nil {
-			b.Fatal(err)
-		}
-	}
+	f := benchCatalog(b, 10000) // its catalog and store, another Discoverer over them
+	cat, store := f.cat, f.store
 	ctx := context.Background()
 	msgs := make([][]byte, len(benchQueries))
 	for i, q := range benchQueries {

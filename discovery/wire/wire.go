@@ -21,7 +21,8 @@ const MaxLimit = 16
 // DiscoverParams are the params of a discover request: Query is 1 to 500 Unicode code
 // points without control characters; Limit 1 to MaxLimit (0: omitted, MaxLimit);
 // Cursor the previous page's NextCursor (empty: the first page). Any other member is
-// refused with invalid_params, except MCP's _meta, which is ignored.
+// refused with invalid_params, except MCP's _meta, which the discover method ignores;
+// as the discovery tool's arguments (search_tools), _meta is refused too.
 type DiscoverParams struct {
 	Query  string `json:"query"`
 	Limit  int    `json:"limit,omitempty"`

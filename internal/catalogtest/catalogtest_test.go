@@ -130,7 +130,7 @@ func TestGenerateIsDistinct(t *testing.T) {
 func TestNoCopiesOfTheRealTools(t *testing.T) {
 	s := realSource(t, true)
 	real := map[string]bool{}
-	for _, raw := range realTools(t) {
+	for _, raw := range catalogtest.RealTools(t) {
 		canon, _, err := schemaguard.Canonicalize(nil, raw)
 		if err != nil {
 			t.Fatal(err)
@@ -179,27 +179,13 @@ func TestEveryToolAccepted(t *testing.T) {
 		got := share(c.Tools)
 		t.Logf("%s: %.1f%% of 3,000 generated schemas compile with the bounded validator", name, 100*got)
 		if name == "real" {
-			want := share(realTools(t))
+			want := share(catalogtest.RealTools(t))
 			t.Logf("real: %.1f%% of the 698 real schemas compile", 100*want)
 			if got < want-0.05 || got > want+0.05 {
 				t.Errorf("generated schemas compile %.3f of the time, real ones %.3f: want within 0.05", got, want)
 			}
 		}
 	}
-}
-
-// realTools returns the 698 tools of the real catalogs.
-func realTools(t *testing.T) []json.RawMessage {
-	t.Helper()
-	dir := catalogtest.DataDir()
-	if dir == "" {
-		t.Skip("real catalogs absent")
-	}
-	cats, err := catalogtest.ReadCatalogs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return slices.Concat(cats...)
 }
 
 // canonicalSizes returns the sorted canonical sizes in bytes of tools.
@@ -222,7 +208,7 @@ func quantile(sorted []int, q float64) int { return sorted[int(q*float64(len(sor
 // bytes per tool are within 15% of the real catalogs'.
 func TestSizesFollowTheRealCatalogs(t *testing.T) {
 	s := realSource(t, true)
-	real := canonicalSizes(t, realTools(t))
+	real := canonicalSizes(t, catalogtest.RealTools(t))
 	gen := canonicalSizes(t, s.Generate(4, 10000).Tools)
 	for _, q := range []float64{0.5, 0.9} {
 		r, g := quantile(real, q), quantile(gen, q)

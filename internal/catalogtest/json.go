@@ -18,16 +18,6 @@ type obj struct {
 	vals []any
 }
 
-// get returns the value of member k, or nil.
-func (o *obj) get(k string) any {
-	for i, key := range o.keys {
-		if key == k {
-			return o.vals[i]
-		}
-	}
-	return nil
-}
-
 // errJSON reports template text that is not one JSON value.
 var errJSON = errors.New("catalogtest: malformed JSON")
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"testing"
 )
 
 // Catalogs are the real catalogs Load reads, by file name without ".json" (698 tools;
@@ -122,6 +123,21 @@ func ReadCatalogs(dir string) ([][]json.RawMessage, error) {
 		}
 	}
 	return cats, nil
+}
+
+// RealTools returns every tool of the real catalogs in dir (DataDir), concatenated in
+// the order of Catalogs, or skips tb when they are absent.
+func RealTools(tb testing.TB) []json.RawMessage {
+	tb.Helper()
+	dir := DataDir()
+	if dir == "" {
+		tb.Skip("real catalogs absent (../shared/data/catalogs beside the module)")
+	}
+	cats, err := ReadCatalogs(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return slices.Concat(cats...)
 }
 
 // Builtin returns the source written for this package (see builtinCatalogs): a small

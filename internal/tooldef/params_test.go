@@ -53,7 +53,7 @@ func TestParamTextMatchesRank(t *testing.T) {
 	for _, s := range paramSeeds {
 		checkParamText(t, []byte(s))
 	}
-	for _, tool := range realTools(t) {
+	for _, tool := range catalogtest.RealTools(t) {
 		var def struct {
 			InputSchema json.RawMessage `json:"inputSchema"`
 		}
@@ -62,20 +62,6 @@ func TestParamTextMatchesRank(t *testing.T) {
 		}
 		checkParamText(t, def.InputSchema)
 	}
-}
-
-// realTools returns every tool of the real catalogs (catalogtest.ReadCatalogs), or skips
-// t when they are absent.
-func realTools(t *testing.T) []json.RawMessage {
-	dir := catalogtest.DataDir()
-	if dir == "" {
-		t.Skip("real catalogs absent (../shared/data/catalogs beside the module)")
-	}
-	cats, err := catalogtest.ReadCatalogs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return slices.Concat(cats...)
 }
 
 // FuzzParamText checks ParamText of any JSON text's canonical form equals
@@ -217,7 +203,7 @@ func TestReadParams(t *testing.T) {
 	for _, s := range paramDefs() {
 		checkReadParams(t, []byte(s))
 	}
-	for _, tool := range realTools(t) {
+	for _, tool := range catalogtest.RealTools(t) {
 		checkReadParams(t, tool)
 	}
 }
@@ -242,7 +228,7 @@ func TestParamSpansRankAlike(t *testing.T) {
 	}
 	defs = append(defs, []byte(`{"name":"n","inputSchema":{"properties":{"café_id":{"description":"Ｆｕｌｌ width, cafe\u0301 and 東京都 names"}}}}`))
 	if dir := catalogtest.DataDir(); dir != "" {
-		for _, tool := range realTools(t) {
+		for _, tool := range catalogtest.RealTools(t) {
 			defs = append(defs, tool)
 		}
 	}
