@@ -21,7 +21,8 @@
 // catalog built with the -validator Compiler; it exits 1, after the report, when any
 // tool's calls would all answer tool_validation_unavailable (503). The exit status is
 // 0 on success (and for -h, -help or help, alone or after a command group), 1 when the
-// operation is refused (a one-line reason on stderr) and 2 on a usage error.
+// operation is refused (a one-line reason on stderr) and 2 on a usage error (the usage
+// on stderr; a command group named alone, such as grants, prints its subcommands').
 package main
 
 import (
@@ -99,7 +100,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if msg := strings.TrimPrefix(err.Error(), errUsage.Error()); msg != "" {
 			fmt.Fprintln(stderr, "deferredtools: usage"+msg)
 		}
-		fmt.Fprintln(stderr, usage)
+		var sub *subcommandError
+		if errors.As(err, &sub) {
+			fmt.Fprintln(stderr, groupUsage(sub.group))
+		} else {
+			fmt.Fprintln(stderr, usage)
+		}
 		return 2
 	}
 	// Library errors are fixed one-line texts; each line says which command spoke.
@@ -112,6 +118,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func usageErr(msg string) error { return fmt.Errorf("%w: %s", errUsage, msg) }
+
+// A subcommandError is a command group (grants, catalog, rank) named without a
+// subcommand: a usage error whose usage is the group's alone.
+type subcommandError struct{ group string }
+
+func (e *subcommandError) Error() string {
+	return errUsage.Error() + ": " + e.group + " needs a subcommand"
+}
+
+func (e *subcommandError) Unwrap() error { return errUsage }
+
+// groupUsage is the usage of group's subcommands: the lines of usage naming them, and
+// what DB is when they take one.
+func groupUsage(group string) string {
+	lines := []string{"usage:"}
+	db := false
+	for line := range strings.Lines(usage) {
+		line = strings.TrimSuffix(line, "\n")
+		if strings.HasPrefix(line, "  deferredtools "+group+" ") {
+			lines = append(lines, line)
+			db = db || strings.Contains(line, " DB")
+		}
+		if db && strings.HasPrefix(line, "DB is ") {
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -127,6 +161,9 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return catalogCheck(args[2:], stdout, stderr)
 	case args[0] == "rank" && len(args) > 1 && args[1] == "eval":
 		return rankEval(args[2:], stdout, stderr)
+	}
+	if len(args) == 1 && isGroup(args[0]) {
+		return &subcommandError{group: args[0]}
 	}
 	if args[0] != "grants" || len(args) < 2 {
 		return usageErr("unknown command")

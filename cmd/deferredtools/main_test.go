@@ -284,6 +284,36 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// A command group named alone (deferredtools grants) is a usage error that says so and
+// prints that group's usage, its subcommands, to stderr: exit 2. It answered "unknown
+// command".
+func TestGroupWithoutSubcommand(t *testing.T) {
+	for _, tc := range []struct {
+		group       string
+		subcommands []string
+	}{
+		{"grants", []string{"grants list", "grants allow", "grants deny", "grants revoke", "grants check"}},
+		{"catalog", []string{"catalog check"}},
+		{"rank", []string{"rank eval"}},
+	} {
+		r := cli(t, tc.group)
+		if r.code != 2 || r.stdout != "" {
+			t.Errorf("deferredtools %s = exit %d, stdout %q; want exit 2, nothing on stdout", tc.group, r.code, r.stdout)
+		}
+		if strings.Contains(r.stderr, "unknown") || !strings.HasPrefix(r.stderr, "deferredtools: usage: "+tc.group+" needs a subcommand\n") {
+			t.Errorf("deferredtools %s: stderr %q, want it to say the group needs a subcommand", tc.group, r.stderr)
+		}
+		for _, sub := range tc.subcommands {
+			if !strings.Contains(r.stderr, "\n  deferredtools "+sub+" ") {
+				t.Errorf("deferredtools %s: stderr %q lacks the usage of %s", tc.group, r.stderr, sub)
+			}
+		}
+		if strings.Contains(r.stderr, "deferredtools migrate") {
+			t.Errorf("deferredtools %s: stderr %q holds other commands' usage, want the group's", tc.group, r.stderr)
+		}
+	}
+}
+
 // A listing read in pages refuses (exit 1, one line) when grants change between its
 // pages: each page is one consistent read, and pages of different control revisions
 // together could miss or repeat a change. Writers here change grants without pause

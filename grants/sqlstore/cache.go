@@ -27,10 +27,12 @@ type snapshotCache struct {
 	byKey map[string]*list.Element
 }
 
-// A cacheEntry is one principal's cached Snapshot and its estimated size.
+// A cacheEntry is one principal's cached Snapshot, the triggers' mark of the read that
+// answered it (see markQuery) and its estimated size.
 type cacheEntry struct {
 	principal string
 	snap      *grants.Snapshot
+	schema    int64
 	size      int64
 }
 
@@ -38,29 +40,32 @@ func newSnapshotCache(max int64) *snapshotCache {
 	return &snapshotCache{max: max, byKey: make(map[string]*list.Element)}
 }
 
-// get returns principal's cached Snapshot, or nil.
-func (c *snapshotCache) get(principal string) *grants.Snapshot {
+// get returns principal's cached Snapshot and the triggers' mark it was read at, or nil.
+func (c *snapshotCache) get(principal string) (*grants.Snapshot, int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.byKey[principal]
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	c.lru.MoveToFront(e)
-	return e.Value.(*cacheEntry).snap
+	ce := e.Value.(*cacheEntry)
+	return ce.snap, ce.schema
 }
 
-// put records snap as principal's Snapshot and answers the Snapshot to return: the
-// cached one when it holds the same revision and rows (so callers may key their own
-// caches by the pointer), else snap. A Snapshot older than the cached one does not
-// replace it; one larger than the whole bound is not kept.
-func (c *snapshotCache) put(principal string, snap *grants.Snapshot) *grants.Snapshot {
+// put records snap, read at the triggers' mark schema, as principal's Snapshot
+// and answers the Snapshot to return: the cached one, now at schema, when it holds the
+// same revision and rows (so callers may key their own caches by the pointer), else
+// snap. A Snapshot older than the cached one does not replace it; one larger than the
+// whole bound is not kept.
+func (c *snapshotCache) put(principal string, snap *grants.Snapshot, schema int64) *grants.Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.byKey[principal]; ok {
 		prev := e.Value.(*cacheEntry)
 		if sameSnapshot(prev.snap, snap) {
 			c.lru.MoveToFront(e)
+			prev.schema = schema
 			return prev.snap
 		}
 		if prev.snap.Revision > snap.Revision {
@@ -72,7 +77,7 @@ func (c *snapshotCache) put(principal string, snap *grants.Snapshot) *grants.Sna
 	if size > c.max {
 		return snap
 	}
-	c.byKey[principal] = c.lru.PushFront(&cacheEntry{principal: principal, snap: snap, size: size})
+	c.byKey[principal] = c.lru.PushFront(&cacheEntry{principal: principal, snap: snap, schema: schema, size: size})
 	c.bytes += size
 	for c.bytes > c.max {
 		c.remove(c.lru.Back())

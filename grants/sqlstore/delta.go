@@ -14,13 +14,16 @@ import (
 const maxDelta = grants.MaxRows / 4
 
 // deltaQuery is the delta read of a dialect whose placeholders arg writes: in one
-// statement, the control revision, the tombstone floor, and what changed for the
+// statement, the control revision, the triggers' mark (a markQuery subquery), the
+// tombstone floor, and what changed for the
 // principal (arg 1) since a revision (arg 2): its rows written since (gone = 0) and the
 // keys that left since and hold no row now (gone = 1), at most maxDelta+1 of them.
-func deltaQuery(arg func(int) string) string {
-	return fmt.Sprintf(`SELECT c.revision, (SELECT max(revision) FROM tool_grants_deleted_floor),
+func deltaQuery(arg func(int) string, mark string) string {
+	return fmt.Sprintf(`SELECT c.revision, k.schema,
+    (SELECT max(revision) FROM tool_grants_deleted_floor),
     d.gone, d.principal_id, d.tool_name, d.scopes, d.effect, d.revision
 FROM control_revisions c
+CROSS JOIN (%[4]s) k
 LEFT JOIN (
     SELECT 0 AS gone, principal_id, tool_name, scopes, effect, revision FROM tool_grants
     WHERE principal_id IN (%[1]s, '*') AND revision > %[2]s
@@ -31,7 +34,7 @@ LEFT JOIN (
             WHERE g.principal_id = t.principal_id AND g.tool_name = t.tool_name)
 ) d ON 1 = 1
 WHERE c.name = 'model_grants'
-LIMIT %[3]d`, arg(1), arg(2), maxDelta+1)
+LIMIT %[3]d`, arg(1), arg(2), maxDelta+1, mark)
 }
 
 // A rowKey is a grant row's primary key.
@@ -42,16 +45,18 @@ type rowKey struct{ principal, tool string }
 // snapshot): the rows whose revision is above it, and the keys that left since (the
 // tombstones of migration 0021) and hold no row now. It answers ok false, for a full
 // read instead, when the read fails, answers a lower control revision, finds more than
-// maxDelta changes, or finds cached's revision below the tombstone floor (tombstones it
-// would need were pruned or never written); and when the result would break a rule a
-// full read reports (too many rows, a malformed row), so that the full read reports it.
+// maxDelta changes, finds cached's revision below the tombstone floor (tombstones it
+// would need were pruned or never written), or finds the triggers changed since cached
+// was read (their mark differs from schema, see markQuery); and when the result would
+// break a rule a full read reports (too many rows, a malformed row), so that the full
+// read reports it.
 //
 // It is exact: a row written since cached's revision has a higher revision (the
 // triggers stamp every insert and update), a row that left its key since left a
 // tombstone at the higher revision of that change, and any other row is as cached has
 // it. A tombstone of a key that holds a row now is not read, so a stray one (written
 // by hand) changes nothing.
-func (s *Store) readDelta(ctx context.Context, principalID string, cached *grants.Snapshot) (*grants.Snapshot, bool) {
+func (s *Store) readDelta(ctx context.Context, principalID string, cached *grants.Snapshot, schema int64) (*grants.Snapshot, bool) {
 	var (
 		rows *sql.Rows
 		err  error
@@ -67,6 +72,7 @@ func (s *Store) readDelta(ctx context.Context, principalID string, cached *grant
 	defer rows.Close()
 	var (
 		control, floor, gone, rev       sql.NullInt64
+		mark                            int64
 		principal, tool, scopes, effect sql.NullString
 		changed                         []grants.Row
 		left                            []rowKey
@@ -74,11 +80,14 @@ func (s *Store) readDelta(ctx context.Context, principalID string, cached *grant
 		at                              int64 // the control revision of the first row
 	)
 	for rows.Next() {
-		if err := rows.Scan(&control, &floor, &gone, &principal, &tool, &scopes, &effect, &rev); err != nil {
+		if err := rows.Scan(&control, &mark, &floor, &gone, &principal, &tool, &scopes, &effect, &rev); err != nil {
 			return nil, false
 		}
 		if !control.Valid || !floor.Valid || floor.Int64 > cached.Revision || control.Int64 < cached.Revision ||
 			(found && control.Int64 != at) {
+			return nil, false
+		}
+		if !found && mark != schema {
 			return nil, false
 		}
 		found, at = true, control.Int64

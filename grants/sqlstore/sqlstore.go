@@ -23,20 +23,46 @@
 //     recently used out first). A read of a principal it holds first reads the control
 //     revision alone (one row by primary key, in a statement that also names
 //     tool_grants, so that it fails once the table is gone: DROP TABLE fires no
-//     trigger): equal to the Snapshot's revision, it answers the Snapshot; higher, it
-//     reads what changed since (below); lower but not stale, it reads the rows in
-//     full; stale, missing or unreadable, it fails closed as a full read would. The
-//     cache is
-//     never a fallback (SPEC GRANT-6): every read confirms the revision with the
-//     database. It is used only over a database recording migration 0020, whose
-//     triggers bump the control revision exactly once in the transaction of every
-//     write to tool_grants, plain SQL included, so an unchanged revision means
-//     unchanged rows and a read that starts after a write commits sees it. Setting
-//     control_revisions by hand back to a value a Store has cached, or editing rows
-//     with the triggers dropped (dropping and recreating tool_grants drops them too),
-//     defeats this: restart the processes after such surgery. Dropping any table of
-//     the store fails the next read closed or leaves the cache exact
+//     trigger, and that reads the triggers' mark, below): equal to the Snapshot's
+//     revision, it answers the Snapshot; higher, it reads what changed since (below);
+//     lower but not stale, it reads the rows in full; stale, missing or unreadable, it
+//     fails closed as a full read would. The cache is never a fallback (SPEC GRANT-6): every
+//     read confirms the revision with the database. It is used only over a database
+//     recording migration 0020, whose triggers bump the control revision exactly once
+//     in the transaction of every write to tool_grants, plain SQL included, so an
+//     unchanged revision means unchanged rows and a read that starts after a write
+//     commits sees it. Setting control_revisions by hand back to a value a Store has
+//     cached defeats this: restart the processes after such surgery. Dropping any
+//     table of the store fails the next read closed or leaves the cache exact
 //     (TestDroppedTablesNoStaleRead).
+//   - Relied-upon triggers: over 0020 a Store relies on the triggers counting writes
+//     to tool_grants (SQLite's tool_grants_insert, _update and _delete; PostgreSQL's
+//     tool_grants_revise and tool_grants_truncate), over 0021 and 0022 also on those
+//     keeping the tombstones (SQLite's tool_grants_insert_replaced,
+//     tool_grants_update_replaced, tool_grants_deleted_forget,
+//     tool_grants_deleted_rewrite and tool_grants_deleted_floor_keep; PostgreSQL's
+//     tool_grants_deleted_forget, tool_grants_deleted_truncate and
+//     tool_grants_deleted_floor_keep). A full read checks, in its one statement
+//     (sqlite_master; pg_trigger by table and name), that they are all present and, on
+//     PostgreSQL, enabled (tgenabled O or A: those an ordinary session fires). With one
+//     missing or disabled (tool_grants dropped and recreated, DROP TRIGGER, ALTER TABLE
+//     ... DISABLE TRIGGER) writes may go uncounted, and the read fails closed with
+//     ErrUncounted (which matches grants.ErrUnavailable: 503), for every principal and
+//     in new Stores alike, until the triggers are back: create them again as their
+//     migrations do (Migrate does not: the migrations are recorded). Every statement
+//     that reads the control revision also reads the triggers' mark (SQLite: the
+//     schema version, which every schema change moves; PostgreSQL: a 64-bit hash of
+//     the OIDs and row versions of those triggers present and enabled), and a Snapshot
+//     is cached with the mark of the checked read that answered it: a cached or delta
+//     read that finds another mark reads in full instead, checking the triggers again.
+//     So triggers dropped, rows edited uncounted and the triggers put back between two
+//     reads leave no stale Snapshot (TestMissingTriggersFailClosed,
+//     TestTriggersChangedBetweenReads). Not seen: a trigger replaced by one of the same
+//     name that counts nothing, on PostgreSQL its function replaced (CREATE OR REPLACE
+//     FUNCTION), and PostgreSQL writes in a session with session_replication_role =
+//     replica, which fires no ordinary trigger. A Store that caches nothing
+//     (Options.CacheBytes < 0), or over a database without 0020, relies on no trigger
+//     and checks none.
 //   - Delta reads: over a database recording migrations 0021 and 0022, a principal
 //     whose cached Snapshot is older than the control revision is brought up to date by one
 //     statement reading the control revision, the tombstone floor, the principal's
@@ -141,6 +167,11 @@ func (d Dialect) String() string {
 // had already confirmed (SPEC CURSOR-5). It matches grants.ErrUnavailable.
 var ErrStale = fmt.Errorf("sqlstore: stale control revision: %w", grants.ErrUnavailable)
 
+// ErrUncounted reports a read over a database where writes may go uncounted: a
+// revision trigger the Store relies on is missing or disabled (see the package doc). It
+// matches grants.ErrUnavailable.
+var ErrUncounted = fmt.Errorf("sqlstore: revision triggers missing or disabled: %w", grants.ErrUnavailable)
+
 // errNoControl reports a missing or broken control revision row.
 var errNoControl = fmt.Errorf("sqlstore: control revision missing: %w", grants.ErrUnavailable)
 
@@ -189,10 +220,10 @@ var busyTimeout = 5 * time.Second // a var: tests lower it to force lock content
 // Stores and processes on the same database too.
 //
 // ReadGrants answers a principal's Snapshot from memory when one single-row read of the
-// control revision finds the revision its cached Snapshot was read at, and otherwise
-// reads the rows (see the package doc). Unless Options.CacheBytes is negative, it
-// answers the same *Snapshot while the rows and revision stay the same, so consumers
-// may key caches by the Snapshot pointer.
+// control revision finds the revision its cached Snapshot was read at and the revision
+// triggers as they were then, and otherwise reads the rows (see the package doc).
+// Unless Options.CacheBytes is negative, it answers the same *Snapshot while the rows
+// and revision stay the same, so consumers may key caches by the Snapshot pointer.
 //
 // On SQLite a Store prepares its write statements, the control revision read and the
 // delta read at their first use and keeps them until Close (or until its *sql.DB
@@ -258,7 +289,7 @@ func NewWithOptions(db *sql.DB, dialect Dialect, opts *Options) *Store {
 
 // queries are a dialect's statements.
 type queries struct {
-	read, delta, lock, control, upsert, remove, list string
+	read, delta, lock, control, revision, upsert, remove, list string
 }
 
 var (
@@ -266,9 +297,11 @@ var (
 	// deferred transaction, it takes the database's write lock as BEGIN IMMEDIATE
 	// would (waiting under the busy timeout), before the transaction has read anything.
 	sqliteQueries = newQueries(func(i int) string { return fmt.Sprintf("?%d", i) },
-		`UPDATE control_revisions SET revision = revision WHERE name = 'model_grants' RETURNING revision`, "")
+		`UPDATE control_revisions SET revision = revision WHERE name = 'model_grants' RETURNING revision`, "",
+		triggerCheck(SQLite), markQuery(SQLite))
 	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) },
-		`SELECT revision FROM control_revisions WHERE name = 'model_grants' FOR UPDATE`, ` COLLATE "C"`)
+		`SELECT revision FROM control_revisions WHERE name = 'model_grants' FOR UPDATE`, ` COLLATE "C"`,
+		triggerCheck(Postgres), markQuery(Postgres))
 )
 
 func queriesFor(d Dialect) *queries {
@@ -281,25 +314,35 @@ func queriesFor(d Dialect) *queries {
 	return nil
 }
 
-func newQueries(arg func(int) string, lock, byteOrder string) *queries {
+func newQueries(arg func(int) string, lock, byteOrder, check, mark string) *queries {
 	return &queries{
 		// The LEFT JOIN yields one row of NULL grant columns when there is no grant,
 		// so the revision is always read, and no row at all when the control row is
-		// missing.
-		read: fmt.Sprintf(`SELECT c.revision, g.principal_id, g.tool_name, g.scopes, g.effect, g.revision
+		// missing. Every row repeats the trigger check (k, see triggerCheck).
+		read: fmt.Sprintf(`SELECT c.revision, k.counting, k.tombstones, k.schema,
+    g.principal_id, g.tool_name, g.scopes, g.effect, g.revision
 FROM control_revisions c
+CROSS JOIN (%s) k
 LEFT JOIN tool_grants g ON g.principal_id IN (%s, '*')
 WHERE c.name = 'model_grants'
-LIMIT %d`, arg(1), grants.MaxRows+1),
-		delta: deltaQuery(arg),
+LIMIT %d`, check, arg(1), grants.MaxRows+1),
+		delta: deltaQuery(arg, mark),
 		// lock reads the control revision before a change, locking its row, so
 		// writers queue there; the triggers of migration 0019 then increment it.
 		lock: lock,
-		// control reads the control revision alone, and names tool_grants so that the
-		// read fails when the table is gone: DROP TABLE fires no trigger, and a cached
-		// Snapshot must not outlive the grants it holds (SPEC FLAG-3, GRANT-6).
+		// control reads the control revision alone: a write checks with it that the
+		// triggers counted its change once.
 		control: `SELECT revision FROM control_revisions
 WHERE name = 'model_grants' AND NOT EXISTS (SELECT 1 FROM tool_grants WHERE 1 = 0)`,
+		// revision reads the control revision and the triggers' mark (markQuery) for
+		// a read of a cached principal: one statement tells whether the cache may be
+		// trusted. It names tool_grants so that the read fails when the table is gone:
+		// DROP TABLE fires no trigger, and a cached Snapshot must not outlive the
+		// grants it holds (SPEC FLAG-3, GRANT-6).
+		revision: fmt.Sprintf(`SELECT c.revision, k.schema
+FROM control_revisions c
+CROSS JOIN (%s) k
+WHERE c.name = 'model_grants' AND NOT EXISTS (SELECT 1 FROM tool_grants WHERE 1 = 0)`, mark),
 		upsert: fmt.Sprintf(`INSERT INTO tool_grants (principal_id, tool_name, scopes, effect, revision)
 VALUES (%s, %s, %s, %s, %s)
 ON CONFLICT (principal_id, tool_name) DO UPDATE
@@ -345,15 +388,17 @@ func (s *Store) raise(rev int64) {
 
 // ReadGrants returns principalID's rows and the "*" rows with the control revision of
 // the same snapshot. More than grants.MaxRows rows answer grants.ErrTooManyRows, a
-// malformed row a *grants.MalformedError, a stale revision ErrStale, and any storage
-// failure (a missing table too) an error matching grants.ErrUnavailable.
+// malformed row a *grants.MalformedError, a stale revision ErrStale, a revision trigger
+// the Store relies on missing or disabled ErrUncounted, and any storage failure (a
+// missing table too) an error matching grants.ErrUnavailable.
 //
 // When the Store holds a Snapshot of principalID, it first reads the control revision
-// alone: the same revision as the Snapshot's answers the Snapshot (every write bumps the
-// control revision in its own transaction, so no row changed since); a higher one
-// answers the Snapshot brought up to date by a delta read when it can (see the package
-// doc); any other, or none, falls through to the full read and its rules. Only
-// successful reads are cached.
+// alone, with the revision triggers' mark: the same revision as the Snapshot's, the
+// triggers unchanged since, answers the Snapshot (every write bumps the control
+// revision in its own transaction, so no row changed since); a higher one answers the
+// Snapshot brought up to date by a delta read when it can (see the package doc); any
+// other, or none, falls through to the full read and its rules. Only successful reads
+// are cached.
 func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Snapshot, error) {
 	if s.db == nil || s.q == nil {
 		return nil, errSetup
@@ -363,7 +408,7 @@ func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Sna
 	}
 	floor := s.highest.Load()
 	counted := s.counted.Load()
-	if cached := s.cache.get(principalID); cached != nil && (counted == countedYes || counted == countedDelta) {
+	if cached, schema := s.cache.get(principalID); cached != nil && (counted == countedYes || counted == countedDelta) {
 		st, err := s.prepared(ctx)
 		if err != nil {
 			if errors.Is(err, ErrClosed) {
@@ -371,41 +416,55 @@ func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Sna
 			}
 			return nil, fail(ctx, "read", err)
 		}
-		var control int64
-		switch err := st.control.row(ctx, s.db, nil).Scan(&control); {
+		var control, mark int64
+		switch err := st.revision.row(ctx, s.db, nil).Scan(&control, &mark); {
 		case errors.Is(err, sql.ErrNoRows):
 			return nil, errNoControl
 		case err != nil:
 			return nil, fail(ctx, "read", err)
 		case control < floor:
 			return nil, ErrStale
+		case mark != schema:
+			// The triggers changed since the Snapshot was read: writes may have gone
+			// uncounted. The full read checks them.
 		case control == cached.Revision:
 			return cached, nil
 		case control > cached.Revision && counted == countedDelta:
-			if snap, ok := s.readDelta(ctx, principalID, cached); ok && snap.Revision >= floor {
+			if snap, ok := s.readDelta(ctx, principalID, cached, schema); ok && snap.Revision >= floor {
 				s.reads.delta.Add(1)
 				s.raise(snap.Revision)
-				return s.cache.put(principalID, snap), nil
+				return s.cache.put(principalID, snap, schema), nil
 			}
 		}
 	}
 	s.reads.full.Add(1)
-	snap, err := s.read(ctx, principalID)
+	snap, trig, err := s.read(ctx, principalID)
 	if err != nil {
 		return nil, err
+	}
+	s.countsWrites(ctx)
+	counted = s.counted.Load()
+	if !s.trusts(counted, trig) {
+		return nil, ErrUncounted
 	}
 	if snap.Revision < floor {
 		return nil, ErrStale
 	}
 	s.raise(snap.Revision)
-	s.countsWrites(ctx)
-	return s.cache.put(principalID, snap), nil
+	if counted == countedUnknown {
+		// Not cached: the mark of a cached Snapshot vouches for the triggers only
+		// when they were checked, and which to check is not known yet.
+		return snap, nil
+	}
+	return s.cache.put(principalID, snap, trig.schema), nil
 }
 
-func (s *Store) read(ctx context.Context, principalID string) (*grants.Snapshot, error) {
+// read reads principalID's rows in full, with the trigger check of the same statement.
+func (s *Store) read(ctx context.Context, principalID string) (*grants.Snapshot, triggerState, error) {
+	var trig triggerState
 	rows, err := s.db.QueryContext(ctx, s.q.read, principalID)
 	if err != nil {
-		return nil, fail(ctx, "read", err)
+		return nil, trig, fail(ctx, "read", err)
 	}
 	defer rows.Close()
 	snap := &grants.Snapshot{}
@@ -415,11 +474,11 @@ func (s *Store) read(ctx context.Context, principalID string) (*grants.Snapshot,
 		principal, tool, scopes, effect sql.NullString // the drivers' strings, not copied
 	)
 	for rows.Next() {
-		if err := rows.Scan(&control, &principal, &tool, &scopes, &effect, &rev); err != nil {
-			return nil, fail(ctx, "read", err)
+		if err := rows.Scan(&control, &trig.counting, &trig.tombstones, &trig.schema, &principal, &tool, &scopes, &effect, &rev); err != nil {
+			return nil, trig, fail(ctx, "read", err)
 		}
 		if !control.Valid || control.Int64 < 1 || (found && control.Int64 != snap.Revision) {
-			return nil, errNoControl
+			return nil, trig, errNoControl
 		}
 		found = true
 		snap.Revision = control.Int64
@@ -427,24 +486,24 @@ func (s *Store) read(ctx context.Context, principalID string) (*grants.Snapshot,
 			continue // the control revision alone: no grant row
 		}
 		if len(snap.Rows) == grants.MaxRows {
-			return nil, grants.ErrTooManyRows
+			return nil, trig, grants.ErrTooManyRows
 		}
 		r, err := decodeRow(principalID, principal, tool, scopes, effect, rev)
 		if err != nil {
-			return nil, err
+			return nil, trig, err
 		}
 		snap.Rows = append(snap.Rows, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fail(ctx, "read", err)
+		return nil, trig, fail(ctx, "read", err)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, fail(ctx, "read", err)
+		return nil, trig, fail(ctx, "read", err)
 	}
 	if !found {
-		return nil, errNoControl
+		return nil, trig, errNoControl
 	}
-	return snap, nil
+	return snap, trig, nil
 }
 
 // decodeRow turns one row of the read into a grants.Row read for principalID, or

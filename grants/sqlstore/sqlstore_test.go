@@ -592,7 +592,7 @@ func TestPostgresConnectionKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow := New(db, Postgres)
-	slow.q = &queries{read: "SELECT c.revision, g.principal_id, g.tool_name, g.scopes, g.effect, g.revision FROM control_revisions c LEFT JOIN tool_grants g ON g.principal_id IN ($1, '*') CROSS JOIN (SELECT pg_sleep(1)) z WHERE c.name = 'model_grants'"}
+	slow.q = &queries{read: "SELECT c.revision, 2, 3, 0, g.principal_id, g.tool_name, g.scopes, g.effect, g.revision FROM control_revisions c LEFT JOIN tool_grants g ON g.principal_id IN ($1, '*') CROSS JOIN (SELECT pg_sleep(1)) z WHERE c.name = 'model_grants'"}
 	go func() {
 		time.Sleep(200 * time.Millisecond)
 		admin.Exec("SELECT pg_terminate_backend($1)", pid)

@@ -371,7 +371,7 @@ func setBusyTimeout(ctx context.Context, conn *sql.Conn, deadline time.Time, kno
 // connection, and re-prepares it after a schema change, which a database/sql prepared
 // statement would not ("cached plan must not change result type").
 type statements struct {
-	lock, control, upsert, remove statement
+	lock, control, revision, upsert, remove statement
 }
 
 // A statement is one query of a Store, and the *sql.Stmt prepared from it on SQLite.
@@ -417,7 +417,7 @@ func (s *Store) prepared(ctx context.Context) (*statements, error) {
 		return st, nil
 	}
 	st := &statements{lock: statement{query: s.q.lock}, control: statement{query: s.q.control},
-		upsert: statement{query: s.q.upsert}, remove: statement{query: s.q.remove}}
+		revision: statement{query: s.q.revision}, upsert: statement{query: s.q.upsert}, remove: statement{query: s.q.remove}}
 	if s.dialect == Postgres {
 		st.upsert.query += " RETURNING revision" // see putPostgres
 		s.stmts.Store(st)
@@ -436,7 +436,7 @@ func (s *Store) prepared(ctx context.Context) (*statements, error) {
 }
 
 func (st *statements) all() []*statement {
-	return []*statement{&st.lock, &st.control, &st.upsert, &st.remove}
+	return []*statement{&st.lock, &st.control, &st.revision, &st.upsert, &st.remove}
 }
 
 // writeStatements answers the statements of a write about to start, or why it cannot:

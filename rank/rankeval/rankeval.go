@@ -92,7 +92,7 @@ func LoadCatalog(path string) ([]rank.Doc, error) {
 		Schema      json.RawMessage `json:"inputSchema"`
 	}
 	if err := json.Unmarshal(data, &tools); err != nil {
-		return nil, fmt.Errorf("%w: catalog: %v", ErrFormat, err)
+		return nil, formatError("catalog", err)
 	}
 	docs := make([]rank.Doc, len(tools))
 	for i, t := range tools {
@@ -115,9 +115,26 @@ func LoadQueries(path string) ([]Query, error) {
 	}
 	var qs []Query
 	if err := json.Unmarshal(data, &qs); err != nil {
-		return nil, fmt.Errorf("%w: queries: %v", ErrFormat, err)
+		return nil, formatError("queries", err)
 	}
 	return qs, nil
+}
+
+// formatError is the ErrFormat of file ("catalog", "queries") that err, from
+// encoding/json, reports: a fixed text and how many bytes were read when decoding
+// stopped, never err's text, which quotes the file's characters and Go types.
+func formatError(file string, err error) error {
+	var (
+		syntax *json.SyntaxError
+		typ    *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Errorf("%w: %s: invalid JSON after byte %d", ErrFormat, file, syntax.Offset)
+	case errors.As(err, &typ):
+		return fmt.Errorf("%w: %s: a value of the wrong JSON type after byte %d", ErrFormat, file, typ.Offset)
+	}
+	return fmt.Errorf("%w: %s", ErrFormat, file)
 }
 
 // Ours returns a Ranker backed by package rank over docs, every doc allowed.

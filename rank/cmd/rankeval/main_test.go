@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -110,5 +111,47 @@ func TestMessage(t *testing.T) {
 	err = run([]string{"-catalog", filepath.Join(dir, "none.json"), "-queries", bad}, io.Discard, io.Discard)
 	if got := message(err); !strings.HasPrefix(got, "rankeval: open ") {
 		t.Errorf("message of a missing catalog = %q, want rankeval: open ...", got)
+	}
+}
+
+// A malformed catalog or queries file is reported with a fixed text and the byte offset
+// where decoding stopped, never a character or a type name taken from the file: errors
+// do not echo input. (encoding/json's text quoted the offending character.)
+func TestMalformedFileEchoesNothing(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "tools.json")
+	os.WriteFile(good, []byte(`[{"name": "x", "description": "X."}]`), 0o600)
+	for _, tc := range []struct {
+		name, text, which, offset string
+		secret                    []string
+	}{
+		{"a stray character", `[{"name": "x"} Zsecret]`, "catalog", "after byte 16", []string{"Z", "secret"}},
+		{"a control character in a string", "[{\"name\": \"a\x01b\"}]", "catalog", "after byte 13", []string{"\x01", `\x01`, "U+0001"}},
+		{"the wrong type", `[{"name": ["Qsecret"]}]`, "catalog", "after byte 11", []string{"Qsecret", "array", "name", "string"}},
+		{"an object for the array", `{"Qsecret": 1}`, "catalog", "after byte 1", []string{"Qsecret", "object"}},
+		{"cut short", `[{"name": "Qsecret`, "catalog", "after byte 18", []string{"Qsecret"}},
+		{"malformed queries", `[{"query": "x"}, Wsecret]`, "queries", "after byte 18", []string{"W", "secret"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := filepath.Join(dir, "bad.json")
+			os.WriteFile(bad, []byte(tc.text), 0o600)
+			args := []string{"-catalog", bad, "-queries", good}
+			if tc.which == "queries" {
+				args = []string{"-catalog", good, "-queries", bad}
+			}
+			err := run(args, io.Discard, io.Discard)
+			if !errors.Is(err, rankeval.ErrFormat) {
+				t.Fatalf("run = %v, want rankeval.ErrFormat", err)
+			}
+			got := message(err)
+			if !strings.HasPrefix(got, "rankeval: malformed file: "+tc.which) || !strings.Contains(got, tc.offset) {
+				t.Errorf("message = %q, want rankeval: malformed file: %s ... %s", got, tc.which, tc.offset)
+			}
+			for _, s := range append(tc.secret, "'", "invalid character", "json", "Go") {
+				if strings.Contains(strings.TrimPrefix(got, "rankeval: malformed file: "), s) {
+					t.Errorf("message = %q echoes %q", got, s)
+				}
+			}
+		})
 	}
 }

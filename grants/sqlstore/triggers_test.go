@@ -1,0 +1,271 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/deferredtools/deferredtools/grants"
+)
+
+// A trigger is one trigger of the store's schema as the database holds it: its name,
+// its table and the SQL that creates it again.
+type trigger struct {
+	name, table, def string
+}
+
+// notRelied are the triggers no read relies on: SQLite's refusal of a repeated scope
+// (a row it would let in fails every read closed as malformed, cached or not).
+var notRelied = []string{"tool_grants_scopes_insert", "tool_grants_scopes_update"}
+
+// storeTriggers lists the triggers on the store's tables that reads rely on, found in the
+// database itself rather than in the Store's list, so that a trigger a migration adds
+// and the Store does not check fails the tests.
+func storeTriggers(t *testing.T, db *sql.DB, d Dialect) []trigger {
+	t.Helper()
+	q := `SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger'
+AND tbl_name IN ('tool_grants', 'tool_grants_deleted', 'tool_grants_deleted_floor', 'control_revisions') ORDER BY name`
+	if d == Postgres {
+		q = `SELECT t.tgname, c.relname, pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+WHERE NOT t.tgisinternal AND t.tgrelid IN (to_regclass('tool_grants'), to_regclass('tool_grants_deleted'),
+    to_regclass('tool_grants_deleted_floor'), to_regclass('control_revisions')) ORDER BY t.tgname`
+	}
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []trigger
+	for rows.Next() {
+		var tr trigger
+		if err := rows.Scan(&tr.name, &tr.table, &tr.def); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(notRelied, tr.name) {
+			out = append(out, tr)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 2 {
+		t.Fatalf("found %d revision triggers, want the migrations' (at least 2)", len(out))
+	}
+	return out
+}
+
+// restoreTriggers creates again those of want that are missing and (PostgreSQL) enables
+// them all, as an operator putting the schema back would.
+func restoreTriggers(t *testing.T, db *sql.DB, d Dialect, want []trigger) {
+	t.Helper()
+	have := map[string]bool{}
+	for _, tr := range storeTriggers(t, db, d) {
+		have[tr.name] = true
+	}
+	for _, tr := range want {
+		if !have[tr.name] {
+			if _, err := db.Exec(tr.def); err != nil {
+				t.Fatalf("restoring %s: %v", tr.name, err)
+			}
+		}
+		if d == Postgres {
+			if _, err := db.Exec("ALTER TABLE " + tr.table + " ENABLE TRIGGER " + tr.name); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// A surgery changes the store's schema behind the Stores' backs so that writes may go
+// uncounted: the control revision no longer moves with the rows.
+type surgery struct {
+	name string
+	do   func(t *testing.T, db *sql.DB)
+}
+
+func execAll(t *testing.T, db *sql.DB, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// surgeries are the ways, per dialect, of leaving the store without a trigger it
+// relies on: dropping and recreating tool_grants (rows kept, same columns), dropping
+// each trigger in turn, and on PostgreSQL disabling them.
+func surgeries(t *testing.T, b backend) []surgery {
+	_, db := newStore(t, b)
+	var out []surgery
+	recreate := surgery{name: "drop and recreate tool_grants", do: func(t *testing.T, db *sql.DB) {
+		create := `CREATE TABLE tool_grants (
+    principal_id TEXT   NOT NULL,
+    tool_name    TEXT   NOT NULL,
+    scopes       TEXT   NOT NULL DEFAULT '',
+    effect       TEXT   NOT NULL,
+    revision     BIGINT NOT NULL DEFAULT 1,
+    PRIMARY KEY (principal_id, tool_name)
+)`
+		if b.dialect == SQLite { // the table as 0019 made it, constraints and all
+			if err := db.QueryRow("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'tool_grants'").Scan(&create); err != nil {
+				t.Fatal(err)
+			}
+		}
+		execAll(t, db, "CREATE TABLE kept AS SELECT * FROM tool_grants", "DROP TABLE tool_grants", create,
+			"INSERT INTO tool_grants SELECT * FROM kept", "DROP TABLE kept")
+	}}
+	out = append(out, recreate)
+	for _, tr := range storeTriggers(t, db, b.dialect) {
+		drop := "DROP TRIGGER " + tr.name
+		if b.dialect == Postgres {
+			drop += " ON " + tr.table
+		}
+		out = append(out, surgery{name: drop, do: func(t *testing.T, db *sql.DB) { execAll(t, db, drop) }})
+		if b.dialect == Postgres {
+			for _, how := range []string{"DISABLE TRIGGER", "ENABLE REPLICA TRIGGER"} {
+				q := "ALTER TABLE " + tr.table + " " + how + " " + tr.name
+				out = append(out, surgery{name: q, do: func(t *testing.T, db *sql.DB) { execAll(t, db, q) }})
+			}
+		}
+	}
+	if b.dialect == Postgres {
+		for _, q := range []string{"ALTER TABLE tool_grants DISABLE TRIGGER ALL", "ALTER TABLE tool_grants DISABLE TRIGGER USER"} {
+			out = append(out, surgery{name: q, do: func(t *testing.T, db *sql.DB) { execAll(t, db, q) }})
+		}
+	}
+	return out
+}
+
+// revoke deletes alice's grant and turns the "*" grant into a deny by plain SQL, which
+// the surgery may have left uncounted.
+func revoke(t *testing.T, db *sql.DB) {
+	t.Helper()
+	execAll(t, db, "DELETE FROM tool_grants WHERE principal_id = 'alice'",
+		"UPDATE tool_grants SET effect = 'deny' WHERE principal_id = '*'")
+}
+
+// SPEC GRANT-6, GRANT-4: a Store relies on the revision triggers to answer from its
+// cache (an unchanged control revision means unchanged rows) and to bring a Snapshot up
+// to date (the tombstones). Whenever one of them is missing or disabled (the table
+// dropped and recreated, a trigger dropped, PostgreSQL's ALTER TABLE ... DISABLE
+// TRIGGER), every read fails closed with ErrUncounted, for a principal whose Snapshot
+// is cached, for one never read, and in a new Store, rather than answer grants revoked
+// since by uncounted SQL. Once the triggers are back, reads answer the rows as they are.
+// (The cache answered the revoked grants; the other reads answered rows.)
+func TestMissingTriggersFailClosed(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends() {
+		t.Run(b.dialect.String(), func(t *testing.T) {
+			for _, sg := range surgeries(t, b) {
+				t.Run(sg.name, func(t *testing.T) {
+					s, db := newStore(t, b, grants.Row{Principal: grants.AnyPrincipal, Tool: "t", Effect: grants.Allow})
+					if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
+						t.Fatal(err)
+					}
+					triggers := storeTriggers(t, db, b.dialect)
+					for i := range 2 { // the second read answers from the cache
+						if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 2 {
+							t.Fatalf("read %d = (%v, %v), want 2 rows", i+1, snap, err)
+						}
+					}
+					sg.do(t, db)
+					revoke(t, db)
+					for _, read := range []struct {
+						what      string
+						s         *Store
+						principal string
+					}{
+						{"cached read", s, "alice"},
+						{"read of a principal never read", s, "bob"},
+						{"read by a new Store", New(db, b.dialect), "alice"},
+						{"cached read again", s, "alice"},
+					} {
+						snap, err := read.s.ReadGrants(ctx, read.principal)
+						checkClosed(t, "GRANT-6: "+read.what, err, grants.ErrUnavailable)
+						if !errors.Is(err, ErrUncounted) {
+							t.Errorf("%s: error %v, want ErrUncounted", read.what, err)
+						}
+						if snap != nil {
+							t.Errorf("GRANT-6: %s answered %v", read.what, rowsOf(snap))
+						}
+					}
+					restoreTriggers(t, db, b.dialect, triggers)
+					got := sameAsFull(t, "restoring the triggers", s, db, b.dialect, "alice")
+					if got != nil && (len(got.Rows) != 1 || got.Rows[0].Effect != grants.Deny) {
+						t.Errorf("GRANT-6: read once the triggers are back = %v, want the * row, denied", rowsOf(got))
+					}
+				})
+			}
+		})
+	}
+}
+
+// SPEC GRANT-6, GRANT-4: a trigger dropped (or disabled), a grant revoked uncounted
+// meanwhile and the trigger put back, all between two reads of a Store, do not let the
+// Store answer the revoked grant from its cache: a read that finds the triggers changed
+// since its Snapshot reads the rows again. (The cache answered the revoked grants.)
+func TestTriggersChangedBetweenReads(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends() {
+		t.Run(b.dialect.String(), func(t *testing.T) {
+			for _, sg := range surgeries(t, b) {
+				t.Run(sg.name, func(t *testing.T) {
+					s, db := newStore(t, b, grants.Row{Principal: grants.AnyPrincipal, Tool: "t", Effect: grants.Allow})
+					if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
+						t.Fatal(err)
+					}
+					triggers := storeTriggers(t, db, b.dialect)
+					for i := range 2 {
+						if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 2 {
+							t.Fatalf("read %d = (%v, %v), want 2 rows", i+1, snap, err)
+						}
+					}
+					sg.do(t, db)
+					revoke(t, db)
+					restoreTriggers(t, db, b.dialect, triggers)
+					sameAsFull(t, "triggers dropped and put back between reads", s, db, b.dialect, "alice")
+				})
+			}
+		})
+	}
+}
+
+// SPEC GRANT-6: a Snapshot read while the Store cannot tell which triggers it relies on
+// (the migration record unreadable, so the read checks none) is not cached: once the
+// record is back, a read with a trigger missing fails closed rather than answer that
+// Snapshot, whose mark vouches for no check. (It answered a grant revoked uncounted;
+// on SQLite renaming the record table moves the mark anyway.)
+func TestUncheckedReadNotCached(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends() {
+		t.Run(b.dialect.String(), func(t *testing.T) {
+			_, db := newStore(t, b)
+			w := New(db, b.dialect)
+			if _, err := w.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
+				t.Fatal(err)
+			}
+			drop := "DROP TRIGGER tool_grants_delete"
+			if b.dialect == Postgres {
+				drop = "DROP TRIGGER tool_grants_revise ON tool_grants"
+			}
+			execAll(t, db, drop, "ALTER TABLE sqlstore_migrations RENAME TO migrations_away")
+			s := New(db, b.dialect)
+			if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 1 {
+				t.Fatalf("read without the migration record = (%v, %v), want alice's row", snap, err)
+			}
+			execAll(t, db, "ALTER TABLE migrations_away RENAME TO sqlstore_migrations",
+				"DELETE FROM tool_grants WHERE principal_id = 'alice'")
+			for i := range 2 {
+				snap, err := s.ReadGrants(ctx, "alice")
+				checkClosed(t, fmt.Sprintf("GRANT-6: read %d once the record is back", i+1), err, ErrUncounted)
+				if snap != nil {
+					t.Errorf("GRANT-6: read %d once the record is back answered %v", i+1, rowsOf(snap))
+				}
+			}
+		})
+	}
+}
