@@ -3,6 +3,7 @@ package rank
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // This file holds the last phase of a search of a long query describing several steps
@@ -15,6 +16,7 @@ const (
 	stepMinWords = 12 // a query of fewer words is never split into steps
 	maxSteps     = 8  // clauses beyond the eighth are read as part of the eighth
 	stepWindow   = 16 // the hits reordered: the best stepWindow of the whole query
+	maxEcho      = 16 // the terms of URLs and paths echoing the request a step reads
 )
 
 // stepSpread is the share of a hit's score beyond its best step's that it loses.
@@ -63,8 +65,15 @@ type stepScratch struct {
 	paths [maxLiterals][2]int32
 	npath int
 	// clits are the ranges of a clause's terms from quoted text (stepTerms).
-	clits   [maxLiterals][2]int32
-	nclit   int
+	clits [maxLiterals][2]int32
+	nclit int
+	// cpaths are the ranges of a clause's terms from URLs and paths, ncpath how many.
+	cpaths [maxLiterals][2]int32
+	ncpath int
+	// echo holds the terms of the query's URLs and paths that pathEcho left out (the
+	// request holds them outside: counted once), necho how many.
+	echo    [maxEcho]uint32
+	necho   int
 	grammar bool     // whether the query's grammar is dropped (query.go's holdsContent)
 	hint    [2]int32 // the range of query terms of a hint (hints.go)
 }
@@ -157,6 +166,9 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 		st.pron[c] = holdsPronoun(clause)
 		for i := 0; i < s.an.n(); i++ {
 			kind := s.an.kind[i]
+			if st.clauseEcho(s.an, ix, i) {
+				continue // a word of a URL or path the request says outside it: once (pathEcho)
+			}
 			if kind == termSurface && !st.led[c] {
 				// A tenth of a word: not worth its lookups, but in a step led by a verb
 				// it tells which of the step's tools is its best ("list the jobs").
@@ -196,9 +208,10 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 }
 
 // addClause analyses the clause query[from:to], its quoted text (as addLiterals read the
-// whole query) on its own, recording those terms' ranges in st.clits.
+// whole query) on its own, recording those terms' ranges in st.clits, and its URLs and
+// paths on their own (as addPlain), recording theirs in st.cpaths.
 func (st *stepScratch) addClause(an *analyzer, query string, from, to int) {
-	st.nclit = 0
+	st.nclit, st.ncpath = 0, 0
 	pos := from
 	for _, q := range st.litAt[:st.nlit] {
 		start, end := max(int(q[0]), from), min(int(q[1]), to)
@@ -206,7 +219,7 @@ func (st *stepScratch) addClause(an *analyzer, query string, from, to int) {
 			continue
 		}
 		if pos < start {
-			an.add(query[pos:start])
+			st.addClausePlain(an, query[pos:start])
 		}
 		n := an.n()
 		an.add(query[start:end])
@@ -215,8 +228,52 @@ func (st *stepScratch) addClause(an *analyzer, query string, from, to int) {
 		pos = end
 	}
 	if pos < to {
-		an.add(query[pos:to])
+		st.addClausePlain(an, query[pos:to])
 	}
+}
+
+// addClausePlain analyses text, unquoted text of a clause, each word of it holding a
+// slash on its own (as addPlain), recording those terms' ranges in st.cpaths. A query
+// none of whose URLs or paths repeats its words (st.necho == 0) needs no ranges.
+func (st *stepScratch) addClausePlain(an *analyzer, text string) {
+	if st.necho == 0 || !strings.ContainsRune(text, '/') {
+		an.add(text)
+		return
+	}
+	pos := 0
+	for i := 0; i < len(text) && st.ncpath < maxLiterals; {
+		for i < len(text) && isSpace(text[i]) {
+			i++
+		}
+		end := i
+		for end < len(text) && !isSpace(text[end]) {
+			end++
+		}
+		if end > i && strings.IndexByte(text[i:end], '/') >= 0 {
+			an.add(text[pos:i])
+			from := an.n()
+			an.add(text[i:end])
+			st.cpaths[st.ncpath] = [2]int32{int32(from), int32(an.n())}
+			st.ncpath++
+			pos = end
+		}
+		i = end
+	}
+	an.add(text[pos:])
+}
+
+// clauseEcho reports whether term i of the clause addClause analysed comes from a URL
+// or path and is a term the whole query left out there (pathEcho), or the word as
+// written or a pair of one: the clause counts it once, as the query does.
+func (st *stepScratch) clauseEcho(an *analyzer, ix *Index, i int) bool {
+	if st.ncpath == 0 || !inRanges(st.cpaths[:st.ncpath], i) {
+		return false
+	}
+	if p := an.parent[i]; p >= 0 {
+		return st.clauseEcho(an, ix, int(p))
+	}
+	id, ok := ix.terms[string(an.term(i))]
+	return ok && slices.Contains(st.echo[:st.necho], id)
 }
 
 // clauseQuoted reports whether term i of the clause addClause analysed comes from

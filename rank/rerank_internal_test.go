@@ -209,3 +209,39 @@ func stepsOf(t *testing.T, docs []Doc, q string) (*Index, *scratch) {
 	s.stepTerms(ix, q)
 	return ix, s
 }
+
+// A step counts a word of a URL or path once when its request says it outside the URL
+// too, as the whole query does (pathEcho): "the failing pipeline
+// https://gitlab.com/web/frontend/-/pipelines/99812" scores "pipeline" once in its
+// step, as the same clause without the URL does, and the URL's own words (gitlab)
+// still count.
+func TestStepsPathEcho(t *testing.T) {
+	docs := []Doc{
+		{Name: "list_pipelines", Description: "List the pipelines of a project on gitlab."},
+		{Name: "create_note", Description: "Add a note (a comment) to an issue."},
+		{Name: "retry_job", Description: "Retry a failed job."},
+	}
+	const tail = ", then retry the failed job and post a note about it."
+	with := "Comment with a link to the failing pipeline https://gitlab.com/web/frontend/-/pipelines/99812" + tail
+	without := "Comment with a link to the failing pipeline on the gitlab server now" + tail
+	lists := func(q, term string) int {
+		ix, s := stepsOf(t, docs, q)
+		id, ok := ix.terms[term]
+		if !ok {
+			t.Fatalf("the index lacks %q", term)
+		}
+		n := 0
+		for _, st := range s.steps.terms {
+			if st.id == id && st.step == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	if got, want := lists(with, "pipelin"), lists(without, "pipelin"); got != want || want == 0 {
+		t.Errorf("step 0 of %q scores pipeline %d times, want %d as without the URL", with, got, want)
+	}
+	if lists(with, "gitlab") == 0 {
+		t.Errorf("step 0 of %q lost the URL's own word gitlab", with)
+	}
+}
