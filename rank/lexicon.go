@@ -68,14 +68,14 @@ var curatedRelated = map[string][]string{
 	"reload": {"navigate"}, "refresh": {"navigate"}, "url": {"navigate"},
 	"login": {"fill", "form", "type"},
 	// Notion.
-	"paragraph": {"block"}, "heading": {"block"}, "bullet": {"block"},
+	"paragraph": {"block"}, "bullet": {"block"},
 	"row":    {"data", "source", "query"},
 	"filter": {"query"}, "relocate": {"move"},
 	"database": {"data", "source"},
 	// Cloud.
 	"instance": {"vm"}, "linux": {"vm"},
 	"billing": {"pricing", "cost"}, "spend": {"pricing", "cost"}, "cost": {"pricing"},
-	"texting": {"sms"}, "slow": {"performance"}, "slowness": {"performance"},
+	"slow": {"performance"}, "slowness": {"performance"},
 	"transcribe": {"speech", "recognize", "stt"}, "spoken": {"speech", "recognize", "stt"},
 	"dictation": {"speech", "recognize"}, "aloud": {"speech", "synthesize", "tts"},
 	"voice": {"speech", "synthesize"}, "narrate": {"speech", "synthesize", "tts"},
@@ -124,10 +124,26 @@ var curatedRelated = map[string][]string{
 	"integration": {"bot"}, "related": {"link"}, "stick": {"append", "add"},
 }
 
+// writtenRelated maps a folded query word, as written, to the catalog words it stands
+// for, where its stem is another word's ("texting" and "text", "heading" and "head"):
+// for that word it replaces related's words for the stem ("closed", an issue's state,
+// and not "close", which updates it).
+var writtenRelated = map[string][]string{
+	"texting": {"sms"}, "heading": {"block"}, "headings": {"block"},
+	"closed": {"state"},
+}
+
+// written holds the keys of writtenRelated, which related also holds (not stemmed).
+var written = map[string]bool{}
+
 func init() {
-	add := func(m map[string][]string) {
+	add := func(m map[string][]string, asWritten bool) {
 		for _, w := range slices.Sorted(maps.Keys(m)) {
 			key := string(stem([]byte(w)))
+			if asWritten {
+				key = w
+				written[w] = true
+			}
 			for _, t := range m[w] {
 				st := stem([]byte(t))
 				if string(st) == key || slices.ContainsFunc(related[key], func(b []byte) bool { return string(b) == string(st) }) {
@@ -137,9 +153,25 @@ func init() {
 			}
 		}
 	}
-	add(wordnetRelated)
-	add(curatedRelated)
-	add(foreignRelated)
+	add(wordnetRelated, false)
+	add(curatedRelated, false)
+	add(foreignRelated, false)
+	add(writtenRelated, true)
+}
+
+// relatedOf returns the related words of term i of an, a word: those of the word as
+// written when writtenRelated holds it (the word as written follows its stem, with the
+// stem as parent), else those of its stem.
+func relatedOf(an *analyzer, i int) [][]byte {
+	for j := i + 1; j < an.n() && j <= i+2; j++ {
+		if an.kind[j] == termSurface && an.parent[j] == int32(i) {
+			if w := an.term(j); written[string(w)] {
+				return related[string(w)]
+			}
+			break
+		}
+	}
+	return related[string(an.term(i))]
 }
 
 // A phraseRule is a verb phrase whose words share none with the tools it asks for

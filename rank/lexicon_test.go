@@ -245,3 +245,48 @@ func TestPhraseRulesNotSelf(t *testing.T) {
 		}
 	}
 }
+
+// TestRelatedAsWritten checks that a word whose stem is another word's gets its related
+// words as written (writtenRelated) and gives them to no other word of its stem:
+// "texting" asks for sms, "text" does not; "heading" for a block, "head to the page"
+// not; "closed" (an issue's state) for state, not for update as "close" does.
+func TestRelatedAsWritten(t *testing.T) {
+	ix := NewIndex([]Doc{
+		{Name: "send_sms", Description: "Send an SMS text message."},
+		{Name: "append_block", Description: "Append a block to a page."},
+		{Name: "update_issue", Description: "Update the state of an issue."},
+		{Name: "navigate", Description: "Head to a page."},
+	})
+	cases := []struct {
+		query string
+		want  []string // the stems the query gains as related words, sorted
+	}{
+		{"texting the on-call engineer", []string{"sms"}},
+		{"type the text into the box", nil},
+		{"add a heading to the page", []string{"block"}},
+		{"add two headings", []string{"block"}},
+		{"head to the page", nil},
+		{"list the closed issues", []string{"stat"}},
+		{"close the issue", []string{"stat", "updat"}},
+		{"closes the issue", []string{"stat", "updat"}},
+	}
+	names := map[uint32]string{}
+	for t, id := range ix.terms {
+		names[id] = t
+	}
+	for _, tt := range cases {
+		s := ix.getScratch()
+		s.queryTerms(ix, tt.query)
+		var got []string
+		for _, q := range s.qterms {
+			if q.from == fromRelated && !q.param {
+				got = append(got, names[q.id])
+			}
+		}
+		ix.putScratch(s)
+		slices.Sort(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q gains related words %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}

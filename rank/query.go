@@ -100,7 +100,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			// The words related to this one, weighed below it, whether the index holds
 			// it or not; weigh reads which of them the allowed docs hold.
 			s.gate = append(s.gate, gateWord{id: id, rel: int32(len(s.gateRel))})
-			for _, r := range related[string(s.an.term(i))] {
+			for _, r := range relatedOf(s.an, i) {
 				if rid, ok := ix.terms[string(r)]; ok && ix.held(rid) > 0 {
 					s.addList(ix, qterm{id: rid, qtf: relatedWeight * word * s.literalFactor(i), need: noTerm, from: fromRelated})
 					s.gateRel = append(s.gateRel, rid)

@@ -181,7 +181,7 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 			}
 			if kind.isWord() {
 				st.words[c]++
-				for _, r := range related[string(term)] {
+				for _, r := range relatedOf(s.an, i) {
 					if rid, ok := ix.terms[string(r)]; ok {
 						s.addStepTerm(rid, relatedWeight*w, c)
 					}
