@@ -41,7 +41,7 @@ func (s *scratch) addHints(query string) {
 	want[hintFile] = namesFile(query)
 	want[hintURL] = namesURL(query)
 	want[hintCode], want[hintJS] = codeKind(query)
-	want[hintTitle] = s.steps.namesTitled(query)
+	want[hintTitle] = s.steps.namesTitled(query) || namesTitledCaps(query)
 	for i := 0; i < s.an.n(); i++ {
 		if !s.an.kind[i].isWord() {
 			continue
@@ -92,6 +92,50 @@ func (st *stepScratch) namesTitled(query string) bool {
 		}
 	}
 	return false
+}
+
+// titleCapsMin is the least number of capitalized words, none the first of a sentence,
+// right before one of titledNouns that name a thing by its title without quotes ("our
+// Bug Tracker database").
+var titleCapsMin = 2
+
+// namesTitledCaps reports whether query names a thing by its title unquoted: at least
+// titleCapsMin words starting with a capital letter, separated by single spaces, right
+// before one of titledNouns, the first word of a sentence not counted ("Meeting Notes
+// database" counts two; "Roadmap page" at the start of a query none).
+func namesTitledCaps(query string) bool {
+	for s, e := nextWord(query, 0); s < len(query); s, e = nextWord(query, e) {
+		if !inFold(query[s:e], titledNouns) {
+			continue
+		}
+		n, b := 0, s // b: where the run of capitalized words before the noun starts
+		for b >= 2 && query[b-1] == ' ' && wordByte(query[b-2]) {
+			a := b - 1
+			for a > 0 && wordByte(query[a-1]) {
+				a--
+			}
+			if c := query[a]; c < 'A' || c > 'Z' || a > 0 && !isSpace(query[a-1]) {
+				break
+			}
+			n, b = n+1, a
+		}
+		if n > 0 && sentenceStart(query, b) {
+			n--
+		}
+		if n >= titleCapsMin {
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceStart reports whether the word at byte i of query starts a sentence: the
+// query's first word, or one after ". ", "! " or "? ".
+func sentenceStart(query string, i int) bool {
+	for i > 0 && isSpace(query[i-1]) {
+		i--
+	}
+	return i == 0 || strings.IndexByte(".!?", query[i-1]) >= 0
 }
 
 // onlySpaces reports whether text is white space alone.

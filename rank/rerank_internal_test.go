@@ -195,6 +195,48 @@ func TestStepsPhraseAcrossClauses(t *testing.T) {
 	}
 }
 
+// Two capitalized words or more right before a noun of titled things name a thing by
+// its title without quotes; the first word of a sentence, one capitalized word, or
+// words apart from the noun do not.
+func TestNamesTitledCaps(t *testing.T) {
+	tests := []struct {
+		query string
+		want  bool
+	}{
+		{"In our Bug Tracker database, pull every entry", true},
+		{"What templates does the Meeting Notes database have?", true},
+		{"add a row to the Q3 Hiring Plan page", true},
+		{"Roadmap page: add a paragraph", false},      // the first word of the query
+		{"done. Roadmap page next", false},            // the first of a sentence
+		{"Team Roadmap page: add a paragraph", false}, // one word past the sentence's first
+		{"paste it into our GitHub wiki", false},      // one word
+		{"the Bug Tracker, a database", false},        // punctuation between
+		{"the bug tracker database", false},
+		{"the Bug  Tracker database", false}, // two spaces
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := namesTitledCaps(tt.query); got != tt.want {
+			t.Errorf("namesTitledCaps(%q) = %v, want %v", tt.query, got, tt.want)
+		}
+	}
+	// The query then asks for the step of finding the thing, as a quoted title does.
+	ix := NewIndex([]Doc{{Name: "search", Description: "Search pages and databases by title."}})
+	id := ix.terms[string(stem([]byte("search")))]
+	for q, want := range map[string]bool{
+		"In our Bug Tracker database, pull every entry where Status is Open": true,
+		"In our bug tracker database, pull every entry where Status is Open": false,
+	} {
+		s := ix.getScratch()
+		s.queryTerms(ix, q)
+		got := slices.ContainsFunc(s.qterms, func(x qterm) bool { return x.id == id })
+		ix.putScratch(s)
+		if got != want {
+			t.Errorf("%q asks for search: %v, want %v", q, got, want)
+		}
+	}
+}
+
 // stepsOf returns the index of docs and a scratch holding the steps of q and their
 // terms, as a search reads them; the scratch goes back to the pool when t ends.
 func stepsOf(t *testing.T, docs []Doc, q string) (*Index, *scratch) {
