@@ -381,9 +381,9 @@ func isHandle(w string) bool { return len(w) >= 2 && w[0] == '@' && wordByte(w[1
 
 // stepVerbs are the operation verbs that lead a step of a task ("list the tables",
 // "edit the one about naming"), and stepFillers the words that may come before them
-// ("then", "also"). A clause of a long query that starts with one is a step whose best
-// tool gains stepLead (rerank.go); the requests of MetaTool ("I want...", "Can you...")
-// do not.
+// ("then", "also", and a polite request's "could you", "can you"). A clause of a long
+// query that starts with one is a step whose best tool gains stepLead (rerank.go); the
+// requests of MetaTool that start "I want..." do not.
 var stepVerbs, stepFillers = map[string]bool{}, map[string]bool{}
 
 func init() {
@@ -406,7 +406,7 @@ func init() {
 		stepVerbs[w] = true
 	}
 	for _, w := range []string{"then", "and", "also", "first", "finally", "next", "please", "now",
-		"lastly", "afterwards", "just", "so", "after", "that"} {
+		"lastly", "afterwards", "just", "so", "after", "that", "could", "can", "would", "will", "you"} {
 		stepFillers[w] = true
 	}
 }

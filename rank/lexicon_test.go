@@ -105,13 +105,16 @@ func TestPhraseMatches(t *testing.T) {
 // TestVerbLed checks which clauses start with an operation verb, fillers aside.
 func TestVerbLed(t *testing.T) {
 	for clause, want := range map[string]bool{
-		"list the tables":                 true,
-		" then Edit the one about naming": true,
-		"and also request a review":       true,
-		"I want a hotel":                  false,
-		"can you find me a flight":        false,
-		"the jobs of that pipeline":       false,
-		"":                                false,
+		"list the tables":                     true,
+		" then Edit the one about naming":     true,
+		"and also request a review":           true,
+		"I want a hotel":                      false,
+		"can you find me a flight":            true, // a polite request leads by its verb
+		" Could you list the resource groups": true,
+		"would you kindly merge it":           false, // kindly: no filler
+		"I want to find a flight":             false,
+		"the jobs of that pipeline":           false,
+		"":                                    false,
 	} {
 		if got := verbLed(clause); got != want {
 			t.Errorf("verbLed(%q) = %v, want %v", clause, got, want)
