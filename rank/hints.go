@@ -34,6 +34,7 @@ func init() {
 // URLs, whose own text says "file" or "URL".
 func (s *scratch) addHints(query string) {
 	s.steps.hint = [2]int32{}
+	s.steps.titled = false
 	if hintWeight == 0 {
 		return
 	}
@@ -52,6 +53,7 @@ func (s *scratch) addHints(query string) {
 			}
 		}
 	}
+	s.steps.titled = want[hintTitle]
 	from := s.an.n()
 	for h, w := range hintWords {
 		if want[h] {
@@ -77,7 +79,9 @@ func (st *stepScratch) namesTitled(query string) bool {
 			continue
 		}
 		if s, e := nextWord(query, end+1); s < len(query) && inFold(query[s:e], titledNouns) && onlySpaces(query[end+1:s]) {
-			return true
+			if !indefiniteBefore(query, open) {
+				return true
+			}
 		}
 		b := open
 		for b > 0 && isSpace(query[b-1]) {
@@ -87,7 +91,7 @@ func (st *stepScratch) namesTitled(query string) bool {
 		for a > 0 && wordByte(query[a-1]) {
 			a--
 		}
-		if a < b && b < open && inFold(query[a:b], titledNouns) {
+		if a < b && b < open && inFold(query[a:b], titledNouns) && !indefiniteBefore(query, a) {
 			return true
 		}
 	}
@@ -122,12 +126,51 @@ func namesTitledCaps(query string) bool {
 		if n > 0 && sentenceStart(query, b) {
 			n--
 		}
-		if n >= titleCapsMin {
+		if n >= titleCapsMin && !indefiniteBefore(query, b) {
 			return true
 		}
 	}
 	return false
 }
+
+// indefiniteBefore reports whether the words right before byte at of query, up to
+// three of them and within the sentence, hold an indefinite article (articles: "a",
+// "an", "another", "new") before any definite one (definites): "create a wiki page
+// 'Postmortem'" names a thing it makes, which needs no finding; "the 'Archive' page"
+// one that exists.
+func indefiniteBefore(query string, at int) bool {
+	if !titleIndefinite {
+		return false
+	}
+	for n := 0; n < 3; n++ {
+		e := at
+		for e > 0 && isSpace(query[e-1]) {
+			e--
+		}
+		s := e
+		for s > 0 && wordByte(query[s-1]) {
+			s--
+		}
+		if s == e {
+			return false // punctuation or the start of the query
+		}
+		w := query[s:e]
+		switch {
+		case inFold(w, articles):
+			return true
+		case inFold(w, definites):
+			return false
+		}
+		at = s
+	}
+	return false
+}
+
+// titleIndefinite makes a title after an indefinite article name no thing to find.
+var titleIndefinite = true
+
+// definites are the words that, before a noun, name a thing that exists.
+var definites = []string{"the", "our", "my", "your", "their", "its", "his", "her", "this", "that", "existing"}
 
 // sentenceStart reports whether the word at byte i of query starts a sentence: the
 // query's first word, or one after ". ", "! " or "? ".

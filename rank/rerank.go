@@ -75,6 +75,7 @@ type stepScratch struct {
 	echo    [maxEcho]uint32
 	necho   int
 	grammar bool     // whether the query's grammar is dropped (query.go's holdsContent)
+	titled  bool     // whether the query got the hint of a thing named by its title (hints.go)
 	hint    [2]int32 // the range of query terms of a hint (hints.go)
 }
 
@@ -205,7 +206,21 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 			}
 		}
 	})
+	// A thing named by its title implies a step of its own, finding it, which no clause
+	// says (hints.go): its hint word is one more step.
+	if st.titled && st.n < maxSteps {
+		if id, ok := ix.terms[hintStems[hintTitle]]; ok {
+			c := st.n
+			st.n++
+			st.spans[c] = [2]int32{int32(len(query)), int32(len(query))}
+			st.words[c], st.led[c], st.pron[c] = stepMinContent, stepTitleLed, false
+			s.addStepTerm(id, hintWeight, c)
+		}
+	}
 }
+
+// stepTitleLed makes the step of finding a thing named by its title a verb-led one.
+var stepTitleLed = false
 
 // addClause analyses the clause query[from:to], its quoted text (as addLiterals read the
 // whole query) on its own, recording those terms' ranges in st.clits, and its URLs and

@@ -83,6 +83,11 @@ func TestNamesTitled(t *testing.T) {
 		{"the user's page", false},
 		{"the 'Archive'page", false},
 		{"set the title to 'Plans', page by page", false}, // punctuation between
+		// A thing made, after an indefinite article, needs no finding; one that exists does.
+		{"create a wiki page 'Postmortem 2025-03-04' in project sre/runbooks", false},
+		{"Set up a 'Reading List' database", false},
+		{"Set up a 'Reading List' database under my 'Personal' page", true},
+		{"add a row to the 'Reading List' database", true},
 	}
 	for _, tt := range tests {
 		s := &scratch{an: newAnalyzer(0)}
@@ -213,6 +218,7 @@ func TestNamesTitledCaps(t *testing.T) {
 		{"the Bug Tracker, a database", false},        // punctuation between
 		{"the bug tracker database", false},
 		{"the Bug  Tracker database", false}, // two spaces
+		{"then make a new Team Roadmap page", false}, // made, not found
 		{"", false},
 	}
 	for _, tt := range tests {
@@ -233,6 +239,37 @@ func TestNamesTitledCaps(t *testing.T) {
 		ix.putScratch(s)
 		if got != want {
 			t.Errorf("%q asks for search: %v, want %v", q, got, want)
+		}
+	}
+}
+
+// A thing named by its title implies a step of its own, finding it (the hint word
+// "search", after the clauses); a thing the task makes ("create a page 'Notes'") does
+// not.
+func TestStepsTitled(t *testing.T) {
+	docs := []Doc{
+		{Name: "post_search", Description: "Search pages and databases by title."},
+		{Name: "retrieve_comments", Description: "Retrieve the comments of a page."},
+		{Name: "create_comment", Description: "Create a comment on a page."},
+	}
+	for q, want := range map[string]bool{
+		"People left comments on the 'Pricing FAQ' page all week. Read them out to me and then post a reply saying 'Fixed'.": true,
+		"People left comments on our pages all week. Read them out to me and then create a page 'Pricing FAQ' for them.":    false,
+	} {
+		ix, s := stepsOf(t, docs, q)
+		id := ix.terms[hintStems[hintTitle]]
+		var steps []int
+		for _, st := range s.steps.terms {
+			if st.id == id {
+				steps = append(steps, st.step)
+			}
+		}
+		clauses := s.steps.n
+		if want {
+			clauses-- // the step of finding the page
+		}
+		if got := slices.Contains(steps, clauses) && clauses < s.steps.n; got != want {
+			t.Errorf("%q: the step of finding a titled thing: %v (search in steps %v of %d), want %v", q, got, steps, s.steps.n, want)
 		}
 	}
 }
