@@ -217,7 +217,7 @@ func TestNamesTitledCaps(t *testing.T) {
 		{"paste it into our GitHub wiki", false},      // one word
 		{"the Bug Tracker, a database", false},        // punctuation between
 		{"the bug tracker database", false},
-		{"the Bug  Tracker database", false}, // two spaces
+		{"the Bug  Tracker database", false},         // two spaces
 		{"then make a new Team Roadmap page", false}, // made, not found
 		{"", false},
 	}
@@ -254,7 +254,7 @@ func TestStepsTitled(t *testing.T) {
 	}
 	for q, want := range map[string]bool{
 		"People left comments on the 'Pricing FAQ' page all week. Read them out to me and then post a reply saying 'Fixed'.": true,
-		"People left comments on our pages all week. Read them out to me and then create a page 'Pricing FAQ' for them.":    false,
+		"People left comments on our pages all week. Read them out to me and then create a page 'Pricing FAQ' for them.":     false,
 	} {
 		ix, s := stepsOf(t, docs, q)
 		id := ix.terms[hintStems[hintTitle]]
