@@ -122,6 +122,8 @@ var curatedRelated = map[string][]string{
 	"hook":      {"webhook"},
 	"overwrite": {"replace", "update", "write"}, "settings": {"config", "configuration"},
 	"integration": {"bot"}, "related": {"link"}, "stick": {"append", "add"},
+	// Eighth pass: "bump the version" (a synonym of set and update too, stem.go).
+	"bump": {"update", "increase"},
 }
 
 // writtenRelated maps a folded query word, as written, to the catalog words it stands
@@ -226,6 +228,7 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"turn", "turns", "turned", "switch", "switches", "switched"}, reach: 1, objects: []string{"on"}, to: []string{"enable"}},
 	{verbs: []string{"log", "logs", "logged", "sign", "signs", "signed"}, reach: 1, objects: []string{"in", "into"}, to: []string{"login"}},
 	{verbs: []string{"try", "tries", "tried"}, reach: 5, objects: []string{"again"}, to: []string{"retry"}},
+	{verbs: []string{"cut", "cuts"}, reach: 3, objects: []string{"branch", "release"}, to: []string{"create", "branch"}},
 	{verbs: []string{"to"}, joined: true, objects: []string{"do", "dos"}, to: []string{"todo", "block"}, keep: true},
 	{verbs: []string{"who"}, reach: 1, objects: []string{"am"}, to: []string{"whoami", "self", "current"}},
 	{verbs: []string{"add", "adds"}, reach: 1, objects: []string{"up"}, to: []string{"sum"}},

@@ -50,6 +50,9 @@ func TestPhraseMatches(t *testing.T) {
 		{"add columns to it", "updat"},
 		{"add a row", ""},
 		{"try the failed build again", "retry"},
+		{"Cut release/2.4 from main, then bump it", "creat branch"},
+		{"cut a new branch off main", "creat branch"},
+		{"cut the video to ten seconds", ""},
 		{"go through the open alerts", "list"},
 		{"look over the draft notes", "list"},
 		{"go to the page", ""},
@@ -292,4 +295,24 @@ func TestRelatedAsWritten(t *testing.T) {
 			t.Errorf("%q gains related words %q, want %q", tt.query, got, tt.want)
 		}
 	}
+}
+
+// TestBumpUpdates checks that "bump the version" asks for an update at more than a
+// synonym's weight (stem.go's set, update): a related word adds to it, as "hit" and
+// "wipe" do (curatedRelated), so that the step's update tools outrank the file's.
+func TestBumpUpdates(t *testing.T) {
+	ix := NewIndex([]Doc{{Name: "update_file", Description: "Update a file."}})
+	s := ix.getScratch()
+	defer ix.putScratch(s)
+	s.queryTerms(ix, "bump the version in package.json")
+	id := ix.terms[string(stem([]byte("update")))]
+	for _, q := range s.qterms {
+		if q.id == id && !q.param {
+			if q.qtf <= synonymWeight {
+				t.Errorf("update weighs %g in the query, want more than a synonym's %g", q.qtf, synonymWeight)
+			}
+			return
+		}
+	}
+	t.Error("the query lacks update")
 }
