@@ -197,6 +197,9 @@ type phraseRule struct {
 	// joined makes the object the next word, joined to the verb by a hyphen alone: a
 	// compound the analyzer splits into stop words ("to-do").
 	joined bool
+	// pair makes each word of to and the object a pair of words whose tools a task's
+	// step gains (phrasePairs, rerank.go): "open an issue" names create_issue.
+	pair bool
 }
 
 // articles are the words that, right after a verb, mark it as one.
@@ -208,7 +211,7 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"open", "opens", "opened", "opening", "file", "filed", "raise", "raised", "log", "logged", "report", "reported"},
 		article: true, reach: 3,
 		objects: []string{"issue", "issues", "ticket", "tickets", "bug", "bugs", "pr", "pull", "mr", "merge", "incident", "problem"},
-		to:      []string{"create"}},
+		to:      []string{"create"}, pair: true},
 	{verbs: []string{"ask", "asks", "asked"}, reach: 6, objects: []string{"review", "reviews", "approve", "approval"},
 		to: []string{"reviewer"}},
 	{verbs: []string{"pop", "pops", "popped", "popping"}, reach: 1, objects: []string{"up"}, to: []string{"dialog"}},
@@ -223,7 +226,8 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"add", "adds", "added", "adding"}, reach: 4,
 		objects: []string{"property", "properties", "column", "columns", "field", "fields"}, to: []string{"update"}},
 	{verbs: []string{"leave", "leaves", "left", "leaving", "drop", "post"}, article: true, reach: 2,
-		objects: []string{"comment", "comments", "note", "notes", "reply", "review", "feedback", "reaction"}, to: []string{"create"}},
+		objects: []string{"comment", "comments", "note", "notes", "reply", "review", "feedback", "reaction"}, to: []string{"create"},
+		pair: true},
 	{verbs: []string{"go", "goes", "going", "look", "looks", "looking"}, reach: 1, objects: []string{"through", "over"}, to: []string{"list"}},
 	{verbs: []string{"turn", "turns", "turned", "switch", "switches", "switched"}, reach: 1, objects: []string{"on"}, to: []string{"enable"}},
 	{verbs: []string{"log", "logs", "logged", "sign", "signs", "signed"}, reach: 1, objects: []string{"in", "into"}, to: []string{"login"}},
@@ -305,6 +309,46 @@ func phraseMatches(query string, f func(verb string, to [][]byte)) {
 
 // phraseMatchesAt is phraseMatches, also passing f the byte offset of the verb in query.
 func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
+	phraseScan(query, func(at, ri int, verb, _ string) { f(at, verb, phraseTo[ri]) })
+}
+
+// phrasePairs calls f with the byte offset of the verb and the term of each pair of
+// words, a word of to and the object as written ("open an issue": create issue), of
+// each rule of curatedPhrases with pair set that query holds: the words of the name of
+// the tool the phrase asks for, as the index holds the pairs of a name's words.
+func phrasePairs(query string, f func(at int, pair []byte)) {
+	var buf [40]byte
+	phraseScan(query, func(at, ri int, _, obj string) {
+		r := &curatedPhrases[ri]
+		if !r.pair || obj == "" {
+			return
+		}
+		for _, t := range r.to {
+			if 2+len(t)+len(obj) > len(buf) {
+				continue
+			}
+			b := append(buf[:0], pairMark)
+			b = append(b, t...)
+			b = append(b, ' ')
+			for i := 0; i < len(obj); i++ {
+				c := obj[i]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				b = append(b, c)
+			}
+			if n := len(b); b[n-1] == 's' && inFold(obj[:len(obj)-1], r.objects) {
+				b = b[:n-1] // "issues": the name says create_issue
+			}
+			f(at, b)
+		}
+	})
+}
+
+// phraseScan calls f with the byte offset of the verb, the index of the rule, the stem
+// of the verb ("" with keep) and the object as written ("" for a rule of spaced or
+// joined words) of each rule of curatedPhrases that query holds, once per occurrence.
+func phraseScan(query string, f func(at, ri int, verb, obj string)) {
 	var low [16]byte
 	for start, end := nextWord(query, 0); start < len(query); start, end = nextWord(query, end) {
 		w := query[start:end]
@@ -330,14 +374,14 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 			}
 			if r.spaced != nil {
 				if spacedWordWithin(query, end, r.reach, r.spaced) {
-					f(start, verb, phraseTo[ri])
+					f(start, ri, verb, "")
 				}
 				continue
 			}
 			if r.joined {
 				if end+1 < len(query) && query[end] == '-' {
 					if s, e := nextWord(query, end+1); s == end+1 && inFold(query[s:e], r.objects) {
-						f(start, verb, phraseTo[ri])
+						f(start, ri, verb, "")
 					}
 				}
 				continue
@@ -351,7 +395,7 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 			}
 			for n := 0; n < r.reach && s < len(query); n++ {
 				if inFold(query[s:e], r.objects) {
-					f(start, verb, phraseTo[ri])
+					f(start, ri, verb, query[s:e])
 					break
 				}
 				s, e = nextWord(query, e)

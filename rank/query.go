@@ -262,6 +262,7 @@ func (s *scratch) weigh(ix *Index, allowed Set, nAllowed int) bool {
 		s.qterms[i].df = ix.allowedDF(s.qterms[i].id, allowed)
 	}
 	N := float64(nAllowed)
+	s.allowed, s.nAllowed = allowed, nAllowed // for the pairs of a long query's steps (rerank.go)
 	unknown := s.unknownWords(ix, allowed)
 	live := s.qterms[:0]
 	info := 0.0

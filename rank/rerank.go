@@ -2,6 +2,7 @@ package rank
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 )
@@ -16,6 +17,7 @@ const (
 	stepMinWords = 12 // a query of fewer words is never split into steps
 	maxSteps     = 8  // clauses beyond the eighth are read as part of the eighth
 	stepWindow   = 16 // the hits reordered: the best stepWindow of the whole query
+	maxPairDocs  = 4  // the tools a phrase names that may join the window (addPairs)
 	maxEcho      = 16 // the terms of URLs and paths echoing the request a step reads
 )
 
@@ -219,6 +221,10 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 	}
 }
 
+// phrasePairWeight is the weight in a step of the pair of words a verb phrase names
+// (addPairs), a pair of the query's own words'.
+var phrasePairWeight = 0.5
+
 // stepTitleLed makes the step of finding a thing named by its title a verb-led one.
 var stepTitleLed = false
 
@@ -319,11 +325,12 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		return hits
 	}
 	s.stepTerms(ix, query)
-	slices.SortFunc(st.terms, func(a, b stepTerm) int { return cmp.Compare(a.id, b.id) })
 	n := min(len(hits), stepWindow)
+	hits, n = s.addPairs(ix, query, hits, n)
+	slices.SortFunc(st.terms, func(a, b stepTerm) int { return cmp.Compare(a.id, b.id) })
 	if len(st.score) < n*maxSteps {
-		st.score = make([]int64, stepWindow*maxSteps)
-		st.ctx = make([]int64, stepWindow*maxSteps)
+		st.score = make([]int64, (stepWindow+maxPairDocs)*maxSteps)
+		st.ctx = make([]int64, (stepWindow+maxPairDocs)*maxSteps)
 	}
 	// best is each step's best score in the window, context included; own its best on
 	// the step's words alone: a step whose words no hit holds has no best hit.
@@ -359,7 +366,7 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	}
 	top := hits[0].Score * scoreScale
 	// lead marks the best hit of each step led by a verb, the first of equals.
-	var lead [stepWindow]bool
+	var lead [stepWindow + maxPairDocs]bool
 	if valid >= stepLeadSteps {
 		for c := range st.n {
 			if !st.led[c] || st.words[c] < stepMinContent || own[c] == 0 {
@@ -406,6 +413,71 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		}
 	}
 	return hits
+}
+
+// addPairs adds to the step of each verb phrase naming a tool's pair of words ("open
+// an issue": create issue, phrasePairs) that pair, at phrasePairWeight, and brings the
+// allowed docs holding it into the window, hits[:n], at most maxPairDocs of them, with
+// their score on the whole query: a step's tool that the other steps' tools crowd out
+// of the window. It returns the hits and the window's new length. The pair is not a
+// term of the whole query: it would raise the best hit's score, and with it the
+// relevance floor the other steps' tools must reach.
+func (s *scratch) addPairs(ix *Index, query string, hits []Hit, n int) ([]Hit, int) {
+	if phrasePairWeight == 0 {
+		return hits, n
+	}
+	st := &s.steps
+	added := 0
+	phrasePairs(query, func(at int, pair []byte) {
+		id, ok := ix.terms[string(pair)]
+		if !ok || ix.denseSet(id) != nil {
+			return // no such pair, or one too common to name a tool
+		}
+		df := ix.allowedDF(id, s.allowed)
+		if df == 0 {
+			return
+		}
+		c := 0
+		for c+1 < st.n && int(st.spans[c][1]) <= at {
+			c++
+		}
+		N := float64(s.nAllowed)
+		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
+		st.terms = append(st.terms, stepTerm{id: id, wt: idf * phrasePairWeight * scoreScale, step: c})
+		for _, d := range ix.docs[ix.off[id]:ix.off[id+1]] {
+			if added == maxPairDocs {
+				return
+			}
+			if !s.allowed.Has(int(d)) {
+				continue
+			}
+			i := slices.IndexFunc(hits, func(h Hit) bool { return h.Doc == int(d) })
+			if i >= 0 && i < n {
+				continue
+			}
+			if i < 0 {
+				hits = append(hits, Hit{Doc: int(d), Score: float64(s.wholeScore(ix, d)) / scoreScale})
+				i = len(hits) - 1
+			}
+			h := hits[i]
+			copy(hits[n+1:i+1], hits[n:i])
+			hits[n] = h
+			n++
+			added++
+		}
+	})
+	return hits, n
+}
+
+// wholeScore returns doc d's score on the whole query, in fixed point.
+func (s *scratch) wholeScore(ix *Index, d uint32) int64 {
+	v := int64(0)
+	for _, q := range s.qterms {
+		if sat := ix.lookup(q.id, d); sat != 0 {
+			v += contribution(q.wt, sat)
+		}
+	}
+	return v
 }
 
 // context sets ctx, from a hit's scores on the clauses (row), to what each verb-led

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -322,5 +323,68 @@ func TestStepsPathEcho(t *testing.T) {
 	}
 	if lists(with, "gitlab") == 0 {
 		t.Errorf("step 0 of %q lost the URL's own word gitlab", with)
+	}
+}
+
+// phrasePairs names the pair of words of the tool a verb phrase asks for: "open an
+// issue" create_issue, "leave comments" none (no article), "drop a note" create_note.
+func TestPhrasePairs(t *testing.T) {
+	for q, want := range map[string]string{
+		"Open an issue for the crash, then drop a note on it": "create issue|create note",
+		"file a new ticket and raise two issues":              "create ticket",
+		"list the open issues":                                "",
+		"leave comments":                                      "",
+	} {
+		var got []string
+		phrasePairs(q, func(_ int, pair []byte) { got = append(got, string(pair[1:])) })
+		if g := strings.Join(got, "|"); g != want {
+			t.Errorf("phrasePairs(%q) = %q, want %q", q, g, want)
+		}
+	}
+}
+
+// A step's tool named by its phrase ("file an issue": create_issue) joins the window
+// reordered by steps though the other steps' tools crowd it out of the whole query's
+// best 16, and ranks in the first 10.
+func TestStepsPairWindow(t *testing.T) {
+	var docs []Doc
+	docs = append(docs, Doc{Name: "list_dependabot_alerts", Description: "List the open dependabot alerts of a repository, critical first."},
+		Doc{Name: "get_dependabot_alert", Description: "Get the full details of a dependabot alert."})
+	for i := range 16 { // the tools of neither step, matching words of both
+		docs = append(docs, Doc{Name: fmt.Sprintf("dependabot_tool_%02d", i),
+			Description: "Dependabot alerts and their details for a team."})
+	}
+	for i := range 30 { // issue is a common word, create a less common one
+		docs = append(docs, Doc{Name: fmt.Sprintf("issue_tool_%02d", i), Description: "Update, label or comment on an issue."})
+	}
+	for i := range 10 {
+		docs = append(docs, Doc{Name: fmt.Sprintf("create_thing_%02d", i), Description: "Create a new thing."})
+	}
+	for i := range 40 {
+		docs = append(docs, Doc{Name: fmt.Sprintf("misc_%02d", i), Description: "Manage widgets."})
+	}
+	docs = append(docs, Doc{Name: "create_issue", Description: "Create a new issue in a repository."})
+	q := "list the open critical dependabot alerts on acme/storefront, give me the full details of the worst one, and file an issue summarising it for the team"
+	ix := NewIndex(docs)
+	all := NewSet(len(docs))
+	for i := range docs {
+		all.Add(i)
+	}
+	rank := func() int {
+		hits := ix.Search(nil, q, all, 10)
+		for i, h := range hits {
+			if docs[h.Doc].Name == "create_issue" {
+				return i + 1
+			}
+		}
+		return 0
+	}
+	if r := rank(); r == 0 {
+		t.Errorf("create_issue not in the first 10 of %q", q)
+	}
+	defer func(w float64) { phrasePairWeight = w }(phrasePairWeight)
+	phrasePairWeight = 0
+	if r := rank(); r != 0 {
+		t.Errorf("without pairs create_issue is %dth: the test proves nothing", r)
 	}
 }
