@@ -197,6 +197,10 @@ type phraseRule struct {
 	// joined makes the object the next word, joined to the verb by a hyphen alone: a
 	// compound the analyzer splits into stop words ("to-do").
 	joined bool
+	// synonym makes the words to weigh synonymWeight, not phraseWeight: a phrasal verb
+	// of stem.go adds them at that weight too ("turn off" -> disable), so that the
+	// two together weigh what one phrase does ("turn on" -> enable).
+	synonym bool
 	// pair makes each word of to and the object a pair of words whose tools a task's
 	// step gains (phrasePairs, rerank.go): "open an issue" names create_issue.
 	pair bool
@@ -230,6 +234,8 @@ var curatedPhrases = []phraseRule{
 		pair: true},
 	{verbs: []string{"go", "goes", "going", "look", "looks", "looking"}, reach: 1, objects: []string{"through", "over"}, to: []string{"list"}},
 	{verbs: []string{"turn", "turns", "turned", "switch", "switches", "switched"}, reach: 1, objects: []string{"on"}, to: []string{"enable"}},
+	{verbs: []string{"turn", "turns", "turned", "switch", "switches", "switched"}, reach: 1, objects: []string{"off"}, to: []string{"disable"},
+		synonym: true},
 	{verbs: []string{"log", "logs", "logged", "sign", "signs", "signed"}, reach: 1, objects: []string{"in", "into"}, to: []string{"login"}},
 	{verbs: []string{"try", "tries", "tried"}, reach: 5, objects: []string{"again"}, to: []string{"retry"}},
 	{verbs: []string{"cut", "cuts"}, reach: 3, objects: []string{"branch", "release"}, to: []string{"create", "branch"}},
@@ -310,6 +316,18 @@ func phraseMatches(query string, f func(verb string, to [][]byte)) {
 // phraseMatchesAt is phraseMatches, also passing f the byte offset of the verb in query.
 func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 	phraseScan(query, func(at, ri int, verb, _ string) { f(at, verb, phraseTo[ri]) })
+}
+
+// phraseWeights is phraseMatchesAt, also passing f the weight of the words to:
+// phraseWeight, or synonymWeight for a rule with synonym set.
+func phraseWeights(query string, f func(at int, verb string, to [][]byte, w float64)) {
+	phraseScan(query, func(at, ri int, verb, _ string) {
+		w := float64(phraseWeight)
+		if curatedPhrases[ri].synonym {
+			w = synonymWeight
+		}
+		f(at, verb, phraseTo[ri], w)
+	})
 }
 
 // phrasePairs calls f with the byte offset of the verb and the term of each pair of

@@ -316,3 +316,28 @@ func TestBumpUpdates(t *testing.T) {
 	}
 	t.Error("the query lacks update")
 }
+
+// TestTurnOnOff checks that "turn off" asks for disable as strongly as "turn on" asks
+// for enable: the first goes through a phrasal verb (stem.go) and a phrase at a
+// synonym's weight, the second through a phrase alone.
+func TestTurnOnOff(t *testing.T) {
+	ix := NewIndex([]Doc{{Name: "toggle_feature", Description: "Enable or disable a feature."}})
+	weight := func(q, word string) float64 {
+		s := ix.getScratch()
+		defer ix.putScratch(s)
+		s.queryTerms(ix, q)
+		id := ix.terms[string(stem([]byte(word)))]
+		for _, x := range s.qterms {
+			if x.id == id && !x.param {
+				return x.qtf
+			}
+		}
+		return 0
+	}
+	for _, verb := range []string{"turn", "switch"} {
+		on, off := weight(verb+" on dark mode", "enable"), weight(verb+" off dark mode", "disable")
+		if on == 0 || on != off {
+			t.Errorf("%s on -> enable weighs %g, %s off -> disable %g: want equal", verb, on, verb, off)
+		}
+	}
+}

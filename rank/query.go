@@ -421,10 +421,10 @@ func (s *scratch) order() {
 // addPhrases adds the related words of the verb phrases of query (lexicon.go's
 // curatedPhrases: "open an issue" -> create).
 func (s *scratch) addPhrases(ix *Index, query string) {
-	phraseMatches(query, func(verb string, to [][]byte) {
+	phraseWeights(query, func(_ int, verb string, to [][]byte, w float64) {
 		for _, t := range to {
 			if rid, ok := ix.terms[string(t)]; ok && ix.held(rid) > 0 {
-				s.addList(ix, qterm{id: rid, qtf: phraseWeight, need: noTerm, from: fromRelated})
+				s.addList(ix, qterm{id: rid, qtf: w, need: noTerm, from: fromRelated})
 			}
 		}
 		if vid, ok := ix.terms[verb]; ok && verb != "" {

@@ -197,14 +197,14 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 	}
 	// A verb phrase may span clauses ("ask @lee and @kim to review"): it counts in
 	// the step its verb is in.
-	phraseMatchesAt(query, func(at int, _ string, to [][]byte) { // lexicon.go
+	phraseWeights(query, func(at int, _ string, to [][]byte, w float64) { // lexicon.go
 		c := 0
 		for c+1 < st.n && int(st.spans[c][1]) <= at {
 			c++
 		}
 		for _, t := range to {
 			if rid, ok := ix.terms[string(t)]; ok {
-				s.addStepTerm(rid, phraseWeight, c)
+				s.addStepTerm(rid, w, c)
 			}
 		}
 	})
