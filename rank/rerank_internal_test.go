@@ -20,6 +20,8 @@ func TestSplitSteps(t *testing.T) {
 			[]string{"Tag v1.8.0 on commit a1b2c3d", " create a release from that tag", " attach evidence for our auditors"}},
 		{"Open https://example.com/a:b and wait for the text to appear in the page header now", // 16 words
 			[]string{"Open https://example.com/a:b", "wait for the text to appear in the page header now"}},
+		{"In acme/roadmap, issue #40 is the epic for SSO. Make #45 and #46 children of it and put #46 first.",
+			[]string{"In acme/roadmap", " issue #40 is the epic for SSO", " Make #45 and #46 children of it", "put #46 first"}},
 		{"list issues, then close them", nil},                                            // too short
 		{"show me every open issue in the api repository with the bug label on it", nil}, // one clause
 		{"a, b, c, d, e, f, g, h, i, j, k, l, m", []string{"a", " b", " c", " d", " e", " f", " g", " h, i, j, k, l, m"}},
