@@ -169,7 +169,9 @@ func equalFoldASCII(a, b string) bool {
 }
 
 // stepWindowFor returns the number of hits to rank before reordering them, and whether
-// query is split into steps: then k, or at least stepWindow+1 (all of them when k <= 0).
+// query is split into steps: then k, or at least stepWindow+1+maxPairDocs (all of them
+// when k <= 0), so that the hit after the window is the same whatever k, though addPairs
+// brings hits into it.
 func (s *scratch) stepWindowFor(query string, k int) (int, bool) {
 	if !s.steps.splitSteps(query) {
 		return k, false
@@ -177,8 +179,9 @@ func (s *scratch) stepWindowFor(query string, k int) (int, bool) {
 	if k <= 0 {
 		return k, true
 	}
-	// One hit more than the window: the window's scores are kept above it, whatever k.
-	return max(k, stepWindow+1), true
+	// One hit more than the window, as addPairs may grow it: the window's scores are kept
+	// above that hit, whatever k.
+	return max(k, stepWindow+1+maxPairDocs), true
 }
 
 // stepTerms analyses each clause of the query into s.steps.terms: the query's scored
