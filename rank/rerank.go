@@ -251,7 +251,7 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 }
 
 // phrasePairWeight is the weight in a step of the pair of words a verb phrase names
-// (addPairs), a pair of the query's own words'.
+// (addPairs), as a pair of the query's own words weighs (Index params' Pair).
 var phrasePairWeight = 0.5
 
 // stepTitleLed makes the step of finding a thing named by its title a verb-led one.

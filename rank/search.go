@@ -81,6 +81,7 @@ func (ix *Index) getScratch() *scratch {
 }
 
 func (ix *Index) putScratch(s *scratch) {
+	s.allowed = nil // the caller's set: not kept alive by the pool
 	if !ix.spare.CompareAndSwap(nil, s) {
 		ix.pool.Put(s)
 	}
