@@ -26,17 +26,25 @@ func TestBlindSets(t *testing.T) {
 
 // TestTune2Sets prints, for RANK_TUNE2=1, the figures of the second tuning sets in
 // testdata/tune2 (written like the blind ones, by a session that never saw the ranker,
-// but for tuning: their misses may be read), pooled by kind over the six catalogs.
+// but for tuning: their misses may be read), pooled by kind over the six catalogs, then
+// over two halves: the catalogs whose misses the eighth pass read (tune2Read) and the
+// others, measured as pooled figures only.
 func TestTune2Sets(t *testing.T) {
 	if os.Getenv("RANK_TUNE2") == "" {
 		t.Skip("set RANK_TUNE2=1")
 	}
 	printFolderPools(t, "TUNE2", "testdata/tune2")
+	printFolderPools(t, "TUNE2-read", "testdata/tune2", tune2Read...)
+	printFolderPools(t, "TUNE2-check", "testdata/tune2", "gitlab", "mcp-reference", "playwright")
 }
 
+// tune2Read are the catalogs of tune2 whose long tasks' misses the eighth pass read.
+var tune2Read = []string{"github", "azure", "notion"}
+
 // printFolderPools evaluates every CATALOG.KIND.json set in dir against its catalog and
-// prints the reports pooled by KIND, each line led by label.
-func printFolderPools(t *testing.T, label, dir string) {
+// prints the reports pooled by KIND, each line led by label; only the catalogs named in
+// only, if any.
+func printFolderPools(t *testing.T, label, dir string, only ...string) {
 	if _, err := os.Stat(sharedData); err != nil {
 		t.Skipf("shared data folder %s absent: no quality evaluation", sharedData)
 	}
@@ -47,6 +55,9 @@ func printFolderPools(t *testing.T, label, dir string) {
 	pools := map[string]*pooled{}
 	for _, f := range files {
 		cat, kind, _ := strings.Cut(strings.TrimSuffix(filepath.Base(f), ".json"), ".")
+		if len(only) > 0 && !slices.Contains(only, cat) {
+			continue
+		}
 		docs, qs := devSet{cat + "." + kind, filepath.Join(sharedData, "catalogs", cat+".json"), f}.load(t)
 		rep := rankeval.Evaluate(docs, qs, rankeval.Ours(docs))
 		if len(rep.Skipped) > 0 {

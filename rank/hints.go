@@ -34,6 +34,7 @@ func init() {
 // URLs, whose own text says "file" or "URL".
 func (s *scratch) addHints(query string) {
 	s.steps.hint = [2]int32{}
+	s.steps.titled = false
 	if hintWeight == 0 {
 		return
 	}
@@ -41,7 +42,7 @@ func (s *scratch) addHints(query string) {
 	want[hintFile] = namesFile(query)
 	want[hintURL] = namesURL(query)
 	want[hintCode], want[hintJS] = codeKind(query)
-	want[hintTitle] = s.steps.namesTitled(query)
+	want[hintTitle] = s.steps.namesTitled(query) || namesTitledCaps(query)
 	for i := 0; i < s.an.n(); i++ {
 		if !s.an.kind[i].isWord() {
 			continue
@@ -52,6 +53,7 @@ func (s *scratch) addHints(query string) {
 			}
 		}
 	}
+	s.steps.titled = want[hintTitle]
 	from := s.an.n()
 	for h, w := range hintWords {
 		if want[h] {
@@ -77,7 +79,9 @@ func (st *stepScratch) namesTitled(query string) bool {
 			continue
 		}
 		if s, e := nextWord(query, end+1); s < len(query) && inFold(query[s:e], titledNouns) && onlySpaces(query[end+1:s]) {
-			return true
+			if !indefiniteBefore(query, open) {
+				return true
+			}
 		}
 		b := open
 		for b > 0 && isSpace(query[b-1]) {
@@ -87,11 +91,94 @@ func (st *stepScratch) namesTitled(query string) bool {
 		for a > 0 && wordByte(query[a-1]) {
 			a--
 		}
-		if a < b && b < open && inFold(query[a:b], titledNouns) {
+		if a < b && b < open && inFold(query[a:b], titledNouns) && !indefiniteBefore(query, a) {
 			return true
 		}
 	}
 	return false
+}
+
+// titleCapsMin is the least number of capitalized words, none the first of a sentence,
+// right before one of titledNouns that name a thing by its title without quotes ("our
+// Bug Tracker database").
+var titleCapsMin = 2
+
+// namesTitledCaps reports whether query names a thing by its title unquoted: at least
+// titleCapsMin words starting with a capital letter, separated by single spaces, right
+// before one of titledNouns, the first word of a sentence not counted ("Meeting Notes
+// database" counts two; "Roadmap page" at the start of a query none).
+func namesTitledCaps(query string) bool {
+	for s, e := nextWord(query, 0); s < len(query); s, e = nextWord(query, e) {
+		if !inFold(query[s:e], titledNouns) {
+			continue
+		}
+		n, b := 0, s // b: where the run of capitalized words before the noun starts
+		for b >= 2 && query[b-1] == ' ' && wordByte(query[b-2]) {
+			a := b - 1
+			for a > 0 && wordByte(query[a-1]) {
+				a--
+			}
+			if c := query[a]; c < 'A' || c > 'Z' || a > 0 && !isSpace(query[a-1]) {
+				break
+			}
+			n, b = n+1, a
+		}
+		if n > 0 && sentenceStart(query, b) {
+			n--
+		}
+		if n >= titleCapsMin && !indefiniteBefore(query, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// indefiniteBefore reports whether the words right before byte at of query, up to
+// three of them and within the sentence, hold an indefinite article (articles: "a",
+// "an", "another", "new") before any definite one (definites): "create a wiki page
+// 'Postmortem'" names a thing it makes, which needs no finding; "the 'Archive' page"
+// one that exists.
+func indefiniteBefore(query string, at int) bool {
+	if !titleIndefinite {
+		return false
+	}
+	for n := 0; n < 3; n++ {
+		e := at
+		for e > 0 && isSpace(query[e-1]) {
+			e--
+		}
+		s := e
+		for s > 0 && wordByte(query[s-1]) {
+			s--
+		}
+		if s == e {
+			return false // punctuation or the start of the query
+		}
+		w := query[s:e]
+		switch {
+		case inFold(w, articles):
+			return true
+		case inFold(w, definites):
+			return false
+		}
+		at = s
+	}
+	return false
+}
+
+// titleIndefinite makes a title after an indefinite article name no thing to find.
+var titleIndefinite = true
+
+// definites are the words that, before a noun, name a thing that exists.
+var definites = []string{"the", "our", "my", "your", "their", "its", "his", "her", "this", "that", "existing"}
+
+// sentenceStart reports whether the word at byte i of query starts a sentence: the
+// query's first word, or one after ". ", "! " or "? ".
+func sentenceStart(query string, i int) bool {
+	for i > 0 && isSpace(query[i-1]) {
+		i--
+	}
+	return i == 0 || strings.IndexByte(".!?", query[i-1]) >= 0
 }
 
 // onlySpaces reports whether text is white space alone.

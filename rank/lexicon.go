@@ -68,14 +68,14 @@ var curatedRelated = map[string][]string{
 	"reload": {"navigate"}, "refresh": {"navigate"}, "url": {"navigate"},
 	"login": {"fill", "form", "type"},
 	// Notion.
-	"paragraph": {"block"}, "heading": {"block"}, "bullet": {"block"},
+	"paragraph": {"block"}, "bullet": {"block"},
 	"row":    {"data", "source", "query"},
 	"filter": {"query"}, "relocate": {"move"},
 	"database": {"data", "source"},
 	// Cloud.
 	"instance": {"vm"}, "linux": {"vm"},
 	"billing": {"pricing", "cost"}, "spend": {"pricing", "cost"}, "cost": {"pricing"},
-	"texting": {"sms"}, "slow": {"performance"}, "slowness": {"performance"},
+	"slow": {"performance"}, "slowness": {"performance"},
 	"transcribe": {"speech", "recognize", "stt"}, "spoken": {"speech", "recognize", "stt"},
 	"dictation": {"speech", "recognize"}, "aloud": {"speech", "synthesize", "tts"},
 	"voice": {"speech", "synthesize"}, "narrate": {"speech", "synthesize", "tts"},
@@ -122,12 +122,30 @@ var curatedRelated = map[string][]string{
 	"hook":      {"webhook"},
 	"overwrite": {"replace", "update", "write"}, "settings": {"config", "configuration"},
 	"integration": {"bot"}, "related": {"link"}, "stick": {"append", "add"},
+	// Eighth pass: "bump the version" (a synonym of set and update too, stem.go).
+	"bump": {"update", "increase"},
 }
 
+// writtenRelated maps a folded query word, as written, to the catalog words it stands
+// for, where its stem is another word's ("texting" and "text", "heading" and "head"):
+// for that word it replaces related's words for the stem ("closed", an issue's state,
+// and not "close", which updates it).
+var writtenRelated = map[string][]string{
+	"texting": {"sms"}, "heading": {"block"}, "headings": {"block"},
+	"closed": {"state"},
+}
+
+// written holds the keys of writtenRelated, which related also holds (not stemmed).
+var written = map[string]bool{}
+
 func init() {
-	add := func(m map[string][]string) {
+	add := func(m map[string][]string, asWritten bool) {
 		for _, w := range slices.Sorted(maps.Keys(m)) {
 			key := string(stem([]byte(w)))
+			if asWritten {
+				key = w
+				written[w] = true
+			}
 			for _, t := range m[w] {
 				st := stem([]byte(t))
 				if string(st) == key || slices.ContainsFunc(related[key], func(b []byte) bool { return string(b) == string(st) }) {
@@ -137,9 +155,25 @@ func init() {
 			}
 		}
 	}
-	add(wordnetRelated)
-	add(curatedRelated)
-	add(foreignRelated)
+	add(wordnetRelated, false)
+	add(curatedRelated, false)
+	add(foreignRelated, false)
+	add(writtenRelated, true)
+}
+
+// relatedOf returns the related words of term i of an, a word: those of the word as
+// written when writtenRelated holds it (the word as written follows its stem, with the
+// stem as parent), else those of its stem.
+func relatedOf(an *analyzer, i int) [][]byte {
+	for j := i + 1; j < an.n() && j <= i+2; j++ {
+		if an.kind[j] == termSurface && an.parent[j] == int32(i) {
+			if w := an.term(j); written[string(w)] {
+				return related[string(w)]
+			}
+			break
+		}
+	}
+	return related[string(an.term(i))]
 }
 
 // A phraseRule is a verb phrase whose words share none with the tools it asks for
@@ -163,6 +197,13 @@ type phraseRule struct {
 	// joined makes the object the next word, joined to the verb by a hyphen alone: a
 	// compound the analyzer splits into stop words ("to-do").
 	joined bool
+	// synonym makes the words to weigh synonymWeight, not phraseWeight: a phrasal verb
+	// of stem.go adds them at that weight too ("turn off" -> disable), so that the
+	// two together weigh what one phrase does ("turn on" -> enable).
+	synonym bool
+	// pair makes each word of to and the object a pair of words whose tools a task's
+	// step gains (phrasePairs, rerank.go): "open an issue" names create_issue.
+	pair bool
 }
 
 // articles are the words that, right after a verb, mark it as one.
@@ -174,7 +215,7 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"open", "opens", "opened", "opening", "file", "filed", "raise", "raised", "log", "logged", "report", "reported"},
 		article: true, reach: 3,
 		objects: []string{"issue", "issues", "ticket", "tickets", "bug", "bugs", "pr", "pull", "mr", "merge", "incident", "problem"},
-		to:      []string{"create"}},
+		to:      []string{"create"}, pair: true},
 	{verbs: []string{"ask", "asks", "asked"}, reach: 6, objects: []string{"review", "reviews", "approve", "approval"},
 		to: []string{"reviewer"}},
 	{verbs: []string{"pop", "pops", "popped", "popping"}, reach: 1, objects: []string{"up"}, to: []string{"dialog"}},
@@ -189,11 +230,15 @@ var curatedPhrases = []phraseRule{
 	{verbs: []string{"add", "adds", "added", "adding"}, reach: 4,
 		objects: []string{"property", "properties", "column", "columns", "field", "fields"}, to: []string{"update"}},
 	{verbs: []string{"leave", "leaves", "left", "leaving", "drop", "post"}, article: true, reach: 2,
-		objects: []string{"comment", "comments", "note", "notes", "reply", "review", "feedback", "reaction"}, to: []string{"create"}},
+		objects: []string{"comment", "comments", "note", "notes", "reply", "review", "feedback", "reaction"}, to: []string{"create"},
+		pair: true},
 	{verbs: []string{"go", "goes", "going", "look", "looks", "looking"}, reach: 1, objects: []string{"through", "over"}, to: []string{"list"}},
 	{verbs: []string{"turn", "turns", "turned", "switch", "switches", "switched"}, reach: 1, objects: []string{"on"}, to: []string{"enable"}},
+	{verbs: []string{"turn", "turns", "turned", "switch", "switches", "switched"}, reach: 1, objects: []string{"off"}, to: []string{"disable"},
+		synonym: true},
 	{verbs: []string{"log", "logs", "logged", "sign", "signs", "signed"}, reach: 1, objects: []string{"in", "into"}, to: []string{"login"}},
 	{verbs: []string{"try", "tries", "tried"}, reach: 5, objects: []string{"again"}, to: []string{"retry"}},
+	{verbs: []string{"cut", "cuts"}, reach: 3, objects: []string{"branch", "release"}, to: []string{"create", "branch"}},
 	{verbs: []string{"to"}, joined: true, objects: []string{"do", "dos"}, to: []string{"todo", "block"}, keep: true},
 	{verbs: []string{"who"}, reach: 1, objects: []string{"am"}, to: []string{"whoami", "self", "current"}},
 	{verbs: []string{"add", "adds"}, reach: 1, objects: []string{"up"}, to: []string{"sum"}},
@@ -270,6 +315,58 @@ func phraseMatches(query string, f func(verb string, to [][]byte)) {
 
 // phraseMatchesAt is phraseMatches, also passing f the byte offset of the verb in query.
 func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
+	phraseScan(query, func(at, ri int, verb, _ string) { f(at, verb, phraseTo[ri]) })
+}
+
+// phraseWeights is phraseMatchesAt, also passing f the weight of the words to:
+// phraseWeight, or synonymWeight for a rule with synonym set.
+func phraseWeights(query string, f func(at int, verb string, to [][]byte, w float64)) {
+	phraseScan(query, func(at, ri int, verb, _ string) {
+		w := float64(phraseWeight)
+		if curatedPhrases[ri].synonym {
+			w = synonymWeight
+		}
+		f(at, verb, phraseTo[ri], w)
+	})
+}
+
+// phrasePairs calls f with the byte offset of the verb and the term of each pair of
+// words, a word of to and the object as written ("open an issue": create issue), of
+// each rule of curatedPhrases with pair set that query holds: the words of the name of
+// the tool the phrase asks for, as the index holds the pairs of a name's words.
+func phrasePairs(query string, f func(at int, pair []byte)) {
+	var buf [40]byte
+	phraseScan(query, func(at, ri int, _, obj string) {
+		r := &curatedPhrases[ri]
+		if !r.pair || obj == "" {
+			return
+		}
+		for _, t := range r.to {
+			if 2+len(t)+len(obj) > len(buf) {
+				continue
+			}
+			b := append(buf[:0], pairMark)
+			b = append(b, t...)
+			b = append(b, ' ')
+			for i := 0; i < len(obj); i++ {
+				c := obj[i]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				b = append(b, c)
+			}
+			if n := len(b); b[n-1] == 's' && inFold(obj[:len(obj)-1], r.objects) {
+				b = b[:n-1] // "issues": the name says create_issue
+			}
+			f(at, b)
+		}
+	})
+}
+
+// phraseScan calls f with the byte offset of the verb, the index of the rule, the stem
+// of the verb ("" with keep) and the object as written ("" for a rule of spaced or
+// joined words) of each rule of curatedPhrases that query holds, once per occurrence.
+func phraseScan(query string, f func(at, ri int, verb, obj string)) {
 	var low [16]byte
 	for start, end := nextWord(query, 0); start < len(query); start, end = nextWord(query, end) {
 		w := query[start:end]
@@ -295,14 +392,14 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 			}
 			if r.spaced != nil {
 				if spacedWordWithin(query, end, r.reach, r.spaced) {
-					f(start, verb, phraseTo[ri])
+					f(start, ri, verb, "")
 				}
 				continue
 			}
 			if r.joined {
 				if end+1 < len(query) && query[end] == '-' {
 					if s, e := nextWord(query, end+1); s == end+1 && inFold(query[s:e], r.objects) {
-						f(start, verb, phraseTo[ri])
+						f(start, ri, verb, "")
 					}
 				}
 				continue
@@ -316,7 +413,7 @@ func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 			}
 			for n := 0; n < r.reach && s < len(query); n++ {
 				if inFold(query[s:e], r.objects) {
-					f(start, verb, phraseTo[ri])
+					f(start, ri, verb, query[s:e])
 					break
 				}
 				s, e = nextWord(query, e)
@@ -349,9 +446,9 @@ func isHandle(w string) bool { return len(w) >= 2 && w[0] == '@' && wordByte(w[1
 
 // stepVerbs are the operation verbs that lead a step of a task ("list the tables",
 // "edit the one about naming"), and stepFillers the words that may come before them
-// ("then", "also"). A clause of a long query that starts with one is a step whose best
-// tool gains stepLead (rerank.go); the requests of MetaTool ("I want...", "Can you...")
-// do not.
+// ("then", "also", and a polite request's "could you", "can you"). A clause of a long
+// query that starts with one is a step whose best tool gains stepLead (rerank.go); the
+// requests of MetaTool that start "I want..." do not.
 var stepVerbs, stepFillers = map[string]bool{}, map[string]bool{}
 
 func init() {
@@ -374,7 +471,7 @@ func init() {
 		stepVerbs[w] = true
 	}
 	for _, w := range []string{"then", "and", "also", "first", "finally", "next", "please", "now",
-		"lastly", "afterwards", "just", "so", "after", "that"} {
+		"lastly", "afterwards", "just", "so", "after", "that", "could", "can", "would", "will", "you"} {
 		stepFillers[w] = true
 	}
 }

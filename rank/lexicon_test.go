@@ -50,6 +50,9 @@ func TestPhraseMatches(t *testing.T) {
 		{"add columns to it", "updat"},
 		{"add a row", ""},
 		{"try the failed build again", "retry"},
+		{"Cut release/2.4 from main, then bump it", "creat branch"},
+		{"cut a new branch off main", "creat branch"},
+		{"cut the video to ten seconds", ""},
 		{"go through the open alerts", "list"},
 		{"look over the draft notes", "list"},
 		{"go to the page", ""},
@@ -105,13 +108,16 @@ func TestPhraseMatches(t *testing.T) {
 // TestVerbLed checks which clauses start with an operation verb, fillers aside.
 func TestVerbLed(t *testing.T) {
 	for clause, want := range map[string]bool{
-		"list the tables":                 true,
-		" then Edit the one about naming": true,
-		"and also request a review":       true,
-		"I want a hotel":                  false,
-		"can you find me a flight":        false,
-		"the jobs of that pipeline":       false,
-		"":                                false,
+		"list the tables":                     true,
+		" then Edit the one about naming":     true,
+		"and also request a review":           true,
+		"I want a hotel":                      false,
+		"can you find me a flight":            true, // a polite request leads by its verb
+		" Could you list the resource groups": true,
+		"would you kindly merge it":           false, // kindly: no filler
+		"I want to find a flight":             false,
+		"the jobs of that pipeline":           false,
+		"":                                    false,
 	} {
 		if got := verbLed(clause); got != want {
 			t.Errorf("verbLed(%q) = %v, want %v", clause, got, want)
@@ -242,6 +248,96 @@ func TestPhraseRulesNotSelf(t *testing.T) {
 					t.Errorf("curatedPhrases[%d]: verb %q stands for itself", i, v)
 				}
 			}
+		}
+	}
+}
+
+// TestRelatedAsWritten checks that a word whose stem is another word's gets its related
+// words as written (writtenRelated) and gives them to no other word of its stem:
+// "texting" asks for sms, "text" does not; "heading" for a block, "head to the page"
+// not; "closed" (an issue's state) for state, not for update as "close" does.
+func TestRelatedAsWritten(t *testing.T) {
+	ix := NewIndex([]Doc{
+		{Name: "send_sms", Description: "Send an SMS text message."},
+		{Name: "append_block", Description: "Append a block to a page."},
+		{Name: "update_issue", Description: "Update the state of an issue."},
+		{Name: "navigate", Description: "Head to a page."},
+	})
+	cases := []struct {
+		query string
+		want  []string // the stems the query gains as related words, sorted
+	}{
+		{"texting the on-call engineer", []string{"sms"}},
+		{"type the text into the box", nil},
+		{"add a heading to the page", []string{"block"}},
+		{"add two headings", []string{"block"}},
+		{"head to the page", nil},
+		{"list the closed issues", []string{"stat"}},
+		{"close the issue", []string{"stat", "updat"}},
+		{"closes the issue", []string{"stat", "updat"}},
+	}
+	names := map[uint32]string{}
+	for t, id := range ix.terms {
+		names[id] = t
+	}
+	for _, tt := range cases {
+		s := ix.getScratch()
+		s.queryTerms(ix, tt.query)
+		var got []string
+		for _, q := range s.qterms {
+			if q.from == fromRelated && !q.param {
+				got = append(got, names[q.id])
+			}
+		}
+		ix.putScratch(s)
+		slices.Sort(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q gains related words %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}
+
+// TestBumpUpdates checks that "bump the version" asks for an update at more than a
+// synonym's weight (stem.go's set, update): a related word adds to it, as "hit" and
+// "wipe" do (curatedRelated), so that the step's update tools outrank the file's.
+func TestBumpUpdates(t *testing.T) {
+	ix := NewIndex([]Doc{{Name: "update_file", Description: "Update a file."}})
+	s := ix.getScratch()
+	defer ix.putScratch(s)
+	s.queryTerms(ix, "bump the version in package.json")
+	id := ix.terms[string(stem([]byte("update")))]
+	for _, q := range s.qterms {
+		if q.id == id && !q.param {
+			if q.qtf <= synonymWeight {
+				t.Errorf("update weighs %g in the query, want more than a synonym's %g", q.qtf, synonymWeight)
+			}
+			return
+		}
+	}
+	t.Error("the query lacks update")
+}
+
+// TestTurnOnOff checks that "turn off" asks for disable as strongly as "turn on" asks
+// for enable: the first goes through a phrasal verb (stem.go) and a phrase at a
+// synonym's weight, the second through a phrase alone.
+func TestTurnOnOff(t *testing.T) {
+	ix := NewIndex([]Doc{{Name: "toggle_feature", Description: "Enable or disable a feature."}})
+	weight := func(q, word string) float64 {
+		s := ix.getScratch()
+		defer ix.putScratch(s)
+		s.queryTerms(ix, q)
+		id := ix.terms[string(stem([]byte(word)))]
+		for _, x := range s.qterms {
+			if x.id == id && !x.param {
+				return x.qtf
+			}
+		}
+		return 0
+	}
+	for _, verb := range []string{"turn", "switch"} {
+		on, off := weight(verb+" on dark mode", "enable"), weight(verb+" off dark mode", "disable")
+		if on == 0 || on != off {
+			t.Errorf("%s on -> enable weighs %g, %s off -> disable %g: want equal", verb, on, verb, off)
 		}
 	}
 }

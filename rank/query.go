@@ -66,6 +66,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	s.qterms = s.qterms[:0]
 	s.ids = s.ids[:0]
 	s.gate, s.gateRel = s.gate[:0], s.gateRel[:0]
+	s.steps.necho = 0
 	stop := s.holdsContent(words)
 	s.steps.grammar = stop
 	for i := 0; i < s.an.n(); i++ {
@@ -85,6 +86,10 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			continue // a word of the request's own grammar ("the one about naming")
 		}
 		if s.pathEcho(i) {
+			if st := &s.steps; s.an.parent[i] < 0 && st.necho < maxEcho {
+				st.echo[st.necho] = id // the steps read it once too (rerank.go)
+				st.necho++
+			}
 			continue
 		}
 		word := 0.0
@@ -95,7 +100,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 			// The words related to this one, weighed below it, whether the index holds
 			// it or not; weigh reads which of them the allowed docs hold.
 			s.gate = append(s.gate, gateWord{id: id, rel: int32(len(s.gateRel))})
-			for _, r := range related[string(s.an.term(i))] {
+			for _, r := range relatedOf(s.an, i) {
 				if rid, ok := ix.terms[string(r)]; ok && ix.held(rid) > 0 {
 					s.addList(ix, qterm{id: rid, qtf: relatedWeight * word * s.literalFactor(i), need: noTerm, from: fromRelated})
 					s.gateRel = append(s.gateRel, rid)
@@ -257,6 +262,7 @@ func (s *scratch) weigh(ix *Index, allowed Set, nAllowed int) bool {
 		s.qterms[i].df = ix.allowedDF(s.qterms[i].id, allowed)
 	}
 	N := float64(nAllowed)
+	s.allowed, s.nAllowed = allowed, nAllowed // for the pairs of a long query's steps (rerank.go)
 	unknown := s.unknownWords(ix, allowed)
 	live := s.qterms[:0]
 	info := 0.0
@@ -415,10 +421,10 @@ func (s *scratch) order() {
 // addPhrases adds the related words of the verb phrases of query (lexicon.go's
 // curatedPhrases: "open an issue" -> create).
 func (s *scratch) addPhrases(ix *Index, query string) {
-	phraseMatches(query, func(verb string, to [][]byte) {
+	phraseWeights(query, func(_ int, verb string, to [][]byte, w float64) {
 		for _, t := range to {
 			if rid, ok := ix.terms[string(t)]; ok && ix.held(rid) > 0 {
-				s.addList(ix, qterm{id: rid, qtf: phraseWeight, need: noTerm, from: fromRelated})
+				s.addList(ix, qterm{id: rid, qtf: w, need: noTerm, from: fromRelated})
 			}
 		}
 		if vid, ok := ix.terms[verb]; ok && verb != "" {

@@ -2,7 +2,9 @@ package rank
 
 import (
 	"cmp"
+	"math"
 	"slices"
+	"strings"
 )
 
 // This file holds the last phase of a search of a long query describing several steps
@@ -15,6 +17,8 @@ const (
 	stepMinWords = 12 // a query of fewer words is never split into steps
 	maxSteps     = 8  // clauses beyond the eighth are read as part of the eighth
 	stepWindow   = 16 // the hits reordered: the best stepWindow of the whole query
+	maxPairDocs  = 4  // the tools a phrase names that may join the window (addPairs)
+	maxEcho      = 16 // the terms of URLs and paths echoing the request a step reads
 )
 
 // stepSpread is the share of a hit's score beyond its best step's that it loses.
@@ -63,9 +67,17 @@ type stepScratch struct {
 	paths [maxLiterals][2]int32
 	npath int
 	// clits are the ranges of a clause's terms from quoted text (stepTerms).
-	clits   [maxLiterals][2]int32
-	nclit   int
+	clits [maxLiterals][2]int32
+	nclit int
+	// cpaths are the ranges of a clause's terms from URLs and paths, ncpath how many.
+	cpaths [maxLiterals][2]int32
+	ncpath int
+	// echo holds the terms of the query's URLs and paths that pathEcho left out (the
+	// request holds them outside: counted once), necho how many.
+	echo    [maxEcho]uint32
+	necho   int
 	grammar bool     // whether the query's grammar is dropped (query.go's holdsContent)
+	titled  bool     // whether the query got the hint of a thing named by its title (hints.go)
 	hint    [2]int32 // the range of query terms of a hint (hints.go)
 }
 
@@ -105,6 +117,9 @@ func (st *stepScratch) splitSteps(query string) bool {
 			j := i + 1
 			for _, w := range [...]string{"and ", "then "} {
 				if len(query)-j >= len(w) && equalFoldASCII(query[j:j+len(w)], w) {
+					if w == "and " && valueAround(query, i, j+len(w)) {
+						break // "#45 and #46": one list of values
+					}
 					cut(i, j+len(w))
 					i = j + len(w) - 1
 					break
@@ -114,6 +129,29 @@ func (st *stepScratch) splitSteps(query string) bool {
 	}
 	cut(len(query), len(query))
 	return st.n >= 2
+}
+
+// valueAround reports whether the word ending at byte end of query and the word starting
+// at byte start are both numbers ("#45 and #46", "17 and 25"). Handles are not: "ask
+// @lee and @kim to review" cut there measured better (github.long 0.882 -> 0.865).
+func valueAround(query string, end, start int) bool {
+	b := end
+	for b > 0 && !isSpace(query[b-1]) {
+		b--
+	}
+	e := start
+	for e < len(query) && !isSpace(query[e]) {
+		e++
+	}
+	return b < end && start < e && isValue(query[b:end]) && isValue(strings.TrimRight(query[start:e], ".,;:!?"))
+}
+
+// isValue reports whether w is a number or an issue's number (#45).
+func isValue(w string) bool {
+	if len(w) > 1 && w[0] == '#' {
+		w = w[1:]
+	}
+	return w != "" && '0' <= w[0] && w[0] <= '9'
 }
 
 // equalFoldASCII reports whether a equals b, a lower-case ASCII string, in any case.
@@ -131,7 +169,9 @@ func equalFoldASCII(a, b string) bool {
 }
 
 // stepWindowFor returns the number of hits to rank before reordering them, and whether
-// query is split into steps: then k, or at least stepWindow+1 (all of them when k <= 0).
+// query is split into steps: then k, or at least stepWindow+1+maxPairDocs (all of them
+// when k <= 0), so that the hit after the window is the same whatever k, though addPairs
+// brings hits into it.
 func (s *scratch) stepWindowFor(query string, k int) (int, bool) {
 	if !s.steps.splitSteps(query) {
 		return k, false
@@ -139,8 +179,9 @@ func (s *scratch) stepWindowFor(query string, k int) (int, bool) {
 	if k <= 0 {
 		return k, true
 	}
-	// One hit more than the window: the window's scores are kept above it, whatever k.
-	return max(k, stepWindow+1), true
+	// One hit more than the window, as addPairs may grow it: the window's scores are kept
+	// above that hit, whatever k.
+	return max(k, stepWindow+1+maxPairDocs), true
 }
 
 // stepTerms analyses each clause of the query into s.steps.terms: the query's scored
@@ -157,6 +198,9 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 		st.pron[c] = holdsPronoun(clause)
 		for i := 0; i < s.an.n(); i++ {
 			kind := s.an.kind[i]
+			if st.clauseEcho(s.an, ix, i) {
+				continue // a word of a URL or path the request says outside it: once (pathEcho)
+			}
 			if kind == termSurface && !st.led[c] {
 				// A tenth of a word: not worth its lookups, but in a step led by a verb
 				// it tells which of the step's tools is its best ("list the jobs").
@@ -169,7 +213,7 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 			}
 			if kind.isWord() {
 				st.words[c]++
-				for _, r := range related[string(term)] {
+				for _, r := range relatedOf(s.an, i) {
 					if rid, ok := ix.terms[string(r)]; ok {
 						s.addStepTerm(rid, relatedWeight*w, c)
 					}
@@ -182,23 +226,42 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 	}
 	// A verb phrase may span clauses ("ask @lee and @kim to review"): it counts in
 	// the step its verb is in.
-	phraseMatchesAt(query, func(at int, _ string, to [][]byte) { // lexicon.go
+	phraseWeights(query, func(at int, _ string, to [][]byte, w float64) { // lexicon.go
 		c := 0
 		for c+1 < st.n && int(st.spans[c][1]) <= at {
 			c++
 		}
 		for _, t := range to {
 			if rid, ok := ix.terms[string(t)]; ok {
-				s.addStepTerm(rid, phraseWeight, c)
+				s.addStepTerm(rid, w, c)
 			}
 		}
 	})
+	// A thing named by its title implies a step of its own, finding it, which no clause
+	// says (hints.go): its hint word is one more step.
+	if st.titled && st.n < maxSteps {
+		if id, ok := ix.terms[hintStems[hintTitle]]; ok {
+			c := st.n
+			st.n++
+			st.spans[c] = [2]int32{int32(len(query)), int32(len(query))}
+			st.words[c], st.led[c], st.pron[c] = stepMinContent, stepTitleLed, false
+			s.addStepTerm(id, hintWeight, c)
+		}
+	}
 }
 
+// phrasePairWeight is the weight in a step of the pair of words a verb phrase names
+// (addPairs), as a pair of the query's own words weighs (Index params' Pair).
+var phrasePairWeight = 0.5
+
+// stepTitleLed makes the step of finding a thing named by its title a verb-led one.
+var stepTitleLed = false
+
 // addClause analyses the clause query[from:to], its quoted text (as addLiterals read the
-// whole query) on its own, recording those terms' ranges in st.clits.
+// whole query) on its own, recording those terms' ranges in st.clits, and its URLs and
+// paths on their own (as addPlain), recording theirs in st.cpaths.
 func (st *stepScratch) addClause(an *analyzer, query string, from, to int) {
-	st.nclit = 0
+	st.nclit, st.ncpath = 0, 0
 	pos := from
 	for _, q := range st.litAt[:st.nlit] {
 		start, end := max(int(q[0]), from), min(int(q[1]), to)
@@ -206,7 +269,7 @@ func (st *stepScratch) addClause(an *analyzer, query string, from, to int) {
 			continue
 		}
 		if pos < start {
-			an.add(query[pos:start])
+			st.addClausePlain(an, query[pos:start])
 		}
 		n := an.n()
 		an.add(query[start:end])
@@ -215,8 +278,52 @@ func (st *stepScratch) addClause(an *analyzer, query string, from, to int) {
 		pos = end
 	}
 	if pos < to {
-		an.add(query[pos:to])
+		st.addClausePlain(an, query[pos:to])
 	}
+}
+
+// addClausePlain analyses text, unquoted text of a clause, each word of it holding a
+// slash on its own (as addPlain), recording those terms' ranges in st.cpaths. A query
+// none of whose URLs or paths repeats its words (st.necho == 0) needs no ranges.
+func (st *stepScratch) addClausePlain(an *analyzer, text string) {
+	if st.necho == 0 || !strings.ContainsRune(text, '/') {
+		an.add(text)
+		return
+	}
+	pos := 0
+	for i := 0; i < len(text) && st.ncpath < maxLiterals; {
+		for i < len(text) && isSpace(text[i]) {
+			i++
+		}
+		end := i
+		for end < len(text) && !isSpace(text[end]) {
+			end++
+		}
+		if end > i && strings.IndexByte(text[i:end], '/') >= 0 {
+			an.add(text[pos:i])
+			from := an.n()
+			an.add(text[i:end])
+			st.cpaths[st.ncpath] = [2]int32{int32(from), int32(an.n())}
+			st.ncpath++
+			pos = end
+		}
+		i = end
+	}
+	an.add(text[pos:])
+}
+
+// clauseEcho reports whether term i of the clause addClause analysed comes from a URL
+// or path and is a term the whole query left out there (pathEcho), or the word as
+// written or a pair of one: the clause counts it once, as the query does.
+func (st *stepScratch) clauseEcho(an *analyzer, ix *Index, i int) bool {
+	if st.ncpath == 0 || !inRanges(st.cpaths[:st.ncpath], i) {
+		return false
+	}
+	if p := an.parent[i]; p >= 0 {
+		return st.clauseEcho(an, ix, int(p))
+	}
+	id, ok := ix.terms[string(an.term(i))]
+	return ok && slices.Contains(st.echo[:st.necho], id)
 }
 
 // clauseQuoted reports whether term i of the clause addClause analysed comes from
@@ -247,11 +354,12 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		return hits
 	}
 	s.stepTerms(ix, query)
-	slices.SortFunc(st.terms, func(a, b stepTerm) int { return cmp.Compare(a.id, b.id) })
 	n := min(len(hits), stepWindow)
+	hits, n = s.addPairs(ix, query, hits, n)
+	slices.SortFunc(st.terms, func(a, b stepTerm) int { return cmp.Compare(a.id, b.id) })
 	if len(st.score) < n*maxSteps {
-		st.score = make([]int64, stepWindow*maxSteps)
-		st.ctx = make([]int64, stepWindow*maxSteps)
+		st.score = make([]int64, (stepWindow+maxPairDocs)*maxSteps)
+		st.ctx = make([]int64, (stepWindow+maxPairDocs)*maxSteps)
 	}
 	// best is each step's best score in the window, context included; own its best on
 	// the step's words alone: a step whose words no hit holds has no best hit.
@@ -287,7 +395,7 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	}
 	top := hits[0].Score * scoreScale
 	// lead marks the best hit of each step led by a verb, the first of equals.
-	var lead [stepWindow]bool
+	var lead [stepWindow + maxPairDocs]bool
 	if valid >= stepLeadSteps {
 		for c := range st.n {
 			if !st.led[c] || st.words[c] < stepMinContent || own[c] == 0 {
@@ -334,6 +442,71 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		}
 	}
 	return hits
+}
+
+// addPairs adds to the step of each verb phrase naming a tool's pair of words ("open
+// an issue": create issue, phrasePairs) that pair, at phrasePairWeight, and brings the
+// allowed docs holding it into the window, hits[:n], at most maxPairDocs of them, with
+// their score on the whole query: a step's tool that the other steps' tools crowd out
+// of the window. It returns the hits and the window's new length. The pair is not a
+// term of the whole query: it would raise the best hit's score, and with it the
+// relevance floor the other steps' tools must reach.
+func (s *scratch) addPairs(ix *Index, query string, hits []Hit, n int) ([]Hit, int) {
+	if phrasePairWeight == 0 {
+		return hits, n
+	}
+	st := &s.steps
+	added := 0
+	phrasePairs(query, func(at int, pair []byte) {
+		id, ok := ix.terms[string(pair)]
+		if !ok || ix.denseSet(id) != nil {
+			return // no such pair, or one too common to name a tool
+		}
+		df := ix.allowedDF(id, s.allowed)
+		if df == 0 {
+			return
+		}
+		c := 0
+		for c+1 < st.n && int(st.spans[c][1]) <= at {
+			c++
+		}
+		N := float64(s.nAllowed)
+		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
+		st.terms = append(st.terms, stepTerm{id: id, wt: idf * phrasePairWeight * scoreScale, step: c})
+		for _, d := range ix.docs[ix.off[id]:ix.off[id+1]] {
+			if added == maxPairDocs {
+				return
+			}
+			if !s.allowed.Has(int(d)) {
+				continue
+			}
+			i := slices.IndexFunc(hits, func(h Hit) bool { return h.Doc == int(d) })
+			if i >= 0 && i < n {
+				continue
+			}
+			if i < 0 {
+				hits = append(hits, Hit{Doc: int(d), Score: float64(s.wholeScore(ix, d)) / scoreScale})
+				i = len(hits) - 1
+			}
+			h := hits[i]
+			copy(hits[n+1:i+1], hits[n:i])
+			hits[n] = h
+			n++
+			added++
+		}
+	})
+	return hits, n
+}
+
+// wholeScore returns doc d's score on the whole query, in fixed point.
+func (s *scratch) wholeScore(ix *Index, d uint32) int64 {
+	v := int64(0)
+	for _, q := range s.qterms {
+		if sat := ix.lookup(q.id, d); sat != 0 {
+			v += contribution(q.wt, sat)
+		}
+	}
+	return v
 }
 
 // context sets ctx, from a hit's scores on the clauses (row), to what each verb-led

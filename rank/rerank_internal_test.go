@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +20,8 @@ func TestSplitSteps(t *testing.T) {
 			[]string{"Tag v1.8.0 on commit a1b2c3d", " create a release from that tag", " attach evidence for our auditors"}},
 		{"Open https://example.com/a:b and wait for the text to appear in the page header now", // 16 words
 			[]string{"Open https://example.com/a:b", "wait for the text to appear in the page header now"}},
+		{"In acme/roadmap, issue #40 is the epic for SSO. Make #45 and #46 children of it and put #46 first.",
+			[]string{"In acme/roadmap", " issue #40 is the epic for SSO", " Make #45 and #46 children of it", "put #46 first"}},
 		{"list issues, then close them", nil},                                            // too short
 		{"show me every open issue in the api repository with the bug label on it", nil}, // one clause
 		{"a, b, c, d, e, f, g, h, i, j, k, l, m", []string{"a", " b", " c", " d", " e", " f", " g", " h, i, j, k, l, m"}},
@@ -83,6 +86,11 @@ func TestNamesTitled(t *testing.T) {
 		{"the user's page", false},
 		{"the 'Archive'page", false},
 		{"set the title to 'Plans', page by page", false}, // punctuation between
+		// A thing made, after an indefinite article, needs no finding; one that exists does.
+		{"create a wiki page 'Postmortem 2025-03-04' in project sre/runbooks", false},
+		{"Set up a 'Reading List' database", false},
+		{"Set up a 'Reading List' database under my 'Personal' page", true},
+		{"add a row to the 'Reading List' database", true},
 	}
 	for _, tt := range tests {
 		s := &scratch{an: newAnalyzer(0)}
@@ -195,6 +203,80 @@ func TestStepsPhraseAcrossClauses(t *testing.T) {
 	}
 }
 
+// Two capitalized words or more right before a noun of titled things name a thing by
+// its title without quotes; the first word of a sentence, one capitalized word, or
+// words apart from the noun do not.
+func TestNamesTitledCaps(t *testing.T) {
+	tests := []struct {
+		query string
+		want  bool
+	}{
+		{"In our Bug Tracker database, pull every entry", true},
+		{"What templates does the Meeting Notes database have?", true},
+		{"add a row to the Q3 Hiring Plan page", true},
+		{"Roadmap page: add a paragraph", false},      // the first word of the query
+		{"done. Roadmap page next", false},            // the first of a sentence
+		{"Team Roadmap page: add a paragraph", false}, // one word past the sentence's first
+		{"paste it into our GitHub wiki", false},      // one word
+		{"the Bug Tracker, a database", false},        // punctuation between
+		{"the bug tracker database", false},
+		{"the Bug  Tracker database", false},         // two spaces
+		{"then make a new Team Roadmap page", false}, // made, not found
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := namesTitledCaps(tt.query); got != tt.want {
+			t.Errorf("namesTitledCaps(%q) = %v, want %v", tt.query, got, tt.want)
+		}
+	}
+	// The query then asks for the step of finding the thing, as a quoted title does.
+	ix := NewIndex([]Doc{{Name: "search", Description: "Search pages and databases by title."}})
+	id := ix.terms[string(stem([]byte("search")))]
+	for q, want := range map[string]bool{
+		"In our Bug Tracker database, pull every entry where Status is Open": true,
+		"In our bug tracker database, pull every entry where Status is Open": false,
+	} {
+		s := ix.getScratch()
+		s.queryTerms(ix, q)
+		got := slices.ContainsFunc(s.qterms, func(x qterm) bool { return x.id == id })
+		ix.putScratch(s)
+		if got != want {
+			t.Errorf("%q asks for search: %v, want %v", q, got, want)
+		}
+	}
+}
+
+// A thing named by its title implies a step of its own, finding it (the hint word
+// "search", after the clauses); a thing the task makes ("create a page 'Notes'") does
+// not.
+func TestStepsTitled(t *testing.T) {
+	docs := []Doc{
+		{Name: "post_search", Description: "Search pages and databases by title."},
+		{Name: "retrieve_comments", Description: "Retrieve the comments of a page."},
+		{Name: "create_comment", Description: "Create a comment on a page."},
+	}
+	for q, want := range map[string]bool{
+		"People left comments on the 'Pricing FAQ' page all week. Read them out to me and then post a reply saying 'Fixed'.": true,
+		"People left comments on our pages all week. Read them out to me and then create a page 'Pricing FAQ' for them.":     false,
+	} {
+		ix, s := stepsOf(t, docs, q)
+		id := ix.terms[hintStems[hintTitle]]
+		var steps []int
+		for _, st := range s.steps.terms {
+			if st.id == id {
+				steps = append(steps, st.step)
+			}
+		}
+		clauses := s.steps.n
+		if want {
+			clauses-- // the step of finding the page
+		}
+		if got := slices.Contains(steps, clauses) && clauses < s.steps.n; got != want {
+			t.Errorf("%q: the step of finding a titled thing: %v (search in steps %v of %d), want %v", q, got, steps, s.steps.n, want)
+		}
+	}
+}
+
 // stepsOf returns the index of docs and a scratch holding the steps of q and their
 // terms, as a search reads them; the scratch goes back to the pool when t ends.
 func stepsOf(t *testing.T, docs []Doc, q string) (*Index, *scratch) {
@@ -208,4 +290,137 @@ func stepsOf(t *testing.T, docs []Doc, q string) (*Index, *scratch) {
 	s.queryTerms(ix, q)
 	s.stepTerms(ix, q)
 	return ix, s
+}
+
+// A step counts a word of a URL or path once when its request says it outside the URL
+// too, as the whole query does (pathEcho): "the failing pipeline
+// https://gitlab.com/web/frontend/-/pipelines/99812" scores "pipeline" once in its
+// step, as the same clause without the URL does, and the URL's own words (gitlab)
+// still count.
+func TestStepsPathEcho(t *testing.T) {
+	docs := []Doc{
+		{Name: "list_pipelines", Description: "List the pipelines of a project on gitlab."},
+		{Name: "create_note", Description: "Add a note (a comment) to an issue."},
+		{Name: "retry_job", Description: "Retry a failed job."},
+	}
+	const tail = ", then retry the failed job and post a note about it."
+	with := "Comment with a link to the failing pipeline https://gitlab.com/web/frontend/-/pipelines/99812" + tail
+	without := "Comment with a link to the failing pipeline on the gitlab server now" + tail
+	lists := func(q, term string) int {
+		ix, s := stepsOf(t, docs, q)
+		id, ok := ix.terms[term]
+		if !ok {
+			t.Fatalf("the index lacks %q", term)
+		}
+		n := 0
+		for _, st := range s.steps.terms {
+			if st.id == id && st.step == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	if got, want := lists(with, "pipelin"), lists(without, "pipelin"); got != want || want == 0 {
+		t.Errorf("step 0 of %q scores pipeline %d times, want %d as without the URL", with, got, want)
+	}
+	if lists(with, "gitlab") == 0 {
+		t.Errorf("step 0 of %q lost the URL's own word gitlab", with)
+	}
+}
+
+// phrasePairs names the pair of words of the tool a verb phrase asks for: "open an
+// issue" create_issue, "leave comments" none (no article), "drop a note" create_note.
+func TestPhrasePairs(t *testing.T) {
+	for q, want := range map[string]string{
+		"Open an issue for the crash, then drop a note on it": "create issue|create note",
+		"file a new ticket and raise two issues":              "create ticket",
+		"list the open issues":                                "",
+		"leave comments":                                      "",
+	} {
+		var got []string
+		phrasePairs(q, func(_ int, pair []byte) { got = append(got, string(pair[1:])) })
+		if g := strings.Join(got, "|"); g != want {
+			t.Errorf("phrasePairs(%q) = %q, want %q", q, g, want)
+		}
+	}
+}
+
+// A step's tool named by its phrase ("file an issue": create_issue) joins the window
+// reordered by steps though the other steps' tools crowd it out of the whole query's
+// best 16, and ranks in the first 10.
+func TestStepsPairWindow(t *testing.T) {
+	var docs []Doc
+	docs = append(docs, Doc{Name: "list_dependabot_alerts", Description: "List the open dependabot alerts of a repository, critical first."},
+		Doc{Name: "get_dependabot_alert", Description: "Get the full details of a dependabot alert."})
+	for i := range 16 { // the tools of neither step, matching words of both
+		docs = append(docs, Doc{Name: fmt.Sprintf("dependabot_tool_%02d", i),
+			Description: "Dependabot alerts and their details for a team."})
+	}
+	for i := range 30 { // issue is a common word, create a less common one
+		docs = append(docs, Doc{Name: fmt.Sprintf("issue_tool_%02d", i), Description: "Update, label or comment on an issue."})
+	}
+	for i := range 10 {
+		docs = append(docs, Doc{Name: fmt.Sprintf("create_thing_%02d", i), Description: "Create a new thing."})
+	}
+	for i := range 40 {
+		docs = append(docs, Doc{Name: fmt.Sprintf("misc_%02d", i), Description: "Manage widgets."})
+	}
+	docs = append(docs, Doc{Name: "create_issue", Description: "Create a new issue in a repository."})
+	q := "list the open critical dependabot alerts on acme/storefront, give me the full details of the worst one, and file an issue summarising it for the team"
+	ix := NewIndex(docs)
+	all := NewSet(len(docs))
+	for i := range docs {
+		all.Add(i)
+	}
+	rank := func() int {
+		hits := ix.Search(nil, q, all, 10)
+		for i, h := range hits {
+			if docs[h.Doc].Name == "create_issue" {
+				return i + 1
+			}
+		}
+		return 0
+	}
+	if r := rank(); r == 0 {
+		t.Errorf("create_issue not in the first 10 of %q", q)
+	}
+
+	defer func(w float64) { phrasePairWeight = w }(phrasePairWeight)
+	phrasePairWeight = 0
+	if r := rank(); r != 0 {
+		t.Errorf("without pairs create_issue is %dth: the test proves nothing", r)
+	}
+}
+
+// The hits for k are a prefix of those for a larger k (the package doc's guarantee)
+// when addPairs grows the window, wherever the tool it brings in ranked on the whole
+// query: here, with 10 to 24 other tools crowding it, 17th among them.
+func TestStepsPairPrefix(t *testing.T) {
+	q := "list the open critical dependabot alerts on acme/storefront, give me the full details of the worst one, and file an issue summarising it for the team"
+	for crowd := 10; crowd <= 24; crowd++ {
+		docs := []Doc{{Name: "list_dependabot_alerts", Description: "List the open dependabot alerts of a repository, critical first."},
+			{Name: "get_dependabot_alert", Description: "Get the full details of a dependabot alert."},
+			{Name: "create_issue", Description: "Create a new issue in a repository."}}
+		for i := range crowd {
+			docs = append(docs, Doc{Name: fmt.Sprintf("dependabot_tool_%02d", i),
+				Description: fmt.Sprintf("Dependabot alerts and their details for a team, %s.", strings.Repeat("and more ", i%4))})
+		}
+		for i := range 30 {
+			docs = append(docs, Doc{Name: fmt.Sprintf("issue_tool_%02d", i), Description: "Update, label or comment on an issue."})
+		}
+		for i := range 40 {
+			docs = append(docs, Doc{Name: fmt.Sprintf("misc_%02d", i), Description: "Manage widgets."})
+		}
+		ix := NewIndex(docs)
+		all := NewSet(len(docs))
+		for i := range docs {
+			all.Add(i)
+		}
+		long := ix.Search(nil, q, all, 0)
+		for _, k := range []int{1, 5, 10, 16, 17, 18, 20, 21, 22, 30} {
+			if got := ix.Search(nil, q, all, k); !slices.Equal(got, long[:min(k, len(long))]) {
+				t.Errorf("crowd %d, k %d: hits not a prefix of those for k 0", crowd, k)
+			}
+		}
+	}
 }

@@ -57,18 +57,20 @@ func (s *scratch) prepare(ix *Index, query string, allowed Set) (Set, bool) {
 // scratch holds the per-search buffers, pooled so that a search allocates nothing that
 // grows with the catalog. Each phase of Search is a method on it.
 type scratch struct {
-	an      *analyzer
-	qterms  []qterm
-	ordered []qterm     // qterms in the order they are scored
-	ids     []uint32    // ids[i] is the id of query term i, noTerm when the index lacks it
-	acc     []int64     // score accumulator in fixed point, indexed by doc; zero for untouched docs
-	touched []uint32    // the docs with a score, in the order they were found
-	cands   []uint32    // the candidates left once pruning, filtered in place
-	sel     []int64     // the heap of kth
-	gate    []gateWord  // the query's words, for its weight of words no allowed doc holds (weigh)
-	gateRel []uint32    // the terms of their related words
-	info    int64       // the query's informative weight, in fixed point (see floor)
-	steps   stepScratch // the steps of a long query (rerank.go)
+	an       *analyzer
+	qterms   []qterm
+	ordered  []qterm     // qterms in the order they are scored
+	ids      []uint32    // ids[i] is the id of query term i, noTerm when the index lacks it
+	acc      []int64     // score accumulator in fixed point, indexed by doc; zero for untouched docs
+	touched  []uint32    // the docs with a score, in the order they were found
+	cands    []uint32    // the candidates left once pruning, filtered in place
+	sel      []int64     // the heap of kth
+	gate     []gateWord  // the query's words, for its weight of words no allowed doc holds (weigh)
+	gateRel  []uint32    // the terms of their related words
+	info     int64       // the query's informative weight, in fixed point (see floor)
+	allowed  Set         // the allowed docs, clipped to the index (weigh)
+	nAllowed int         // how many
+	steps    stepScratch // the steps of a long query (rerank.go)
 }
 
 func (ix *Index) getScratch() *scratch {
@@ -79,6 +81,7 @@ func (ix *Index) getScratch() *scratch {
 }
 
 func (ix *Index) putScratch(s *scratch) {
+	s.allowed = nil // the caller's set: not kept alive by the pool
 	if !ix.spare.CompareAndSwap(nil, s) {
 		ix.pool.Put(s)
 	}
