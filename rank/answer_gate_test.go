@@ -262,3 +262,181 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// A signalRow is what TestGateSignals3 reads of one query.
+type signalRow struct {
+	pool                  string
+	noMatch, empty, found bool
+	ndcg, r5              float64
+	words                 int
+	ratio                 float64 // best score / informative weight
+	// verbObject: led by an operation verb that some allowed tool names in its name or
+	// title, while the best hit holds the verb nowhere, and no tool naming the verb holds
+	// any of the words the best hit holds in its name or title (the query's object).
+	verbObject bool
+	unknownObj int     // words after the verb no allowed doc holds, nor a related word: letters, unquoted, outside paths
+	cover      float64 // share of the informative weight (idf of each word) the best hit holds
+}
+
+// signalRows computes the rows of TestGateSignals3 over sets.
+func signalRows(sets []gateSet) []signalRow {
+	var rows []signalRow
+	for _, ds := range sets {
+		ix := rank.NewIndex(ds.docs)
+		all := allOf(len(ds.docs))
+		for _, q := range ds.qs {
+			hits := ix.Search(nil, q.Query, all, rankeval.K)
+			got := names(ds.docs, hits)
+			m := rankeval.Score(got, q.Relevant)
+			g := ix.GateStats(q.Query, all)
+			r := signalRow{pool: ds.pool, noMatch: len(q.Relevant) == 0, empty: len(hits) == 0,
+				found: len(q.Relevant) > 0 && m.Recall10 > 0, ndcg: m.NDCG10, r5: m.Recall5, words: g.Words}
+			if len(hits) == 0 {
+				rows = append(rows, r)
+				continue
+			}
+			r.ratio = g.Top / max(g.Info, 1e-9)
+			best := ds.docs[hits[0].Doc]
+			groups := ix.WordGroups(q.Query, all, hits[:1], ds.docs)
+			lead := -1
+			for i, gr := range groups {
+				if g.LeadVerb && slices.Contains(g.LeadTerms, gr.Word) {
+					lead = i
+					break
+				}
+			}
+			heaviest, sum, held := 0.0, 0.0, 0.0
+			for _, gr := range groups {
+				heaviest = max(heaviest, gr.IDF)
+			}
+			var objects []int // words the best hit holds in its name or title
+			for i, gr := range groups {
+				w := gr.IDF
+				if gr.DF == 0 {
+					w = heaviest
+				}
+				sum += w
+				if gr.Fields[0] != 0 {
+					held += gr.IDF
+				}
+				if i != lead && gr.DF > 0 && gr.Fields[0]&3 != 0 {
+					objects = append(objects, i)
+				}
+				if i != lead && gr.DF == 0 && !gr.Related && !gr.Quoted && !gr.Path && lettersOnly(gr.Word) {
+					r.unknownObj++
+				}
+			}
+			r.cover = held / max(sum, 1e-9)
+			if lead >= 0 && ix.TermFields(best, g.LeadTerms) == 0 && len(objects) > 0 {
+				named, cooc := false, false
+				for _, d := range ds.docs {
+					if ix.TermFields(d, g.LeadTerms)&3 == 0 {
+						continue
+					}
+					named = true
+					for _, i := range objects {
+						if ix.TermFields(d, groups[i].GroupTerms()) != 0 {
+							cooc = true
+						}
+					}
+				}
+				r.verbObject = named && !cooc
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// lettersOnly reports whether w is three letters a-z or more.
+func lettersOnly(w string) bool {
+	return len(w) >= 3 && strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") == ""
+}
+
+// TestGateSignals3 prints, for RANK_GATE=3, what the eighth pass's no-answer signals
+// (TUNING.md) would do on the pools of gateSets: a verb-object mismatch (signalRow), a
+// word after the verb that no allowed doc knows, and the best hit's share of the
+// informative weight, alone, under a share of the informative weight, in queries of at
+// most some words, and together. For each pool: its no-match queries answered empty
+// (today's and the rule's), the answered queries emptied (with a relevant tool in the top
+// 10) and the nDCG@10 / Recall@5 they take off the pool.
+func TestGateSignals3(t *testing.T) {
+	if os.Getenv("RANK_GATE") != "3" {
+		t.Skip("set RANK_GATE=3")
+	}
+	rows := signalRows(gateSets(t, false))
+	npool := map[string]int{}
+	for _, r := range rows {
+		if !r.noMatch {
+			npool[r.pool]++
+		}
+	}
+	try := func(label string, rule func(r signalRow) bool) {
+		type acc struct {
+			nm, empty, lost int
+			ndcg, r5        float64
+		}
+		pools := map[string]*acc{}
+		for _, r := range rows {
+			p := pools[r.pool]
+			if p == nil {
+				p = &acc{}
+				pools[r.pool] = p
+			}
+			gate := !r.empty && rule(r)
+			switch {
+			case r.noMatch:
+				p.nm++
+				p.empty += b2i(r.empty || gate)
+			case gate:
+				p.lost += b2i(r.found)
+				p.ndcg += r.ndcg
+				p.r5 += r.r5
+			}
+		}
+		fmt.Printf("%-44s", label)
+		for _, k := range slices.Sorted(maps.Keys(pools)) {
+			p := pools[k]
+			if p.nm > 0 {
+				fmt.Printf(" | %s empty %d/%d", k, p.empty, p.nm)
+			}
+			if n := npool[k]; n > 0 && p.lost > 0 {
+				fmt.Printf(" | %s lost %d -%.4f/-%.4f", k, p.lost, p.ndcg/float64(n), p.r5/float64(n))
+			}
+		}
+		fmt.Println()
+	}
+	try("today", func(signalRow) bool { return false })
+	for _, words := range []int{6, 8, 12, 1000} {
+		for _, share := range []float64{0.2, 0.3, 0.5, 100} {
+			try(fmt.Sprintf("verb-object, best < %.1f, <= %d words", share, words), func(r signalRow) bool {
+				return r.verbObject && r.ratio < share && r.words <= words
+			})
+		}
+	}
+	for _, n := range []int{1, 2} {
+		for _, words := range []int{4, 6, 8, 1000} {
+			for _, share := range []float64{0.1, 0.2, 0.3} {
+				try(fmt.Sprintf("%d unknown, best < %.1f, <= %d words", n, share, words), func(r signalRow) bool {
+					return r.unknownObj >= n && r.ratio < share && r.words <= words
+				})
+			}
+		}
+	}
+	for _, c := range []float64{0.3, 0.4, 0.5} {
+		for _, words := range []int{4, 6, 8, 1000} {
+			try(fmt.Sprintf("cover < %.1f, <= %d words", c, words), func(r signalRow) bool { return r.cover < c && r.words <= words })
+			try(fmt.Sprintf("cover < %.1f, best < 0.2, <= %d words", c, words), func(r signalRow) bool {
+				return r.cover < c && r.ratio < 0.2 && r.words <= words
+			})
+		}
+	}
+	for _, words := range []int{6, 8, 12} {
+		try(fmt.Sprintf("verb-object or unknown, best < 0.2, <= %d", words), func(r signalRow) bool {
+			return (r.verbObject || r.unknownObj > 0) && r.ratio < 0.2 && r.words <= words
+		})
+		try(fmt.Sprintf("verb-object and unknown, <= %d", words), func(r signalRow) bool {
+			return r.verbObject && r.unknownObj > 0 && r.words <= words
+		})
+	}
+}
