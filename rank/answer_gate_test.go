@@ -276,6 +276,7 @@ type signalRow struct {
 	verbObject bool
 	unknownObj int     // words after the verb no allowed doc holds, nor a related word: letters, unquoted, outside paths
 	cover      float64 // share of the informative weight (idf of each word) the best hit holds
+	query      string
 }
 
 // signalRows computes the rows of TestGateSignals3 over sets.
@@ -290,7 +291,7 @@ func signalRows(sets []gateSet) []signalRow {
 			m := rankeval.Score(got, q.Relevant)
 			g := ix.GateStats(q.Query, all)
 			r := signalRow{pool: ds.pool, noMatch: len(q.Relevant) == 0, empty: len(hits) == 0,
-				found: len(q.Relevant) > 0 && m.Recall10 > 0, ndcg: m.NDCG10, r5: m.Recall5, words: g.Words}
+				found: len(q.Relevant) > 0 && m.Recall10 > 0, ndcg: m.NDCG10, r5: m.Recall5, words: g.Words, query: ds.name + ": " + q.Query}
 			if len(hits) == 0 {
 				rows = append(rows, r)
 				continue
@@ -359,7 +360,8 @@ func lettersOnly(w string) bool {
 // informative weight, alone, under a share of the informative weight, in queries of at
 // most some words, and together. For each pool: its no-match queries answered empty
 // (today's and the rule's), the answered queries emptied (with a relevant tool in the top
-// 10) and the nDCG@10 / Recall@5 they take off the pool.
+// 10) and the nDCG@10 / Recall@5 they take off the pool. RANK_GATE_SHOW=label prints
+// the queries a rule empties.
 func TestGateSignals3(t *testing.T) {
 	if os.Getenv("RANK_GATE") != "3" {
 		t.Skip("set RANK_GATE=3")
@@ -384,6 +386,9 @@ func TestGateSignals3(t *testing.T) {
 				pools[r.pool] = p
 			}
 			gate := !r.empty && rule(r)
+			if gate && label == os.Getenv("RANK_GATE_SHOW") {
+				fmt.Printf("  emptied (no-match %v, found %v): %s\n", r.noMatch, r.found, r.query)
+			}
 			switch {
 			case r.noMatch:
 				p.nm++
