@@ -124,7 +124,7 @@ func TestShortGateGrid(t *testing.T) {
 	sets := gateSets(t, false)
 	for _, words := range []int{3, 4, 5, 6, 8} {
 		for _, share := range []float64{0.07, 0.08, 0.09, 0.1, 0.12} {
-			pools := shortTrade(sets, words, share)
+			pools := shortTrade(sets, words, share, false)
 			fmt.Printf("words %d share %.2f", words, share)
 			for _, k := range slices.Sorted(maps.Keys(pools)) {
 				p := pools[k]
@@ -148,12 +148,12 @@ func TestShortGateGrid(t *testing.T) {
 // their top 10), and nDCG@10 / Recall@5 before and after. The pools are the tuning ones
 // the gate was chosen on; with RANK_GATE_CHECK=1 also the two it was checked on once,
 // each printed pooled only: tune2's gitlab, mcp-reference and playwright sets, and the
-// held-out .nmblind sets.
+// held-out .nmblind sets. RANK_GATE_SHOW=1 prints the tuning queries it empties.
 func TestShortGateTrade(t *testing.T) {
 	if os.Getenv("RANK_GATE") != "trade" {
 		t.Skip("set RANK_GATE=trade")
 	}
-	pools := shortTrade(gateSets(t, os.Getenv("RANK_GATE_CHECK") != ""), shortWords, shortShare)
+	pools := shortTrade(gateSets(t, os.Getenv("RANK_GATE_CHECK") != ""), shortWords, shortShare, os.Getenv("RANK_GATE_SHOW") != "")
 	for _, k := range slices.Sorted(maps.Keys(pools)) {
 		p := pools[k]
 		fmt.Printf("%-44s no-match %d: empty %d -> %d | answered %d: emptied %d (%d with a relevant tool in the top 10)", k, p.nm, p.emptyBefore, p.emptyAfter, p.n, p.emptied, p.lost)
@@ -218,8 +218,9 @@ type gatePool struct {
 }
 
 // shortTrade evaluates every set with the short-query gate (rank.ShortGate) at words and
-// share, against Search as it is.
-func shortTrade(sets []gateSet, words int, share float64) map[string]*gatePool {
+// share, against Search as it is; show prints the queries it empties, those of the
+// checked pools aside.
+func shortTrade(sets []gateSet, words int, share float64, show bool) map[string]*gatePool {
 	pools := map[string]*gatePool{}
 	for _, ds := range sets {
 		p := pools[ds.pool]
@@ -234,6 +235,9 @@ func shortTrade(sets []gateSet, words int, share float64) map[string]*gatePool {
 			after := before
 			if ix.ShortGate(q.Query, all, words, share) {
 				after = nil
+				if show && len(before) > 0 && !strings.HasPrefix(ds.pool, "CHECK") {
+					fmt.Printf("  emptied (no-match %v): %s: %s\n", len(q.Relevant) == 0, ds.name, q.Query)
+				}
 			}
 			if len(q.Relevant) == 0 {
 				p.nm++
