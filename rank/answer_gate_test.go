@@ -278,6 +278,14 @@ type signalRow struct {
 	// title, while the best hit holds the verb nowhere, and no tool naming the verb holds
 	// any of the words the best hit holds in its name or title (the query's object).
 	verbObject bool
+	// ownVerb: as verbObject, with the verb's own stem (not its synonyms, related words or
+	// phrase) in the name or title of some allowed tool.
+	ownVerb bool
+	// textVerb: as ownVerb, reading name, title and description alike: the verb's own stem
+	// in the text of some allowed tool, the best hit holding none of the verb's terms in
+	// its text, objects the words the best hit holds in its text, and no tool holding the
+	// verb's stem and an object in its text.
+	textVerb   bool
 	unknownObj int     // words after the verb no allowed doc holds, nor a related word: letters, unquoted, outside paths
 	cover      float64 // share of the informative weight (idf of each word) the best hit holds
 	query      string
@@ -332,6 +340,27 @@ func signalRows(sets []gateSet) []signalRow {
 				}
 			}
 			r.cover = held / max(sum, 1e-9)
+			var textObjects []int
+			for i, gr := range groups {
+				if i != lead && gr.DF > 0 && gr.Fields[0]&7 != 0 {
+					textObjects = append(textObjects, i)
+				}
+			}
+			if lead >= 0 && ix.TermFields(best, g.LeadTerms)&7 == 0 && len(textObjects) > 0 {
+				named, cooc := false, false
+				for _, d := range ds.docs {
+					if ix.TermFields(d, []string{groups[lead].Word})&7 == 0 {
+						continue
+					}
+					named = true
+					for _, i := range textObjects {
+						if ix.TermFields(d, groups[i].GroupTerms())&7 != 0 {
+							cooc = true
+						}
+					}
+				}
+				r.textVerb = named && !cooc
+			}
 			if lead >= 0 && ix.TermFields(best, g.LeadTerms) == 0 && len(objects) > 0 {
 				named, cooc := false, false
 				for _, d := range ds.docs {
@@ -339,6 +368,7 @@ func signalRows(sets []gateSet) []signalRow {
 						continue
 					}
 					named = true
+					r.ownVerb = r.ownVerb || ix.TermFields(d, []string{groups[lead].Word})&3 != 0
 					for _, i := range objects {
 						if ix.TermFields(d, groups[i].GroupTerms()) != 0 {
 							cooc = true
@@ -346,6 +376,7 @@ func signalRows(sets []gateSet) []signalRow {
 					}
 				}
 				r.verbObject = named && !cooc
+				r.ownVerb = r.ownVerb && r.verbObject
 			}
 			rows = append(rows, r)
 		}
@@ -365,12 +396,14 @@ func lettersOnly(w string) bool {
 // most some words, and together. For each pool: its no-match queries answered empty
 // (today's and the rule's), the answered queries emptied (with a relevant tool in the top
 // 10) and the nDCG@10 / Recall@5 they take off the pool. RANK_GATE_SHOW=label prints
-// the queries a rule empties.
+// the queries a rule empties (never those of the checked pools); RANK_GATE_CHECK=1
+// prints the one rule checked, on the checked pools too (gateSets).
 func TestGateSignals3(t *testing.T) {
 	if os.Getenv("RANK_GATE") != "3" {
 		t.Skip("set RANK_GATE=3")
 	}
-	rows := signalRows(gateSets(t, false))
+	check := os.Getenv("RANK_GATE_CHECK") != ""
+	rows := signalRows(gateSets(t, check))
 	npool := map[string]int{}
 	for _, r := range rows {
 		if !r.noMatch {
@@ -390,7 +423,7 @@ func TestGateSignals3(t *testing.T) {
 				pools[r.pool] = p
 			}
 			gate := !r.empty && rule(r)
-			if gate && label == os.Getenv("RANK_GATE_SHOW") {
+			if gate && label == os.Getenv("RANK_GATE_SHOW") && !strings.HasPrefix(r.pool, "CHECK") {
 				fmt.Printf("  emptied (no-match %v, found %v): %s\n", r.noMatch, r.found, r.query)
 			}
 			switch {
@@ -416,10 +449,27 @@ func TestGateSignals3(t *testing.T) {
 		fmt.Println()
 	}
 	try("today", func(signalRow) bool { return false })
+	if check {
+		// The one rule checked on the held-out pools, chosen on the tuning pools first.
+		try("own verb-object, best < 0.2, <= 8 words", func(r signalRow) bool {
+			return r.ownVerb && r.ratio < 0.2 && r.words <= 8
+		})
+		return
+	}
 	for _, words := range []int{6, 8, 12, 1000} {
 		for _, share := range []float64{0.2, 0.3, 0.5, 100} {
 			try(fmt.Sprintf("verb-object, best < %.1f, <= %d words", share, words), func(r signalRow) bool {
 				return r.verbObject && r.ratio < share && r.words <= words
+			})
+		}
+	}
+	for _, words := range []int{6, 8, 12, 1000} {
+		for _, share := range []float64{0.2, 0.3, 0.5, 100} {
+			try(fmt.Sprintf("own verb-object, best < %.1f, <= %d words", share, words), func(r signalRow) bool {
+				return r.ownVerb && r.ratio < share && r.words <= words
+			})
+			try(fmt.Sprintf("text verb-object, best < %.1f, <= %d words", share, words), func(r signalRow) bool {
+				return r.textVerb && r.ratio < share && r.words <= words
 			})
 		}
 	}
