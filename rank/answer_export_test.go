@@ -432,3 +432,18 @@ func (ix *Index) heldIn(t uint32, allowed Set) bool {
 	}
 	return int(t) < len(ix.paramOnly) && ix.paramOnly[t] != noTerm && ix.allowedDF(ix.paramOnly[t], allowed) > 0
 }
+
+// Sat returns the saturation of term in doc d's name, title and description (its main
+// list), 0 when it holds none there, and whether d holds term in any field.
+func (ix *Index) Sat(term string, d int) (float32, bool) {
+	id, ok := ix.terms[term]
+	if !ok {
+		return 0, false
+	}
+	sat := ix.lookup(id, uint32(d))
+	any := sat != 0
+	if int(id) < len(ix.paramOnly) && ix.paramOnly[id] != noTerm && ix.lookup(ix.paramOnly[id], uint32(d)) != 0 {
+		any = true
+	}
+	return sat, any
+}

@@ -285,7 +285,10 @@ type signalRow struct {
 	// in the text of some allowed tool, the best hit holding none of the verb's terms in
 	// its text, objects the words the best hit holds in its text, and no tool holding the
 	// verb's stem and an object in its text.
-	textVerb   bool
+	textVerb bool
+	// satVerb[i]: as ownVerb, a word counting as in a name or title when its saturation
+	// in the doc reaches satLevels[i] (the index keeps no fields).
+	satVerb    [len(satLevels)]bool
 	unknownObj int     // words after the verb no allowed doc holds, nor a related word: letters, unquoted, outside paths
 	cover      float64 // share of the informative weight (idf of each word) the best hit holds
 	query      string
@@ -361,6 +364,11 @@ func signalRows(sets []gateSet) []signalRow {
 				}
 				r.textVerb = named && !cooc
 			}
+			if lead >= 0 {
+				for li, level := range satLevels {
+					r.satVerb[li] = satVerbObject(ix, ds.docs, hits[0].Doc, g.LeadTerms, groups, lead, level)
+				}
+			}
 			if lead >= 0 && ix.TermFields(best, g.LeadTerms) == 0 && len(objects) > 0 {
 				named, cooc := false, false
 				for _, d := range ds.docs {
@@ -382,6 +390,48 @@ func signalRows(sets []gateSet) []signalRow {
 		}
 	}
 	return rows
+}
+
+// satLevels are the saturations tried as "in a name or title" (signalRow.satVerb).
+var satLevels = [...]float32{0.5, 0.55, 0.6, 0.65, 0.7}
+
+// satVerbObject is signalRow.ownVerb with a saturation of level or more standing for a
+// word in a name or title.
+func satVerbObject(ix *rank.Index, docs []rank.Doc, best int, lead []string, groups []rank.WordGroup, at int, level float32) bool {
+	holds := func(d int, terms []string, strong bool) bool {
+		for _, t := range terms {
+			sat, any := ix.Sat(t, d)
+			if strong && sat >= level || !strong && any {
+				return true
+			}
+		}
+		return false
+	}
+	if holds(best, lead, false) {
+		return false
+	}
+	var objects []int
+	for i, gr := range groups {
+		if i != at && gr.DF > 0 && holds(best, gr.GroupTerms(), true) {
+			objects = append(objects, i)
+		}
+	}
+	if len(objects) == 0 {
+		return false
+	}
+	named := false
+	for d := range docs {
+		if !holds(d, []string{groups[at].Word}, true) {
+			continue
+		}
+		named = true
+		for _, i := range objects {
+			if holds(d, groups[i].GroupTerms(), false) {
+				return false
+			}
+		}
+	}
+	return named
 }
 
 // lettersOnly reports whether w is three letters a-z or more.
@@ -471,6 +521,11 @@ func TestGateSignals3(t *testing.T) {
 			try(fmt.Sprintf("text verb-object, best < %.1f, <= %d words", share, words), func(r signalRow) bool {
 				return r.textVerb && r.ratio < share && r.words <= words
 			})
+			for li, level := range satLevels {
+				try(fmt.Sprintf("sat %.2f verb-object, best < %.1f, <= %d words", level, share, words), func(r signalRow) bool {
+					return r.satVerb[li] && r.ratio < share && r.words <= words
+				})
+			}
 		}
 	}
 	for _, n := range []int{1, 2} {
