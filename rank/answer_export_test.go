@@ -447,3 +447,11 @@ func (ix *Index) Sat(term string, d int) (float32, bool) {
 	}
 	return sat, any
 }
+
+// SetObject sets the verb-object gate's share of the informative weight (answer.go; 0
+// turns it off) and its most words, and returns a function restoring them.
+func SetObject(share float64, words int) func() {
+	sh, w := objectShare, objectWords
+	objectShare, objectWords = share, words
+	return func() { objectShare, objectWords = sh, w }
+}

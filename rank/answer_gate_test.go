@@ -218,9 +218,32 @@ type gatePool struct {
 }
 
 // shortTrade evaluates every set with the short-query gate (rank.ShortGate) at words and
-// share, against Search as it is; show prints the queries it empties, those of the
-// checked pools aside.
+// share, against Search as it is.
 func shortTrade(sets []gateSet, words int, share float64, show bool) map[string]*gatePool {
+	return gateTrade(sets, show, func(ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit) {
+		before = ix.Search(nil, query, all, rankeval.K)
+		if len(before) > 0 && ix.ShortGate(query, all, words, share) {
+			return before, nil
+		}
+		return before, before
+	})
+}
+
+// objectTrade evaluates every set with Search as it is against Search without the
+// verb-object gate (answer.go).
+func objectTrade(sets []gateSet, show bool) map[string]*gatePool {
+	return gateTrade(sets, show, func(ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit) {
+		restore := rank.SetObject(0, 0)
+		before = ix.Search(nil, query, all, rankeval.K)
+		restore()
+		return before, ix.Search(nil, query, all, rankeval.K)
+	})
+}
+
+// gateTrade evaluates every set with search, which returns a query's hits before and
+// after a no-answer rule; show prints the queries the rule empties, those of the checked
+// pools aside.
+func gateTrade(sets []gateSet, show bool, search func(ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit)) map[string]*gatePool {
 	pools := map[string]*gatePool{}
 	for _, ds := range sets {
 		p := pools[ds.pool]
@@ -231,13 +254,10 @@ func shortTrade(sets []gateSet, words int, share float64, show bool) map[string]
 		ix := rank.NewIndex(ds.docs)
 		all := allOf(len(ds.docs))
 		for _, q := range ds.qs {
-			before := names(ds.docs, ix.Search(nil, q.Query, all, rankeval.K))
-			after := before
-			if ix.ShortGate(q.Query, all, words, share) {
-				after = nil
-				if show && len(before) > 0 && !strings.HasPrefix(ds.pool, "CHECK") {
-					fmt.Printf("  emptied (no-match %v): %s: %s\n", len(q.Relevant) == 0, ds.name, q.Query)
-				}
+			hb, ha := search(ix, q.Query, all)
+			before, after := names(ds.docs, hb), names(ds.docs, ha)
+			if show && len(before) > 0 && len(after) == 0 && !strings.HasPrefix(ds.pool, "CHECK") {
+				fmt.Printf("  emptied (no-match %v): %s: %s\n", len(q.Relevant) == 0, ds.name, q.Query)
 			}
 			if len(q.Relevant) == 0 {
 				p.nm++
@@ -552,5 +572,30 @@ func TestGateSignals3(t *testing.T) {
 		try(fmt.Sprintf("verb-object and unknown, <= %d", words), func(r signalRow) bool {
 			return r.verbObject && r.unknownObj > 0 && r.words <= words
 		})
+	}
+}
+
+// TestObjectGateTrade prints, for RANK_GATE=object, what the verb-object gate
+// (answer.go) changes pool by pool, as TestShortGateTrade does for the short gate
+// (RANK_GATE_CHECK=1: the checked pools too, pooled; RANK_GATE_SHOW=1: the tuning
+// queries it empties).
+func TestObjectGateTrade(t *testing.T) {
+	if os.Getenv("RANK_GATE") != "object" {
+		t.Skip("set RANK_GATE=object")
+	}
+	pools := objectTrade(gateSets(t, os.Getenv("RANK_GATE_CHECK") != ""), os.Getenv("RANK_GATE_SHOW") != "")
+	printTrade(pools)
+}
+
+// printTrade prints the pools of a gateTrade.
+func printTrade(pools map[string]*gatePool) {
+	for _, k := range slices.Sorted(maps.Keys(pools)) {
+		p := pools[k]
+		fmt.Printf("%-44s no-match %d: empty %d -> %d | answered %d: emptied %d (%d with a relevant tool in the top 10)", k, p.nm, p.emptyBefore, p.emptyAfter, p.n, p.emptied, p.lost)
+		if p.n > 0 {
+			d := float64(p.n)
+			fmt.Printf(", nDCG@10 %.4f -> %.4f, R@5 %.4f -> %.4f", p.ndcgB/d, p.ndcgA/d, p.r5B/d, p.r5A/d)
+		}
+		fmt.Println()
 	}
 }
