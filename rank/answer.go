@@ -39,9 +39,10 @@ var (
 	nameSat       = float32(0.7)
 )
 
-// answer returns the candidates worth serving (see floorTop) of query, in the candidate buffer. When
-// the tail rule drops one of the best k, the candidates pruning left out may be needed:
-// the query is then scored again without pruning. tailRule false turns the tail rule off.
+// answer returns the candidates of query worth serving (see floorTop), in the candidate
+// buffer. When the tail rule drops one of the best k, the candidates pruning left out may
+// be needed: the query is then scored again without pruning. tailRule false turns the
+// tail rule off.
 func (s *scratch) answer(ix *Index, query string, allowed Set, cands []uint32, k int, tailRule bool) []uint32 {
 	top, best := int64(0), uint32(0)
 	for _, d := range cands {
@@ -142,8 +143,9 @@ const maxObjects = 16
 // verbObject reports whether query, its best hit best scoring top, asks for an operation
 // the allowed tools never do to its object (see objectShare): "delete my gist with the
 // old nginx config", where get_gist and create_gist hold "gist" and delete_file
-// "delete", but no tool deleting holds "gist". The verb is the query's first word; its
-// terms are its stem, synonyms and related words and the words of a verb phrase it leads.
+// "delete", but no tool deleting holds "gist". The verb is the query's first word,
+// stepFillers aside; its terms are its stem, synonyms and related words and the words of
+// a verb phrase it leads.
 func (s *scratch) verbObject(ix *Index, query string, allowed Set, best uint32, top int64) bool {
 	if len(s.gate) == 0 || len(s.gate) > objectWords || len(s.gate) > maxObjects ||
 		top >= int64(objectShare*float64(s.info)) || !verbLed(query) {
