@@ -1,5 +1,10 @@
 package rank
 
+import (
+	"math/bits"
+	"slices"
+)
+
 // This file holds the last phase of a search before the best k are chosen: which of the
 // scored candidates are worth serving at all (the relevance floor and the no-answer gate).
 
@@ -10,6 +15,12 @@ package rank
 //   - A query gets no hit when its best hit scores under floorInfo times its informative
 //     weight (the idf of each of its words, those no allowed doc holds counting
 //     unknownWeight times the largest idf, at most unknownCap of them).
+//   - A query of at most objectWords words led by an operation verb (stepVerbs) gets no
+//     hit when its best hit scores under objectShare times its informative weight,
+//     holds none of the verb's terms, and no allowed tool holding the verb strongly (a
+//     saturation of nameSat: as a word of its name or title) holds any word the best
+//     hit holds strongly: the catalog does the operation, and things to the query's
+//     object, but never that operation to that object (verbObject).
 //   - A hit scoring under floorTop times the best hit's score is not served; nor is one
 //     under tailTop times it that matches the query only through its own words, none
 //     weighing tailWord times the idf of the query's most informative word (a tool
@@ -23,17 +34,23 @@ var (
 	tailWord      = 0.8
 	unknownWeight = 1.0
 	unknownCap    = 2.0
+	objectShare   = 0.2
+	objectWords   = 8
+	nameSat       = float32(0.7)
 )
 
-// answer returns the candidates worth serving (see floorTop), in the candidate buffer. When
-// the tail rule drops one of the best k, the candidates pruning left out may be needed:
-// the query is then scored again without pruning. tailRule false turns the tail rule off.
-func (s *scratch) answer(ix *Index, allowed Set, cands []uint32, k int, tailRule bool) []uint32 {
-	top := int64(0)
+// answer returns the candidates of query worth serving (see floorTop), in the candidate
+// buffer. When the tail rule drops one of the best k, the candidates pruning left out may
+// be needed: the query is then scored again without pruning. tailRule false turns the
+// tail rule off.
+func (s *scratch) answer(ix *Index, query string, allowed Set, cands []uint32, k int, tailRule bool) []uint32 {
+	top, best := int64(0), uint32(0)
 	for _, d := range cands {
-		top = max(top, s.acc[d])
+		if v := s.acc[d]; v > top || v == top && ix.order[d] < ix.order[best] {
+			top, best = v, d
+		}
 	}
-	if top == 0 || top < int64(floorInfo*float64(s.info)) {
+	if top == 0 || top < int64(floorInfo*float64(s.info)) || s.verbObject(ix, query, allowed, best, top) {
 		return nil
 	}
 	bar := int64(floorTop * float64(top))
@@ -118,4 +135,166 @@ func (s *scratch) strong(ix *Index, d uint32, light float64) bool {
 		}
 	}
 	return false
+}
+
+// maxObjects bounds the words verbObject reads as the query's object.
+const maxObjects = 16
+
+// verbObject reports whether query, its best hit best scoring top, asks for an operation
+// the allowed tools never do to its object (see objectShare): "delete my gist with the
+// old nginx config", where get_gist and create_gist hold "gist" and delete_file
+// "delete", but no tool deleting holds "gist". The verb is the query's first word,
+// stepFillers aside; its terms are its stem, synonyms and related words and the words of
+// a verb phrase it leads.
+func (s *scratch) verbObject(ix *Index, query string, allowed Set, best uint32, top int64) bool {
+	if len(s.gate) == 0 || len(s.gate) > objectWords || len(s.gate) > maxObjects ||
+		top >= int64(objectShare*float64(s.info)) || !verbLed(query) {
+		return false
+	}
+	// The verb is the query's word whose term is the lead verb's stem: none when the
+	// analyser drops the verb ("tell me...": a stop word).
+	var buf [16]byte
+	at, stem := leadStem(query, buf[:0])
+	lead := -1
+	for j, w := range s.gate {
+		if stem != nil && string(s.an.term(int(w.at))) == string(stem) {
+			lead = j
+			break
+		}
+	}
+	if lead < 0 {
+		return false
+	}
+	verb := s.gate[lead]
+	if verb.id == noTerm || s.wordHeld(ix, verb, best, false) {
+		return false
+	}
+	held := false // whether the best hit holds a word of a verb phrase the verb leads
+	phraseMatchesAt(query, func(pos int, _ string, to [][]byte) {
+		for _, t := range to {
+			if id, ok := ix.terms[string(t)]; ok && pos == at && ix.holds(id, best) {
+				held = true
+			}
+		}
+	})
+	if held {
+		return false
+	}
+	var objects [maxObjects]gateWord
+	n := 0
+	for j, w := range s.gate {
+		if j != lead && s.wordHeld(ix, w, best, true) {
+			objects[n] = w
+			n++
+		}
+	}
+	if n == 0 {
+		return false
+	}
+	named, cooc := false, false
+	ix.eachStrong(verb.id, allowed, func(d uint32) bool {
+		named = true
+		for _, w := range objects[:n] {
+			if s.wordHeld(ix, w, d, false) {
+				cooc = true
+				return false
+			}
+		}
+		return true
+	})
+	return named && !cooc
+}
+
+// wordHeld reports whether doc d holds query word w (its stem, one of its synonyms or
+// related words): strongly (a saturation of nameSat in its name, title and description,
+// as a word of its name or title gives), or in any field.
+func (s *scratch) wordHeld(ix *Index, w gateWord, d uint32, strong bool) bool {
+	has := func(id uint32) bool {
+		if id == noTerm {
+			return false
+		}
+		if strong {
+			return ix.lookup(id, d) >= nameSat
+		}
+		return ix.holds(id, d)
+	}
+	if has(w.id) || slices.ContainsFunc(s.gateRel[w.rel:w.end], has) {
+		return true
+	}
+	for i := int(w.at) - 1; i >= 0 && s.an.kind[i] == termSynonym; i-- {
+		if has(s.ids[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// holds reports whether doc d holds term t in any field.
+func (ix *Index) holds(t, d uint32) bool {
+	if ix.lookup(t, d) != 0 {
+		return true
+	}
+	return int(t) < len(ix.paramOnly) && ix.paramOnly[t] != noTerm && ix.lookup(ix.paramOnly[t], d) != 0
+}
+
+// eachStrong calls f with each allowed doc whose saturation in list t reaches nameSat,
+// until f returns false.
+func (ix *Index) eachStrong(t uint32, allowed Set, f func(d uint32) bool) {
+	if ds := ix.denseSet(t); ds != nil {
+		for w, x := range ds.bits {
+			if w < len(allowed) {
+				x &= allowed[w]
+			} else {
+				x = 0
+			}
+			for ; x != 0; x &= x - 1 {
+				d := uint32(w<<6 + bits.TrailingZeros64(x))
+				if ix.lookup(t, d) >= nameSat && !f(d) {
+					return
+				}
+			}
+		}
+		return
+	}
+	lo, hi := ix.off[t], ix.off[t+1]
+	for i, d := range ix.docs[lo:hi] {
+		if w := d >> 6; int(w) < len(allowed) && allowed[w]>>(d&63)&1 != 0 && ix.sat[int(lo)+i] >= nameSat && !f(d) {
+			return
+		}
+	}
+}
+
+// leadStem returns the byte offset in query of its first word that is no stepFillers,
+// and that word's stem as the analyser makes it, in buf (nil when it drops the word, a
+// stop word or an abbreviation, or when it is no ASCII word of at most 16 bytes).
+func leadStem(query string, buf []byte) (int, []byte) {
+	for st, e := nextWord(query, 0); st < len(query); st, e = nextWord(query, e) {
+		w := query[st:e]
+		if len(w) > cap(buf) {
+			return st, nil
+		}
+		low := buf[:len(w)]
+		for i := 0; i < len(w); i++ {
+			c := w[i]
+			if c >= 0x80 {
+				return st, nil
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			low[i] = c
+		}
+		if stepFillers[string(low)] {
+			continue
+		}
+		lex, _ := lookupLexicon(low)
+		if lex.stop || lex.abbrev != nil {
+			return st, nil
+		}
+		if !lex.keep {
+			low = stemRules(low)
+		}
+		return st, low
+	}
+	return -1, nil
 }

@@ -2,6 +2,7 @@ package rank
 
 import (
 	"maps"
+	"math"
 	"slices"
 )
 
@@ -188,7 +189,7 @@ func (ix *Index) GateStats(query string, allowed Set) GateStat {
 				known = true
 			}
 		}
-		if !known && novelWord(ix, term) {
+		if !known && ix.novelWord(term, allowed) {
 			g.Novel++
 		}
 	}
@@ -215,10 +216,170 @@ func (ix *Index) GateStats(query string, allowed Set) GateStat {
 // fillerWords are stepFillers, as a list.
 var fillerWords = slices.Collect(maps.Keys(stepFillers))
 
-// novelWord reports whether term, which the index does not hold, is made of three
-// letters or more and is no typing slip of a term it holds: none is one letter deleted,
-// swapped with the next, replaced or inserted away from it.
-func novelWord(ix *Index, term []byte) bool {
+// WordGroup is one of a query's own words as the no-answer studies read it (issue 15):
+// its stem, its idf over the allowed docs (0 when none holds it), and, for each hit
+// WordGroups is given, the fields of that hit holding the word, one of its synonyms or
+// one of its related words (bit f for fieldNames[f]; 0: none).
+type WordGroup struct {
+	Word         string
+	DF           int
+	IDF          float64
+	Quoted, Path bool
+	Related      bool // a related word of it is held by an allowed doc
+	Known        bool // a lexicon entry (related, synonym) exists for it
+	Fields       []int
+	terms        []string
+}
+
+// WordGroups returns the query's own words (grammar words left out) and, for each of
+// hits, the fields holding each.
+func (ix *Index) WordGroups(query string, allowed Set, hits []Hit, docs []Doc) []WordGroup {
+	s := ix.getScratch()
+	defer ix.putScratch(s)
+	s.an.reset()
+	s.addLiterals(query)
+	words := s.an.n()
+	stop := s.holdsContent(words)
+	allowed, na := ix.clipAllowed(allowed)
+	N := float64(na)
+	df := func(t string) int {
+		id, ok := ix.terms[t]
+		if !ok {
+			return 0
+		}
+		n := ix.allowedDF(id, allowed)
+		if int(id) < len(ix.paramOnly) && ix.paramOnly[id] != noTerm {
+			n += ix.allowedDF(ix.paramOnly[id], allowed)
+		}
+		return n
+	}
+	var out []WordGroup
+	var syn []string
+	for i := 0; i < words; i++ {
+		kind, term := s.an.kind[i], string(s.an.term(i))
+		if kind == termSynonym {
+			syn = append(syn, term)
+			continue
+		}
+		if kind != termWord && kind != termPart {
+			continue
+		}
+		if stop && s.grammar(i) {
+			syn = syn[:0]
+			continue
+		}
+		g := WordGroup{Word: term, DF: df(term), Quoted: s.quoted(i), Path: inRanges(s.steps.paths[:s.steps.npath], i)}
+		if g.DF > 0 {
+			g.IDF = math.Log(1 + (N-float64(g.DF)+0.5)/(float64(g.DF)+0.5))
+		}
+		g.terms = append(append(g.terms, term), syn...)
+		g.Known = len(syn) > 0 || len(related[term]) > 0
+		syn = syn[:0]
+		for _, r := range related[term] {
+			if df(string(r)) > 0 {
+				g.Related = true
+				g.terms = append(g.terms, string(r))
+			}
+		}
+		out = append(out, g)
+	}
+	for _, h := range hits {
+		fields := ix.docFields(docs[h.Doc])
+		for gi := range out {
+			var m int
+			for _, t := range out[gi].terms {
+				for f := range fields {
+					if fields[f][t] {
+						m |= 1 << f
+					}
+				}
+			}
+			out[gi].Fields = append(out[gi].Fields, m)
+		}
+	}
+	return out
+}
+
+// TermFields returns the fields of doc holding one of terms (bit f for fieldNames[f]).
+func (ix *Index) TermFields(doc Doc, terms []string) int {
+	fields := ix.docFields(doc)
+	m := 0
+	for _, t := range terms {
+		for f := range fields {
+			if fields[f][t] {
+				m |= 1 << f
+			}
+		}
+	}
+	return m
+}
+
+// GroupTerms returns the terms of a WordGroup: its stem, synonyms and held related words.
+func (g WordGroup) GroupTerms() []string { return g.terms }
+
+// ShortGate reports whether the short-query gate studied in TUNING.md ("Eighth pass")
+// would answer query empty where Search answers it: a query of at most words words (its
+// own words the no-answer gate weighs) whose best hit scores under share of its
+// informative weight, its words no allowed doc holds, nor any of their related words,
+// weighing as the rarest word only when novel (novelWord): a typing slip
+// ("enivronments") or a number says nothing of what the query asks for ("order a pizza"
+// does).
+func (ix *Index) ShortGate(query string, allowed Set, words int, share float64) bool {
+	s := ix.getScratch()
+	defer ix.putScratch(s)
+	s.an.reset()
+	s.addLiterals(query)
+	n := s.an.n() // the query's own terms, before the whole query's and the hints
+	allowed, ok := s.prepare(ix, query, allowed)
+	if !ok || len(s.gate) > words {
+		return false
+	}
+	// The query's terms of s.gate, in order, as queryTerms chose them.
+	var at []int
+	for i := range n {
+		if s.an.kind[i].isWord() && !(s.steps.grammar && s.grammar(i)) && !s.pathEcho(i) {
+			at = append(at, i)
+		}
+	}
+	if len(at) != len(s.gate) {
+		panic("ShortGate: the query's words are not the gate's")
+	}
+	s.order()
+	top := int64(0)
+	for _, d := range s.score(ix, allowed, 0) {
+		top = max(top, s.acc[d])
+	}
+	for _, d := range s.touched {
+		s.acc[d] = 0
+	}
+	if top == 0 || top < int64(floorInfo*float64(s.info)) || top >= int64(share*float64(s.info)) {
+		return false // empty already, or over share of the weight as Search counts it
+	}
+	unknown, novel := 0.0, 0.0
+	for j, w := range s.gate {
+		if s.heldAllowed(ix, allowed, w.id) || slices.ContainsFunc(s.gateRel[w.rel:w.end], func(id uint32) bool {
+			return s.heldAllowed(ix, allowed, id)
+		}) {
+			continue
+		}
+		unknown++
+		if ix.novelWord(s.an.term(at[j]), allowed) {
+			novel++
+		}
+	}
+	_, na := ix.clipAllowed(allowed)
+	rare := math.Log(1 + (float64(na)+0.5)/0.5)
+	info := float64(s.info) - unknownWeight*(min(unknown, unknownCap)-min(novel, unknownCap))*rare*scoreScale
+	return float64(top) < share*info
+}
+
+// maxSlip is the longest word novelWord tests for typing slips; a longer one is novel.
+const maxSlip = 32
+
+// novelWord reports whether term, a word no allowed doc holds, is made of three letters
+// or more (a-z) and is no typing slip of a term an allowed doc holds: none is one letter
+// deleted, swapped with the next, replaced or inserted away from it.
+func (ix *Index) novelWord(term []byte, allowed Set) bool {
 	if len(term) < 3 {
 		return false
 	}
@@ -227,35 +388,70 @@ func novelWord(ix *Index, term []byte) bool {
 			return false
 		}
 	}
-	known := func(v []byte) bool {
-		id, ok := ix.terms[string(v)]
-		return ok && ix.held(id) > 0
+	if len(term) > maxSlip {
+		return true
 	}
-	var v []byte
+	var buf [maxSlip + 1]byte
+	held := func(v []byte) bool {
+		id, ok := ix.terms[string(v)]
+		return ok && ix.heldIn(id, allowed)
+	}
 	for i := range term {
-		if v = append(append(v[:0], term[:i]...), term[i+1:]...); known(v) {
+		v := append(append(buf[:0], term[:i]...), term[i+1:]...)
+		if held(v) {
 			return false // deleted
 		}
+		v = append(buf[:0], term...)
 		if i+1 < len(term) {
-			v = append(v[:0], term...)
-			if v[i], v[i+1] = v[i+1], v[i]; known(v) {
+			if v[i], v[i+1] = v[i+1], v[i]; held(v) {
 				return false // swapped
 			}
+			v[i], v[i+1] = v[i+1], v[i]
 		}
-		v = append(v[:0], term...)
 		for c := byte('a'); c <= 'z'; c++ {
-			if v[i] = c; c != term[i] && known(v) {
+			if v[i] = c; c != term[i] && held(v) {
 				return false // replaced
 			}
 		}
 	}
 	for i := 0; i <= len(term); i++ {
-		v = append(append(append(v[:0], term[:i]...), 0), term[i:]...)
+		v := append(append(append(buf[:0], term[:i]...), 0), term[i:]...)
 		for c := byte('a'); c <= 'z'; c++ {
-			if v[i] = c; known(v) {
+			if v[i] = c; held(v) {
 				return false // inserted
 			}
 		}
 	}
 	return true
+}
+
+// heldIn reports whether an allowed doc holds term t, in either of its lists.
+func (ix *Index) heldIn(t uint32, allowed Set) bool {
+	if ix.allowedDF(t, allowed) > 0 {
+		return true
+	}
+	return int(t) < len(ix.paramOnly) && ix.paramOnly[t] != noTerm && ix.allowedDF(ix.paramOnly[t], allowed) > 0
+}
+
+// Sat returns the saturation of term in doc d's name, title and description (its main
+// list), 0 when it holds none there, and whether d holds term in any field.
+func (ix *Index) Sat(term string, d int) (float32, bool) {
+	id, ok := ix.terms[term]
+	if !ok {
+		return 0, false
+	}
+	sat := ix.lookup(id, uint32(d))
+	any := sat != 0
+	if int(id) < len(ix.paramOnly) && ix.paramOnly[id] != noTerm && ix.lookup(ix.paramOnly[id], uint32(d)) != 0 {
+		any = true
+	}
+	return sat, any
+}
+
+// SetObject sets the verb-object gate's share of the informative weight (answer.go; 0
+// turns it off) and its most words, and returns a function restoring them.
+func SetObject(share float64, words int) func() {
+	sh, w := objectShare, objectWords
+	objectShare, objectWords = share, words
+	return func() { objectShare, objectWords = sh, w }
 }

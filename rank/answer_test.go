@@ -170,3 +170,60 @@ func TestSearchGateAllowedOnly(t *testing.T) {
 		}
 	}
 }
+
+// gistCatalog is a catalog that does things to gists and deletes files, branches and
+// more, but deletes no gist; the other tools read issues.
+func gistCatalog() []rank.Doc {
+	docs := []rank.Doc{
+		{Name: "create_gist", Title: "Create gist", Description: "Create a new gist with the given files."},
+		{Name: "get_gist", Title: "Get gist", Description: "Get a gist by its id."},
+		{Name: "list_gists", Title: "List gists", Description: "List the gists of a user."},
+		{Name: "delete_file", Title: "Delete file", Description: "Delete a file from a repository."},
+	}
+	for _, o := range []string{"branch", "label", "milestone", "tag", "release", "webhook"} {
+		docs = append(docs, rank.Doc{Name: "delete_" + o, Title: "Delete " + o, Description: "Delete a " + o + " of a repository."})
+	}
+	for i := range 40 {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("get_issue_%02d", i), Title: "Get issue", Description: "Get an issue of a repository."})
+	}
+	return docs
+}
+
+// SPEC DISC-6: a short query led by an operation verb whose best hit scores under
+// objectShare of its informative weight and holds not the verb, while no allowed tool
+// holding the verb holds the query's object, is answered empty: the catalog deletes
+// files and creates gists, but deletes no gist. With a tool deleting gists, or asked to
+// delete a file, it is answered; and (DISC-5) a tool deleting gists outside the allowed
+// set changes nothing.
+func TestSearchVerbObject(t *testing.T) {
+	const gist = "delete my gist with the old nginx config"
+	docs := gistCatalog()
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	if got := names(docs, ix.Search(nil, gist, all, 10)); len(got) != 0 {
+		t.Errorf("Search(%q) = %v, want none: no tool deletes a gist", gist, got)
+	}
+	if got := names(docs, ix.Search(nil, "delete the file with the old nginx config", all, 10)); len(got) == 0 || got[0] != "delete_file" {
+		t.Errorf("Search(delete the file ...) = %v, want delete_file first", got)
+	}
+	// DISC-5: a tool outside the allowed set deleting gists changes nothing; allowed, it
+	// is the answer.
+	more := append(slices.Clone(docs), rank.Doc{Name: "delete_gist", Title: "Delete gist", Description: "Delete a gist."})
+	mix := rank.NewIndex(more)
+	if got := names(more, mix.Search(nil, gist, all, 10)); len(got) != 0 {
+		t.Errorf("Search(%q) with delete_gist outside allowed = %v, want none", gist, got)
+	}
+	if got := names(more, mix.Search(nil, gist, allOf(len(more)), 10)); len(got) == 0 || got[0] != "delete_gist" {
+		t.Errorf("Search(%q) with delete_gist allowed = %v, want delete_gist first", gist, got)
+	}
+	// The gate reads the verb: the same query led by no operation verb is answered.
+	if got := names(docs, ix.Search(nil, "my gist with the old nginx config", all, 10)); len(got) == 0 {
+		t.Errorf("Search(my gist ...) = none, want the gist tools")
+	}
+	var dst []rank.Hit
+	for _, q := range []string{gist, "delete the file with the old nginx config"} {
+		if n := testing.AllocsPerRun(50, func() { dst = ix.Search(dst[:0], q, all, 10) }); n != 0 {
+			t.Errorf("Search(%q) allocates %.0f times, want 0", q, n)
+		}
+	}
+}

@@ -99,7 +99,7 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 		if word > 0 {
 			// The words related to this one, weighed below it, whether the index holds
 			// it or not; weigh reads which of them the allowed docs hold.
-			s.gate = append(s.gate, gateWord{id: id, rel: int32(len(s.gateRel))})
+			s.gate = append(s.gate, gateWord{id: id, rel: int32(len(s.gateRel)), at: int32(i)})
 			for _, r := range relatedOf(s.an, i) {
 				if rid, ok := ix.terms[string(r)]; ok && ix.held(rid) > 0 {
 					s.addList(ix, qterm{id: rid, qtf: relatedWeight * word * s.literalFactor(i), need: noTerm, from: fromRelated})
@@ -296,10 +296,12 @@ func (s *scratch) weigh(ix *Index, allowed Set, nAllowed int) bool {
 }
 
 // A gateWord is a word of the query as the no-answer gate reads it: its term (noTerm
-// when the index lacks it) and its related words' terms, s.gateRel[rel:end].
+// when the index lacks it), its related words' terms, s.gateRel[rel:end], and its index
+// among the query's analysed terms (s.an; its synonyms come right before it).
 type gateWord struct {
 	id       uint32
 	rel, end int32
+	at       int32
 }
 
 // unknownWords returns the weight of the query's words that no allowed doc holds, nor

@@ -29,7 +29,7 @@ func (ix *Index) Search(dst []Hit, query string, allowed Set, k int) []Hit {
 	s.order()
 	kw, steps := s.stepWindowFor(query, k) // a long query of several steps is reordered (rerank.go)
 	cands := s.score(ix, allowed, kw)
-	cands = s.answer(ix, allowed, cands, kw, !steps)
+	cands = s.answer(ix, query, allowed, cands, kw, !steps)
 	if steps {
 		s.steps.hits = s.appendTop(ix, s.steps.hits[:0], cands, kw)
 	} else {
