@@ -76,9 +76,9 @@ type canon struct {
 	src      []byte
 	pos      int
 	tape     []node
-	str      []byte // decoded strings, UTF-8
-	enc      []byte // an escaped string value's canonical form, to compare with its text
-	members  []int  // stack of the member key indexes of the objects being written
+	str      []byte   // decoded strings, UTF-8
+	enc      []byte   // an escaped string value's canonical form, to compare with its text
+	members  []member // stack of the members of the objects being written
 	nodes    int
 	depth    int
 	spaces   int  // whitespace bytes skipped so far
