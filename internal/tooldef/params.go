@@ -2,8 +2,6 @@ package tooldef
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"slices"
 	"sync"
 
@@ -159,30 +157,11 @@ func (w *paramWalker) skipString(b []byte, i int) int {
 	if i+1 >= len(b) {
 		return len(b)
 	}
-	if j := quoteIn8(b, i+1); j >= 0 { // most names and short values
-		return j + 1
-	}
 	if k := bytes.IndexByte(b[i+1:], '"'); k >= 0 {
 		return i + k + 2
 	}
 	return len(b)
 }
-
-// quoteIn8 returns the index of the first quote in b[i:i+8], or -1 when there is none
-// or fewer than eight bytes remain. It is small enough to inline.
-func quoteIn8(b []byte, i int) int {
-	if len(b)-i < 8 {
-		return -1
-	}
-	x := binary.LittleEndian.Uint64(b[i:]) ^ lo8*'"'
-	if m := (x - lo8) &^ x & hi8; m != 0 { // the lowest flag is exact
-		return i + bits.TrailingZeros64(m)>>3
-	}
-	return -1
-}
-
-// lo8 and hi8 repeat 0x01 and 0x80 in every byte of a word.
-const lo8, hi8 = 0x0101010101010101, 0x8080808080808080
 
 // skipValue returns the index past the value starting at b[i], or len(b).
 func (w *paramWalker) skipValue(b []byte, i int) int {
