@@ -45,7 +45,7 @@ func (c *canon) write(dst []byte, i int) ([]byte, int, error) {
 	default: // kObject
 		base := len(c.members)
 		for j, k := i+1, 0; k < n.a; k++ {
-			c.members = append(c.members, j)
+			c.members = append(c.members, member{at: j, key: prefixKey(c.text(&c.tape[j]))})
 			j = c.next(j + 1)
 		}
 		if err := c.sortMembers(c.members[base:]); err != nil {
@@ -56,7 +56,7 @@ func (c *canon) write(dst []byte, i int) ([]byte, int, error) {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
-			key := c.members[base+k] // re-read: a nested object may have grown c.members
+			key := c.members[base+k].at // re-read: a nested object may have grown c.members
 			dst = c.appendStringNode(dst, &c.tape[key])
 			dst = append(dst, ':')
 			var err error
@@ -69,26 +69,75 @@ func (c *canon) write(dst []byte, i int) ([]byte, int, error) {
 	}
 }
 
+// A member is an object member being sorted: the tape index of its name, and key, the
+// name's first 8 bytes (prefixKey), which order most pairs of names without reading them.
+type member struct {
+	at  int
+	key uint64
+}
+
+// prefixKey returns the first 8 bytes of name as a big-endian number, zeros past its
+// end: two names whose keys differ and hold no byte of 0x80 or more are in the order
+// of their keys (their first differing byte is ASCII, or one name is a shorter prefix
+// of the other), which is their UTF-16 order.
+func prefixKey(name []byte) uint64 {
+	if len(name) >= 8 {
+		return binary.BigEndian.Uint64(name)
+	}
+	if cap(name) >= 8 { // the bytes past the name are there to load, then masked off
+		return binary.BigEndian.Uint64(name[:8]) &^ (^uint64(0) >> (8 * len(name)))
+	}
+	var k uint64
+	for i, ch := range name {
+		k |= uint64(ch) << (56 - 8*i)
+	}
+	return k
+}
+
 // insertionMax is the most members sortMembers sorts by insertion, quadratic in the
 // worst case; a schema's objects mostly hold a handful.
 const insertionMax = 16
 
-// sortMembers sorts the member key indexes of one object by name, or returns
-// errDuplicate if two names are equal.
-func (c *canon) sortMembers(members []int) error {
+// compareMembers orders two members by name (compareUTF16), by their keys when those
+// decide.
+func (c *canon) compareMembers(x, y member) int {
+	if d, ok := keyOrder(x.key, y.key); ok {
+		return d
+	}
+	return c.compareKeys(x.at, y.at)
+}
+
+// keyOrder orders two names by their prefixKeys x and y; ok is false when the keys do
+// not decide: equal, or holding a byte of 0x80 or more.
+func keyOrder(x, y uint64) (d int, ok bool) {
+	if x == y || (x|y)&hiBytes != 0 {
+		return 0, false
+	}
+	if x < y {
+		return -1, true
+	}
+	return 1, true
+}
+
+// hiBytes is the high bit of every byte of a word.
+const hiBytes = 0x8080808080808080
+
+// sortMembers sorts the members of one object by name, or returns errDuplicate if two
+// names are equal.
+func (c *canon) sortMembers(members []member) error {
 	if len(members) > insertionMax {
 		// Members already in order (as many writers leave them) need no sort, and
 		// strictly increasing names hold no duplicate.
 		sorted := true
 		for k := 1; k < len(members) && sorted; k++ {
-			sorted = c.compareKeys(members[k-1], members[k]) < 0
+			sorted = c.compareMembers(members[k-1], members[k]) < 0
 		}
 		if sorted {
 			return nil
 		}
-		slices.SortFunc(members, c.compareKeys)
+		slices.SortFunc(members, c.compareMembers)
 		for k := 1; k < len(members); k++ {
-			if c.compareKeys(members[k-1], members[k]) == 0 {
+			if c.compareMembers(members[k-1], members[k]) == 0 {
 				return errDuplicate
 			}
 		}
@@ -98,10 +147,10 @@ func (c *canon) sortMembers(members []int) error {
 	// names adjacent at the end was compared (by the later of the two to be inserted,
 	// with each of its neighbours), so no equal pair goes unseen.
 	for k := 1; k < len(members); k++ {
-		m, name := members[k], c.text(&c.tape[members[k]])
+		m := members[k]
 		j := k
 		for ; j > 0; j-- {
-			d := compareUTF16(c.text(&c.tape[members[j-1]]), name)
+			d := c.compareMembers(members[j-1], m)
 			if d == 0 {
 				return errDuplicate
 			}

@@ -87,15 +87,38 @@ type schemaMembers struct {
 // at b[i], which it also skips: end is the index past it, ok false when the value is
 // not an object. A properties object's values are read so, in the one pass that finds
 // where each ends.
-func readSchemaAt(m *schemaMembers, b []byte, i int) (end int, ok bool) {
+func (w *paramWalker) readSchemaAt(m *schemaMembers, b []byte, i int) (end int, ok bool) {
 	if i >= len(b) || b[i] != '{' {
-		return jsonlex.SkipValue(b, i), false
+		return w.skipValue(b, i), false
 	}
-	return objectMembers(b, i, m.set), true
+	i++
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for i < len(b) {
+		kend := w.skipString(b, i)
+		j := kend + 1 // past the colon
+		if j >= len(b) {
+			break
+		}
+		vend := w.skipValue(b, j)
+		m.set(b[i:kend], b[j:vend])
+		if vend >= len(b) {
+			break
+		}
+		if b[vend] == '}' {
+			return vend + 1, true
+		}
+		i = vend + 1 // past the comma
+	}
+	return len(b), true
 }
 
 // set keeps val as the member key (raw, quotes included) when ParamText reads it.
 func (m *schemaMembers) set(key, val []byte) {
+	if len(key) < 2 {
+		return
+	}
 	switch string(key[1 : len(key)-1]) {
 	case "properties":
 		m.properties = val
@@ -120,19 +143,62 @@ func (m *schemaMembers) set(key, val []byte) {
 	}
 }
 
-// objectMembers calls fn with the raw key and value of each member of the object
-// starting at b[i], as Members does, and returns the index past it.
-func objectMembers(b []byte, i int, fn func(key, val []byte)) int {
-	return objectMembersAt(b, i, func(key []byte, j int) int {
-		end := jsonlex.SkipValue(b, j)
-		fn(key, b[j:end])
-		return end
-	})
+// The walker reads canonical text only (schemaguard.Canonicalize's output, as every
+// caller gives it): no whitespace, and escapes only for quotes, backslashes and control
+// characters. So a member is its name, a colon and its value, and, when noEsc says the
+// text holds no backslash, a string ends at the next quote. On other text it reads
+// something unspecified, and never panics.
+
+// skipString returns the index past the string whose opening quote is b[i], or len(b).
+func (w *paramWalker) skipString(b []byte, i int) int {
+	if !w.noEsc {
+		return jsonlex.SkipString(b, i)
+	}
+	if i+1 >= len(b) {
+		return len(b)
+	}
+	if k := bytes.IndexByte(b[i+1:], '"'); k >= 0 {
+		return i + k + 2
+	}
+	return len(b)
+}
+
+// skipValue returns the index past the value starting at b[i], or len(b).
+func (w *paramWalker) skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	switch b[i] {
+	case '"':
+		return w.skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = w.skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(b)
+	default: // number, true, false, null
+		for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+			i++
+		}
+		return i
+	}
 }
 
 // objectMembersAt calls read with the raw key of each member of the object starting at
 // b[i] and the index where its value starts; read returns the index past the value.
-// objectMembersAt returns the index past the object.
+// objectMembersAt returns the index past the object. b may hold whitespace.
 func objectMembersAt(b []byte, i int, read func(key []byte, j int) int) int {
 	i = jsonlex.SkipSpace(b, i+1)
 	if i >= len(b) {
@@ -205,7 +271,7 @@ func (w *paramWalker) walk(schema []byte, depth int) {
 		return // absent, or no object: no text
 	}
 	var m schemaMembers
-	readSchemaAt(&m, schema, i)
+	w.readSchemaAt(&m, schema, i)
 	w.walkMembers(&m, depth)
 }
 
@@ -214,19 +280,38 @@ func (w *paramWalker) walk(schema []byte, depth int) {
 // skipped then read again.
 func (w *paramWalker) walkAt(b []byte, i, depth int) int {
 	if depth > maxParamDepth || i >= len(b) || b[i] != '{' {
-		return jsonlex.SkipValue(b, i)
+		return w.skipValue(b, i)
 	}
 	var m schemaMembers
 	base, nameBase, props := len(w.props), len(w.names), false
-	end := objectMembersAt(b, i, func(key []byte, j int) int {
-		if string(key) == `"properties"` && j < len(b) && b[j] == '{' {
-			props = true
-			return w.readProps(b, j)
+	end := len(b)
+	i++
+	if i < len(b) && b[i] == '}' {
+		end, i = i+1, len(b)
+	}
+	for i < len(b) {
+		kend := w.skipString(b, i)
+		j := kend + 1 // past the colon
+		if j >= len(b) {
+			break
 		}
-		vend := jsonlex.SkipValue(b, j)
-		m.set(key, b[j:vend])
-		return vend
-	})
+		var vend int
+		if key := b[i:kend]; string(key) == `"properties"` && b[j] == '{' {
+			props = true
+			vend = w.readProps(b, j)
+		} else {
+			vend = w.skipValue(b, j)
+			m.set(key, b[j:vend])
+		}
+		if vend >= len(b) {
+			break
+		}
+		if b[vend] == '}' {
+			end = vend + 1
+			break
+		}
+		i = vend + 1 // past the comma
+	}
 	if props {
 		w.writeProps(base, nameBase, depth)
 	}
@@ -250,12 +335,18 @@ func (w *paramWalker) walkMembers(m *schemaMembers, depth int) {
 func (w *paramWalker) writeProps(base, nameBase, depth int) {
 	props, names := w.props[base:], w.nameText()
 	// Canonical members are in UTF-16 order; rank reads them in byte order.
-	byName := func(x, y paramProp) int { return bytes.Compare(names[x.a:x.b], names[y.a:y.b]) }
-	if !slices.IsSortedFunc(props, byName) {
-		slices.SortFunc(props, byName)
+	sorted := true
+	for k := 1; k < len(props) && sorted; k++ {
+		sorted = bytes.Compare(names[props[k-1].a:props[k-1].b], names[props[k].a:props[k].b]) <= 0
+	}
+	if !sorted {
+		slices.SortFunc(props, func(x, y paramProp) int { return bytes.Compare(names[x.a:x.b], names[y.a:y.b]) })
 	}
 	for i := range props {
-		p := w.props[base+i] // w.props may grow (and move) as nested schemas are walked
+		// Read in place, not copied: the nested walks below push and pop props past
+		// base+len(props) only, so this one is never written while in use, even when
+		// w.props moves (it stays in the array it was read from).
+		p := &props[i]
 		if p.b > p.a {
 			if w.base != nil {
 				w.span(p.raw, w.base[p.raw:p.raw+p.b-p.a])
@@ -271,7 +362,7 @@ func (w *paramWalker) writeProps(base, nameBase, depth int) {
 		w.add(pm.description)
 		w.add(pm.constant)
 		if len(pm.enum) > 0 && pm.enum[0] == '[' {
-			elements(pm.enum, func(v []byte) { w.add(v) })
+			w.elements(pm.enum, func(v []byte) { w.add(v) })
 		}
 		if p.ok && depth+1 <= maxParamDepth {
 			w.walkMembers(pm, depth+1) // walk(p.val, depth+1), p.val read once
@@ -287,7 +378,7 @@ func (w *paramWalker) walkNested(m *schemaMembers, depth int) {
 	w.walk(m.additionalProperties, depth+1)
 	for _, l := range [...][]byte{m.anyOf, m.oneOf, m.allOf} {
 		if len(l) > 0 && l[0] == '[' {
-			elements(l, func(v []byte) { w.walk(v, depth+1) })
+			w.elements(l, func(v []byte) { w.walk(v, depth+1) })
 		}
 	}
 }
@@ -295,38 +386,51 @@ func (w *paramWalker) walkNested(m *schemaMembers, depth int) {
 // readProps pushes the members of the properties object starting at b[i] on w.props,
 // each value's members read in the pass that skips it, and returns the index past it.
 func (w *paramWalker) readProps(b []byte, i int) int {
-	i = jsonlex.SkipSpace(b, i+1)
-	if i >= len(b) {
-		return len(b)
-	}
-	if b[i] == '}' {
+	i++
+	if i < len(b) && b[i] == '}' {
 		return i + 1
 	}
 	for i < len(b) {
-		kend := jsonlex.SkipString(b, i)
-		prop := paramProp{raw: w.offset(b) + i + 1}
-		if w.noEsc {
-			prop.a, prop.b = prop.raw, prop.raw+kend-i-2
-		} else {
-			prop.a = len(w.names)
-			w.names = appendString(w.names, b[i+1:kend-1])
-			prop.b = len(w.names)
+		kend := w.skipString(b, i)
+		j := kend + 1 // past the colon
+		if j >= len(b) {
+			break
 		}
-		i = jsonlex.SkipSpace(b, jsonlex.SkipSpace(b, kend)+1) // past the colon
-		w.props = append(w.props, prop)
+		w.props = append(w.props, paramProp{raw: w.offset(b) + i + 1})
 		p := &w.props[len(w.props)-1]
+		if w.noEsc {
+			p.a, p.b = p.raw, p.raw+kend-i-2
+		} else {
+			p.a = len(w.names)
+			w.names = appendString(w.names, b[i+1:kend-1])
+			p.b = len(w.names)
+		}
 		var vend int
-		vend, p.ok = readSchemaAt(&p.m, b, i)
-		i = jsonlex.SkipSpace(b, vend)
-		if i >= len(b) {
-			return len(b)
+		vend, p.ok = w.readSchemaAt(&p.m, b, j)
+		if vend >= len(b) {
+			break
 		}
-		if b[i] == '}' {
-			return i + 1
+		if b[vend] == '}' {
+			return vend + 1
 		}
-		i = jsonlex.SkipSpace(b, i+1) // the comma
+		i = vend + 1 // past the comma
 	}
 	return len(b)
+}
+
+// elements calls fn with each raw element of the canonical array starting at b[0].
+func (w *paramWalker) elements(b []byte, fn func(val []byte)) {
+	if len(b) < 2 || b[0] != '[' || b[1] == ']' {
+		return
+	}
+	for i := 1; i < len(b); {
+		end := w.skipValue(b, i)
+		fn(b[i:end])
+		if end >= len(b) || b[end] == ']' {
+			return
+		}
+		i = end + 1 // past the comma
+	}
 }
 
 // elements calls fn with each raw element of the JSON array b, which must be text

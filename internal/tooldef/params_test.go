@@ -308,3 +308,22 @@ func TestReadParamSpansShares(t *testing.T) {
 		t.Fatal("Read's description shares the definition's bytes")
 	}
 }
+
+// TestParamTextCut checks ParamText, whose walker reads canonical text by its layout
+// alone, never panics on text that is not: every prefix of canonical schemas
+// (unterminated strings, objects and arrays) and the seeds as written, with their
+// whitespace.
+func TestParamTextCut(t *testing.T) {
+	for _, s := range paramSeeds {
+		canon, _, err := schemaguard.Canonicalize(nil, []byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, schema := range [][]byte{canon, []byte(s)} {
+			step := len(schema)/400 + 1 // the deep seed's prefixes sampled, not all
+			for n := 0; n <= len(schema); n += step {
+				ParamText(slices.Clip(schema[:n]))
+			}
+		}
+	}
+}
