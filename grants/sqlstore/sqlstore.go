@@ -52,15 +52,17 @@
 //     migrations do (Migrate does not: the migrations are recorded). Every statement
 //     that reads the control revision also reads the triggers' mark (SQLite: the
 //     schema version, which every schema change moves; PostgreSQL: a 64-bit hash of
-//     the OIDs and row versions of those triggers present and enabled), and a Snapshot
-//     is cached with the mark of the checked read that answered it: a cached or delta
-//     read that finds another mark reads in full instead, checking the triggers again.
-//     So triggers dropped, rows edited uncounted and the triggers put back between two
-//     reads leave no stale Snapshot (TestMissingTriggersFailClosed,
-//     TestTriggersChangedBetweenReads). Not seen: a trigger replaced by one of the same
-//     name that counts nothing, on PostgreSQL its function replaced (CREATE OR REPLACE
-//     FUNCTION), and PostgreSQL writes in a session with session_replication_role =
-//     replica, which fires no ordinary trigger. A Store that caches nothing
+//     the OIDs and row versions of those triggers present and enabled and of their
+//     functions' row versions), and a Snapshot is cached with the mark of the checked
+//     read that answered it: a cached or delta read that finds another mark reads in
+//     full instead, checking the triggers again. So triggers dropped (or, on
+//     PostgreSQL, their functions replaced: CREATE OR REPLACE FUNCTION), rows edited
+//     uncounted and the triggers put back between two reads leave no stale Snapshot
+//     (TestMissingTriggersFailClosed, TestTriggersChangedBetweenReads,
+//     TestTriggerFunctionReplacedBetweenReads). Not seen: a trigger, or on PostgreSQL
+//     its function, left replaced by one of the same name that counts nothing, and
+//     PostgreSQL writes in a session with session_replication_role = replica, which
+//     fires no ordinary trigger. A Store that caches nothing
 //     (Options.CacheBytes < 0), or over a database without 0020, relies on no trigger
 //     and checks none.
 //   - Delta reads: over a database recording migrations 0021 and 0022, a principal

@@ -269,3 +269,51 @@ func TestUncheckedReadNotCached(t *testing.T) {
 		})
 	}
 }
+
+// SPEC GRANT-6, GRANT-4: on PostgreSQL, a counting trigger's function replaced by one
+// that counts nothing (CREATE OR REPLACE FUNCTION), grants revoked uncounted meanwhile
+// and the function put back, all between two reads of a Store, do not let the Store
+// answer the revoked grants from its cache: the functions' row versions are part of the
+// triggers' mark. (The cache answered the revoked grants: the mark held only the
+// pg_trigger rows, which CREATE OR REPLACE FUNCTION leaves alone.)
+func TestTriggerFunctionReplacedBetweenReads(t *testing.T) {
+	ctx := context.Background()
+	b := backends()[1]
+	for _, c := range []struct {
+		function string
+		revoke   func(t *testing.T, db *sql.DB)
+	}{
+		{"tool_grants_revise", revoke},
+		{"tool_grants_truncated", func(t *testing.T, db *sql.DB) { execAll(t, db, "TRUNCATE tool_grants") }},
+	} {
+		t.Run(c.function, func(t *testing.T) {
+			s, db := newStore(t, b, grants.Row{Principal: grants.AnyPrincipal, Tool: "t", Effect: grants.Allow})
+			if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
+				t.Fatal(err)
+			}
+			var def string
+			if err := db.QueryRow("SELECT pg_get_functiondef($1::regproc)", c.function).Scan(&def); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 2 {
+				if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 2 {
+					t.Fatalf("read %d = (%v, %v), want 2 rows", i+1, snap, err)
+				}
+			}
+			execAll(t, db, "CREATE OR REPLACE FUNCTION "+c.function+`() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        RETURN OLD;
+    END IF;
+    RETURN NEW;
+END;
+$$`)
+			c.revoke(t, db)
+			execAll(t, db, def)
+			got := sameAsFull(t, "a trigger function replaced and put back between reads", s, db, b.dialect, "alice")
+			if got != nil && slices.ContainsFunc(got.Rows, func(r grants.Row) bool { return r.Effect == grants.Allow }) {
+				t.Errorf("GRANT-6: read after the function was put back answered %v, allowing a revoked grant", rowsOf(got))
+			}
+		})
+	}
+}
