@@ -108,10 +108,10 @@ func TestCommand(t *testing.T) {
 			refused(t, "run deferredtools migrate first", "grants", "revoke", "-db", db, "-principal", "alice", "-tool", "t")
 
 			out := ok(t, "migrate", "-db", db)
-			if !strings.Contains(out, "applied 0018_tool_grants\napplied 0019_grant_rules\napplied 0020_revision_once\napplied 0021_deleted_rows\napplied 0022_replaced_rows\n") {
+			if !strings.Contains(out, "applied 0018_tool_grants\napplied 0019_grant_rules\napplied 0020_revision_once\napplied 0021_deleted_rows\napplied 0022_replaced_rows\napplied 0023_trigger_search_path\n") {
 				t.Errorf("GRANT-3: first migrate printed %q, want every migration applied", out)
 			}
-			if out := ok(t, "migrate", "-db", db); out != "schema at 0022_replaced_rows\n" {
+			if out := ok(t, "migrate", "-db", db); out != "schema at 0023_trigger_search_path\n" {
 				t.Errorf("GRANT-3: second migrate printed %q, want nothing applied", out)
 			}
 

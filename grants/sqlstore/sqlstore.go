@@ -2,7 +2,7 @@
 // one process, PostgreSQL for many processes sharing grants.
 //
 // The host opens the *sql.DB with the driver it chooses (this package imports none),
-// applies the embedded migrations with Migrate (0018_tool_grants to 0022_replaced_rows;
+// applies the embedded migrations with Migrate (0018_tool_grants to 0023_trigger_search_path;
 // each runs once and is recorded in sqlstore_migrations), and hands New's Store to the
 // Discoverer as its grants.Reader.
 //
@@ -91,8 +91,9 @@
 //     scopes text outside the encoding above; SQLite refuses a repeated scope with a
 //     trigger), so plain SQL cannot store a row that fails reads closed.
 //   - Triggers (0019, replaced by 0020) count every write, plain SQL included (SPEC
-//     GRANT-4): each row inserted, updated or deleted increments the control revision
-//     exactly once, and an inserted or updated row takes the new value as its
+//     GRANT-4), on PostgreSQL whatever the writing session's search_path (0023: their
+//     functions resolve tables in their own schema, TestWriterSearchPathCounted): each
+//     row inserted, updated or deleted increments the control revision exactly once, and an inserted or updated row takes the new value as its
 //     revision. An upsert counts once whether it inserts or updates, however its DO
 //     UPDATE is written; ON CONFLICT DO NOTHING that conflicts counts nothing; TRUNCATE
 //     (PostgreSQL) counts once. On SQLite one UPDATE goes uncounted: one that changes

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/dbtest"
 )
 
 // A trigger is one trigger of the store's schema as the database holds it: its name,
@@ -315,5 +317,50 @@ $$`)
 				t.Errorf("GRANT-6: read after the function was put back answered %v, allowing a revoked grant", rowsOf(got))
 			}
 		})
+	}
+}
+
+// SPEC GRANT-4, GRANT-6: on PostgreSQL, a write to the store's tool_grants from a
+// session whose search_path lists first another schema holding the store's tables
+// (another tenant's, or another environment's) is counted in the store's own control
+// revision: the trigger functions resolve their tables in the schema they belong to,
+// not by the writer's search_path. So a Store's cached read does not answer a grant
+// revoked by such a session. (The triggers bumped the other schema's control revision,
+// and the cached read answered alice's revoked grant.)
+func TestWriterSearchPathCounted(t *testing.T) {
+	ctx := context.Background()
+	dsn := dbtest.PostgresDSN(t)
+	other := dbtest.PostgresDSN(t)
+	schema := func(dsn string) string { return dsn[strings.LastIndex(dsn, "search_path=")+len("search_path="):] }
+	db := dbtest.Open(t, "pgx", dsn)
+	for _, d := range []*sql.DB{db, dbtest.Open(t, "pgx", other)} {
+		if err := Migrate(ctx, d, Postgres, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := New(db, Postgres)
+	if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 1 {
+			t.Fatalf("read %d = (%v, %v), want alice's row", i+1, snap, err)
+		}
+	}
+	operator := dbtest.Open(t, "pgx", strings.Replace(dsn, "search_path="+schema(dsn), "search_path="+schema(other)+","+schema(dsn), 1))
+	for _, q := range []string{
+		"DELETE FROM " + schema(dsn) + ".tool_grants WHERE principal_id = 'alice'",
+		"INSERT INTO " + schema(dsn) + ".tool_grants (principal_id, tool_name, effect) VALUES ('alice', 'b', 'deny')",
+		"TRUNCATE " + schema(dsn) + ".tool_grants",
+	} {
+		execAll(t, operator, q)
+		got := sameAsFull(t, q+" from a session whose search_path lists another store first", s, db, Postgres, "alice")
+		if got != nil && slices.ContainsFunc(got.Rows, func(r grants.Row) bool { return r.Tool == "a" }) {
+			t.Errorf("GRANT-6: after %s: read answered %v, the revoked grant included", q, rowsOf(got))
+		}
+	}
+	var theirs int64
+	if err := dbtest.Open(t, "pgx", other).QueryRow("SELECT revision FROM control_revisions").Scan(&theirs); err != nil || theirs != 1 {
+		t.Errorf("the other schema's control revision = (%d, %v), want 1: its rows did not change", theirs, err)
 	}
 }
