@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/internal/dbtest"
@@ -362,5 +365,85 @@ func TestWriterSearchPathCounted(t *testing.T) {
 	var theirs int64
 	if err := dbtest.Open(t, "pgx", other).QueryRow("SELECT revision FROM control_revisions").Scan(&theirs); err != nil || theirs != 1 {
 		t.Errorf("the other schema's control revision = (%d, %v), want 1: its rows did not change", theirs, err)
+	}
+}
+
+// SPEC GRANT-6, GRANT-4: Stores reading concurrently while a trigger is dropped, a
+// grant revoked uncounted and the trigger put back, over and over, never answer the
+// revoked grant in a read that starts after the revocation committed: each read sees the
+// triggers' mark in the statement that reads the control revision, so no interleaving
+// lets a Snapshot cached before the surgery pass for one checked after it.
+func TestConcurrentReadsDuringSurgery(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends() {
+		t.Run(b.dialect.String(), func(t *testing.T) {
+			w, db := newStore(t, b)
+			drop, restore := "DROP TRIGGER tool_grants_delete", ""
+			if b.dialect == Postgres {
+				drop = "DROP TRIGGER tool_grants_revise ON tool_grants"
+			}
+			for _, tr := range storeTriggers(t, db, b.dialect) {
+				if tr.name == "tool_grants_delete" || tr.name == "tool_grants_revise" {
+					restore = tr.def
+				}
+			}
+			var (
+				mu      sync.RWMutex // held for writing while the writer changes state
+				revoked bool         // alice's grant revoked and not granted again since
+				epoch   int          // bumped by every change of revoked
+				stop    atomic.Bool
+				wg      sync.WaitGroup
+				served  atomic.Int64
+			)
+			conn, err := db.Conn(ctx) // the surgery's statements, one at a time on one connection
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			readers := []*Store{New(db, b.dialect), New(db, b.dialect), New(db, b.dialect)}
+			for _, r := range readers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for !stop.Load() {
+						mu.RLock()
+						wasRevoked, at := revoked, epoch
+						mu.RUnlock()
+						snap, err := r.ReadGrants(ctx, "alice")
+						mu.RLock()
+						same := epoch == at
+						mu.RUnlock()
+						if err == nil && wasRevoked && same && len(snap.Rows) > 0 {
+							served.Add(1)
+						}
+					}
+				}()
+			}
+			for range 15 {
+				mu.Lock()
+				if _, err := w.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
+					mu.Unlock()
+					t.Fatal(err)
+				}
+				revoked, epoch = false, epoch+1
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond) // the readers cache alice's grant
+				mu.Lock()
+				for _, q := range []string{drop, "DELETE FROM tool_grants WHERE principal_id = 'alice'", restore} {
+					if _, err := conn.ExecContext(ctx, q); err != nil {
+						mu.Unlock()
+						t.Fatalf("%s: %v", q, err)
+					}
+				}
+				revoked, epoch = true, epoch+1
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond)
+			}
+			stop.Store(true)
+			wg.Wait()
+			if n := served.Load(); n > 0 {
+				t.Errorf("GRANT-6: %d reads started after the revocation answered alice's revoked grant", n)
+			}
+		})
 	}
 }
