@@ -284,6 +284,26 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// A command group followed by a subcommand it lacks (deferredtools rank bogus) is a
+// usage error naming the group and printing that group's usage to stderr: exit 2. The
+// rank and catalog groups answered "unknown command" and every group the whole usage.
+func TestGroupUnknownSubcommand(t *testing.T) {
+	for _, tc := range []struct{ group, sub string }{
+		{"grants", "grants list"}, {"catalog", "catalog check"}, {"rank", "rank eval"},
+	} {
+		r := cli(t, tc.group, "bogus")
+		if r.code != 2 || r.stdout != "" {
+			t.Errorf("deferredtools %s bogus = exit %d, stdout %q; want exit 2, nothing on stdout", tc.group, r.code, r.stdout)
+		}
+		if !strings.HasPrefix(r.stderr, "deferredtools: usage: unknown "+tc.group+" subcommand\n") {
+			t.Errorf("deferredtools %s bogus: stderr %q, want it to name the group", tc.group, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "\n  deferredtools "+tc.sub+" ") || strings.Contains(r.stderr, "deferredtools migrate") {
+			t.Errorf("deferredtools %s bogus: stderr %q, want the group's usage alone", tc.group, r.stderr)
+		}
+	}
+}
+
 // A command group named alone (deferredtools grants) is a usage error that says so and
 // prints that group's usage, its subcommands, to stderr: exit 2. It answered "unknown
 // command".
