@@ -72,7 +72,11 @@ func restoreTriggers(t *testing.T, db *sql.DB, d Dialect, want []trigger) {
 	}
 	for _, tr := range want {
 		if !have[tr.name] {
-			if _, err := db.Exec(tr.def); err != nil {
+			def := tr.def
+			if d == Postgres && pgTriggerExists(t, db, tr.name+"_away") { // renamed: rename it back
+				def = "ALTER TRIGGER " + tr.name + "_away ON " + tr.table + " RENAME TO " + tr.name
+			}
+			if _, err := db.Exec(def); err != nil {
 				t.Fatalf("restoring %s: %v", tr.name, err)
 			}
 		}
@@ -82,6 +86,16 @@ func restoreTriggers(t *testing.T, db *sql.DB, d Dialect, want []trigger) {
 			}
 		}
 	}
+}
+
+// pgTriggerExists reports whether a PostgreSQL trigger named name exists.
+func pgTriggerExists(t *testing.T, db *sql.DB, name string) bool {
+	t.Helper()
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM pg_trigger WHERE tgname = $1", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
 }
 
 // A surgery changes the store's schema behind the Stores' backs so that writes may go
@@ -102,7 +116,7 @@ func execAll(t *testing.T, db *sql.DB, queries ...string) {
 
 // surgeries are the ways, per dialect, of leaving the store without a trigger it
 // relies on: dropping and recreating tool_grants (rows kept, same columns), dropping
-// each trigger in turn, and on PostgreSQL disabling them.
+// each trigger in turn, and on PostgreSQL disabling and renaming them.
 func surgeries(t *testing.T, b backend) []surgery {
 	_, db := newStore(t, b)
 	var out []surgery
@@ -135,6 +149,8 @@ func surgeries(t *testing.T, b backend) []surgery {
 				q := "ALTER TABLE " + tr.table + " " + how + " " + tr.name
 				out = append(out, surgery{name: q, do: func(t *testing.T, db *sql.DB) { execAll(t, db, q) }})
 			}
+			rename := "ALTER TRIGGER " + tr.name + " ON " + tr.table + " RENAME TO " + tr.name + "_away"
+			out = append(out, surgery{name: rename, do: func(t *testing.T, db *sql.DB) { execAll(t, db, rename) }})
 		}
 	}
 	if b.dialect == Postgres {
