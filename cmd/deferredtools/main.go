@@ -22,7 +22,8 @@
 // tool's calls would all answer tool_validation_unavailable (503). The exit status is
 // 0 on success (and for -h, -help or help, alone or after a command group), 1 when the
 // operation is refused (a one-line reason on stderr) and 2 on a usage error (the usage
-// on stderr; a command group named alone, such as grants, prints its subcommands').
+// on stderr; a command group named alone or with a subcommand it lacks, such as grants
+// or grants bogus, prints its subcommands').
 package main
 
 import (
@@ -120,10 +121,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 func usageErr(msg string) error { return fmt.Errorf("%w: %s", errUsage, msg) }
 
 // A subcommandError is a command group (grants, catalog, rank) named without a
-// subcommand: a usage error whose usage is the group's alone.
-type subcommandError struct{ group string }
+// subcommand, or with one it lacks (unknown): a usage error whose usage is the group's
+// alone.
+type subcommandError struct {
+	group   string
+	unknown bool
+}
 
 func (e *subcommandError) Error() string {
+	if e.unknown {
+		return errUsage.Error() + ": unknown " + e.group + " subcommand"
+	}
 	return errUsage.Error() + ": " + e.group + " needs a subcommand"
 }
 
@@ -162,10 +170,10 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	case args[0] == "rank" && len(args) > 1 && args[1] == "eval":
 		return rankEval(args[2:], stdout, stderr)
 	}
-	if len(args) == 1 && isGroup(args[0]) {
-		return &subcommandError{group: args[0]}
+	if isGroup(args[0]) && (len(args) == 1 || args[0] != "grants") {
+		return &subcommandError{group: args[0], unknown: len(args) > 1}
 	}
-	if args[0] != "grants" || len(args) < 2 {
+	if args[0] != "grants" {
 		return usageErr("unknown command")
 	}
 	switch args[1] {
@@ -178,7 +186,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	case "check":
 		return check(args[2:], stdout, stderr)
 	}
-	return usageErr("unknown grants subcommand")
+	return &subcommandError{group: "grants", unknown: true}
 }
 
 // isHelp reports whether arg asks for the usage.

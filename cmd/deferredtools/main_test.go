@@ -108,10 +108,10 @@ func TestCommand(t *testing.T) {
 			refused(t, "run deferredtools migrate first", "grants", "revoke", "-db", db, "-principal", "alice", "-tool", "t")
 
 			out := ok(t, "migrate", "-db", db)
-			if !strings.Contains(out, "applied 0018_tool_grants\napplied 0019_grant_rules\napplied 0020_revision_once\napplied 0021_deleted_rows\napplied 0022_replaced_rows\n") {
+			if !strings.Contains(out, "applied 0018_tool_grants\napplied 0019_grant_rules\napplied 0020_revision_once\napplied 0021_deleted_rows\napplied 0022_replaced_rows\napplied 0023_trigger_search_path\n") {
 				t.Errorf("GRANT-3: first migrate printed %q, want every migration applied", out)
 			}
-			if out := ok(t, "migrate", "-db", db); out != "schema at 0022_replaced_rows\n" {
+			if out := ok(t, "migrate", "-db", db); out != "schema at 0023_trigger_search_path\n" {
 				t.Errorf("GRANT-3: second migrate printed %q, want nothing applied", out)
 			}
 
@@ -281,6 +281,26 @@ func TestUsage(t *testing.T) {
 	}
 	if _, err := os.Stat(strings.TrimPrefix(db, "sqlite:")); err == nil {
 		t.Error("a usage error created the database file")
+	}
+}
+
+// A command group followed by a subcommand it lacks (deferredtools rank bogus) is a
+// usage error naming the group and printing that group's usage to stderr: exit 2. The
+// rank and catalog groups answered "unknown command" and every group the whole usage.
+func TestGroupUnknownSubcommand(t *testing.T) {
+	for _, tc := range []struct{ group, sub string }{
+		{"grants", "grants list"}, {"catalog", "catalog check"}, {"rank", "rank eval"},
+	} {
+		r := cli(t, tc.group, "bogus")
+		if r.code != 2 || r.stdout != "" {
+			t.Errorf("deferredtools %s bogus = exit %d, stdout %q; want exit 2, nothing on stdout", tc.group, r.code, r.stdout)
+		}
+		if !strings.HasPrefix(r.stderr, "deferredtools: usage: unknown "+tc.group+" subcommand\n") {
+			t.Errorf("deferredtools %s bogus: stderr %q, want it to name the group", tc.group, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "\n  deferredtools "+tc.sub+" ") || strings.Contains(r.stderr, "deferredtools migrate") {
+			t.Errorf("deferredtools %s bogus: stderr %q, want the group's usage alone", tc.group, r.stderr)
+		}
 	}
 }
 

@@ -161,6 +161,10 @@ func splitStatements(src string) []string {
 //   - 0022_replaced_rows (SQLite) also tombstones a row that INSERT OR REPLACE or
 //     UPDATE OR REPLACE removes because the write takes its rowid (no delete trigger
 //     fires for it); on PostgreSQL it changes nothing. Delta reads need it too.
+//   - 0023_trigger_search_path (PostgreSQL) sets each trigger function's search_path
+//     to the schema holding tool_grants, so that a write from a session whose
+//     search_path lists another schema holding these tables first is counted here, not
+//     there; on SQLite it changes nothing.
 //
 // Every run also restores the control row at revision 1 if it was deleted, and the
 // tombstone floor row, at the control revision, if it was deleted. A recorded

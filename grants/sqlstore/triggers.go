@@ -59,9 +59,10 @@ func triggerCheck(d Dialect) string {
 			}
 		}
 		return fmt.Sprintf(`SELECT count(*) FILTER (WHERE w.kind = 0) AS counting, count(*) FILTER (WHERE w.kind = 1) AS tombstones,
-    hashtextextended(coalesce(string_agg(t.oid::text || '.' || t.xmin::text, ' ' ORDER BY t.oid), ''), 0) AS schema
+    hashtextextended(coalesce(string_agg(t.oid::text || '.' || t.xmin::text || '.' || p.xmin::text, ' ' ORDER BY t.oid), ''), 0) AS schema
 FROM (VALUES %s) w (tbl, name, kind)
 JOIN pg_trigger t ON t.tgrelid = to_regclass(w.tbl)::oid AND t.tgname = w.name
+JOIN pg_proc p ON p.oid = t.tgfoid
 WHERE t.tgenabled IN ('O', 'A')`, strings.Join(want, ", "))
 	}
 	count := func(ts []reliedTrigger) string {
@@ -79,7 +80,8 @@ WHERE t.tgenabled IN ('O', 'A')`, strings.Join(want, ", "))
 // of d's relied-upon triggers is created, dropped, enabled or disabled. On SQLite it
 // is the schema version, which every schema change moves, and which pins the whole
 // schema; on PostgreSQL a 64-bit hash of the OIDs and row versions (xmin) of those
-// triggers that are present and enabled (triggerCheck's). A Snapshot is cached only
+// triggers that are present and enabled (triggerCheck's) and of their functions' row
+// versions, which CREATE OR REPLACE FUNCTION moves. A Snapshot is cached only
 // from a read whose check found every trigger the Store relies on, with the mark of
 // that read: the same mark later means the same triggers, still there and enabled,
 // and so lets a cached read skip counting them (on SQLite, scanning sqlite_master

@@ -6,9 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/dbtest"
 )
 
 // A trigger is one trigger of the store's schema as the database holds it: its name,
@@ -67,7 +72,11 @@ func restoreTriggers(t *testing.T, db *sql.DB, d Dialect, want []trigger) {
 	}
 	for _, tr := range want {
 		if !have[tr.name] {
-			if _, err := db.Exec(tr.def); err != nil {
+			def := tr.def
+			if d == Postgres && pgTriggerExists(t, db, tr.name+"_away") { // renamed: rename it back
+				def = "ALTER TRIGGER " + tr.name + "_away ON " + tr.table + " RENAME TO " + tr.name
+			}
+			if _, err := db.Exec(def); err != nil {
 				t.Fatalf("restoring %s: %v", tr.name, err)
 			}
 		}
@@ -77,6 +86,16 @@ func restoreTriggers(t *testing.T, db *sql.DB, d Dialect, want []trigger) {
 			}
 		}
 	}
+}
+
+// pgTriggerExists reports whether a PostgreSQL trigger named name exists.
+func pgTriggerExists(t *testing.T, db *sql.DB, name string) bool {
+	t.Helper()
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM pg_trigger WHERE tgname = $1", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
 }
 
 // A surgery changes the store's schema behind the Stores' backs so that writes may go
@@ -97,7 +116,7 @@ func execAll(t *testing.T, db *sql.DB, queries ...string) {
 
 // surgeries are the ways, per dialect, of leaving the store without a trigger it
 // relies on: dropping and recreating tool_grants (rows kept, same columns), dropping
-// each trigger in turn, and on PostgreSQL disabling them.
+// each trigger in turn, and on PostgreSQL disabling and renaming them.
 func surgeries(t *testing.T, b backend) []surgery {
 	_, db := newStore(t, b)
 	var out []surgery
@@ -130,6 +149,8 @@ func surgeries(t *testing.T, b backend) []surgery {
 				q := "ALTER TABLE " + tr.table + " " + how + " " + tr.name
 				out = append(out, surgery{name: q, do: func(t *testing.T, db *sql.DB) { execAll(t, db, q) }})
 			}
+			rename := "ALTER TRIGGER " + tr.name + " ON " + tr.table + " RENAME TO " + tr.name + "_away"
+			out = append(out, surgery{name: rename, do: func(t *testing.T, db *sql.DB) { execAll(t, db, rename) }})
 		}
 	}
 	if b.dialect == Postgres {
@@ -265,6 +286,179 @@ func TestUncheckedReadNotCached(t *testing.T) {
 				if snap != nil {
 					t.Errorf("GRANT-6: read %d once the record is back answered %v", i+1, rowsOf(snap))
 				}
+			}
+		})
+	}
+}
+
+// SPEC GRANT-6, GRANT-4: on PostgreSQL, a counting trigger's function replaced by one
+// that counts nothing (CREATE OR REPLACE FUNCTION), grants revoked uncounted meanwhile
+// and the function put back, all between two reads of a Store, do not let the Store
+// answer the revoked grants from its cache: the functions' row versions are part of the
+// triggers' mark. (The cache answered the revoked grants: the mark held only the
+// pg_trigger rows, which CREATE OR REPLACE FUNCTION leaves alone.)
+func TestTriggerFunctionReplacedBetweenReads(t *testing.T) {
+	ctx := context.Background()
+	b := backends()[1]
+	for _, c := range []struct {
+		function string
+		revoke   func(t *testing.T, db *sql.DB)
+	}{
+		{"tool_grants_revise", revoke},
+		{"tool_grants_truncated", func(t *testing.T, db *sql.DB) { execAll(t, db, "TRUNCATE tool_grants") }},
+	} {
+		t.Run(c.function, func(t *testing.T) {
+			s, db := newStore(t, b, grants.Row{Principal: grants.AnyPrincipal, Tool: "t", Effect: grants.Allow})
+			if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
+				t.Fatal(err)
+			}
+			var def string
+			if err := db.QueryRow("SELECT pg_get_functiondef($1::regproc)", c.function).Scan(&def); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 2 {
+				if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 2 {
+					t.Fatalf("read %d = (%v, %v), want 2 rows", i+1, snap, err)
+				}
+			}
+			execAll(t, db, "CREATE OR REPLACE FUNCTION "+c.function+`() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        RETURN OLD;
+    END IF;
+    RETURN NEW;
+END;
+$$`)
+			c.revoke(t, db)
+			execAll(t, db, def)
+			got := sameAsFull(t, "a trigger function replaced and put back between reads", s, db, b.dialect, "alice")
+			if got != nil && slices.ContainsFunc(got.Rows, func(r grants.Row) bool { return r.Effect == grants.Allow }) {
+				t.Errorf("GRANT-6: read after the function was put back answered %v, allowing a revoked grant", rowsOf(got))
+			}
+		})
+	}
+}
+
+// SPEC GRANT-4, GRANT-6: on PostgreSQL, a write to the store's tool_grants from a
+// session whose search_path lists first another schema holding the store's tables
+// (another tenant's, or another environment's) is counted in the store's own control
+// revision: the trigger functions resolve their tables in the schema they belong to,
+// not by the writer's search_path. So a Store's cached read does not answer a grant
+// revoked by such a session. (The triggers bumped the other schema's control revision,
+// and the cached read answered alice's revoked grant.)
+func TestWriterSearchPathCounted(t *testing.T) {
+	ctx := context.Background()
+	dsn := dbtest.PostgresDSN(t)
+	other := dbtest.PostgresDSN(t)
+	schema := func(dsn string) string { return dsn[strings.LastIndex(dsn, "search_path=")+len("search_path="):] }
+	db := dbtest.Open(t, "pgx", dsn)
+	for _, d := range []*sql.DB{db, dbtest.Open(t, "pgx", other)} {
+		if err := Migrate(ctx, d, Postgres, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := New(db, Postgres)
+	if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 1 {
+			t.Fatalf("read %d = (%v, %v), want alice's row", i+1, snap, err)
+		}
+	}
+	operator := dbtest.Open(t, "pgx", strings.Replace(dsn, "search_path="+schema(dsn), "search_path="+schema(other)+","+schema(dsn), 1))
+	for _, q := range []string{
+		"DELETE FROM " + schema(dsn) + ".tool_grants WHERE principal_id = 'alice'",
+		"INSERT INTO " + schema(dsn) + ".tool_grants (principal_id, tool_name, effect) VALUES ('alice', 'b', 'deny')",
+		"TRUNCATE " + schema(dsn) + ".tool_grants",
+	} {
+		execAll(t, operator, q)
+		got := sameAsFull(t, q+" from a session whose search_path lists another store first", s, db, Postgres, "alice")
+		if got != nil && slices.ContainsFunc(got.Rows, func(r grants.Row) bool { return r.Tool == "a" }) {
+			t.Errorf("GRANT-6: after %s: read answered %v, the revoked grant included", q, rowsOf(got))
+		}
+	}
+	var theirs int64
+	if err := dbtest.Open(t, "pgx", other).QueryRow("SELECT revision FROM control_revisions").Scan(&theirs); err != nil || theirs != 1 {
+		t.Errorf("the other schema's control revision = (%d, %v), want 1: its rows did not change", theirs, err)
+	}
+}
+
+// SPEC GRANT-6, GRANT-4: Stores reading concurrently while a trigger is dropped, a
+// grant revoked uncounted and the trigger put back, over and over, never answer the
+// revoked grant in a read that starts after the revocation committed: each read sees the
+// triggers' mark in the statement that reads the control revision, so no interleaving
+// lets a Snapshot cached before the surgery pass for one checked after it.
+func TestConcurrentReadsDuringSurgery(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends() {
+		t.Run(b.dialect.String(), func(t *testing.T) {
+			w, db := newStore(t, b)
+			drop, restore := "DROP TRIGGER tool_grants_delete", ""
+			if b.dialect == Postgres {
+				drop = "DROP TRIGGER tool_grants_revise ON tool_grants"
+			}
+			for _, tr := range storeTriggers(t, db, b.dialect) {
+				if tr.name == "tool_grants_delete" || tr.name == "tool_grants_revise" {
+					restore = tr.def
+				}
+			}
+			var (
+				mu      sync.RWMutex // held for writing while the writer changes state
+				revoked bool         // alice's grant revoked and not granted again since
+				epoch   int          // bumped by every change of revoked
+				stop    atomic.Bool
+				wg      sync.WaitGroup
+				served  atomic.Int64
+			)
+			conn, err := db.Conn(ctx) // the surgery's statements, one at a time on one connection
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			readers := []*Store{New(db, b.dialect), New(db, b.dialect), New(db, b.dialect)}
+			for _, r := range readers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for !stop.Load() {
+						mu.RLock()
+						wasRevoked, at := revoked, epoch
+						mu.RUnlock()
+						snap, err := r.ReadGrants(ctx, "alice")
+						mu.RLock()
+						same := epoch == at
+						mu.RUnlock()
+						if err == nil && wasRevoked && same && len(snap.Rows) > 0 {
+							served.Add(1)
+						}
+					}
+				}()
+			}
+			for range 15 {
+				mu.Lock()
+				if _, err := w.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
+					mu.Unlock()
+					t.Fatal(err)
+				}
+				revoked, epoch = false, epoch+1
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond) // the readers cache alice's grant
+				mu.Lock()
+				for _, q := range []string{drop, "DELETE FROM tool_grants WHERE principal_id = 'alice'", restore} {
+					if _, err := conn.ExecContext(ctx, q); err != nil {
+						mu.Unlock()
+						t.Fatalf("%s: %v", q, err)
+					}
+				}
+				revoked, epoch = true, epoch+1
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond)
+			}
+			stop.Store(true)
+			wg.Wait()
+			if n := served.Load(); n > 0 {
+				t.Errorf("GRANT-6: %d reads started after the revocation answered alice's revoked grant", n)
 			}
 		})
 	}

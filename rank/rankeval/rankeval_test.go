@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -135,4 +136,38 @@ func TestEvaluateByKind(t *testing.T) {
 	if rep.PageTools != 1 || rep.Queries != 1 || rep.EmptyQueries != 2 {
 		t.Errorf("Report = %+v, want 1 query, 2 empty, 1 tool per page", rep)
 	}
+}
+
+// malformedText is every text LoadCatalog and LoadQueries may report a malformed file
+// with: fixed words and a byte count, nothing taken from the file.
+var malformedText = regexp.MustCompile(`^rankeval: malformed file: (catalog|queries)(: (invalid JSON|a value of the wrong JSON type) after byte [0-9]+|: tool without a name)?$`)
+
+// FuzzLoadFiles: whatever bytes a catalog or queries file holds, loading it either
+// succeeds or fails with ErrFormat in one of the fixed texts of malformedText: no
+// character, member name or Go type of the file's reaches the error.
+func FuzzLoadFiles(f *testing.F) {
+	for _, seed := range []string{
+		`[{"name": "x", "description": "X."}]`, `[{"name": "x"} Zsecret]`, "[{\"name\": \"a\x01b\"}]",
+		`[{"name": ["Qsecret"]}]`, `{"Qsecret": 1}`, `[{"name": "Qsecret`, `[{"query": "x"}, Wsecret]`,
+		`[{"query": 1e999}]`, `[{"description": "no name"}]`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "file.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, errC := LoadCatalog(path)
+		_, errQ := LoadQueries(path)
+		for _, err := range []error{errC, errQ} {
+			if err == nil {
+				continue
+			}
+			if !errors.Is(err, ErrFormat) || !malformedText.MatchString(err.Error()) {
+				t.Errorf("error %q for %q: want ErrFormat in a fixed text", err, data)
+			}
+		}
+	})
 }

@@ -1,0 +1,3 @@
+-- 0023_trigger_search_path (SQLite): nothing to change. It exists so both dialects share
+-- one migration list; the PostgreSQL one pins the trigger functions' search_path, and a
+-- SQLite trigger names only tables of its own database.
