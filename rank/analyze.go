@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/transform"
@@ -91,16 +92,23 @@ func (a *analyzer) term(i int) []byte {
 
 // add analyzes text and appends its terms.
 func (a *analyzer) add(text string) {
-	a.src = append(a.src[:0], text...)
-	if !isASCII(a.src) {
-		// An Iter kept in the analyzer decomposes without allocating.
-		a.src = a.src[:0]
-		a.iter.InitString(norm.NFKD, text)
-		for !a.iter.Done() {
-			a.src = append(a.src, a.iter.Next()...)
+	var src []byte
+	if b := unsafe.Slice(unsafe.StringData(text), len(text)); a.memo != nil && isASCII(b) {
+		// Read where it is: with a memo nothing writes to src (stemming, which
+		// rewrites a word in place, happens on the memo's copy of a new word).
+		src = b
+	} else {
+		a.src = append(a.src[:0], text...)
+		if !isASCII(a.src) {
+			// An Iter kept in the analyzer decomposes without allocating.
+			a.src = a.src[:0]
+			a.iter.InitString(norm.NFKD, text)
+			for !a.iter.Done() {
+				a.src = append(a.src, a.iter.Next()...)
+			}
 		}
+		src = a.src
 	}
-	src := a.src
 	a.prev = a.prev[:0]
 	a.word = a.word[:0]
 	a.whole = a.whole[:0]

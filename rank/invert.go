@@ -99,9 +99,10 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 	v.seen = v.seen[:0]
 	var length [numFields]int
 	params := d.Params
-	if d.ParamPieces != nil {
+	if d.ParamPieces != nil && v.memo == nil {
 		// Joined in a buffer reused doc after doc: the analyser copies its text before
 		// reading it and keeps none of it, so the string needs no bytes of its own.
+		// (The memo reads the pieces where they are.)
 		v.join = d.ParamPieces.appendText(v.join[:0])
 		params = unsafe.String(unsafe.SliceData(v.join), len(v.join))
 	}
@@ -119,7 +120,11 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 		an.surface = p.Surf > 0 && f != fieldParams
 		if v.memo != nil && f >= fieldDesc {
 			// Fields without pairs: each distinct word analysed once, by the memo.
-			length[f] = v.memo.add(i, f, text)
+			if f == fieldParams && d.ParamPieces != nil {
+				length[f] = v.memo.addPieces(i, f, d.ParamPieces)
+			} else {
+				length[f] = v.memo.add(i, f, text)
+			}
 			continue
 		}
 		an.add(text)

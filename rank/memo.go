@@ -72,6 +72,22 @@ func (m *wordMemo) add(i, f int, text string) int {
 	return m.found
 }
 
+// addPieces is add for text held as pieces: each piece analysed where it is. The
+// pieces are joined by spaces, which end every word, CJK run and camelCase part, and
+// start a new segment of the NFKD decomposition: the text's terms are its pieces'.
+func (m *wordMemo) addPieces(i, f int, p *Pieces) int {
+	an := m.v.an
+	m.doc, m.field, m.found = i, f, 0
+	an.memo = m
+	for k := 0; k+1 < len(p.Spans); k += 2 {
+		if s, e := p.Spans[k], p.Spans[k+1]; s <= e && uint64(e) <= uint64(len(p.Src)) {
+			an.add(p.Src[s:e])
+		}
+	}
+	an.memo = nil
+	return m.found
+}
+
 // count counts term, of kind kind, as the analyzer emits it.
 func (m *wordMemo) count(term []byte, kind termKind) {
 	if kind.isWord() {

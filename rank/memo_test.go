@@ -38,6 +38,14 @@ func TestWordMemoSameTerms(t *testing.T) {
 		fmt.Fprintf(&many, "w%s%d ", strings.Repeat("q", i%12), i)
 	}
 	docs = append(docs, Doc{Name: "many", Description: many.String(), Params: "w7 wqq14 " + many.String()[:4000]})
+	// The parameters as pieces, cut at every space and at some: with the memo each
+	// piece is analysed where it is, without it the pieces are joined.
+	for i, d := range docs[:len(docs)-1] {
+		for k, cuts := range []uint64{^uint64(0), 0x5555_5555_5555_5555 << (i % 2)} {
+			docs = append(docs, Doc{Name: fmt.Sprint(d.Name, "/pieces", k), Title: d.Title,
+				Description: d.Description, ParamPieces: splitPieces(d.Params, cuts)})
+		}
+	}
 	for _, p := range indexVariants() {
 		for _, base := range []map[string]uint32{nil, {"list": 0, "repositori": 1, "review": 2}} {
 			if slots := checkWordMemo(t, p, base, docs); slots < 4*memoSlots {
@@ -81,21 +89,61 @@ func checkWordMemo(t *testing.T, p params, base map[string]uint32, docs []Doc) i
 	return slots
 }
 
+// splitPieces returns text as Pieces: cut at the spaces whose bit is set in cuts (bit k
+// for the kth space, then again from bit 0), each piece followed in Src by bytes that
+// would join words, accents and camelCase parts across it if they were read, and one
+// span that is no range of Src.
+func splitPieces(text string, cuts uint64) *Pieces {
+	p := &Pieces{}
+	var src strings.Builder
+	start, k := 0, 0
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && (text[i] != ' ' || cuts>>(k%64)&1 == 0) {
+			if i < len(text) && text[i] == ' ' {
+				k++
+			}
+			continue
+		}
+		k++
+		p.Spans = append(p.Spans, uint32(src.Len()))
+		src.WriteString(text[start:i])
+		p.Spans = append(p.Spans, uint32(src.Len()))
+		src.WriteString("\u0301Xy'z中")
+		start = i + 1
+	}
+	p.Src = src.String()
+	p.Spans = append(p.Spans, 3, 1)
+	return p
+}
+
+// TestSplitPieces checks splitPieces' pieces join to the text it was given.
+func TestSplitPieces(t *testing.T) {
+	for _, text := range append([]string{"a  b ", " x y z"}, trickyTexts...) {
+		for _, cuts := range []uint64{0, 1, 2, ^uint64(0)} {
+			if got := string(splitPieces(text, cuts).appendText(nil)); got != text {
+				t.Errorf("splitPieces(%q, %b) joins to %q", text, cuts, got)
+			}
+		}
+	}
+}
+
 // FuzzWordMemo feeds arbitrary text (a catalog's descriptions and parameters are the
 // servers', not ours) to the index build's word memo and the analyzer's 8-byte reads:
 // it must not panic, and must emit what the inverter emits without the memo, a word
 // met first in the parameters or in a description, in any variant of the parameters.
 func FuzzWordMemo(f *testing.F) {
-	for _, s := range trickyTexts {
-		f.Add(s, "owner repo "+s, uint8(0))
+	for i, s := range trickyTexts {
+		f.Add(s, "owner repo "+s, uint8(0), uint64(i))
 	}
-	f.Add("abcdefgh abcdefghi abcdefgh1 a1b2c3d4e5f6g7h8 x", "abcdefghijklmnop.qrstuvwx yz", uint8(1))
-	f.Add("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz zz", "ab\xff"+"cd", uint8(7))
+	f.Add("abcdefgh abcdefghi abcdefgh1 a1b2c3d4e5f6g7h8 x", "abcdefghijklmnop.qrstuvwx yz", uint8(1), ^uint64(0))
+	f.Add("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz zz", "ab\xff"+"cd", uint8(7), uint64(0))
+	f.Add("a", "e \u0301x \xe2\x82 \xac \xcc \x81 ab\u0301 \u0301"+strings.Repeat("\u0301", 40)+" \u0301 z", uint8(2), ^uint64(0))
 	variants := indexVariants()
-	f.Fuzz(func(t *testing.T, desc, params string, variant uint8) {
+	f.Fuzz(func(t *testing.T, desc, params string, variant uint8, cuts uint64) {
 		docs := []Doc{
 			{Name: "a", Description: desc, Params: params},
 			{Name: "b", Title: desc, Description: params, Params: desc},
+			{Name: "c", Description: desc, ParamPieces: splitPieces(params, cuts)},
 		}
 		checkWordMemo(t, variants[int(variant)%len(variants)], nil, docs)
 	})
