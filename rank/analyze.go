@@ -120,6 +120,13 @@ func (a *analyzer) add(text string) {
 		var c int
 		if r < utf8.RuneSelf {
 			c = int(asciiClass[r])
+			if a.memo != nil && c != clsSep && a.off&featSplit == 0 && len(a.word) == 0 && len(a.whole) == 0 && len(a.cjk) == 0 {
+				if j := a.memoWords(src, i); j > i {
+					prev = clsSep // nothing pending: prev is read only when a word is
+					i = j
+					continue
+				}
+			}
 			if (c == clsLower || c == clsDigit) && len(a.cjk) == 0 {
 				j := a.addLowerRun(src, i)
 				prev = int(asciiClass[src[j-1]])
@@ -245,6 +252,74 @@ func (a *analyzer) addLowerRun(src []byte, i int) int {
 			return j
 		}
 		i = j + 1
+	}
+}
+
+// memoWords reads, for the memo, the words at src[i] (an ASCII letter or digit, no word
+// pending, words split at every separator) that are ASCII, an optional upper-case letter
+// followed by lower-case letters and digits, each ended by a separator other than an
+// apostrophe or by the end of src, and the separators after them. It counts their
+// terms as add would (such a word splits nowhere, folds to its bytes with the first
+// one lowered, and makes no whole-word term) and returns where it stopped: i when the
+// word at i is not one of them. Each word is hashed by the 8-byte reads that find its
+// end.
+func (a *analyzer) memoWords(src []byte, i int) int {
+	m := a.memo
+	for {
+		var x uint64
+		if i+8 <= len(src) {
+			x = binary.LittleEndian.Uint64(src[i:])
+		} else {
+			x = load(src[i:])
+		}
+		// Lowered, an upper-case letter is lower case; a lower-case letter or a digit
+		// is itself: the 0x20 bit is set in each.
+		x |= 0x20
+		n := lowerRunLen(x)
+		j := i + n
+		var h uint64
+		if n == 8 {
+			h = mix(m.seed ^ x)
+			for {
+				var y uint64
+				if j+8 <= len(src) {
+					y = binary.LittleEndian.Uint64(src[j:])
+				} else {
+					y = load(src[j:])
+				}
+				k := lowerRunLen(y)
+				if k > 0 {
+					h = mix(h ^ y&(1<<(8*k)-1))
+				}
+				j += k
+				if k < 8 {
+					break
+				}
+			}
+		}
+		if j < len(src) && (!asciiSep[src[j]] || src[j] == '\'') {
+			return i // the word goes on: add reads it
+		}
+		switch {
+		case n < 8:
+			if n >= 2 { // shorter, no word (emitWord)
+				m.countHead(x&(1<<(8*n)-1), n)
+			}
+		case j-i <= maxTokenBytes:
+			m.countSlot(m.lookup(src[i:j], x, uint32(h)))
+		default:
+			a.word = append(a.word[:0], src[i:i+maxTokenBytes]...)
+			a.word[0] |= 0x20
+			m.countWord(a.word)
+			a.word = a.word[:0]
+		}
+		for j < len(src) && asciiSep[src[j]] {
+			j++
+		}
+		if j == len(src) || !wordStart[src[j]] {
+			return j
+		}
+		i = j
 	}
 }
 

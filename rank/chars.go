@@ -42,6 +42,16 @@ var lowerOrDigit = func() (t [256]bool) {
 	return t
 }()
 
+// asciiSep reports the ASCII bytes that separate words; wordStart the ASCII letters and
+// digits, where memoWords reads a word.
+var asciiSep, wordStart = func() (sep, start [256]bool) {
+	for b := range utf8.RuneSelf {
+		sep[b] = asciiClass[b] == clsSep
+		start[b] = asciiClass[b] == clsLower || asciiClass[b] == clsUpper || asciiClass[b] == clsDigit
+	}
+	return sep, start
+}()
+
 func classify(r rune) int {
 	if r < utf8.RuneSelf {
 		return int(asciiClass[r])

@@ -47,10 +47,15 @@ func newInverter(p params, base, terms map[string]uint32) *inverter {
 	return v
 }
 
-// id returns the id of term t, numbering it if it is new.
+// id returns the id of term t, numbering it if it is new (and making room for its
+// count).
 func (v *inverter) id(t []byte) uint32 {
 	if v.tab != nil {
-		return v.tab.id(t, &v.next)
+		id := v.tab.id(t, &v.next)
+		if int(id) >= len(v.tf) {
+			v.tf = growFill(v.tf, int(id)+1, termCount{})
+		}
+		return id
 	}
 	if id, ok := v.base[string(t)]; ok {
 		return id
@@ -60,6 +65,9 @@ func (v *inverter) id(t []byte) uint32 {
 		id = v.next
 		v.next++
 		v.terms[string(t)] = id
+		for int(id) >= len(v.tf) {
+			v.tf = append(v.tf, termCount{})
+		}
 	}
 	return id
 }
@@ -71,17 +79,8 @@ type termCount struct {
 	n   [numFields]uint16
 }
 
-// count counts term id once more in field f of doc i.
+// count counts term id, numbered by id, once more in field f of doc i.
 func (v *inverter) count(i, f int, id uint32) {
-	if int(id) >= len(v.tf) {
-		if v.tab != nil {
-			v.tf = growFill(v.tf, int(id)+1, termCount{})
-		} else {
-			for int(id) >= len(v.tf) {
-				v.tf = append(v.tf, termCount{})
-			}
-		}
-	}
 	c := &v.tf[id]
 	if c.doc != int32(i+1) {
 		*c = termCount{doc: int32(i + 1)}

@@ -19,6 +19,13 @@ func memoDocs() []Doc {
 		{Name: "create_issue", Title: "Create issue", Description: "Creates an issue with labels", Params: "labels Labels to add creating getFileContents"},
 		{Name: "search_code", Description: "getFileContents JavaScript searches code", Params: "query 创建代码仓库 Crème brûlée"},
 		{Name: "misc", Description: "创建代码仓库 crème the of a", Params: "the of a I"},
+		// memoWords' words: titled, of 8 bytes and more, past maxTokenBytes, at the
+		// end of the text, before an apostrophe, camelCase, accents or CJK.
+		{Name: "words", Description: "Lists Repositories, repositories: Abcdefgh abcdefgh Abcdefghi. " +
+			"Abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz1 user's " +
+			"X a1 Z9z V2 listBranches getRepositories caféx a中 ÀB 'quoted' ...Lists",
+			Params: "Abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz " +
+				"repositories Lists lists_2 Owner's PRs"},
 	}
 	for i, s := range trickyTexts {
 		n := len(trickyTexts)
@@ -75,6 +82,18 @@ func checkWordMemo(t *testing.T, p params, base map[string]uint32, docs []Doc) i
 		}
 		if !memo {
 			return out, v.terms, 0
+		}
+		// Each word is held once: memoWords, hashing as it reads, finds the
+		// slots that find and countHead fill, and the other way round.
+		held := map[string]bool{}
+		for k := range v.memo.slots {
+			if s := &v.memo.slots[k]; s.size > 0 {
+				if w := string(v.memo.word(s)); held[w] {
+					t.Errorf("params %+v: the memo holds %q twice", p, w)
+				} else {
+					held[w] = true
+				}
+			}
 		}
 		return out, v.terms, len(v.memo.slots)
 	}
