@@ -265,6 +265,7 @@ func (a *analyzer) addLowerRun(src []byte, i int) int {
 // end.
 func (a *analyzer) memoWords(src []byte, i int) int {
 	m := a.memo
+words:
 	for {
 		var x uint64
 		if i+8 <= len(src) {
@@ -275,8 +276,10 @@ func (a *analyzer) memoWords(src []byte, i int) int {
 		// Lowered, an upper-case letter is lower case; a lower-case letter or a digit
 		// is itself: the 0x20 bit is set in each.
 		x |= 0x20
-		n := lowerRunLen(x)
+		n := lowerRunLen(x) // 1 or more
 		j := i + n
+		// end is the byte after the word, zero (a separator) past the end of src.
+		end := byte(x >> (8 * n))
 		var h uint64
 		if n == 8 {
 			h = mix(m.seed ^ x)
@@ -288,22 +291,36 @@ func (a *analyzer) memoWords(src []byte, i int) int {
 					y = load(src[j:])
 				}
 				k := lowerRunLen(y)
+				if k == 8 {
+					h = mix(h ^ y)
+					j += 8
+					continue
+				}
 				if k > 0 {
 					h = mix(h ^ y&(1<<(8*k)-1))
+					j += k
 				}
-				j += k
-				if k < 8 {
-					break
-				}
+				end = byte(y >> (8 * k))
+				break
 			}
 		}
-		if j < len(src) && (!asciiSep[src[j]] || src[j] == '\'') {
+		if memoByte[end] != memoSep {
 			return i // the word goes on: add reads it
 		}
 		switch {
 		case n < 8:
-			if n >= 2 { // shorter, no word (emitWord)
-				m.countHead(x&(1<<(8*n)-1), n)
+			if n < 2 {
+				break // no word (emitWord)
+			}
+			// countHead's common cases inlined: the word in its first slot, a stop
+			// word or one term to count.
+			head := x & (1<<(8*n) - 1)
+			s := &m.slots[uint32(mix(m.seed^head))&uint32(len(m.slots)-1)]
+			if s.head != head || int(s.size) != n || s.nids > 1 || s.differs && m.surface {
+				m.countHead(head, n)
+			} else if s.nids == 1 {
+				m.found++
+				m.v.count(m.doc, m.field, s.id)
 			}
 		case j-i <= maxTokenBytes:
 			m.countSlot(m.lookup(src[i:j], x, uint32(h)))
@@ -313,13 +330,17 @@ func (a *analyzer) memoWords(src []byte, i int) int {
 			m.countWord(a.word)
 			a.word = a.word[:0]
 		}
-		for j < len(src) && asciiSep[src[j]] {
-			j++
+		// The separators after the word, then the next word.
+		for j++; j < len(src); j++ {
+			switch memoByte[src[j]] {
+			case memoWord:
+				i = j
+				continue words
+			case memoOther:
+				return j
+			}
 		}
-		if j == len(src) || !wordStart[src[j]] {
-			return j
-		}
-		i = j
+		return len(src)
 	}
 }
 

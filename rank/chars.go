@@ -42,15 +42,29 @@ var lowerOrDigit = func() (t [256]bool) {
 	return t
 }()
 
-// asciiSep reports the ASCII bytes that separate words; wordStart the ASCII letters and
-// digits, where memoWords reads a word.
-var asciiSep, wordStart = func() (sep, start [256]bool) {
+// memoByte is what each byte is to memoWords: a separator that ends a word, an
+// apostrophe (which may join one), an ASCII letter or digit, or another byte.
+var memoByte = func() (t [256]uint8) {
 	for b := range utf8.RuneSelf {
-		sep[b] = asciiClass[b] == clsSep
-		start[b] = asciiClass[b] == clsLower || asciiClass[b] == clsUpper || asciiClass[b] == clsDigit
+		switch {
+		case b == '\'':
+			t[b] = memoApostrophe
+		case asciiClass[b] == clsSep:
+			t[b] = memoSep
+		default:
+			t[b] = memoWord
+		}
 	}
-	return sep, start
+	return t
 }()
+
+// The kinds of byte of memoByte.
+const (
+	memoOther = iota
+	memoSep
+	memoApostrophe
+	memoWord
+)
 
 func classify(r rune) int {
 	if r < utf8.RuneSelf {
