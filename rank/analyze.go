@@ -215,8 +215,12 @@ func (a *analyzer) add(text string) {
 		i += size
 	}
 	a.flushWord()
-	a.flushWhole()
-	a.flushCJK()
+	if len(a.whole) > 0 { // parts > 0 only then
+		a.flushWhole()
+	}
+	if len(a.cjk) > 0 {
+		a.flushCJK()
+	}
 }
 
 // addLowerRun reads the run of ASCII lower-case letters and digits at src[i] at once,
@@ -280,50 +284,61 @@ words:
 		j := i + n
 		// end is the byte after the word, zero (a separator) past the end of src.
 		end := byte(x >> (8 * n))
-		var h uint64
-		if n == 8 {
-			h = mix(m.seed ^ x)
-			for {
-				var y uint64
-				if j+8 <= len(src) {
-					y = binary.LittleEndian.Uint64(src[j:])
-				} else {
-					y = load(src[j:])
-				}
-				k := lowerRunLen(y)
-				if k == 8 {
-					h = mix(h ^ y)
-					j += 8
-					continue
-				}
-				if k > 0 {
-					h = mix(h ^ y&(1<<(8*k)-1))
-					j += k
-				}
+		head, tail := x, uint64(0) // the word's first 8 bytes, and its last 8 after them
+		if n < 8 {
+			head &= 1<<(8*n) - 1
+		}
+		h := mix(m.seed ^ head)
+		for n == 8 {
+			var y uint64
+			if j+8 <= len(src) {
+				y = binary.LittleEndian.Uint64(src[j:])
+			} else {
+				y = load(src[j:])
+			}
+			k := lowerRunLen(y)
+			if k < 8 {
 				end = byte(y >> (8 * k))
+				if k == 0 {
+					break
+				}
+				y &= 1<<(8*k) - 1
+			}
+			h = mix(h ^ y)
+			j += k
+			tail = y
+			if k < 8 {
 				break
 			}
 		}
 		if memoByte[end] != memoSep {
 			return i // the word goes on: add reads it
 		}
-		switch {
-		case n < 8:
-			if n < 2 {
-				break // no word (emitWord)
+		switch size := j - i; {
+		case size < 2: // no word (emitWord)
+		case size <= 16:
+			// countSlot's common cases inlined (a stop word, one term, one term and
+			// the word as written), and lookup's for a word in its first slot: a slot
+			// of size bytes holding head and tail is the word's (no word has a zero
+			// byte).
+			s := &m.slots[uint32(h)&uint32(len(m.slots)-1)]
+			if s.head != head || int(s.size) != size ||
+				size > 8 && load(m.rest[s.rest:s.rest+uint32(size-8)]) != tail {
+				s = m.lookup(src[i:j], head, uint32(h))
 			}
-			// countHead's common cases inlined: the word in its first slot, a stop
-			// word or one term to count.
-			head := x & (1<<(8*n) - 1)
-			s := &m.slots[uint32(mix(m.seed^head))&uint32(len(m.slots)-1)]
-			if s.head != head || int(s.size) != n || s.nids > 1 || s.differs && m.surface {
-				m.countHead(head, n)
-			} else if s.nids == 1 {
+			if s.nids > 1 || s.differs && m.surface && s.surf == noTerm {
+				m.countSlot(s)
+				break
+			}
+			if s.nids == 1 {
 				m.found++
 				m.v.count(m.doc, m.field, s.id)
+				if s.differs && m.surface {
+					m.v.count(m.doc, m.field, s.surf)
+				}
 			}
-		case j-i <= maxTokenBytes:
-			m.countSlot(m.lookup(src[i:j], x, uint32(h)))
+		case size <= maxTokenBytes:
+			m.countSlot(m.lookup(src[i:j], head, uint32(h)))
 		default:
 			a.word = append(a.word[:0], src[i:i+maxTokenBytes]...)
 			a.word[0] |= 0x20

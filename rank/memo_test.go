@@ -194,6 +194,8 @@ func TestWordMemoFind(t *testing.T) {
 		{"abcdefgh", "abcdefgx"},         // 8 bytes each
 		{"abcxefghijkl", "abcdefghijkl"}, // the same after the 8th byte
 		{"abc", "abd"},
+		{"abcdefghij", "abcdefgh"}, // the same first 8 bytes, of other lengths
+		{"abcdefgh", "abcdefghij"},
 	} {
 		v := newInverter(defaultParams, nil, map[string]uint32{})
 		m := v.memo
@@ -210,6 +212,21 @@ func TestWordMemoFind(t *testing.T) {
 		}
 		if want := v.id(stem(slices.Clone(b))); sb.nids != 1 || sb.id != want {
 			t.Errorf("find(%q): %d ids, the first %d, want 1, %d", b, sb.nids, sb.id, want)
+		}
+		// memoWords, which looks a word up in its first slot itself, tells them
+		// apart too: b in a text counts b's stem.
+		v = newInverter(defaultParams, nil, map[string]uint32{})
+		m = v.memo
+		sa = *m.find(a)
+		hb = uint32(m.hash(b, load(b)))
+		clear(m.slots)
+		sa.hash = hb
+		m.slots[hb&uint32(len(m.slots)-1)] = sa
+		if n := m.add(0, fieldDesc, " "+string(b)+" "); n != 1 {
+			t.Errorf("the memo found %d words in %q, want 1", n, b)
+		}
+		if want := v.id(stem(slices.Clone(b))); v.tf[want].n[fieldDesc] != 1 {
+			t.Errorf("the memo counted %q's stem %d times in %q, want once", b, v.tf[want].n[fieldDesc], b)
 		}
 	}
 }
