@@ -284,10 +284,9 @@ words:
 		j := i + n
 		// end is the byte after the word, zero (a separator) past the end of src.
 		end := byte(x >> (8 * n))
-		head, tail := x, uint64(0) // the word's first 8 bytes, and its last 8 after them
-		if n < 8 {
-			head &= 1<<(8*n) - 1
-		}
+		// The word's first 8 bytes (all of x when n is 8: no branch, whose outcome the
+		// lengths of words make unpredictable), and its last 8 after them.
+		head, tail := x&(1<<(8*n)-1), uint64(0)
 		h := mix(m.seed ^ head)
 		for n == 8 {
 			var y uint64
@@ -326,14 +325,14 @@ words:
 				size > 8 && load(m.rest[s.rest:s.rest+uint32(size-8)]) != tail {
 				s = m.lookup(src[i:j], head, uint32(h))
 			}
-			if s.nids > 1 || s.differs && m.surface && s.surf == noTerm {
+			if s.nids > 1 || m.surface && s.differs && s.surf == noTerm {
 				m.countSlot(s)
 				break
 			}
 			if s.nids == 1 {
 				m.found++
 				m.v.count(m.doc, m.field, s.id)
-				if s.differs && m.surface {
+				if m.surface && s.differs {
 					m.v.count(m.doc, m.field, s.surf)
 				}
 			}

@@ -114,7 +114,7 @@ func (m *wordMemo) countHead(head uint64, n int) {
 		if s.nids == 0 {
 			return
 		}
-		if s.nids == 1 && !(s.differs && m.surface) {
+		if s.nids == 1 && !(m.surface && s.differs) {
 			m.found++
 			m.v.count(m.doc, m.field, s.id)
 			return
@@ -129,7 +129,7 @@ func (m *wordMemo) countHead(head uint64, n int) {
 
 // countSlot counts the terms of the word of slot s.
 func (m *wordMemo) countSlot(s *memoSlot) {
-	if s.nids == 1 && !(s.differs && m.surface) {
+	if s.nids == 1 && !(m.surface && s.differs) {
 		m.found++
 		m.v.count(m.doc, m.field, s.id)
 		return
