@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/transform"
@@ -91,16 +92,23 @@ func (a *analyzer) term(i int) []byte {
 
 // add analyzes text and appends its terms.
 func (a *analyzer) add(text string) {
-	a.src = append(a.src[:0], text...)
-	if !isASCII(a.src) {
-		// An Iter kept in the analyzer decomposes without allocating.
-		a.src = a.src[:0]
-		a.iter.InitString(norm.NFKD, text)
-		for !a.iter.Done() {
-			a.src = append(a.src, a.iter.Next()...)
+	var src []byte
+	if b := unsafe.Slice(unsafe.StringData(text), len(text)); a.memo != nil && isASCII(b) {
+		// Read where it is: with a memo nothing writes to src (stemming, which
+		// rewrites a word in place, happens on the memo's copy of a new word).
+		src = b
+	} else {
+		a.src = append(a.src[:0], text...)
+		if !isASCII(a.src) {
+			// An Iter kept in the analyzer decomposes without allocating.
+			a.src = a.src[:0]
+			a.iter.InitString(norm.NFKD, text)
+			for !a.iter.Done() {
+				a.src = append(a.src, a.iter.Next()...)
+			}
 		}
+		src = a.src
 	}
-	src := a.src
 	a.prev = a.prev[:0]
 	a.word = a.word[:0]
 	a.whole = a.whole[:0]
@@ -112,6 +120,13 @@ func (a *analyzer) add(text string) {
 		var c int
 		if r < utf8.RuneSelf {
 			c = int(asciiClass[r])
+			if a.memo != nil && c != clsSep && a.off&featSplit == 0 && len(a.word) == 0 && len(a.whole) == 0 && len(a.cjk) == 0 {
+				if j := a.memoWords(src, i); j > i {
+					prev = clsSep // nothing pending: prev is read only when a word is
+					i = j
+					continue
+				}
+			}
 			if (c == clsLower || c == clsDigit) && len(a.cjk) == 0 {
 				j := a.addLowerRun(src, i)
 				prev = int(asciiClass[src[j-1]])
@@ -200,8 +215,12 @@ func (a *analyzer) add(text string) {
 		i += size
 	}
 	a.flushWord()
-	a.flushWhole()
-	a.flushCJK()
+	if len(a.whole) > 0 { // parts > 0 only then
+		a.flushWhole()
+	}
+	if len(a.cjk) > 0 {
+		a.flushCJK()
+	}
 }
 
 // addLowerRun reads the run of ASCII lower-case letters and digits at src[i] at once,
@@ -237,6 +256,105 @@ func (a *analyzer) addLowerRun(src []byte, i int) int {
 			return j
 		}
 		i = j + 1
+	}
+}
+
+// memoWords reads, for the memo, the words at src[i] (an ASCII letter or digit, no word
+// pending, words split at every separator) that are ASCII, an optional upper-case letter
+// followed by lower-case letters and digits, each ended by a separator other than an
+// apostrophe or by the end of src, and the separators after them. It counts their
+// terms as add would (such a word splits nowhere, folds to its bytes with the first
+// one lowered, and makes no whole-word term) and returns where it stopped: i when the
+// word at i is not one of them. Each word is hashed by the 8-byte reads that find its
+// end.
+func (a *analyzer) memoWords(src []byte, i int) int {
+	m := a.memo
+words:
+	for {
+		var x uint64
+		if i+8 <= len(src) {
+			x = binary.LittleEndian.Uint64(src[i:])
+		} else {
+			x = load(src[i:])
+		}
+		// Lowered, an upper-case letter is lower case; a lower-case letter or a digit
+		// is itself: the 0x20 bit is set in each.
+		x |= 0x20
+		n := lowerRunLen(x) // 1 or more
+		j := i + n
+		// end is the byte after the word, zero (a separator) past the end of src.
+		end := byte(x >> (8 * n))
+		// The word's first 8 bytes (all of x when n is 8: no branch, whose outcome the
+		// lengths of words make unpredictable), and its last 8 after them.
+		head, tail := x&(1<<(8*n)-1), uint64(0)
+		h := mix(m.seed ^ head)
+		for n == 8 {
+			var y uint64
+			if j+8 <= len(src) {
+				y = binary.LittleEndian.Uint64(src[j:])
+			} else {
+				y = load(src[j:])
+			}
+			k := lowerRunLen(y)
+			if k < 8 {
+				end = byte(y >> (8 * k))
+				if k == 0 {
+					break
+				}
+				y &= 1<<(8*k) - 1
+			}
+			h = mix(h ^ y)
+			j += k
+			tail = y
+			if k < 8 {
+				break
+			}
+		}
+		if memoByte[end] != memoSep {
+			return i // the word goes on: add reads it
+		}
+		switch size := j - i; {
+		case size < 2: // no word (emitWord)
+		case size <= 16:
+			// countSlot's common cases inlined (a stop word, one term, one term and
+			// the word as written), and lookup's for a word in its first slot: a slot
+			// of size bytes holding head and tail is the word's (no word has a zero
+			// byte).
+			s := &m.slots[uint32(h)&uint32(len(m.slots)-1)]
+			if s.head != head || int(s.size) != size ||
+				size > 8 && load(m.rest[s.rest:s.rest+uint32(size-8)]) != tail {
+				s = m.lookup(src[i:j], head, uint32(h))
+			}
+			if s.nids > 1 || m.surface && s.differs && s.surf == noTerm {
+				m.countSlot(s)
+				break
+			}
+			if s.nids == 1 {
+				m.found++
+				m.v.count(m.doc, m.field, s.id)
+				if m.surface && s.differs {
+					m.v.count(m.doc, m.field, s.surf)
+				}
+			}
+		case size <= maxTokenBytes:
+			m.countSlot(m.lookup(src[i:j], head, uint32(h)))
+		default:
+			a.word = append(a.word[:0], src[i:i+maxTokenBytes]...)
+			a.word[0] |= 0x20
+			m.countWord(a.word)
+			a.word = a.word[:0]
+		}
+		// The separators after the word, then the next word.
+		for j++; j < len(src); j++ {
+			switch memoByte[src[j]] {
+			case memoWord:
+				i = j
+				continue words
+			case memoOther:
+				return j
+			}
+		}
+		return len(src)
 	}
 }
 

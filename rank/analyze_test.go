@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestAnalyze(t *testing.T) {
@@ -87,6 +89,26 @@ func TestLowerRunLen(t *testing.T) {
 			}
 			if got := lowerRunLen(binary.LittleEndian.Uint64(x[:])); got != want {
 				t.Fatalf("lowerRunLen(%q) = %d, want %d", x, got, want)
+			}
+		}
+	}
+}
+
+// TestIsASCII checks isASCII's overlapping reads against a byte at a time: texts of 0 to
+// 40 bytes with one byte of 0x7f, 0x80 or 0xff at each position.
+func TestIsASCII(t *testing.T) {
+	for n := range 41 {
+		text := []byte(strings.Repeat("a", n))
+		if !isASCII(text) {
+			t.Fatalf("isASCII(%q) = false", text)
+		}
+		for pos := range n {
+			for _, b := range []byte{0x7f, 0x80, 0xff} {
+				x := slices.Clone(text)
+				x[pos] = b
+				if got, want := isASCII(x), b < utf8.RuneSelf; got != want {
+					t.Fatalf("isASCII(%q) = %v, want %v", x, got, want)
+				}
 			}
 		}
 	}

@@ -42,6 +42,30 @@ var lowerOrDigit = func() (t [256]bool) {
 	return t
 }()
 
+// memoByte is what each byte is to memoWords: a separator that ends a word, an
+// apostrophe (which may join one), an ASCII letter or digit, or another byte.
+var memoByte = func() (t [256]uint8) {
+	for b := range utf8.RuneSelf {
+		switch {
+		case b == '\'':
+			t[b] = memoApostrophe
+		case asciiClass[b] == clsSep:
+			t[b] = memoSep
+		default:
+			t[b] = memoWord
+		}
+	}
+	return t
+}()
+
+// The kinds of byte of memoByte.
+const (
+	memoOther = iota
+	memoSep
+	memoApostrophe
+	memoWord
+)
+
 func classify(r rune) int {
 	if r < utf8.RuneSelf {
 		return int(asciiClass[r])
@@ -81,18 +105,27 @@ func lowerAt(src []byte, i int) bool {
 
 func isApostrophe(r rune) bool { return r == '\'' || r == '’' }
 
-// isASCII reports whether b is all ASCII, eight bytes at a time.
+// isASCII reports whether b is all ASCII, eight bytes at a time, the last of them
+// (or, in fewer than 8, the last four or three) read over the others: no loop byte
+// by byte, whose exit mispredicts at each short text.
 func isASCII(b []byte) bool {
-	for len(b) >= 8 {
-		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
-			return false
+	const high = 0x8080808080808080
+	n := len(b)
+	switch {
+	case n >= 8:
+		acc := binary.LittleEndian.Uint64(b[n-8:])
+		for ; len(b) >= 32; b = b[32:] {
+			acc |= binary.LittleEndian.Uint64(b) | binary.LittleEndian.Uint64(b[8:]) |
+				binary.LittleEndian.Uint64(b[16:]) | binary.LittleEndian.Uint64(b[24:])
 		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
+		for ; len(b) >= 8; b = b[8:] {
+			acc |= binary.LittleEndian.Uint64(b)
 		}
+		return acc&high == 0
+	case n >= 4:
+		return (binary.LittleEndian.Uint32(b)|binary.LittleEndian.Uint32(b[n-4:]))&0x80808080 == 0
+	case n > 0:
+		return (b[0]|b[n/2]|b[n-1])&utf8.RuneSelf == 0
 	}
 	return true
 }

@@ -1,11 +1,11 @@
 package rank
 
 import (
+	"cmp"
 	"hash/maphash"
 	"math"
 	"math/bits"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -207,14 +207,22 @@ func nameOrder(docs []Doc) []uint32 {
 		}
 		return order
 	}
-	byName := make([]uint32, len(docs))
-	for i := range docs {
-		byName[i] = uint32(i)
+	// Sorted with their docs' numbers, which break ties: the order of a stable sort,
+	// without reading a Doc at each comparison.
+	type named struct {
+		name string
+		doc  uint32
 	}
-	sort.SliceStable(byName, func(a, b int) bool { return docs[byName[a]].Name < docs[byName[b]].Name })
+	byName := make([]named, len(docs))
+	for i := range docs {
+		byName[i] = named{docs[i].Name, uint32(i)}
+	}
+	slices.SortFunc(byName, func(a, b named) int {
+		return cmp.Or(strings.Compare(a.name, b.name), cmp.Compare(a.doc, b.doc))
+	})
 	order := make([]uint32, len(docs))
 	for pos, d := range byName {
-		order[d] = uint32(pos)
+		order[d.doc] = uint32(pos)
 	}
 	return order
 }

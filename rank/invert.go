@@ -34,6 +34,7 @@ type inverter struct {
 	tab  *termTable
 	memo *wordMemo // the terms of each word of the descriptions and parameters
 	join []byte    // the text of a doc's ParamPieces, joined
+	sats [1 << satsBits]satMemo
 }
 
 func newInverter(p params, base, terms map[string]uint32) *inverter {
@@ -47,10 +48,15 @@ func newInverter(p params, base, terms map[string]uint32) *inverter {
 	return v
 }
 
-// id returns the id of term t, numbering it if it is new.
+// id returns the id of term t, numbering it if it is new (and making room for its
+// count).
 func (v *inverter) id(t []byte) uint32 {
 	if v.tab != nil {
-		return v.tab.id(t, &v.next)
+		id := v.tab.id(t, &v.next)
+		if int(id) >= len(v.tf) {
+			v.tf = growFill(v.tf, int(id)+1, termCount{})
+		}
+		return id
 	}
 	if id, ok := v.base[string(t)]; ok {
 		return id
@@ -60,6 +66,9 @@ func (v *inverter) id(t []byte) uint32 {
 		id = v.next
 		v.next++
 		v.terms[string(t)] = id
+		for int(id) >= len(v.tf) {
+			v.tf = append(v.tf, termCount{})
+		}
 	}
 	return id
 }
@@ -71,17 +80,8 @@ type termCount struct {
 	n   [numFields]uint16
 }
 
-// count counts term id once more in field f of doc i.
+// count counts term id, numbered by id, once more in field f of doc i.
 func (v *inverter) count(i, f int, id uint32) {
-	if int(id) >= len(v.tf) {
-		if v.tab != nil {
-			v.tf = growFill(v.tf, int(id)+1, termCount{})
-		} else {
-			for int(id) >= len(v.tf) {
-				v.tf = append(v.tf, termCount{})
-			}
-		}
-	}
 	c := &v.tf[id]
 	if c.doc != int32(i+1) {
 		*c = termCount{doc: int32(i + 1)}
@@ -95,13 +95,52 @@ func (v *inverter) count(i, f int, id uint32) {
 // doc analyses d, doc i, and calls emit with each of its distinct terms in the order
 // first met: the term's id, its posting, and whether d holds it in its parameters alone.
 func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly bool)) {
+	norm := v.analyse(i, d)
+	for _, id := range v.seen {
+		c := v.tf[id].n
+		emit(id, posting{uint32(i), v.saturation(i, c, &norm)}, paramsOnly(c))
+	}
+}
+
+// saturation returns p.saturation(c, *norm) for doc i, whose fields' normalisation
+// norm is: from the last term of the doc counted c times in each field, if any, found
+// by the counts (terms of a doc share them: a division less each).
+func (v *inverter) saturation(i int, c [numFields]uint16, norm *[numFields]float64) float32 {
+	key := uint64(c[0]) | uint64(c[1])<<16 | uint64(c[2])<<32 | uint64(c[3])<<48
+	s := &v.sats[key*0x9e3779b97f4a7c15>>(64-satsBits)]
+	if s.doc != uint32(i+1) || s.key != key {
+		*s = satMemo{key: key, doc: uint32(i + 1), sat: float32(v.p.saturation(c, *norm))}
+	}
+	return s.sat
+}
+
+// A satMemo is the saturation of a doc's terms counted key (4 counts of 16 bits) in
+// its fields, doc-1 the doc.
+type satMemo struct {
+	key uint64
+	doc uint32
+	sat float32
+}
+
+// satsBits sets the number of saturations an inverter keeps, 1<<satsBits.
+const satsBits = 5
+
+// paramsOnly reports whether the counts c of a term are in the parameters alone.
+func paramsOnly(c [numFields]uint16) bool {
+	return c[fieldName] == 0 && c[fieldTitle] == 0 && c[fieldDesc] == 0
+}
+
+// analyse analyses d, doc i, into v.seen, its distinct terms in the order first met,
+// and their counts in v.tf, and returns the length normalisation of its fields.
+func (v *inverter) analyse(i int, d Doc) (norm [numFields]float64) {
 	p, an := &v.p, v.an
 	v.seen = v.seen[:0]
 	var length [numFields]int
 	params := d.Params
-	if d.ParamPieces != nil {
+	if d.ParamPieces != nil && v.memo == nil {
 		// Joined in a buffer reused doc after doc: the analyser copies its text before
 		// reading it and keeps none of it, so the string needs no bytes of its own.
+		// (The memo reads the pieces where they are.)
 		v.join = d.ParamPieces.appendText(v.join[:0])
 		params = unsafe.String(unsafe.SliceData(v.join), len(v.join))
 	}
@@ -119,7 +158,11 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 		an.surface = p.Surf > 0 && f != fieldParams
 		if v.memo != nil && f >= fieldDesc {
 			// Fields without pairs: each distinct word analysed once, by the memo.
-			length[f] = v.memo.add(i, f, text)
+			if f == fieldParams && d.ParamPieces != nil {
+				length[f] = v.memo.addPieces(i, f, d.ParamPieces)
+			} else {
+				length[f] = v.memo.add(i, f, text)
+			}
 			continue
 		}
 		an.add(text)
@@ -131,15 +174,10 @@ func (v *inverter) doc(i int, d Doc, emit func(id uint32, e posting, paramOnly b
 			v.count(i, f, v.id(an.term(k)))
 		}
 	}
-	var norm [numFields]float64
 	for f := range norm {
 		norm[f] = 1 - p.B[f] + p.B[f]*float64(length[f])/p.Pivot[f]
 	}
-	for _, id := range v.seen {
-		c := v.tf[id].n
-		only := c[fieldName] == 0 && c[fieldTitle] == 0 && c[fieldDesc] == 0
-		emit(id, posting{uint32(i), float32(p.saturation(c, norm))}, only)
-	}
+	return norm
 }
 
 // invert analyses docs and stores the postings of each term, lists indexed by term id,
@@ -156,27 +194,30 @@ func (ix *Index) invert(docs []Doc, p params) {
 	ps.docs = make([]uint32, len(docs))
 	v := newInverter(p, nil, nil)
 	v.tab = newTermTable()
-	emit := func(id uint32, e posting, only bool) {
-		if !p.Joined && only {
-			if len(paramOnly) <= int(id) {
-				paramOnly = growFill(paramOnly, int(id)+1, noTerm)
-			}
-			if paramOnly[id] == noTerm {
-				paramOnly[id] = uint32(len(pcount))
-				pcount = append(pcount, 0)
-			}
-			pcount[paramOnly[id]]++
-			ps.add(e, paramOnly[id]<<1|1)
-			return
-		}
-		if int(id) >= len(count) {
-			count = growFill(count, int(id)+1, 0)
-		}
-		count[id]++
-		ps.add(e, id<<1)
-	}
 	for i, d := range docs {
-		v.doc(i, d, emit)
+		// v.doc, its emit inlined.
+		norm := v.analyse(i, d)
+		for _, id := range v.seen {
+			c := v.tf[id].n
+			e := posting{uint32(i), v.saturation(i, c, &norm)}
+			if !p.Joined && paramsOnly(c) {
+				if len(paramOnly) <= int(id) {
+					paramOnly = growFill(paramOnly, int(id)+1, noTerm)
+				}
+				if paramOnly[id] == noTerm {
+					paramOnly[id] = uint32(len(pcount))
+					pcount = append(pcount, 0)
+				}
+				pcount[paramOnly[id]]++
+				ps.add(e, paramOnly[id]<<1|1)
+				continue
+			}
+			if int(id) >= len(count) {
+				count = growFill(count, int(id)+1, 0)
+			}
+			count[id]++
+			ps.add(e, id<<1)
+		}
 	}
 	// Every term is held by the doc that numbered it: the terms' lists are v.next.
 	terms := int(v.next)

@@ -27,8 +27,10 @@ type wordMemo struct {
 	buf   []byte     // a copy of the word being analysed, which stemming rewrites
 
 	// doc and field are those being analysed, found the number of their word terms
-	// (termKind.isWord) so far.
+	// (termKind.isWord) so far; surface says whether the field keeps words as
+	// written.
 	doc, field, found int
+	surface           bool
 }
 
 // A memoSlot is one word of the memo, and what emitWord makes of it: the ids of its
@@ -65,9 +67,25 @@ func newWordMemo(v *inverter) *wordMemo {
 // number of words of the field (its word terms).
 func (m *wordMemo) add(i, f int, text string) int {
 	an := m.v.an
-	m.doc, m.field, m.found = i, f, 0
+	m.doc, m.field, m.found, m.surface = i, f, 0, an.surface
 	an.memo = m
 	an.add(text)
+	an.memo = nil
+	return m.found
+}
+
+// addPieces is add for text held as pieces: each piece analysed where it is. The
+// pieces are joined by spaces, which end every word, CJK run and camelCase part, and
+// start a new segment of the NFKD decomposition: the text's terms are its pieces'.
+func (m *wordMemo) addPieces(i, f int, p *Pieces) int {
+	an := m.v.an
+	m.doc, m.field, m.found, m.surface = i, f, 0, an.surface
+	an.memo = m
+	for k := 0; k+1 < len(p.Spans); k += 2 {
+		if s, e := p.Spans[k], p.Spans[k+1]; s <= e && uint64(e) <= uint64(len(p.Src)) {
+			an.add(p.Src[s:e])
+		}
+	}
 	an.memo = nil
 	return m.found
 }
@@ -82,32 +100,86 @@ func (m *wordMemo) count(term []byte, kind termKind) {
 
 // countWord counts the terms emitWord makes of the folded word w, from its entry.
 func (m *wordMemo) countWord(w []byte) {
-	v := m.v
-	s := m.find(w)
+	head := load(w)
+	m.countSlot(m.lookup(w, head, uint32(m.hash(w, head))))
+}
+
+// countHead is countWord for a word of n bytes, 2 to 8, whose bytes, zero padded, are
+// head. Words have no zero byte: a slot of n bytes holding head is the word's.
+func (m *wordMemo) countHead(head uint64, n int) {
+	h := uint32(mix(m.seed ^ head))
+	s := &m.slots[h&uint32(len(m.slots)-1)]
+	if s.head == head && int(s.size) == n {
+		// In its first slot: countSlot's common cases inlined, a stop word or one term.
+		if s.nids == 0 {
+			return
+		}
+		if s.nids == 1 && !(m.surface && s.differs) {
+			m.found++
+			m.v.count(m.doc, m.field, s.id)
+			return
+		}
+	}
+	if s.head != head || int(s.size) != n {
+		var b [8]byte
+		s = m.lookup(b[:n], head, h)
+	}
+	m.countSlot(s)
+}
+
+// countSlot counts the terms of the word of slot s.
+func (m *wordMemo) countSlot(s *memoSlot) {
+	if s.nids == 1 && !(m.surface && s.differs) {
+		m.found++
+		m.v.count(m.doc, m.field, s.id)
+		return
+	}
+	m.countTerms(s)
+}
+
+// countTerms is countSlot for a word of no term, of several or whose stem differs.
+func (m *wordMemo) countTerms(s *memoSlot) {
 	m.found += int(s.nids)
 	switch s.nids {
 	case 0:
 	case 1:
-		v.count(m.doc, m.field, s.id)
+		m.v.count(m.doc, m.field, s.id)
+		// A word as written that differs from its stem: always one stem.
+		if m.surface && s.differs {
+			if s.surf == noTerm {
+				s.surf = m.v.id(m.word(s))
+			}
+			m.v.count(m.doc, m.field, s.surf)
+		}
 	default:
 		for _, id := range m.ids[s.id : s.id+uint32(s.nids)] {
-			v.count(m.doc, m.field, id)
+			m.v.count(m.doc, m.field, id)
 		}
 	}
-	// surface first: false for a whole field (the parameters), it predicts well.
-	if v.an.surface && s.differs {
-		if s.surf == noTerm {
-			s.surf = v.id(w)
-		}
-		v.count(m.doc, m.field, s.surf)
+}
+
+// word returns the word of slot s, in m.buf.
+func (m *wordMemo) word(s *memoSlot) []byte {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], s.head)
+	m.buf = append(m.buf[:0], b[:min(8, s.size)]...)
+	if s.size > 8 {
+		m.buf = append(m.buf, m.rest[s.rest:s.rest+uint32(s.size)-8]...)
 	}
+	return m.buf
 }
 
 // find returns the slot of the folded word w, analysing w when it is new. The pointer
 // is valid until the next call.
 func (m *wordMemo) find(w []byte) *memoSlot {
 	head := load(w)
-	h := uint32(m.hash(w, head))
+	return m.lookup(w, head, uint32(m.hash(w, head)))
+}
+
+// lookup returns the slot of the word of len(w) bytes whose first 8, folded and zero
+// padded, are head, and whose others are w[8:] (w's first 8 bytes are not read); h is
+// its hash. A new word is analysed. The pointer is valid until the next call.
+func (m *wordMemo) lookup(w []byte, head uint64, h uint32) *memoSlot {
 	mask := uint32(len(m.slots) - 1)
 	i := h & mask
 	for {
@@ -122,16 +194,17 @@ func (m *wordMemo) find(w []byte) *memoSlot {
 		i = (i + 1) & mask
 	}
 	s := &m.slots[i]
-	*s = m.analyse(w)
-	s.head, s.hash, s.size = head, h, uint8(len(w))
+	s.head, s.size = head, uint8(len(w))
 	if len(w) > 8 {
 		s.rest = uint32(len(m.rest))
 		m.rest = append(m.rest, w[8:]...)
 	}
+	m.analyse(s)
+	s.hash = h
 	m.n++
 	if 2*m.n > len(m.slots) {
 		m.grow()
-		return m.find(w)
+		return m.lookup(w, head, h)
 	}
 	return s
 }
@@ -153,37 +226,38 @@ func (m *wordMemo) grow() {
 	m.slots = slots
 }
 
-// analyse returns the entry of the folded word w, met for the first time, numbering its
-// word terms through the inverter (the word as written is numbered when a
-// field keeping it meets it, as the inverter would number it).
-func (m *wordMemo) analyse(w []byte) memoSlot {
+// analyse fills the slot s of a word met for the first time, its head, size and rest
+// set: the ids of its word terms, numbered through the inverter (the word as written
+// is numbered when a field keeping it meets it, as the inverter would number it).
+func (m *wordMemo) analyse(s *memoSlot) {
 	v := m.v
-	m.buf = append(m.buf[:0], w...)
+	w := m.word(s)
 	m.an.reset()
-	m.an.emitWord(m.buf)
-	e := memoSlot{surf: noTerm}
+	m.an.emitWord(w)
+	s.surf, s.differs = noTerm, false
 	start := len(m.ids)
 	for k := range m.an.n() {
 		if m.an.kind[k] == termSurface {
-			e.differs = true
+			s.differs = true
 			continue
 		}
 		m.ids = append(m.ids, v.id(m.an.term(k)))
 	}
 	switch n := len(m.ids) - start; n {
 	case 1:
-		e.nids, e.id = 1, m.ids[start]
+		s.nids, s.id = 1, m.ids[start]
 		m.ids = m.ids[:start]
 	default:
-		e.nids, e.id = uint16(n), uint32(start)
+		s.nids, s.id = uint16(n), uint32(start)
 	}
-	return e
 }
 
-// hash hashes w, whose first 8 bytes are head: 8 bytes at a time, each mixed into the
-// seed and the length by one multiplication.
+// hash hashes w, whose first 8 bytes are head: 8 bytes at a time, zero padded, each
+// mixed into the seed by one multiplication (memoWords hashes the same way as it
+// reads). The length is left out: no word has a zero byte, but in evaluations where
+// only spaces split words, whose lookups compare lengths.
 func (m *wordMemo) hash(w []byte, head uint64) uint64 {
-	h := mix(m.seed ^ uint64(len(w)) ^ head)
+	h := mix(m.seed ^ head)
 	for w = w[min(8, len(w)):]; len(w) > 0; w = w[min(8, len(w)):] {
 		h = mix(h ^ load(w))
 	}

@@ -19,6 +19,13 @@ func memoDocs() []Doc {
 		{Name: "create_issue", Title: "Create issue", Description: "Creates an issue with labels", Params: "labels Labels to add creating getFileContents"},
 		{Name: "search_code", Description: "getFileContents JavaScript searches code", Params: "query 创建代码仓库 Crème brûlée"},
 		{Name: "misc", Description: "创建代码仓库 crème the of a", Params: "the of a I"},
+		// memoWords' words: titled, of 8 bytes and more, past maxTokenBytes, at the
+		// end of the text, before an apostrophe, camelCase, accents or CJK.
+		{Name: "words", Description: "Lists Repositories, repositories: Abcdefgh abcdefgh Abcdefghi. " +
+			"Abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz1 user's " +
+			"X a1 Z9z V2 listBranches getRepositories caféx a中 ÀB 'quoted' ...Lists",
+			Params: "Abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz " +
+				"repositories Lists lists_2 Owner's PRs"},
 	}
 	for i, s := range trickyTexts {
 		n := len(trickyTexts)
@@ -38,6 +45,14 @@ func TestWordMemoSameTerms(t *testing.T) {
 		fmt.Fprintf(&many, "w%s%d ", strings.Repeat("q", i%12), i)
 	}
 	docs = append(docs, Doc{Name: "many", Description: many.String(), Params: "w7 wqq14 " + many.String()[:4000]})
+	// The parameters as pieces, cut at every space and at some: with the memo each
+	// piece is analysed where it is, without it the pieces are joined.
+	for i, d := range docs[:len(docs)-1] {
+		for k, cuts := range []uint64{^uint64(0), 0x5555_5555_5555_5555 << (i % 2)} {
+			docs = append(docs, Doc{Name: fmt.Sprint(d.Name, "/pieces", k), Title: d.Title,
+				Description: d.Description, ParamPieces: splitPieces(d.Params, cuts)})
+		}
+	}
 	for _, p := range indexVariants() {
 		for _, base := range []map[string]uint32{nil, {"list": 0, "repositori": 1, "review": 2}} {
 			if slots := checkWordMemo(t, p, base, docs); slots < 4*memoSlots {
@@ -68,6 +83,18 @@ func checkWordMemo(t *testing.T, p params, base map[string]uint32, docs []Doc) i
 		if !memo {
 			return out, v.terms, 0
 		}
+		// Each word is held once: memoWords, hashing as it reads, finds the
+		// slots that find and countHead fill, and the other way round.
+		held := map[string]bool{}
+		for k := range v.memo.slots {
+			if s := &v.memo.slots[k]; s.size > 0 {
+				if w := string(v.memo.word(s)); held[w] {
+					t.Errorf("params %+v: the memo holds %q twice", p, w)
+				} else {
+					held[w] = true
+				}
+			}
+		}
 		return out, v.terms, len(v.memo.slots)
 	}
 	want, wantTerms, _ := run(false)
@@ -81,21 +108,61 @@ func checkWordMemo(t *testing.T, p params, base map[string]uint32, docs []Doc) i
 	return slots
 }
 
+// splitPieces returns text as Pieces: cut at the spaces whose bit is set in cuts (bit k
+// for the kth space, then again from bit 0), each piece followed in Src by bytes that
+// would join words, accents and camelCase parts across it if they were read, and one
+// span that is no range of Src.
+func splitPieces(text string, cuts uint64) *Pieces {
+	p := &Pieces{}
+	var src strings.Builder
+	start, k := 0, 0
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && (text[i] != ' ' || cuts>>(k%64)&1 == 0) {
+			if i < len(text) && text[i] == ' ' {
+				k++
+			}
+			continue
+		}
+		k++
+		p.Spans = append(p.Spans, uint32(src.Len()))
+		src.WriteString(text[start:i])
+		p.Spans = append(p.Spans, uint32(src.Len()))
+		src.WriteString("\u0301Xy'z中")
+		start = i + 1
+	}
+	p.Src = src.String()
+	p.Spans = append(p.Spans, 3, 1)
+	return p
+}
+
+// TestSplitPieces checks splitPieces' pieces join to the text it was given.
+func TestSplitPieces(t *testing.T) {
+	for _, text := range append([]string{"a  b ", " x y z"}, trickyTexts...) {
+		for _, cuts := range []uint64{0, 1, 2, ^uint64(0)} {
+			if got := string(splitPieces(text, cuts).appendText(nil)); got != text {
+				t.Errorf("splitPieces(%q, %b) joins to %q", text, cuts, got)
+			}
+		}
+	}
+}
+
 // FuzzWordMemo feeds arbitrary text (a catalog's descriptions and parameters are the
 // servers', not ours) to the index build's word memo and the analyzer's 8-byte reads:
 // it must not panic, and must emit what the inverter emits without the memo, a word
 // met first in the parameters or in a description, in any variant of the parameters.
 func FuzzWordMemo(f *testing.F) {
-	for _, s := range trickyTexts {
-		f.Add(s, "owner repo "+s, uint8(0))
+	for i, s := range trickyTexts {
+		f.Add(s, "owner repo "+s, uint8(0), uint64(i))
 	}
-	f.Add("abcdefgh abcdefghi abcdefgh1 a1b2c3d4e5f6g7h8 x", "abcdefghijklmnop.qrstuvwx yz", uint8(1))
-	f.Add("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz zz", "ab\xff"+"cd", uint8(7))
+	f.Add("abcdefgh abcdefghi abcdefgh1 a1b2c3d4e5f6g7h8 x", "abcdefghijklmnop.qrstuvwx yz", uint8(1), ^uint64(0))
+	f.Add("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz zz", "ab\xff"+"cd", uint8(7), uint64(0))
+	f.Add("a", "e \u0301x \xe2\x82 \xac \xcc \x81 ab\u0301 \u0301"+strings.Repeat("\u0301", 40)+" \u0301 z", uint8(2), ^uint64(0))
 	variants := indexVariants()
-	f.Fuzz(func(t *testing.T, desc, params string, variant uint8) {
+	f.Fuzz(func(t *testing.T, desc, params string, variant uint8, cuts uint64) {
 		docs := []Doc{
 			{Name: "a", Description: desc, Params: params},
 			{Name: "b", Title: desc, Description: params, Params: desc},
+			{Name: "c", Description: desc, ParamPieces: splitPieces(params, cuts)},
 		}
 		checkWordMemo(t, variants[int(variant)%len(variants)], nil, docs)
 	})
@@ -127,6 +194,8 @@ func TestWordMemoFind(t *testing.T) {
 		{"abcdefgh", "abcdefgx"},         // 8 bytes each
 		{"abcxefghijkl", "abcdefghijkl"}, // the same after the 8th byte
 		{"abc", "abd"},
+		{"abcdefghij", "abcdefgh"}, // the same first 8 bytes, of other lengths
+		{"abcdefgh", "abcdefghij"},
 	} {
 		v := newInverter(defaultParams, nil, map[string]uint32{})
 		m := v.memo
@@ -143,6 +212,21 @@ func TestWordMemoFind(t *testing.T) {
 		}
 		if want := v.id(stem(slices.Clone(b))); sb.nids != 1 || sb.id != want {
 			t.Errorf("find(%q): %d ids, the first %d, want 1, %d", b, sb.nids, sb.id, want)
+		}
+		// memoWords, which looks a word up in its first slot itself, tells them
+		// apart too: b in a text counts b's stem.
+		v = newInverter(defaultParams, nil, map[string]uint32{})
+		m = v.memo
+		sa = *m.find(a)
+		hb = uint32(m.hash(b, load(b)))
+		clear(m.slots)
+		sa.hash = hb
+		m.slots[hb&uint32(len(m.slots)-1)] = sa
+		if n := m.add(0, fieldDesc, " "+string(b)+" "); n != 1 {
+			t.Errorf("the memo found %d words in %q, want 1", n, b)
+		}
+		if want := v.id(stem(slices.Clone(b))); v.tf[want].n[fieldDesc] != 1 {
+			t.Errorf("the memo counted %q's stem %d times in %q, want once", b, v.tf[want].n[fieldDesc], b)
 		}
 	}
 }

@@ -58,3 +58,25 @@ func TestPostingStreamRoundTrip(t *testing.T) {
 		t.Fatalf("%d postings read, %d added", i, len(want))
 	}
 }
+
+// TestInverterSaturation checks the inverter's saturations, kept per doc by counts, are
+// params.saturation's to the bit: docs alternating, counts met again, in one field or
+// several, more distinct counts than the inverter keeps.
+func TestInverterSaturation(t *testing.T) {
+	v := newInverter(defaultParams, nil, nil)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := range 2000 {
+		i := round % 3
+		norm := [numFields]float64{1 + float64(i), 0.5 + float64(i)/3, 1.25, 0.75 + float64(i)}
+		var c [numFields]uint16
+		for f := range c {
+			if rng.IntN(3) == 0 {
+				c[f] = uint16(rng.IntN(6))
+			}
+		}
+		got, want := v.saturation(i, c, &norm), float32(v.p.saturation(c, norm))
+		if math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("doc %d, counts %v: saturation %v, want %v", i, c, got, want)
+		}
+	}
+}

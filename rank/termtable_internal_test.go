@@ -2,6 +2,10 @@ package rank
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +45,33 @@ func TestTermTable(t *testing.T) {
 	}
 	if id, ok := m[""]; !ok || id != n {
 		t.Fatalf(`finish()[""] = %d, %v; want %d`, id, ok, n)
+	}
+}
+
+// TestNameOrder checks nameOrder gives each doc its position in a stable sort by name:
+// docs of the same name in their order, sorted or not.
+func TestNameOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 7, 300} {
+		docs := make([]Doc, n)
+		for i := range docs {
+			docs[i].Name = fmt.Sprint("t", r.IntN(n/3+1))
+		}
+		for _, sorted := range []bool{false, true} {
+			if sorted {
+				slices.SortStableFunc(docs, func(a, b Doc) int { return strings.Compare(a.Name, b.Name) })
+			}
+			byName := make([]int, n)
+			for i := range byName {
+				byName[i] = i
+			}
+			sort.SliceStable(byName, func(a, b int) bool { return docs[byName[a]].Name < docs[byName[b]].Name })
+			got := nameOrder(docs)
+			for pos, d := range byName {
+				if got[d] != uint32(pos) {
+					t.Fatalf("%d docs (sorted %v): doc %d (%s) at %d, want %d", n, sorted, d, docs[d].Name, got[d], pos)
+				}
+			}
+		}
 	}
 }
