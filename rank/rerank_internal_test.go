@@ -393,33 +393,37 @@ func TestStepsPairWindow(t *testing.T) {
 }
 
 // The hits for k are a prefix of those for a larger k (the package doc's guarantee)
-// when addPairs grows the window, wherever the tool it brings in ranked on the whole
-// query: here, with 10 to 24 other tools crowding it, 17th among them.
+// when addPairs grows the window, wherever the tools it brings in ranked on the whole
+// query: here one to four of them, with 10 to 26 other tools crowding them, for every
+// k up to 30. Ranking stepWindow+1 hits, not stepWindow+1+maxPairDocs, fails it (two
+// tools brought in, 18 crowding).
 func TestStepsPairPrefix(t *testing.T) {
 	q := "list the open critical dependabot alerts on acme/storefront, give me the full details of the worst one, and file an issue summarising it for the team"
-	for crowd := 10; crowd <= 24; crowd++ {
-		docs := []Doc{{Name: "list_dependabot_alerts", Description: "List the open dependabot alerts of a repository, critical first."},
-			{Name: "get_dependabot_alert", Description: "Get the full details of a dependabot alert."},
-			{Name: "create_issue", Description: "Create a new issue in a repository."}}
-		for i := range crowd {
-			docs = append(docs, Doc{Name: fmt.Sprintf("dependabot_tool_%02d", i),
-				Description: fmt.Sprintf("Dependabot alerts and their details for a team, %s.", strings.Repeat("and more ", i%4))})
-		}
-		for i := range 30 {
-			docs = append(docs, Doc{Name: fmt.Sprintf("issue_tool_%02d", i), Description: "Update, label or comment on an issue."})
-		}
-		for i := range 40 {
-			docs = append(docs, Doc{Name: fmt.Sprintf("misc_%02d", i), Description: "Manage widgets."})
-		}
-		ix := NewIndex(docs)
-		all := NewSet(len(docs))
-		for i := range docs {
-			all.Add(i)
-		}
-		long := ix.Search(nil, q, all, 0)
-		for _, k := range []int{1, 5, 10, 16, 17, 18, 20, 21, 22, 30} {
-			if got := ix.Search(nil, q, all, k); !slices.Equal(got, long[:min(k, len(long))]) {
-				t.Errorf("crowd %d, k %d: hits not a prefix of those for k 0", crowd, k)
+	tails := []string{"", " now", " and more", " today"}
+	for named := 1; named <= maxPairDocs; named++ {
+		for crowd := 10; crowd <= 26; crowd++ {
+			docs := []Doc{{Name: "list_dependabot_alerts", Description: "List the open dependabot alerts of a repository, critical first."},
+				{Name: "get_dependabot_alert", Description: "Get the full details of a dependabot alert."}}
+			for i := range named {
+				docs = append(docs, Doc{Name: fmt.Sprintf("create_issue_%d", i), Description: "Create a new issue in a repository."})
+			}
+			for i := range crowd {
+				docs = append(docs, Doc{Name: fmt.Sprintf("dependabot_tool_%02d", i),
+					Description: "Dependabot alerts and their details for a team" + tails[i%len(tails)] + "."})
+			}
+			for i := range 30 {
+				docs = append(docs, Doc{Name: fmt.Sprintf("issue_tool_%02d", i), Description: "Update, label or comment on an issue."})
+			}
+			ix := NewIndex(docs)
+			all := NewSet(len(docs))
+			for i := range docs {
+				all.Add(i)
+			}
+			long := ix.Search(nil, q, all, 0)
+			for k := 1; k <= 30; k++ {
+				if got := ix.Search(nil, q, all, k); !slices.Equal(got, long[:min(k, len(long))]) {
+					t.Errorf("%d tools named, crowd %d, k %d: hits not a prefix of those for k 0", named, crowd, k)
+				}
 			}
 		}
 	}
