@@ -135,16 +135,13 @@ var writtenRelated = map[string][]string{
 	"closed": {"state"},
 }
 
-// written holds the keys of writtenRelated, which related also holds (not stemmed).
-var written = map[string]bool{}
-
 func init() {
+	// related holds writtenRelated's words under their keys as written, not stemmed.
 	add := func(m map[string][]string, asWritten bool) {
 		for _, w := range slices.Sorted(maps.Keys(m)) {
 			key := string(stem([]byte(w)))
 			if asWritten {
 				key = w
-				written[w] = true
 			}
 			for _, t := range m[w] {
 				st := stem([]byte(t))
@@ -167,7 +164,7 @@ func init() {
 func relatedOf(an *analyzer, i int) [][]byte {
 	for j := i + 1; j < an.n() && j <= i+2; j++ {
 		if an.kind[j] == termSurface && an.parent[j] == int32(i) {
-			if w := an.term(j); written[string(w)] {
+			if w := an.term(j); writtenRelated[string(w)] != nil {
 				return related[string(w)]
 			}
 			break
