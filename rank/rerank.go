@@ -2,7 +2,6 @@ package rank
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"strings"
 )
@@ -470,9 +469,8 @@ func (s *scratch) addPairs(ix *Index, query string, hits []Hit, n int) ([]Hit, i
 		for c+1 < st.n && int(st.spans[c][1]) <= at {
 			c++
 		}
-		N := float64(s.nAllowed)
-		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
-		st.terms = append(st.terms, stepTerm{id: id, wt: idf * phrasePairWeight * scoreScale, step: c})
+		wt := idf(float64(s.nAllowed), df) * phrasePairWeight * scoreScale
+		st.terms = append(st.terms, stepTerm{id: id, wt: wt, step: c})
 		for _, d := range ix.docs[ix.off[id]:ix.off[id+1]] {
 			if added == maxPairDocs {
 				return
