@@ -18,8 +18,9 @@ import (
 //   - A query of at most objectWords words led by an operation verb (stepVerbs) gets no
 //     hit when its best hit scores under objectShare times its informative weight,
 //     holds none of the verb's terms, and no allowed tool holding the verb strongly (a
-//     saturation of nameSat: as a word of its name or title) holds any word the best
-//     hit holds strongly: the catalog does the operation, and things to the query's
+//     saturation of nameSat, as a word of its name or title gives, or of a short
+//     description) holds, in any field, any word the best hit holds strongly: the
+//     catalog does the operation, and things to the query's
 //     object, but never that operation to that object (verbObject).
 //   - A hit scoring under floorTop times the best hit's score is not served; nor is one
 //     under tailTop times it that matches the query only through its own words, none
@@ -211,7 +212,8 @@ func (s *scratch) verbObject(ix *Index, query string, allowed Set, best uint32, 
 
 // wordHeld reports whether doc d holds query word w (its stem, one of its synonyms or
 // related words): strongly (a saturation of nameSat in its name, title and description,
-// as a word of its name or title gives), or in any field.
+// as a word of its name or title gives, or one of a short description), or in any field,
+// its parameters too.
 func (s *scratch) wordHeld(ix *Index, w gateWord, d uint32, strong bool) bool {
 	has := func(id uint32) bool {
 		if id == noTerm {

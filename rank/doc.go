@@ -97,11 +97,12 @@
 //     words, words no allowed doc holds, nor any of their related words, counting as the
 //     rarest, at most two of them) gets none; nor does a query of at most 8 words led
 //     by an operation verb whose best hit scores under 0.2 of that weight and holds not
-//     the verb, when no allowed tool holding the verb strongly (as a word of its name or
-//     title) holds a word the best hit holds so: the catalog does the operation, and
-//     things to the query's object, but never the one to the other ("delete my gist":
-//     delete_file, get_gist). All depend on the query, the allowed set and the hit
-//     alone, never on k, so the hits for k are a prefix of those for any larger k.
+//     the verb, when no allowed tool holding the verb strongly (as a word of its name,
+//     title or a short description) holds any word the best hit holds so, in any field:
+//     the catalog does the operation, and things to the query's object, but never the
+//     one to the other ("delete my gist": delete_file, get_gist). All depend on the
+//     query, the allowed set and the hit alone, never on k, so the hits for k are a
+//     prefix of those for any larger k.
 //   - Exact top k: Search stops looking for new docs once the terms left cannot lift a
 //     doc not yet seen into the best k (MaxScore); its hits are those of a full
 //     evaluation, which a property test checks. It allocates nothing when dst has room.
