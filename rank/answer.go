@@ -20,8 +20,8 @@ import (
 //     holds none of the verb's terms, and no allowed tool holding the verb strongly (a
 //     saturation of nameSat, as a word of its name or title gives, or of a short
 //     description) holds, in any field, any word the best hit holds strongly: the
-//     catalog does the operation, and things to the query's
-//     object, but never that operation to that object (verbObject).
+//     catalog does the operation, and things to the query's object, but never that
+//     operation to that object (verbObject).
 //   - A hit scoring under floorTop times the best hit's score is not served; nor is one
 //     under tailTop times it that matches the query only through its own words, none
 //     weighing tailWord times the idf of the query's most informative word (a tool
