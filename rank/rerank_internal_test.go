@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -426,5 +427,61 @@ func TestStepsPairPrefix(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// stepWeights returns, for each step of q, the weight its terms give the list of term,
+// as a share of that term's weight in the whole query (1: a word's own weight), the
+// query prepared as Search prepares it.
+func stepWeights(t *testing.T, docs []Doc, q, term string) []float64 {
+	t.Helper()
+	ix := NewIndex(docs)
+	s := ix.getScratch()
+	defer ix.putScratch(s)
+	all := NewSet(len(docs))
+	for i := range docs {
+		all.Add(i)
+	}
+	if _, ok := s.prepare(ix, q, all); !ok || !s.steps.splitSteps(q) {
+		t.Fatalf("%q: not a query of several steps over the docs", q)
+	}
+	s.stepTerms(ix, q)
+	id, ok := ix.terms[string(stem([]byte(term)))]
+	if !ok {
+		t.Fatalf("the index lacks %q", term)
+	}
+	unit := 0.0
+	for _, x := range s.qterms {
+		if x.id == id && !x.param {
+			unit = x.wt / x.qtf
+		}
+	}
+	out := make([]float64, s.steps.n)
+	for _, st := range s.steps.terms {
+		if st.id == id && unit > 0 {
+			out[st.step] += st.wt / unit
+		}
+	}
+	return out
+}
+
+// A step reads its words as the whole query does: "closed" relates to state alone, as
+// written, not to update as "close" does; "turn off" asks for disable as strongly as
+// "turn on" for enable (a phrase at half and its phrasal verb at half).
+func TestStepsAsWholeQuery(t *testing.T) {
+	docs := []Doc{
+		{Name: "update_issue", Description: "Update the state of an issue."},
+		{Name: "list_issues", Description: "List issues."},
+		{Name: "enable_feature", Description: "Enable a feature."},
+		{Name: "disable_feature", Description: "Disable a feature."},
+	}
+	const closed = "list the closed issues of acme/api, then update the labels of each of them to triaged"
+	if got := stepWeights(t, docs, closed, "update"); got[0] != 0 || got[1] == 0 {
+		t.Errorf("%q: update weighs %v by step, want none in the first (closed: state alone)", closed, got)
+	}
+	const turn = "turn on dark mode for the web app, then turn off the beta banner for every user"
+	on, off := stepWeights(t, docs, turn, "enable"), stepWeights(t, docs, turn, "disable")
+	if on[0] == 0 || math.Abs(on[0]-off[1]) > 1e-9 {
+		t.Errorf("%q: enable weighs %v by step, disable %v: want the same in their steps", turn, on, off)
 	}
 }
