@@ -18,9 +18,10 @@ import (
 //   - A query of at most objectWords words led by an operation verb (stepVerbs) gets no
 //     hit when its best hit scores under objectShare times its informative weight,
 //     holds none of the verb's terms, and no allowed tool holding the verb strongly (a
-//     saturation of nameSat: as a word of its name or title) holds any word the best
-//     hit holds strongly: the catalog does the operation, and things to the query's
-//     object, but never that operation to that object (verbObject).
+//     saturation of nameSat, as a word of its name or title gives, or of a short
+//     description) holds, in any field, any word the best hit holds strongly: the
+//     catalog does the operation, and things to the query's object, but never that
+//     operation to that object (verbObject).
 //   - A hit scoring under floorTop times the best hit's score is not served; nor is one
 //     under tailTop times it that matches the query only through its own words, none
 //     weighing tailWord times the idf of the query's most informative word (a tool
@@ -148,13 +149,17 @@ const maxObjects = 16
 // a verb phrase it leads.
 func (s *scratch) verbObject(ix *Index, query string, allowed Set, best uint32, top int64) bool {
 	if len(s.gate) == 0 || len(s.gate) > objectWords || len(s.gate) > maxObjects ||
-		top >= int64(objectShare*float64(s.info)) || !verbLed(query) {
+		top >= int64(objectShare*float64(s.info)) {
+		return false
+	}
+	var buf [16]byte
+	at, word := leadWord(query, buf[:0]) // as verbLed reads it
+	if word == nil || !stepVerbs[string(word)] {
 		return false
 	}
 	// The verb is the query's word whose term is the lead verb's stem: none when the
 	// analyser drops the verb ("tell me...": a stop word).
-	var buf [16]byte
-	at, stem := leadStem(query, buf[:0])
+	stem := verbStem(word)
 	lead := -1
 	for j, w := range s.gate {
 		if stem != nil && string(s.an.term(int(w.at))) == string(stem) {
@@ -207,7 +212,8 @@ func (s *scratch) verbObject(ix *Index, query string, allowed Set, best uint32, 
 
 // wordHeld reports whether doc d holds query word w (its stem, one of its synonyms or
 // related words): strongly (a saturation of nameSat in its name, title and description,
-// as a word of its name or title gives), or in any field.
+// as a word of its name or title gives, or one of a short description), or in any field,
+// its parameters too.
 func (s *scratch) wordHeld(ix *Index, w gateWord, d uint32, strong bool) bool {
 	has := func(id uint32) bool {
 		if id == noTerm {
@@ -264,37 +270,16 @@ func (ix *Index) eachStrong(t uint32, allowed Set, f func(d uint32) bool) {
 	}
 }
 
-// leadStem returns the byte offset in query of its first word that is no stepFillers,
-// and that word's stem as the analyser makes it, in buf (nil when it drops the word, a
-// stop word or an abbreviation, or when it is no ASCII word of at most 16 bytes).
-func leadStem(query string, buf []byte) (int, []byte) {
-	for st, e := nextWord(query, 0); st < len(query); st, e = nextWord(query, e) {
-		w := query[st:e]
-		if len(w) > cap(buf) {
-			return st, nil
-		}
-		low := buf[:len(w)]
-		for i := 0; i < len(w); i++ {
-			c := w[i]
-			if c >= 0x80 {
-				return st, nil
-			}
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			low[i] = c
-		}
-		if stepFillers[string(low)] {
-			continue
-		}
-		lex, _ := lookupLexicon(low)
-		if lex.stop || lex.abbrev != nil {
-			return st, nil
-		}
-		if !lex.keep {
-			low = stemRules(low)
-		}
-		return st, low
+// verbStem returns the stem of w, one of stepVerbs, as the analyser makes it, in w's
+// room: nil when the analyser drops the word (a stop word, or an abbreviation it
+// expands).
+func verbStem(w []byte) []byte {
+	lex, _ := lookupLexicon(w)
+	if lex.stop || lex.abbrev != nil {
+		return nil
 	}
-	return -1, nil
+	if !lex.keep {
+		w = stemRules(w)
+	}
+	return w
 }

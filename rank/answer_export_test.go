@@ -2,7 +2,6 @@ package rank
 
 import (
 	"maps"
-	"math"
 	"slices"
 )
 
@@ -270,7 +269,7 @@ func (ix *Index) WordGroups(query string, allowed Set, hits []Hit, docs []Doc) [
 		}
 		g := WordGroup{Word: term, DF: df(term), Quoted: s.quoted(i), Path: inRanges(s.steps.paths[:s.steps.npath], i)}
 		if g.DF > 0 {
-			g.IDF = math.Log(1 + (N-float64(g.DF)+0.5)/(float64(g.DF)+0.5))
+			g.IDF = idf(N, g.DF)
 		}
 		g.terms = append(append(g.terms, term), syn...)
 		g.Known = len(syn) > 0 || len(related[term]) > 0
@@ -368,7 +367,7 @@ func (ix *Index) ShortGate(query string, allowed Set, words int, share float64) 
 		}
 	}
 	_, na := ix.clipAllowed(allowed)
-	rare := math.Log(1 + (float64(na)+0.5)/0.5)
+	rare := idf(float64(na), 0)
 	info := float64(s.info) - unknownWeight*(min(unknown, unknownCap)-min(novel, unknownCap))*rare*scoreScale
 	return float64(top) < share*info
 }

@@ -227,3 +227,73 @@ func TestSearchVerbObject(t *testing.T) {
 		}
 	}
 }
+
+// SPEC DISC-6: each condition of the verb-object gate (answer.go's verbObject) keeps a
+// query answered when it fails: the best hit holds the verb, or a synonym of it, or a
+// word of a verb phrase the verb leads; a tool doing the operation holds the object in
+// any field, its parameters too; no tool holds the verb in its name or title. Each case is a catalog the
+// gate would answer empty without that condition.
+func TestSearchVerbObjectConditions(t *testing.T) {
+	// gists is a catalog doing things to gists, deleting a file and six things more
+	// (holding delete in their names and titles when named, else in a long description
+	// alone: a short one saturates as a name does), with extra.
+	gists := func(named bool, extra ...rank.Doc) []rank.Doc {
+		docs := []rank.Doc{
+			{Name: "create_gist", Title: "Create gist", Description: "Create a new gist with the given files."},
+			{Name: "get_gist", Title: "Get gist", Description: "Get a gist by its id."},
+			{Name: "list_gists", Title: "List gists", Description: "List the gists of a user."},
+		}
+		docs = append(docs, extra...)
+		for _, o := range []string{"file", "branch", "label", "milestone", "tag", "release", "webhook"} {
+			d := rank.Doc{Name: "delete_" + o, Title: "Delete " + o, Description: "Delete a " + o + " of a repository."}
+			if !named {
+				d.Name, d.Title = "tidy_"+o, "Tidy "+o
+				d.Description = "Delete a " + o + " of a repository, with its history, its reviews and every comment left on it by anyone."
+			}
+			docs = append(docs, d)
+		}
+		for i := range 40 {
+			docs = append(docs, rank.Doc{Name: fmt.Sprintf("get_issue_%02d", i), Title: "Get issue", Description: "Get an issue of a repository."})
+		}
+		return docs
+	}
+	// history holds gist in its name and delete in a long description.
+	history := rank.Doc{Name: "gist_history", Title: "Gist history",
+		Description: "When a gist was made, starred, forked, edited, renamed, shared or deleted, and by whom, as a list of dated events."}
+	var removers, deleters []rank.Doc
+	for i := range 20 { // delete, common, weighs less than gist
+		deleters = append(deleters, rank.Doc{Name: fmt.Sprintf("delete_thing_%02d", i), Title: "Delete thing", Description: "Delete a thing."})
+	}
+	for _, o := range []string{"file", "label", "tag", "reviewer", "assignee", "member", "collaborator"} {
+		removers = append(removers, rank.Doc{Name: "remove_" + o, Title: "Remove " + o, Description: "Remove a " + o + " from a repository."})
+	}
+	cases := []struct {
+		why   string
+		query string
+		docs  []rank.Doc
+		empty bool
+	}{
+		{"no tool deleting holds gist", "delete my gist with the old nginx config", gists(true), true},
+		{"the best hit holds the verb", "delete my gist with the old nginx config", gists(true, history), false},
+		{"the best hit holds a synonym of the verb", "remove my gist with the old nginx config",
+			gists(true, append(removers, history)...), false},
+		{"a tool deleting holds gist in its parameters", "delete my gist with the old nginx config",
+			gists(true, append(deleters, rank.Doc{Name: "delete_comment", Title: "Delete comment", Description: "Delete a comment.",
+				Params: "gist_id: the gist the comment is on"})...), false},
+		{"no tool holds delete in its name or title", "delete my gist with the old nginx config", gists(false), false},
+		{"the best hit holds a word of the verb's phrase", "open an issue about the nginx crash",
+			[]rank.Doc{{Name: "open_file", Title: "Open file", Description: "Open a file in the editor."},
+				{Name: "create_issue", Title: "Create issue", Description: "Create a new issue."},
+				{Name: "get_issue", Title: "Get issue", Description: "Get an issue of a repository."}}, false},
+	}
+	// The best hits here score 0.17 to 0.26 of the queries' informative weight: the gate
+	// reads every one of them at a share of 0.5.
+	defer rank.SetObject(0.5, 8)()
+	for _, c := range cases {
+		ix := rank.NewIndex(c.docs)
+		got := names(c.docs, ix.Search(nil, c.query, allOf(len(c.docs)), 10))
+		if (len(got) == 0) != c.empty {
+			t.Errorf("%s: Search(%q) = %v, want empty %v", c.why, c.query, got, c.empty)
+		}
+	}
+}

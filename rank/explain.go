@@ -147,8 +147,9 @@ func (ix *Index) stepAdjustment(query string, allowed Set, d int, matches []Matc
 		return 0
 	}
 	// Only the window's hits are reordered (rerank.go): a doc after it keeps its score,
-	// and the window is the same whatever k.
-	var buf [stepWindow + 1]Hit
+	// and the window, stepWindow hits and the maxPairDocs addPairs may bring, is the same
+	// whatever k.
+	var buf [stepWindow + maxPairDocs + 1]Hit
 	for _, h := range ix.Search(buf[:0], query, allowed, len(buf)) {
 		if h.Doc != d {
 			continue

@@ -126,3 +126,41 @@ func TestExplainCostsOneQuery(t *testing.T) {
 		t.Errorf("Explain allocates %d bytes for a query of 5,000 hits, %d for one of 50: want about as many", large, small)
 	}
 }
+
+// Explain's matches add up to each hit's score when a verb phrase brings its tool into
+// the window reordered by steps ("file an issue": create_issue), which then holds more
+// than stepWindow hits: each of them is reordered, wherever it ends.
+func TestExplainSumsPairWindow(t *testing.T) {
+	q := "list the open critical dependabot alerts on acme/storefront, give me the full details of the worst one, and file an issue summarising it for the team"
+	adjusted := 0
+	for crowd := 14; crowd <= 24; crowd += 2 {
+		docs := []rank.Doc{{Name: "list_dependabot_alerts", Description: "List the open dependabot alerts of a repository, critical first."},
+			{Name: "get_dependabot_alert", Description: "Get the full details of a dependabot alert."}}
+		for i := range 4 {
+			docs = append(docs, rank.Doc{Name: fmt.Sprintf("create_issue_%d", i), Description: "Create a new issue in a repository."})
+		}
+		for i := range crowd {
+			docs = append(docs, rank.Doc{Name: fmt.Sprintf("dependabot_tool_%02d", i), Description: "Dependabot alerts and their details for a team."})
+		}
+		for i := range 30 {
+			docs = append(docs, rank.Doc{Name: fmt.Sprintf("issue_tool_%02d", i), Description: "Update, label or comment on an issue."})
+		}
+		ix := rank.NewIndex(docs)
+		allowed := allOf(len(docs))
+		for i, h := range ix.Search(nil, q, allowed, 0) {
+			sum := 0.0
+			for _, m := range ix.Explain(q, allowed, h.Doc, docs[h.Doc]) {
+				sum += m.Score
+				if m.From == rank.FromSteps && i >= 17 {
+					adjusted++
+				}
+			}
+			if math.Abs(sum-h.Score) > 1e-6 {
+				t.Errorf("crowd %d: Explain(%s), hit %d, sums to %v, the hit scores %v", crowd, docs[h.Doc].Name, i+1, sum, h.Score)
+			}
+		}
+	}
+	if adjusted == 0 {
+		t.Error("no hit after the 17th was reordered: the test proves nothing")
+	}
+}

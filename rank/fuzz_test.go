@@ -15,7 +15,10 @@ import (
 func FuzzSearch(f *testing.F) {
 	for _, q := range []string{"listing branches", "merge PR", "创建代码仓库", "Crème brûlée", "the of",
 		"getFileContents", "\xff\xfe", "ＡＢＣ", strings.Repeat("list ", 300), "a-b_c.d/e", "IDs VMs HTTPServer",
-		"Find the page 'still one', add a to-do list to it, then leave a comment and go through the 'PRs: yet' ones to-"} {
+		"Find the page 'still one', add a to-do list to it, then leave a comment and go through the 'PRs: yet' ones to-",
+		// The eighth pass: a polite lead, a phrase's pair, a URL echoing the request, numbers
+		// joined by "and", a capitalized title, turn off, a title after an article.
+		"Could you open an issue on the issues page https://github.com/acme/api/issues/45 for #45 and #46, turn off our Bug Tracker database, then cut release/2.4 and create a 'Notes' page"} {
 		f.Add(q, uint8(3))
 	}
 	docs := slices.Clone(smallCatalog)

@@ -101,7 +101,7 @@ func (st *stepScratch) namesTitled(query string) bool {
 // titleCapsMin is the least number of capitalized words, none the first of a sentence,
 // right before one of titledNouns that name a thing by its title without quotes ("our
 // Bug Tracker database").
-var titleCapsMin = 2
+const titleCapsMin = 2
 
 // namesTitledCaps reports whether query names a thing by its title unquoted: at least
 // titleCapsMin words starting with a capital letter, separated by single spaces, right
@@ -139,9 +139,6 @@ func namesTitledCaps(query string) bool {
 // 'Postmortem'" names a thing it makes, which needs no finding; "the 'Archive' page"
 // one that exists.
 func indefiniteBefore(query string, at int) bool {
-	if !titleIndefinite {
-		return false
-	}
 	for n := 0; n < 3; n++ {
 		e := at
 		for e > 0 && isSpace(query[e-1]) {
@@ -165,9 +162,6 @@ func indefiniteBefore(query string, at int) bool {
 	}
 	return false
 }
-
-// titleIndefinite makes a title after an indefinite article name no thing to find.
-var titleIndefinite = true
 
 // definites are the words that, before a noun, name a thing that exists.
 var definites = []string{"the", "our", "my", "your", "their", "its", "his", "her", "this", "that", "existing"}

@@ -135,16 +135,13 @@ var writtenRelated = map[string][]string{
 	"closed": {"state"},
 }
 
-// written holds the keys of writtenRelated, which related also holds (not stemmed).
-var written = map[string]bool{}
-
 func init() {
+	// related holds writtenRelated's words under their keys as written, not stemmed.
 	add := func(m map[string][]string, asWritten bool) {
 		for _, w := range slices.Sorted(maps.Keys(m)) {
 			key := string(stem([]byte(w)))
 			if asWritten {
 				key = w
-				written[w] = true
 			}
 			for _, t := range m[w] {
 				st := stem([]byte(t))
@@ -167,7 +164,7 @@ func init() {
 func relatedOf(an *analyzer, i int) [][]byte {
 	for j := i + 1; j < an.n() && j <= i+2; j++ {
 		if an.kind[j] == termSurface && an.parent[j] == int32(i) {
-			if w := an.term(j); written[string(w)] {
+			if w := an.term(j); writtenRelated[string(w)] != nil {
 				return related[string(w)]
 			}
 			break
@@ -478,12 +475,21 @@ func init() {
 
 // verbLed reports whether clause's first word, stepFillers aside, is one of stepVerbs.
 func verbLed(clause string) bool {
-	var low [16]byte
+	var buf [16]byte
+	_, w := leadWord(clause, buf[:0])
+	return w != nil && stepVerbs[string(w)]
+}
+
+// leadWord returns the byte offset in clause of its first word that is no stepFillers,
+// and that word with ASCII letters in lower case, in buf's room (nil when it is longer,
+// or when clause has no such word: then the offset is -1).
+func leadWord(clause string, buf []byte) (int, []byte) {
 	for s, e := nextWord(clause, 0); s < len(clause); s, e = nextWord(clause, e) {
 		w := clause[s:e]
-		if len(w) > len(low) {
-			return false
+		if len(w) > cap(buf) {
+			return s, nil
 		}
+		low := buf[:len(w)]
 		for i := 0; i < len(w); i++ {
 			c := w[i]
 			if 'A' <= c && c <= 'Z' {
@@ -491,11 +497,11 @@ func verbLed(clause string) bool {
 			}
 			low[i] = c
 		}
-		if !stepFillers[string(low[:len(w)])] {
-			return stepVerbs[string(low[:len(w)])]
+		if !stepFillers[string(low)] {
+			return s, low
 		}
 	}
-	return false
+	return -1, nil
 }
 
 // queryStop holds the stems of words a request uses for its own grammar, pronouns and

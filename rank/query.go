@@ -277,22 +277,28 @@ func (s *scratch) weigh(ix *Index, allowed Set, nAllowed int) bool {
 				}
 			}
 		}
-		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
+		w := idf(N, df)
 		if !q.param && df > 0 {
-			info += idf * q.word
+			info += w * q.word
 		}
 		if q.df == 0 {
 			continue
 		}
-		q.wt = idf * q.qtf * scoreScale
+		q.wt = w * q.qtf * scoreScale
 		q.ub = contribution(q.wt, ix.maxSat[q.id])
 		live = append(live, q)
 	}
 	s.qterms = live
 	// A word no allowed doc holds weighs as the rarest word would.
-	info += unknownWeight * min(unknown, unknownCap) * math.Log(1+(N+0.5)/0.5)
+	info += unknownWeight * min(unknown, unknownCap) * idf(N, 0)
 	s.info = int64(info * scoreScale)
 	return len(live) > 0
+}
+
+// idf returns the inverse document frequency of a term df of N docs hold:
+// ln(1 + (N - df + 0.5)/(df + 0.5)).
+func idf(N float64, df int) float64 {
+	return math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
 }
 
 // A gateWord is a word of the query as the no-answer gate reads it: its term (noTerm

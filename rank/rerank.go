@@ -2,7 +2,6 @@ package rank
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"strings"
 )
@@ -244,7 +243,8 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 			c := st.n
 			st.n++
 			st.spans[c] = [2]int32{int32(len(query)), int32(len(query))}
-			st.words[c], st.led[c], st.pron[c] = stepMinContent, stepTitleLed, false
+			// Not verb-led: led, the check half of tune2 long lost (TUNING.md).
+			st.words[c], st.led[c], st.pron[c] = stepMinContent, false, false
 			s.addStepTerm(id, hintWeight, c)
 		}
 	}
@@ -253,9 +253,6 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 // phrasePairWeight is the weight in a step of the pair of words a verb phrase names
 // (addPairs), as a pair of the query's own words weighs (Index params' Pair).
 var phrasePairWeight = 0.5
-
-// stepTitleLed makes the step of finding a thing named by its title a verb-led one.
-var stepTitleLed = false
 
 // addClause analyses the clause query[from:to], its quoted text (as addLiterals read the
 // whole query) on its own, recording those terms' ranges in st.clits, and its URLs and
@@ -470,9 +467,8 @@ func (s *scratch) addPairs(ix *Index, query string, hits []Hit, n int) ([]Hit, i
 		for c+1 < st.n && int(st.spans[c][1]) <= at {
 			c++
 		}
-		N := float64(s.nAllowed)
-		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
-		st.terms = append(st.terms, stepTerm{id: id, wt: idf * phrasePairWeight * scoreScale, step: c})
+		wt := idf(float64(s.nAllowed), df) * phrasePairWeight * scoreScale
+		st.terms = append(st.terms, stepTerm{id: id, wt: wt, step: c})
 		for _, d := range ix.docs[ix.off[id]:ix.off[id+1]] {
 			if added == maxPairDocs {
 				return

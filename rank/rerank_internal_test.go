@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -393,34 +394,94 @@ func TestStepsPairWindow(t *testing.T) {
 }
 
 // The hits for k are a prefix of those for a larger k (the package doc's guarantee)
-// when addPairs grows the window, wherever the tool it brings in ranked on the whole
-// query: here, with 10 to 24 other tools crowding it, 17th among them.
+// when addPairs grows the window, wherever the tools it brings in ranked on the whole
+// query: here one to four of them, with 10 to 26 other tools crowding them, for every
+// k up to 30. Ranking stepWindow+1 hits, not stepWindow+1+maxPairDocs, fails it (two
+// tools brought in, 18 crowding).
 func TestStepsPairPrefix(t *testing.T) {
 	q := "list the open critical dependabot alerts on acme/storefront, give me the full details of the worst one, and file an issue summarising it for the team"
-	for crowd := 10; crowd <= 24; crowd++ {
-		docs := []Doc{{Name: "list_dependabot_alerts", Description: "List the open dependabot alerts of a repository, critical first."},
-			{Name: "get_dependabot_alert", Description: "Get the full details of a dependabot alert."},
-			{Name: "create_issue", Description: "Create a new issue in a repository."}}
-		for i := range crowd {
-			docs = append(docs, Doc{Name: fmt.Sprintf("dependabot_tool_%02d", i),
-				Description: fmt.Sprintf("Dependabot alerts and their details for a team, %s.", strings.Repeat("and more ", i%4))})
-		}
-		for i := range 30 {
-			docs = append(docs, Doc{Name: fmt.Sprintf("issue_tool_%02d", i), Description: "Update, label or comment on an issue."})
-		}
-		for i := range 40 {
-			docs = append(docs, Doc{Name: fmt.Sprintf("misc_%02d", i), Description: "Manage widgets."})
-		}
-		ix := NewIndex(docs)
-		all := NewSet(len(docs))
-		for i := range docs {
-			all.Add(i)
-		}
-		long := ix.Search(nil, q, all, 0)
-		for _, k := range []int{1, 5, 10, 16, 17, 18, 20, 21, 22, 30} {
-			if got := ix.Search(nil, q, all, k); !slices.Equal(got, long[:min(k, len(long))]) {
-				t.Errorf("crowd %d, k %d: hits not a prefix of those for k 0", crowd, k)
+	tails := []string{"", " now", " and more", " today"}
+	for named := 1; named <= maxPairDocs; named++ {
+		for crowd := 10; crowd <= 26; crowd++ {
+			docs := []Doc{{Name: "list_dependabot_alerts", Description: "List the open dependabot alerts of a repository, critical first."},
+				{Name: "get_dependabot_alert", Description: "Get the full details of a dependabot alert."}}
+			for i := range named {
+				docs = append(docs, Doc{Name: fmt.Sprintf("create_issue_%d", i), Description: "Create a new issue in a repository."})
+			}
+			for i := range crowd {
+				docs = append(docs, Doc{Name: fmt.Sprintf("dependabot_tool_%02d", i),
+					Description: "Dependabot alerts and their details for a team" + tails[i%len(tails)] + "."})
+			}
+			for i := range 30 {
+				docs = append(docs, Doc{Name: fmt.Sprintf("issue_tool_%02d", i), Description: "Update, label or comment on an issue."})
+			}
+			ix := NewIndex(docs)
+			all := NewSet(len(docs))
+			for i := range docs {
+				all.Add(i)
+			}
+			long := ix.Search(nil, q, all, 0)
+			for k := 1; k <= 30; k++ {
+				if got := ix.Search(nil, q, all, k); !slices.Equal(got, long[:min(k, len(long))]) {
+					t.Errorf("%d tools named, crowd %d, k %d: hits not a prefix of those for k 0", named, crowd, k)
+				}
 			}
 		}
+	}
+}
+
+// stepWeights returns, for each step of q, the weight its terms give the list of term,
+// as a share of that term's weight in the whole query (1: a word's own weight), the
+// query prepared as Search prepares it.
+func stepWeights(t *testing.T, docs []Doc, q, term string) []float64 {
+	t.Helper()
+	ix := NewIndex(docs)
+	s := ix.getScratch()
+	defer ix.putScratch(s)
+	all := NewSet(len(docs))
+	for i := range docs {
+		all.Add(i)
+	}
+	if _, ok := s.prepare(ix, q, all); !ok || !s.steps.splitSteps(q) {
+		t.Fatalf("%q: not a query of several steps over the docs", q)
+	}
+	s.stepTerms(ix, q)
+	id, ok := ix.terms[string(stem([]byte(term)))]
+	if !ok {
+		t.Fatalf("the index lacks %q", term)
+	}
+	unit := 0.0
+	for _, x := range s.qterms {
+		if x.id == id && !x.param {
+			unit = x.wt / x.qtf
+		}
+	}
+	out := make([]float64, s.steps.n)
+	for _, st := range s.steps.terms {
+		if st.id == id && unit > 0 {
+			out[st.step] += st.wt / unit
+		}
+	}
+	return out
+}
+
+// A step reads its words as the whole query does: "closed" relates to state alone, as
+// written, not to update as "close" does; "turn off" asks for disable as strongly as
+// "turn on" for enable (a phrase at half and its phrasal verb at half).
+func TestStepsAsWholeQuery(t *testing.T) {
+	docs := []Doc{
+		{Name: "update_issue", Description: "Update the state of an issue."},
+		{Name: "list_issues", Description: "List issues."},
+		{Name: "enable_feature", Description: "Enable a feature."},
+		{Name: "disable_feature", Description: "Disable a feature."},
+	}
+	const closed = "list the closed issues of acme/api, then update the labels of each of them to triaged"
+	if got := stepWeights(t, docs, closed, "update"); got[0] != 0 || got[1] == 0 {
+		t.Errorf("%q: update weighs %v by step, want none in the first (closed: state alone)", closed, got)
+	}
+	const turn = "turn on dark mode for the web app, then turn off the beta banner for every user"
+	on, off := stepWeights(t, docs, turn, "enable"), stepWeights(t, docs, turn, "disable")
+	if on[0] == 0 || math.Abs(on[0]-off[1]) > 1e-9 {
+		t.Errorf("%q: enable weighs %v by step, disable %v: want the same in their steps", turn, on, off)
 	}
 }
