@@ -90,23 +90,7 @@ func (a *analyzer) term(i int) []byte {
 
 // add analyzes text and appends its terms.
 func (a *analyzer) add(text string) {
-	var src []byte
-	if b := unsafe.Slice(unsafe.StringData(text), len(text)); a.memo != nil && isASCII(b) {
-		// Read where it is: with a memo nothing writes to src (stemming, which
-		// rewrites a word in place, happens on the memo's copy of a new word).
-		src = b
-	} else {
-		a.src = append(a.src[:0], text...)
-		if !isASCII(a.src) {
-			// An Iter kept in the analyzer decomposes without allocating.
-			a.src = a.src[:0]
-			a.iter.InitString(norm.NFKD, text)
-			for !a.iter.Done() {
-				a.src = append(a.src, a.iter.Next()...)
-			}
-		}
-		src = a.src
-	}
+	src := a.source(text)
 	a.prev = a.prev[:0]
 	a.word = a.word[:0]
 	a.whole = a.whole[:0]
@@ -118,7 +102,7 @@ func (a *analyzer) add(text string) {
 		var c int
 		if r < utf8.RuneSelf {
 			c = int(asciiClass[r])
-			if a.memo != nil && c != clsSep && a.off&featSplit == 0 && len(a.word) == 0 && len(a.whole) == 0 && len(a.cjk) == 0 {
+			if a.memo != nil && c != clsSep && a.betweenWords() {
 				if j := a.memoWords(src, i); j > i {
 					prev = clsSep // nothing pending: prev is read only when a word is
 					i = j
@@ -131,7 +115,7 @@ func (a *analyzer) add(text string) {
 				i = j
 				continue
 			}
-			if c == clsSep && a.off&featSplit == 0 && len(a.word) == 0 && len(a.whole) == 0 && len(a.cjk) == 0 {
+			if c == clsSep && a.betweenWords() {
 				// A separator with no word pending (the space after one addLowerRun
 				// emitted): nothing to end, no apostrophe to join.
 				prev = clsSep
@@ -177,37 +161,15 @@ func (a *analyzer) add(text string) {
 			i += size
 			continue
 		}
-		if len(a.word) > 0 && c == clsUpper && a.off&featSplit == 0 {
-			switch prev {
-			case clsLower, clsDigit:
-				a.flushWord() // listBranches, getV2Config
-				a.parts++
-			case clsUpper:
-				// HTTPServer splits before the S, but IDs and VMs stay whole.
-				j := i + size
-				if j < len(src) {
-					nr, ns := rune(src[j]), 1
-					if nr >= utf8.RuneSelf {
-						nr, ns = utf8.DecodeRune(src[j:])
-					}
-					if classify(nr) == clsLower && !(nr == 's' && !lowerAt(src, j+ns)) {
-						a.flushWord()
-						a.parts++
-					}
-				}
-			}
+		if len(a.word) > 0 && c == clsUpper && a.off&featSplit == 0 && camelBoundary(src, i+size, prev) {
+			a.flushWord()
+			a.parts++
 		}
-		// The rune's bytes as they are in src: AppendRune would write the same bytes,
-		// and a malformed byte decodes to a RuneError of size 1, written as U+FFFD.
 		if r < utf8.RuneSelf {
 			a.word = append(a.word, byte(r))
 			a.whole = append(a.whole, byte(r))
-		} else if r == utf8.RuneError && size == 1 {
-			a.word = utf8.AppendRune(a.word, r)
-			a.whole = utf8.AppendRune(a.whole, r)
 		} else {
-			a.word = append(a.word, src[i:i+size]...)
-			a.whole = append(a.whole, src[i:i+size]...)
+			a.appendRune(src, i, r, size)
 		}
 		prev = c
 		i += size
@@ -218,6 +180,66 @@ func (a *analyzer) add(text string) {
 	}
 	if len(a.cjk) > 0 {
 		a.flushCJK()
+	}
+}
+
+// source returns the bytes add scans for text: text itself, read where it is, when a
+// memo counts its terms and it is ASCII (nothing then writes to it: stemming, which
+// rewrites a word in place, happens on the memo's copy of a new word); otherwise a copy
+// in a.src, decomposed (NFKD) when not ASCII.
+func (a *analyzer) source(text string) []byte {
+	if b := unsafe.Slice(unsafe.StringData(text), len(text)); a.memo != nil && isASCII(b) {
+		return b
+	}
+	a.src = append(a.src[:0], text...)
+	if !isASCII(a.src) {
+		// An Iter kept in the analyzer decomposes without allocating.
+		a.src = a.src[:0]
+		a.iter.InitString(norm.NFKD, text)
+		for !a.iter.Done() {
+			a.src = append(a.src, a.iter.Next()...)
+		}
+	}
+	return a.src
+}
+
+// camelBoundary reports whether an upper-case letter ending at src[j-1], after a letter
+// or digit of class prev in the same word, starts a new camelCase part: after a
+// lower-case letter or a digit (listBranches, getV2Config), or, after an upper-case
+// letter, when a lower-case letter follows it (HTTPServer splits before the S) other
+// than a plural's final s (IDs and VMs stay whole).
+func camelBoundary(src []byte, j int, prev int) bool {
+	switch prev {
+	case clsLower, clsDigit:
+		return true
+	case clsUpper:
+		if j < len(src) {
+			nr, ns := rune(src[j]), 1
+			if nr >= utf8.RuneSelf {
+				nr, ns = utf8.DecodeRune(src[j:])
+			}
+			return classify(nr) == clsLower && !(nr == 's' && !lowerAt(src, j+ns))
+		}
+	}
+	return false
+}
+
+// betweenWords reports whether no word, camelCase word or CJK run is pending and words
+// split at every separator: add's ASCII fast paths may then start at the next byte.
+func (a *analyzer) betweenWords() bool {
+	return a.off&featSplit == 0 && len(a.word) == 0 && len(a.whole) == 0 && len(a.cjk) == 0
+}
+
+// appendRune appends the non-ASCII rune r of size bytes at src[i] to the word and the
+// whole word, as its bytes in src: AppendRune would write the same bytes, and a malformed
+// byte decodes to a RuneError of size 1, written as U+FFFD.
+func (a *analyzer) appendRune(src []byte, i int, r rune, size int) {
+	if r == utf8.RuneError && size == 1 {
+		a.word = utf8.AppendRune(a.word, r)
+		a.whole = utf8.AppendRune(a.whole, r)
+	} else {
+		a.word = append(a.word, src[i:i+size]...)
+		a.whole = append(a.whole, src[i:i+size]...)
 	}
 }
 
