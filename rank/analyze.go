@@ -204,24 +204,29 @@ func (a *analyzer) source(text string) []byte {
 }
 
 // camelBoundary reports whether an upper-case letter ending at src[j-1], after a letter
-// or digit of class prev in the same word, starts a new camelCase part: after a
-// lower-case letter or a digit (listBranches, getV2Config), or, after an upper-case
-// letter, when a lower-case letter follows it (HTTPServer splits before the S) other
-// than a plural's final s (IDs and VMs stay whole).
+// or digit of class prev in the same word, starts a new camelCase part: always after a
+// lower-case letter or a digit (listBranches, getV2Config), after an upper-case letter
+// as upperSplits says. Small enough to inline: after a lower-case letter or a digit,
+// add makes no call.
 func camelBoundary(src []byte, j int, prev int) bool {
-	switch prev {
-	case clsLower, clsDigit:
-		return true
-	case clsUpper:
-		if j < len(src) {
-			nr, ns := rune(src[j]), 1
-			if nr >= utf8.RuneSelf {
-				nr, ns = utf8.DecodeRune(src[j:])
-			}
-			return classify(nr) == clsLower && !(nr == 's' && !lowerAt(src, j+ns))
-		}
+	if prev == clsUpper {
+		return upperSplits(src, j)
 	}
-	return false
+	return prev == clsLower || prev == clsDigit
+}
+
+// upperSplits reports whether an upper-case letter ending at src[j-1], after another,
+// starts a new camelCase part: when a lower-case letter follows it (HTTPServer splits
+// before the S) other than a plural's final s (IDs and VMs stay whole).
+func upperSplits(src []byte, j int) bool {
+	if j >= len(src) {
+		return false
+	}
+	nr, ns := rune(src[j]), 1
+	if nr >= utf8.RuneSelf {
+		nr, ns = utf8.DecodeRune(src[j:])
+	}
+	return classify(nr) == clsLower && !(nr == 's' && !lowerAt(src, j+ns))
 }
 
 // betweenWords reports whether no word, camelCase word or CJK run is pending and words
