@@ -156,3 +156,40 @@ func TestHarnessPathsRealCatalog(t *testing.T) {
 		}
 	}
 }
+
+// The README's table of provider paths on the real GitLab catalog is the harness's
+// output: each line of it is a line the harness prints today, trailing spaces aside.
+// (The README's figures drifted by 49 bytes when the discovery tool's schema grew.)
+func TestREADMEHarnessTable(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "data", "catalogs")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("real catalogs absent (%s): %v", dir, err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "\n```\nmodel ")
+	if !ok {
+		t.Fatal("README has no harness table (a code block starting with \"model \")")
+	}
+	table, _, _ = strings.Cut("model "+table, "\n```")
+	var buf bytes.Buffer
+	if err := run(&buf, dir); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	_, section, ok := strings.Cut(buf.String(), "== Every provider path, real catalog gitlab")
+	if !ok {
+		t.Fatalf("output lacks gitlab's provider paths:\n%s", buf.String())
+	}
+	section, _, _ = strings.Cut(section, "\n== ")
+	printed := map[string]bool{}
+	for line := range strings.Lines(section) {
+		printed[strings.TrimRight(line, " \n")] = true
+	}
+	for line := range strings.Lines(table) {
+		if line = strings.TrimRight(line, " \n"); !printed[line] {
+			t.Errorf("README line not printed by the harness:\n%s\nharness:\n%s", line, section)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"strings"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
@@ -13,7 +15,8 @@ import (
 	"github.com/deferredtools/deferredtools/grants/sqlstore"
 )
 
-// openDB opens the SQL grant store named by -db (sqlite:PATH), creating the file and
+// openDB opens the SQL grant store named by -db (sqlite:PATH, a file path: "?", "#" and
+// "%" are part of the name, as for cmd/deferredtools), creating the file and
 // applying the migrations not yet recorded in it (sqlstore.Migrate). compat are the
 // compatibility rows (principal "*") inserted when migration 0018 first runs, that is
 // on the database's first start only: a "*" row deleted or edited since stays so across
@@ -25,7 +28,10 @@ func openDB(ctx context.Context, spec string, compat []grants.Row) (grants.Reade
 	if !ok || path == "" {
 		return nil, errors.New("-db: want sqlite:PATH")
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
+	// PATH is a file path, as for cmd/deferredtools: percent-encoded, since SQLite reads
+	// "file:" names as URIs and the driver takes what follows the first "?" as parameters.
+	uri := (&url.URL{Path: filepath.Clean(path)}).EscapedPath()
+	db, err := sql.Open("sqlite", "file:"+uri+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
 	if err != nil {
 		return nil, fmt.Errorf("-db: %w", err)
 	}

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/grants"
@@ -48,6 +50,36 @@ func TestDBSeedsOnce(t *testing.T) {
 	for range 2 {
 		if got := tools(); !got["kept"] || got["deleted"] {
 			t.Errorf("GRANT-3: after a restart the rows are %v, want the deleted one still gone", got)
+		}
+	}
+}
+
+// -db sqlite:PATH names a file path, as for cmd/deferredtools (the README's "Operating
+// grants"): "#", "?", "%" and spaces are part of the name, so the server and the
+// command given the same -db open the same file. (SQLite read "file:" + PATH as a URI:
+// "g#1.db" opened "g", "g%41.db" opened "gA.db".)
+func TestDBPathIsAFilePath(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"g#1.db", "g?x=1.db", "g%41.db", "g h.db"} {
+		dir := t.TempDir()
+		r, err := openDB(ctx, "sqlite:"+filepath.Join(dir, name), nil)
+		if err != nil {
+			t.Errorf("%q: %v", name, err)
+			continue
+		}
+		if _, err := r.ReadGrants(ctx, "alice"); err != nil {
+			t.Errorf("%q: read: %v", name, err)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range entries {
+			got = append(got, e.Name())
+		}
+		if !slices.Contains(got, name) {
+			t.Errorf("-db sqlite:DIR/%s created %q in DIR, want the file %q", name, got, name)
 		}
 	}
 }
