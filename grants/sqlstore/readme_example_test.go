@@ -3,6 +3,8 @@ package sqlstore_test
 import (
 	"context"
 	"database/sql"
+	"net/url"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,7 +15,9 @@ import (
 
 // readmeSQLite is the README's SQLite snippet (Grants in a database).
 func readmeSQLite(ctx context.Context, path string, compat []grants.Row) (*sqlstore.Store, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
+	// SQLite reads a "file:" name as a URI: escape the path, where ?, # and % are not syntax.
+	uri := (&url.URL{Path: path}).EscapedPath()
+	db, err := sql.Open("sqlite", "file:"+uri+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +61,15 @@ func TestREADMEStores(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
 		store, err := readmeSQLite(ctx, filepath.Join(t.TempDir(), "grants.db"), compat)
 		check(t, store, err)
+	})
+	// A path holding URI syntax opens that file, not the name before the ? or #.
+	t.Run("sqlite/path-with-uri-syntax", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "g#1?x=1%41.db")
+		store, err := readmeSQLite(ctx, path, compat)
+		check(t, store, err)
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("the store's file is not at the path given: %v", err)
+		}
 	})
 	t.Run("postgres", func(t *testing.T) {
 		store, err := readmePostgres(ctx, dbtest.PostgresDSN(t), compat)
