@@ -407,9 +407,9 @@ func (in *catalogInput) nameOrder(r *reuse) []int32 {
 func (c *Catalog) sortTools(in *catalogInput, r reuse) {
 	order := in.nameOrder(&r)
 	n := len(order)
-	// Built from scratch, input i read into fresh[i]: the tools and docs are put in name
-	// order where they are, not copied into arrays of their own.
-	inPlace := r.prev == nil && len(in.fresh) == n
+	// Built from scratch, every input i was read into fresh[i] (built[i] == i): the tools
+	// and docs are put in name order where they are, not copied into arrays of their own.
+	inPlace := r.prev == nil
 	var docs []rank.Doc
 	if inPlace {
 		c.tools, docs = in.fresh, in.freshDocs

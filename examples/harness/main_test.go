@@ -58,10 +58,7 @@ func TestHarnessDemo(t *testing.T) {
 
 // The real catalogs, when present: one row per catalog, each with a saving.
 func TestHarnessRealCatalogs(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "data", "catalogs")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real catalogs absent (%s): %v", dir, err)
-	}
+	dir := realCatalogs(t)
 	files, err := catalogFiles(dir)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("%s exists but holds no catalog (err %v)", dir, err)
@@ -138,10 +135,7 @@ func TestHarnessPaths(t *testing.T) {
 
 // The real catalog's provider paths, when the catalogs are present.
 func TestHarnessPathsRealCatalog(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "data", "catalogs")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real catalogs absent (%s): %v", dir, err)
-	}
+	dir := realCatalogs(t)
 	var buf bytes.Buffer
 	if err := run(&buf, dir); err != nil {
 		t.Fatalf("run: %v", err)
@@ -161,10 +155,7 @@ func TestHarnessPathsRealCatalog(t *testing.T) {
 // output: each line of it is a line the harness prints today, trailing spaces aside.
 // (The README's figures drifted by 49 bytes when the discovery tool's schema grew.)
 func TestREADMEHarnessTable(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "data", "catalogs")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real catalogs absent (%s): %v", dir, err)
-	}
+	dir := realCatalogs(t)
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -192,4 +183,15 @@ func TestREADMEHarnessTable(t *testing.T) {
 			t.Errorf("README line not printed by the harness:\n%s\nharness:\n%s", line, section)
 		}
 	}
+}
+
+// realCatalogs returns ../shared/data/catalogs beside the module root, or skips t when
+// the real catalogs are absent there.
+func realCatalogs(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "..", "shared", "data", "catalogs")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("real catalogs absent (%s): %v", dir, err)
+	}
+	return dir
 }
