@@ -2,9 +2,9 @@
 // one process, PostgreSQL for many processes sharing grants.
 //
 // The host opens the *sql.DB with the driver it chooses (this package imports none),
-// applies the embedded migrations with Migrate (0018_tool_grants to 0023_trigger_search_path;
-// each runs once and is recorded in sqlstore_migrations), and hands New's Store to the
-// Discoverer as its grants.Reader.
+// applies the embedded migrations with Migrate (0018_tool_grants to
+// 0023_trigger_search_path; each runs once and is recorded in sqlstore_migrations), and
+// hands New's Store to the Discoverer as its grants.Reader.
 //
 // Decisions where the SPEC is silent:
 //
@@ -19,22 +19,21 @@
 //     revision, joined, bounded by LIMIT 4097. One statement sees one snapshot on both
 //     databases, so the revision is the one the rows were read at (SPEC CURSOR-5).
 //   - Cached reads: a Store keeps the Snapshot of each principal's last successful
-//     read, bounded by Options.CacheBytes (DefaultCacheBytes, 32 MiB; least
-//     recently used out first). A read of a principal it holds first reads the control
-//     revision alone (one row by primary key, in a statement that also names
-//     tool_grants, so that it fails once the table is gone: DROP TABLE fires no
-//     trigger, and that reads the triggers' mark, below): equal to the Snapshot's
-//     revision, it answers the Snapshot; higher, it reads what changed since (below);
-//     lower but not stale, it reads the rows in full; stale, missing or unreadable, it
-//     fails closed as a full read would. The cache is never a fallback (SPEC GRANT-6): every
-//     read confirms the revision with the database. It is used only over a database
-//     recording migration 0020, whose triggers bump the control revision exactly once
-//     in the transaction of every write to tool_grants, plain SQL included, so an
-//     unchanged revision means unchanged rows and a read that starts after a write
-//     commits sees it. Setting control_revisions by hand back to a value a Store has
-//     cached defeats this: restart the processes after such surgery. Dropping any
-//     table of the store fails the next read closed or leaves the cache exact
-//     (TestDroppedTablesNoStaleRead).
+//     read, bounded by Options.CacheBytes (DefaultCacheBytes, 32 MiB; least recently
+//     used out first). A read of a principal it holds first reads the control revision
+//     alone (one row by primary key, in a statement that also names tool_grants, so
+//     that it fails once the table is gone: DROP TABLE fires no trigger, and that reads
+//     the triggers' mark, below): equal to the Snapshot's revision, it answers the
+//     Snapshot; higher, it reads what changed since (below); lower but not stale, it
+//     reads the rows in full; stale, missing or unreadable, it fails closed as a full
+//     read would. The cache is never a fallback (SPEC GRANT-6): every read confirms the
+//     revision with the database. It is used only over a database recording migration
+//     0020, whose triggers bump the control revision exactly once in the transaction of
+//     every write to tool_grants, plain SQL included, so an unchanged revision means
+//     unchanged rows and a read that starts after a write commits sees it. Setting
+//     control_revisions by hand back to a value a Store has cached defeats this:
+//     restart the processes after such surgery. Dropping any table of the store fails
+//     the next read closed or leaves the cache exact (TestDroppedTablesNoStaleRead).
 //   - Relied-upon triggers: over 0020 a Store relies on the triggers counting writes
 //     to tool_grants (SQLite's tool_grants_insert, _update and _delete; PostgreSQL's
 //     tool_grants_revise and tool_grants_truncate), over 0021 and 0022 also on those
@@ -66,8 +65,8 @@
 //     (Options.CacheBytes < 0), or over a database without 0020, relies on no trigger
 //     and checks none.
 //   - Delta reads: over a database recording migrations 0021 and 0022, a principal
-//     whose cached Snapshot is older than the control revision is brought up to date by one
-//     statement reading the control revision, the tombstone floor, the principal's
+//     whose cached Snapshot is older than the control revision is brought up to date
+//     by one statement reading the control revision, the tombstone floor, the principal's
 //     and "*" rows whose revision is above the Snapshot's (the triggers stamp every
 //     insert and update, and an index on (principal_id, revision) finds them), and the
 //     tombstones above it of keys that hold no row now (the triggers write one, at the
@@ -93,12 +92,13 @@
 //   - Triggers (0019, replaced by 0020) count every write, plain SQL included (SPEC
 //     GRANT-4), on PostgreSQL whatever the writing session's search_path (0023: their
 //     functions resolve tables in their own schema, TestWriterSearchPathCounted): each
-//     row inserted, updated or deleted increments the control revision exactly once, and an inserted or updated row takes the new value as its
-//     revision. An upsert counts once whether it inserts or updates, however its DO
-//     UPDATE is written; ON CONFLICT DO NOTHING that conflicts counts nothing; TRUNCATE
-//     (PostgreSQL) counts once. On SQLite one UPDATE goes uncounted: one that changes
-//     nothing but the revision, to the current control revision (how the triggers
-//     stamp a row); no read decides differently after it.
+//     row inserted, updated or deleted increments the control revision exactly once,
+//     and an inserted or updated row takes the new value as its revision. An upsert
+//     counts once whether it inserts or updates, however its DO UPDATE is written; ON
+//     CONFLICT DO NOTHING that conflicts counts nothing; TRUNCATE (PostgreSQL) counts
+//     once. On SQLite one UPDATE goes uncounted: one that changes nothing but the
+//     revision, to the current control revision (how the triggers stamp a row); no read
+//     decides differently after it.
 //   - A write is one transaction. On SQLite it reads the control revision first (with
 //     an UPDATE that changes nothing, which takes the write lock), then changes the
 //     row, which the triggers count. On PostgreSQL a Put is one upsert

@@ -203,8 +203,7 @@ LIMIT %d`, check, arg(1), grants.MaxRows+1),
 		lock: lock,
 		// control reads the control revision alone: a write checks with it that the
 		// triggers counted its change once.
-		control: `SELECT revision FROM control_revisions
-WHERE name = 'model_grants' AND NOT EXISTS (SELECT 1 FROM tool_grants WHERE 1 = 0)`,
+		control: `SELECT revision FROM control_revisions WHERE name = 'model_grants'`,
 		// revision reads the control revision and the triggers' mark (markQuery) for
 		// a read of a cached principal: one statement tells whether the cache may be
 		// trusted. It names tool_grants so that the read fails when the table is gone:

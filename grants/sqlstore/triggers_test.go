@@ -169,6 +169,25 @@ func revoke(t *testing.T, db *sql.DB) {
 		"UPDATE tool_grants SET effect = 'deny' WHERE principal_id = '*'")
 }
 
+// cachedAlice opens a Store over b holding a "*" grant and alice's, reads alice twice
+// (the second read answers from the cache) and answers the Store, its database and the
+// triggers the database holds before any surgery.
+func cachedAlice(t *testing.T, b backend) (*Store, *sql.DB, []trigger) {
+	t.Helper()
+	ctx := context.Background()
+	s, db := newStore(t, b, grants.Row{Principal: grants.AnyPrincipal, Tool: "t", Effect: grants.Allow})
+	if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
+		t.Fatal(err)
+	}
+	triggers := storeTriggers(t, db, b.dialect)
+	for i := range 2 {
+		if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 2 {
+			t.Fatalf("read %d = (%v, %v), want 2 rows", i+1, snap, err)
+		}
+	}
+	return s, db, triggers
+}
+
 // SPEC GRANT-6, GRANT-4: a Store relies on the revision triggers to answer from its
 // cache (an unchanged control revision means unchanged rows) and to bring a Snapshot up
 // to date (the tombstones). Whenever one of them is missing or disabled (the table
@@ -183,16 +202,7 @@ func TestMissingTriggersFailClosed(t *testing.T) {
 		t.Run(b.dialect.String(), func(t *testing.T) {
 			for _, sg := range surgeries(t, b) {
 				t.Run(sg.name, func(t *testing.T) {
-					s, db := newStore(t, b, grants.Row{Principal: grants.AnyPrincipal, Tool: "t", Effect: grants.Allow})
-					if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
-						t.Fatal(err)
-					}
-					triggers := storeTriggers(t, db, b.dialect)
-					for i := range 2 { // the second read answers from the cache
-						if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 2 {
-							t.Fatalf("read %d = (%v, %v), want 2 rows", i+1, snap, err)
-						}
-					}
+					s, db, triggers := cachedAlice(t, b)
 					sg.do(t, db)
 					revoke(t, db)
 					for _, read := range []struct {
@@ -230,21 +240,11 @@ func TestMissingTriggersFailClosed(t *testing.T) {
 // Store answer the revoked grant from its cache: a read that finds the triggers changed
 // since its Snapshot reads the rows again. (The cache answered the revoked grants.)
 func TestTriggersChangedBetweenReads(t *testing.T) {
-	ctx := context.Background()
 	for _, b := range backends() {
 		t.Run(b.dialect.String(), func(t *testing.T) {
 			for _, sg := range surgeries(t, b) {
 				t.Run(sg.name, func(t *testing.T) {
-					s, db := newStore(t, b, grants.Row{Principal: grants.AnyPrincipal, Tool: "t", Effect: grants.Allow})
-					if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
-						t.Fatal(err)
-					}
-					triggers := storeTriggers(t, db, b.dialect)
-					for i := range 2 {
-						if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 2 {
-							t.Fatalf("read %d = (%v, %v), want 2 rows", i+1, snap, err)
-						}
-					}
+					s, db, triggers := cachedAlice(t, b)
 					sg.do(t, db)
 					revoke(t, db)
 					restoreTriggers(t, db, b.dialect, triggers)
@@ -459,6 +459,39 @@ func TestConcurrentReadsDuringSurgery(t *testing.T) {
 			wg.Wait()
 			if n := served.Load(); n > 0 {
 				t.Errorf("GRANT-6: %d reads started after the revocation answered alice's revoked grant", n)
+			}
+		})
+	}
+}
+
+// SPEC GRANT-6: a delta read checks the triggers' mark in its own statement, so that
+// triggers changed after the cached read's revision check (a surgery between the two
+// statements) send the read to the full read, which checks them: readDelta with a mark
+// other than the database's answers no Snapshot. (With the check removed, it answered
+// the Snapshot brought up to date; no other test saw it.)
+func TestDeltaReadChecksMark(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends() {
+		t.Run(b.dialect.String(), func(t *testing.T) {
+			s, _ := newStore(t, b)
+			if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.ReadGrants(ctx, "alice"); err != nil {
+				t.Fatal(err)
+			}
+			cached, mark := s.cache.get("alice")
+			if cached == nil {
+				t.Fatal("alice's Snapshot is not cached")
+			}
+			if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "b", Effect: grants.Allow}); err != nil {
+				t.Fatal(err)
+			}
+			if snap, ok := s.readDelta(ctx, "alice", cached, mark); !ok || len(snap.Rows) != 2 {
+				t.Fatalf("delta read at the cached mark = (%v, %v), want alice's 2 rows", snap, ok)
+			}
+			if snap, ok := s.readDelta(ctx, "alice", cached, mark+1); ok || snap != nil {
+				t.Errorf("GRANT-6: delta read at another mark = (%v, %v), want no Snapshot", snap, ok)
 			}
 		})
 	}
