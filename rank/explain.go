@@ -130,7 +130,7 @@ func (s *scratch) termNames(ix *Index, query string) (names map[uint32]string, l
 			name(r)
 		}
 	}
-	phraseMatches(query, func(_ string, to [][]byte) {
+	phraseMatchesAt(query, func(_ int, _ string, to [][]byte) {
 		for _, t := range to {
 			name(t)
 		}

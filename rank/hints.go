@@ -83,14 +83,7 @@ func (st *stepScratch) namesTitled(query string) bool {
 				return true
 			}
 		}
-		b := open
-		for b > 0 && isSpace(query[b-1]) {
-			b--
-		}
-		a := b
-		for a > 0 && wordByte(query[a-1]) {
-			a--
-		}
+		a, b := wordBefore(query, open)
 		if a < b && b < open && inFold(query[a:b], titledNouns) && !indefiniteBefore(query, a) {
 			return true
 		}
@@ -140,14 +133,7 @@ func namesTitledCaps(query string) bool {
 // one that exists.
 func indefiniteBefore(query string, at int) bool {
 	for n := 0; n < 3; n++ {
-		e := at
-		for e > 0 && isSpace(query[e-1]) {
-			e--
-		}
-		s := e
-		for s > 0 && wordByte(query[s-1]) {
-			s--
-		}
+		s, e := wordBefore(query, at)
 		if s == e {
 			return false // punctuation or the start of the query
 		}
@@ -161,6 +147,20 @@ func indefiniteBefore(query string, at int) bool {
 		at = s
 	}
 	return false
+}
+
+// wordBefore returns the bounds of the word of text ending at byte at, or at the spaces
+// right before it, as nextWord reads words; start == end if there is none.
+func wordBefore(text string, at int) (start, end int) {
+	end = at
+	for end > 0 && isSpace(text[end-1]) {
+		end--
+	}
+	start = end
+	for start > 0 && wordByte(text[start-1]) {
+		start--
+	}
+	return start, end
 }
 
 // definites are the words that, before a noun, name a thing that exists.

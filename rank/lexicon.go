@@ -304,13 +304,9 @@ func inFold(w string, words []string) bool {
 	return false
 }
 
-// phraseMatches calls f with the stem of the verb and the stems of the words to of each
-// rule of curatedPhrases that query holds, once per occurrence.
-func phraseMatches(query string, f func(verb string, to [][]byte)) {
-	phraseMatchesAt(query, func(_ int, verb string, to [][]byte) { f(verb, to) })
-}
-
-// phraseMatchesAt is phraseMatches, also passing f the byte offset of the verb in query.
+// phraseMatchesAt calls f with the byte offset in query and the stem of the verb, and
+// the stems of the words to, of each rule of curatedPhrases that query holds, once per
+// occurrence.
 func phraseMatchesAt(query string, f func(at int, verb string, to [][]byte)) {
 	phraseScan(query, func(at, ri int, verb, _ string) { f(at, verb, phraseTo[ri]) })
 }

@@ -83,25 +83,25 @@ func TestPhraseMatches(t *testing.T) {
 	}
 	for _, c := range cases {
 		var got []string
-		phraseMatches(c.query, func(_ string, to [][]byte) {
+		phraseMatchesAt(c.query, func(_ int, _ string, to [][]byte) {
 			for _, s := range to {
 				got = append(got, string(s))
 			}
 		})
 		if g := strings.Join(got, " "); g != c.want {
-			t.Errorf("phraseMatches(%q) added %q, want %q", c.query, g, c.want)
+			t.Errorf("phraseMatchesAt(%q) added %q, want %q", c.query, g, c.want)
 		}
 	}
 	var verbs []string
-	phraseMatches("File a bug, then raise an issue", func(verb string, _ [][]byte) { verbs = append(verbs, verb) })
+	phraseMatchesAt("File a bug, then raise an issue", func(_ int, verb string, _ [][]byte) { verbs = append(verbs, verb) })
 	if g := strings.Join(verbs, " "); g != "fil rais" {
-		t.Errorf("phraseMatches(File a bug, then raise an issue) verbs %q, want the stems of file and raise", g)
+		t.Errorf("phraseMatchesAt(File a bug, then raise an issue) verbs %q, want the stems of file and raise", g)
 	}
 	// A verb reading a file keeps its weight: no verb to demote.
 	verbs = verbs[:0]
-	phraseMatches("read docs/CONTRIBUTING.md", func(verb string, _ [][]byte) { verbs = append(verbs, verb) })
+	phraseMatchesAt("read docs/CONTRIBUTING.md", func(_ int, verb string, _ [][]byte) { verbs = append(verbs, verb) })
 	if !slices.Equal(verbs, []string{""}) {
-		t.Errorf("phraseMatches(read docs/CONTRIBUTING.md) verbs %q, want one empty verb", verbs)
+		t.Errorf("phraseMatchesAt(read docs/CONTRIBUTING.md) verbs %q, want one empty verb", verbs)
 	}
 }
 

@@ -39,13 +39,18 @@ func (s *scratch) addLiterals(query string) {
 // of each URL or path it holds (a word holding a slash: https://..., content/drafts,
 // acme/docs), analysed on its own.
 func (s *scratch) addPlain(text string) {
-	st := &s.steps
+	addPathWords(s.an, text, &s.steps.paths, &s.steps.npath)
+}
+
+// addPathWords analyses text, each word of it holding a slash on its own, recording
+// those words' term ranges in out from out[*n] on, *n counting them (up to maxLiterals).
+func addPathWords(an *analyzer, text string, out *[maxLiterals][2]int32, n *int) {
 	if !strings.ContainsRune(text, '/') {
-		s.an.add(text)
+		an.add(text)
 		return
 	}
 	pos := 0
-	for i := 0; i < len(text) && st.npath < maxLiterals; {
+	for i := 0; i < len(text) && *n < maxLiterals; {
 		for i < len(text) && isSpace(text[i]) {
 			i++
 		}
@@ -54,16 +59,16 @@ func (s *scratch) addPlain(text string) {
 			end++
 		}
 		if end > i && strings.IndexByte(text[i:end], '/') >= 0 {
-			s.an.add(text[pos:i])
-			from := s.an.n()
-			s.an.add(text[i:end])
-			st.paths[st.npath] = [2]int32{int32(from), int32(s.an.n())}
-			st.npath++
+			an.add(text[pos:i])
+			from := an.n()
+			an.add(text[i:end])
+			out[*n] = [2]int32{int32(from), int32(an.n())}
+			*n++
 			pos = end
 		}
 		i = end
 	}
-	s.an.add(text[pos:])
+	an.add(text[pos:])
 }
 
 // pathEcho reports whether query term i comes from a URL or path and the query holds

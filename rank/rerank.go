@@ -283,30 +283,11 @@ func (st *stepScratch) addClause(an *analyzer, query string, from, to int) {
 // slash on its own (as addPlain), recording those terms' ranges in st.cpaths. A query
 // none of whose URLs or paths repeats its words (st.necho == 0) needs no ranges.
 func (st *stepScratch) addClausePlain(an *analyzer, text string) {
-	if st.necho == 0 || !strings.ContainsRune(text, '/') {
+	if st.necho == 0 {
 		an.add(text)
 		return
 	}
-	pos := 0
-	for i := 0; i < len(text) && st.ncpath < maxLiterals; {
-		for i < len(text) && isSpace(text[i]) {
-			i++
-		}
-		end := i
-		for end < len(text) && !isSpace(text[end]) {
-			end++
-		}
-		if end > i && strings.IndexByte(text[i:end], '/') >= 0 {
-			an.add(text[pos:i])
-			from := an.n()
-			an.add(text[i:end])
-			st.cpaths[st.ncpath] = [2]int32{int32(from), int32(an.n())}
-			st.ncpath++
-			pos = end
-		}
-		i = end
-	}
-	an.add(text[pos:])
+	addPathWords(an, text, &st.cpaths, &st.ncpath)
 }
 
 // clauseEcho reports whether term i of the clause addClause analysed comes from a URL
