@@ -161,15 +161,7 @@ func TestShortGateTrade(t *testing.T) {
 		t.Skip("set RANK_GATE=trade")
 	}
 	pools := shortTrade(gateSets(t, os.Getenv("RANK_GATE_CHECK") != ""), shortWords, shortShare, os.Getenv("RANK_GATE_SHOW") != "")
-	for _, k := range slices.Sorted(maps.Keys(pools)) {
-		p := pools[k]
-		fmt.Printf("%-44s no-match %d: empty %d -> %d | answered %d: emptied %d (%d with a relevant tool in the top 10)", k, p.nm, p.emptyBefore, p.emptyAfter, p.n, p.emptied, p.lost)
-		if p.n > 0 {
-			d := float64(p.n)
-			fmt.Printf(", nDCG@10 %.4f -> %.4f, R@5 %.4f -> %.4f", p.ndcgB/d, p.ndcgA/d, p.r5B/d, p.r5A/d)
-		}
-		fmt.Println()
-	}
+	printTrade(pools)
 }
 
 // A gateSet is a set of queries and the pool it counts in.
