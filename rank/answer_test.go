@@ -107,10 +107,10 @@ func TestSearchAnswerExact(t *testing.T) {
 // synonym of make) weakly.
 func tailCatalog() []rank.Doc {
 	docs := []rank.Doc{{Name: "alpha_beta", Description: "Alpha beta."}}
-	for i := range 30 {
+	for i := range 200 {
 		docs = append(docs, rank.Doc{Name: fmt.Sprintf("beta_b%02d", i), Description: "Beta."})
 	}
-	for i := range 5 {
+	for i := range 200 {
 		docs = append(docs, rank.Doc{Name: fmt.Sprintf("thing_c%02d", i), Description: "Create things."})
 	}
 	for i := range 200 {
@@ -155,7 +155,7 @@ func TestSearchGateAllowedOnly(t *testing.T) {
 		{"widget: the widget to delete", "Erase a thing."},
 	} {
 		var docs []rank.Doc
-		for i := range 50 {
+		for i := range 200 {
 			docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: "Does things.", Params: c.params})
 		}
 		sub := slices.Clone(docs)
@@ -183,7 +183,7 @@ func gistCatalog() []rank.Doc {
 	for _, o := range []string{"branch", "label", "milestone", "tag", "release", "webhook"} {
 		docs = append(docs, rank.Doc{Name: "delete_" + o, Title: "Delete " + o, Description: "Delete a " + o + " of a repository."})
 	}
-	for i := range 40 {
+	for i := range 200 {
 		docs = append(docs, rank.Doc{Name: fmt.Sprintf("get_issue_%02d", i), Title: "Get issue", Description: "Get an issue of a repository."})
 	}
 	return docs
@@ -252,7 +252,7 @@ func TestSearchVerbObjectConditions(t *testing.T) {
 			}
 			docs = append(docs, d)
 		}
-		for i := range 40 {
+		for i := range 200 {
 			docs = append(docs, rank.Doc{Name: fmt.Sprintf("get_issue_%02d", i), Title: "Get issue", Description: "Get an issue of a repository."})
 		}
 		return docs
@@ -295,5 +295,30 @@ func TestSearchVerbObjectConditions(t *testing.T) {
 		if (len(got) == 0) != c.empty {
 			t.Errorf("%s: Search(%q) = %v, want empty %v", c.why, c.query, got, c.empty)
 		}
+	}
+}
+
+// SPEC DISC-6: the verb-object gate counts as doing the operation only the tools holding
+// the verb strongly, however common the verb: with five more gist tools and 70 tools
+// that mention deleting deep in a long description, one of them a gist, the catalog
+// still deletes no gist. The verb's list is then a dense set, which eachStrong reads by
+// its own branch (this test failed with that branch's saturation check removed).
+func TestSearchVerbObjectCommonVerb(t *testing.T) {
+	const gist = "delete my gist with the old nginx config"
+	docs := gistCatalog()
+	for _, v := range []string{"update", "star", "fork", "unstar", "comment"} {
+		docs = append(docs, rank.Doc{Name: v + "_gist", Title: v + " gist", Description: v + " a gist."})
+	}
+	for i := range 70 {
+		thing := "record"
+		if i == 0 {
+			thing = "gist"
+		}
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("archive_record_%02d", i), Title: "Archive record",
+			Description: "Archive a " + thing + " of the project, kept for audits and reports; archived records move to cold storage, and after the retention period of the account the owner may delete them at any time."})
+	}
+	ix := rank.NewIndex(docs)
+	if got := names(docs, ix.Search(nil, gist, allOf(len(docs)), 10)); len(got) != 0 {
+		t.Errorf("Search(%q) = %v, want none: no tool deletes a gist", gist, got)
 	}
 }
