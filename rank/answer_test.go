@@ -107,10 +107,10 @@ func TestSearchAnswerExact(t *testing.T) {
 // synonym of make) weakly.
 func tailCatalog() []rank.Doc {
 	docs := []rank.Doc{{Name: "alpha_beta", Description: "Alpha beta."}}
-	for i := range 200 {
+	for i := range 30 {
 		docs = append(docs, rank.Doc{Name: fmt.Sprintf("beta_b%02d", i), Description: "Beta."})
 	}
-	for i := range 200 {
+	for i := range 5 {
 		docs = append(docs, rank.Doc{Name: fmt.Sprintf("thing_c%02d", i), Description: "Create things."})
 	}
 	for i := range 200 {
@@ -155,7 +155,7 @@ func TestSearchGateAllowedOnly(t *testing.T) {
 		{"widget: the widget to delete", "Erase a thing."},
 	} {
 		var docs []rank.Doc
-		for i := range 200 {
+		for i := range 50 {
 			docs = append(docs, rank.Doc{Name: fmt.Sprintf("tool_%02d", i), Description: "Does things.", Params: c.params})
 		}
 		sub := slices.Clone(docs)
@@ -183,7 +183,7 @@ func gistCatalog() []rank.Doc {
 	for _, o := range []string{"branch", "label", "milestone", "tag", "release", "webhook"} {
 		docs = append(docs, rank.Doc{Name: "delete_" + o, Title: "Delete " + o, Description: "Delete a " + o + " of a repository."})
 	}
-	for i := range 200 {
+	for i := range 40 {
 		docs = append(docs, rank.Doc{Name: fmt.Sprintf("get_issue_%02d", i), Title: "Get issue", Description: "Get an issue of a repository."})
 	}
 	return docs
@@ -252,7 +252,7 @@ func TestSearchVerbObjectConditions(t *testing.T) {
 			}
 			docs = append(docs, d)
 		}
-		for i := range 200 {
+		for i := range 40 {
 			docs = append(docs, rank.Doc{Name: fmt.Sprintf("get_issue_%02d", i), Title: "Get issue", Description: "Get an issue of a repository."})
 		}
 		return docs
