@@ -302,7 +302,8 @@ func TestSearchVerbObjectConditions(t *testing.T) {
 // the verb strongly, however common the verb: with five more gist tools and 70 tools
 // that mention deleting deep in a long description, one of them a gist, the catalog
 // still deletes no gist. The verb's list is then a dense set, which eachStrong reads by
-// its own branch (this test failed with that branch's saturation check removed).
+// its own branch (this test failed with that branch's saturation check, or its allowed
+// mask, removed).
 func TestSearchVerbObjectCommonVerb(t *testing.T) {
 	const gist = "delete my gist with the old nginx config"
 	docs := gistCatalog()
@@ -320,5 +321,11 @@ func TestSearchVerbObjectCommonVerb(t *testing.T) {
 	ix := rank.NewIndex(docs)
 	if got := names(docs, ix.Search(nil, gist, allOf(len(docs)), 10)); len(got) != 0 {
 		t.Errorf("Search(%q) = %v, want none: no tool deletes a gist", gist, got)
+	}
+	// DISC-5: a tool deleting gists outside the allowed set changes nothing.
+	more := append(slices.Clone(docs), rank.Doc{Name: "delete_gist", Title: "Delete gist", Description: "Delete a gist."})
+	mix := rank.NewIndex(more)
+	if got := names(more, mix.Search(nil, gist, allOf(len(docs)), 10)); len(got) != 0 {
+		t.Errorf("Search(%q) with delete_gist outside allowed = %v, want none", gist, got)
 	}
 }
