@@ -439,12 +439,7 @@ func (ix *Index) Sat(term string, d int) (float32, bool) {
 	if !ok {
 		return 0, false
 	}
-	sat := ix.lookup(id, uint32(d))
-	any := sat != 0
-	if int(id) < len(ix.paramOnly) && ix.paramOnly[id] != noTerm && ix.lookup(ix.paramOnly[id], uint32(d)) != 0 {
-		any = true
-	}
-	return sat, any
+	return ix.lookup(id, uint32(d)), ix.holds(id, uint32(d))
 }
 
 // SetObject sets the verb-object gate's share of the informative weight (answer.go; 0

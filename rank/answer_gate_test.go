@@ -14,13 +14,14 @@ import (
 	"github.com/deferredtools/deferredtools/rank/rankeval"
 )
 
-// tune2Sets loads tune2's sets (testdata/tune2) of the given catalogs, named CAT.t2KIND.
+// tune2Sets loads tune2's sets (testdata/tune2) of the given catalogs (all of them when
+// none is given), named CAT.t2KIND.
 func tune2Sets(t *testing.T, catalogs ...string) []kindSet {
 	var sets []kindSet
 	files, _ := filepath.Glob("testdata/tune2/*.json")
 	for _, f := range files {
 		cat, kind, _ := strings.Cut(strings.TrimSuffix(filepath.Base(f), ".json"), ".")
-		if !slices.Contains(catalogs, cat) {
+		if len(catalogs) > 0 && !slices.Contains(catalogs, cat) {
 			continue
 		}
 		ds := devSet{cat + ".t2" + kind, filepath.Join(sharedData, "catalogs", cat+".json"), f}
@@ -28,6 +29,15 @@ func tune2Sets(t *testing.T, catalogs ...string) []kindSet {
 		sets = append(sets, kindSet{ds, docs, qs})
 	}
 	return sets
+}
+
+// gateQueries returns the queries of ds the gate studies read: its own, and typos of
+// those of the older sets (not kinds, nomatch, metatool or tune2's).
+func gateQueries(ds kindSet) []rankeval.Query {
+	if _, group, _ := strings.Cut(ds.name, "."); group == "kinds" || group == "nomatch" || ds.name == "metatool" || strings.HasPrefix(group, "t2") {
+		return ds.qs
+	}
+	return append(slices.Clone(ds.qs), typoQueries(ds.qs)...)
 }
 
 // TestGateWordDump writes, for RANK_WORDDUMP=file, one JSON line per query of the tuning
@@ -54,10 +64,7 @@ func TestGateWordDump(t *testing.T) {
 				named[term] = true
 			}
 		}
-		qs := ds.qs
-		if _, group, _ := strings.Cut(ds.name, "."); group != "kinds" && group != "nomatch" && ds.name != "metatool" && !strings.HasPrefix(group, "t2") {
-			qs = append(slices.Clone(qs), typoQueries(ds.qs)...)
-		}
+		qs := gateQueries(ds)
 		for _, q := range qs {
 			hits := ix.Search(nil, q.Query, all, rankeval.K)
 			got := names(ds.docs, hits)
@@ -154,15 +161,7 @@ func TestShortGateTrade(t *testing.T) {
 		t.Skip("set RANK_GATE=trade")
 	}
 	pools := shortTrade(gateSets(t, os.Getenv("RANK_GATE_CHECK") != ""), shortWords, shortShare, os.Getenv("RANK_GATE_SHOW") != "")
-	for _, k := range slices.Sorted(maps.Keys(pools)) {
-		p := pools[k]
-		fmt.Printf("%-44s no-match %d: empty %d -> %d | answered %d: emptied %d (%d with a relevant tool in the top 10)", k, p.nm, p.emptyBefore, p.emptyAfter, p.n, p.emptied, p.lost)
-		if p.n > 0 {
-			d := float64(p.n)
-			fmt.Printf(", nDCG@10 %.4f -> %.4f, R@5 %.4f -> %.4f", p.ndcgB/d, p.ndcgA/d, p.r5B/d, p.r5A/d)
-		}
-		fmt.Println()
-	}
+	printTrade(pools)
 }
 
 // A gateSet is a set of queries and the pool it counts in.

@@ -297,3 +297,35 @@ func TestSearchVerbObjectConditions(t *testing.T) {
 		}
 	}
 }
+
+// SPEC DISC-6: the verb-object gate counts as doing the operation only the tools holding
+// the verb strongly, however common the verb: with five more gist tools and 70 tools
+// that mention deleting deep in a long description, one of them a gist, the catalog
+// still deletes no gist. The verb's list is then a dense set, which eachStrong reads by
+// its own branch (this test failed with that branch's saturation check, or its allowed
+// mask, removed).
+func TestSearchVerbObjectCommonVerb(t *testing.T) {
+	const gist = "delete my gist with the old nginx config"
+	docs := gistCatalog()
+	for _, v := range []string{"update", "star", "fork", "unstar", "comment"} {
+		docs = append(docs, rank.Doc{Name: v + "_gist", Title: v + " gist", Description: v + " a gist."})
+	}
+	for i := range 70 {
+		thing := "record"
+		if i == 0 {
+			thing = "gist"
+		}
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("archive_record_%02d", i), Title: "Archive record",
+			Description: "Archive a " + thing + " of the project, kept for audits and reports; archived records move to cold storage, and after the retention period of the account the owner may delete them at any time."})
+	}
+	ix := rank.NewIndex(docs)
+	if got := names(docs, ix.Search(nil, gist, allOf(len(docs)), 10)); len(got) != 0 {
+		t.Errorf("Search(%q) = %v, want none: no tool deletes a gist", gist, got)
+	}
+	// DISC-5: a tool deleting gists outside the allowed set changes nothing.
+	more := append(slices.Clone(docs), rank.Doc{Name: "delete_gist", Title: "Delete gist", Description: "Delete a gist."})
+	mix := rank.NewIndex(more)
+	if got := names(more, mix.Search(nil, gist, allOf(len(docs)), 10)); len(got) != 0 {
+		t.Errorf("Search(%q) with delete_gist outside allowed = %v, want none", gist, got)
+	}
+}

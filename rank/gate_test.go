@@ -3,9 +3,7 @@ package rank_test
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/rank"
@@ -34,10 +32,7 @@ func TestGateSignals(t *testing.T) {
 		ix := rank.NewIndex(ds.docs)
 		all := allOf(len(ds.docs))
 		r := rankeval.Ours(ds.docs)
-		qs := ds.qs
-		if _, group, _ := strings.Cut(ds.name, "."); group != "kinds" && group != "nomatch" && ds.name != "metatool" {
-			qs = append(slices.Clone(qs), typoQueries(ds.qs)...)
-		}
+		qs := gateQueries(ds)
 		for _, q := range qs {
 			got := r(q.Query, rankeval.K)
 			rows = append(rows, row{ix.GateStats(q.Query, all), len(q.Relevant) == 0, len(got) == 0,
@@ -165,14 +160,7 @@ func gateRows(t *testing.T) []gateRow {
 	sets := loadKindSets(t, false)
 	if os.Getenv("RANK_GATE_TUNE2") != "" {
 		// tune2's sets alone (testdata/tune2: long, para, nomatch), their own queries only.
-		sets = nil
-		files, _ := filepath.Glob("testdata/tune2/*.json")
-		for _, f := range files {
-			cat, kind, _ := strings.Cut(strings.TrimSuffix(filepath.Base(f), ".json"), ".")
-			ds := devSet{cat + ".t2" + kind, filepath.Join(sharedData, "catalogs", cat+".json"), f}
-			docs, qs := ds.load(t)
-			sets = append(sets, kindSet{ds, docs, qs})
-		}
+		sets = tune2Sets(t)
 	}
 	for _, ds := range sets {
 		ix := rank.NewIndex(ds.docs)
@@ -187,10 +175,7 @@ func gateRows(t *testing.T) []gateRow {
 				named[term] = true
 			}
 		}
-		qs := ds.qs
-		if _, group, _ := strings.Cut(ds.name, "."); group != "kinds" && group != "nomatch" && ds.name != "metatool" && !strings.HasPrefix(group, "t2") {
-			qs = append(slices.Clone(qs), typoQueries(ds.qs)...)
-		}
+		qs := gateQueries(ds)
 		for _, q := range qs {
 			hits := ix.Search(nil, q.Query, all, rankeval.K)
 			got := names(ds.docs, hits)

@@ -104,29 +104,6 @@ func (m *wordMemo) countWord(w []byte) {
 	m.countSlot(m.lookup(w, head, uint32(m.hash(w, head))))
 }
 
-// countHead is countWord for a word of n bytes, 2 to 8, whose bytes, zero padded, are
-// head. Words have no zero byte: a slot of n bytes holding head is the word's.
-func (m *wordMemo) countHead(head uint64, n int) {
-	h := uint32(mix(m.seed ^ head))
-	s := &m.slots[h&uint32(len(m.slots)-1)]
-	if s.head == head && int(s.size) == n {
-		// In its first slot: countSlot's common cases inlined, a stop word or one term.
-		if s.nids == 0 {
-			return
-		}
-		if s.nids == 1 && !(m.surface && s.differs) {
-			m.found++
-			m.v.count(m.doc, m.field, s.id)
-			return
-		}
-	}
-	if s.head != head || int(s.size) != n {
-		var b [8]byte
-		s = m.lookup(b[:n], head, h)
-	}
-	m.countSlot(s)
-}
-
 // countSlot counts the terms of the word of slot s.
 func (m *wordMemo) countSlot(s *memoSlot) {
 	if s.nids == 1 && !(m.surface && s.differs) {

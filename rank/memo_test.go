@@ -84,7 +84,7 @@ func checkWordMemo(t *testing.T, p params, base map[string]uint32, docs []Doc) i
 			return out, v.terms, 0
 		}
 		// Each word is held once: memoWords, hashing as it reads, finds the
-		// slots that find and countHead fill, and the other way round.
+		// slots that find and countWord fill, and the other way round.
 		held := map[string]bool{}
 		for k := range v.memo.slots {
 			if s := &v.memo.slots[k]; s.size > 0 {
