@@ -310,3 +310,26 @@ func printTrade(pools map[string]*gatePool) {
 		fmt.Println()
 	}
 }
+
+// opsTrade evaluates every set with Search as it is against Search without the
+// operations gate (answer.go, opsObject).
+func opsTrade(sets []gateSet, show bool) map[string]*gatePool {
+	return gateTrade(sets, show, func(ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit) {
+		restore := rank.SetOps(0, 0)
+		before = ix.Search(nil, query, all, rankeval.K)
+		restore()
+		return before, ix.Search(nil, query, all, rankeval.K)
+	})
+}
+
+// TestOpsGateTrade prints, for RANK_GATE=ops, what the operations gate (answer.go,
+// opsObject) changes pool by pool, as TestObjectGateTrade does for the verb-object gate
+// (RANK_GATE_CHECK=1: the checked pools too, pooled; RANK_GATE_SHOW=1: the tuning
+// queries it empties).
+func TestOpsGateTrade(t *testing.T) {
+	if os.Getenv("RANK_GATE") != "ops" {
+		t.Skip("set RANK_GATE=ops")
+	}
+	pools := opsTrade(gateSets(t, os.Getenv("RANK_GATE_CHECK") != ""), os.Getenv("RANK_GATE_SHOW") != "")
+	printTrade(pools)
+}
