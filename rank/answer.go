@@ -22,13 +22,6 @@ import (
 //     description) holds, in any field, any word the best hit holds strongly: the
 //     catalog does the operation, and things to the query's object, but never that
 //     operation to that object (verbObject).
-//   - A query of at most opsWords words led by a verb of verbOps (ops.go) gets no hit
-//     when its best hit scores under opsShare times its informative weight and holds
-//     the verb's stem in no field, and no allowed tool holding, at nameSat, a word the
-//     best hit holds so (the query's object) has a name whose operation words do what
-//     the verb asks, a name holding none counting as doing every operation: "dismiss
-//     Dependabot alert 17", where get_dependabot_alert and list_dependabot_alerts only
-//     read (opsObject).
 //   - A hit scoring under floorTop times the best hit's score is not served; nor is one
 //     under tailTop times it that matches the query only through its own words, none
 //     weighing tailWord times the idf of the query's most informative word (a tool
@@ -45,8 +38,6 @@ var (
 	objectShare   = 0.2
 	objectWords   = 8
 	nameSat       = float32(0.7)
-	opsShare      = 0.5
-	opsWords      = 10
 )
 
 // answer returns the candidates of query worth serving (see floorTop), in the candidate
@@ -60,8 +51,7 @@ func (s *scratch) answer(ix *Index, query string, allowed Set, cands []uint32, k
 			top, best = v, d
 		}
 	}
-	if top == 0 || top < int64(floorInfo*float64(s.info)) || s.verbObject(ix, query, allowed, best, top) ||
-		s.opsObject(ix, query, allowed, best, top) {
+	if top == 0 || top < int64(floorInfo*float64(s.info)) || s.verbObject(ix, query, allowed, best, top) {
 		return nil
 	}
 	bar := int64(floorTop * float64(top))
@@ -218,47 +208,6 @@ func (s *scratch) verbObject(ix *Index, query string, allowed Set, best uint32, 
 		return true
 	})
 	return named && !cooc
-}
-
-// opsObject reports whether query, its best hit best scoring top, asks for an operation
-// (its lead verb's classes in verbOps) that no allowed tool named for its object does
-// (see opsShare): "edit my last comment", where API-create-a-comment and
-// API-retrieve-a-comment hold "comment" in their names, and neither edits.
-func (s *scratch) opsObject(ix *Index, query string, allowed Set, best uint32, top int64) bool {
-	if len(s.gate) == 0 || len(s.gate) > opsWords || top >= int64(opsShare*float64(s.info)) {
-		return false
-	}
-	var buf [16]byte
-	_, word := leadWord(query, buf[:0])
-	want := verbOps[string(word)]
-	if want == 0 || serves(ix.ops[best], want) {
-		return false
-	}
-	verb := uint32(noTerm) // the verb's term: none when the analyser drops it ("give")
-	if stem := verbStem(word); stem != nil {
-		if id, ok := ix.terms[string(stem)]; ok {
-			verb = id
-		}
-	}
-	if verb != noTerm && ix.holds(verb, best) {
-		return false
-	}
-	objects := false
-	for _, w := range s.gate {
-		if w.id == noTerm || w.id == verb || ix.lookup(w.id, best) < nameSat {
-			continue
-		}
-		objects = true
-		done := false
-		ix.eachStrong(w.id, allowed, func(d uint32) bool {
-			done = serves(ix.ops[d], want)
-			return !done
-		})
-		if done {
-			return false
-		}
-	}
-	return objects
 }
 
 // wordHeld reports whether doc d holds query word w (its stem, one of its synonyms or

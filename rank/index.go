@@ -105,7 +105,6 @@ type Index struct {
 	n     int
 	p     params   // the constants it was built with (Whole, Surf and Pair read by queries)
 	order []uint32 // order[d] is the position of doc d when docs are sorted by Name
-	ops   []uint32 // ops[d] is the operation classes of doc d's name (ops.go)
 
 	terms map[string]uint32 // term -> term id
 	// paramOnly[t] is the id of the list of docs holding term t in their parameters
@@ -181,7 +180,6 @@ func newIndex(docs []Doc, p params) *Index {
 		n:     len(docs),
 		p:     p,
 		order: nameOrder(docs),
-		ops:   docOps(docs),
 	}
 	ix.invert(docs, p)
 	ix.initPool()

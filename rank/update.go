@@ -42,7 +42,6 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 	if dead := nu.deadTerms(); dead > 0 && dead*4 >= len(nu.terms) {
 		nu = nu.compact()
 	}
-	nu.ops = updateOps(ix.ops, docs, from)
 	nu.initPool()
 	return nu
 }
