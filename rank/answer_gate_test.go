@@ -219,7 +219,7 @@ type gatePool struct {
 // shortTrade evaluates every set with the short-query gate (rank.ShortGate) at words and
 // share, against Search as it is.
 func shortTrade(sets []gateSet, words int, share float64, show bool) map[string]*gatePool {
-	return gateTrade(sets, show, func(ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit) {
+	return gateTrade(sets, show, func(_ gateSet, ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit) {
 		before = ix.Search(nil, query, all, rankeval.K)
 		if len(before) > 0 && ix.ShortGate(query, all, words, share) {
 			return before, nil
@@ -231,7 +231,7 @@ func shortTrade(sets []gateSet, words int, share float64, show bool) map[string]
 // objectTrade evaluates every set with Search as it is against Search without the
 // verb-object gate (answer.go).
 func objectTrade(sets []gateSet, show bool) map[string]*gatePool {
-	return gateTrade(sets, show, func(ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit) {
+	return gateTrade(sets, show, func(_ gateSet, ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit) {
 		restore := rank.SetObject(0, 0)
 		before = ix.Search(nil, query, all, rankeval.K)
 		restore()
@@ -239,10 +239,10 @@ func objectTrade(sets []gateSet, show bool) map[string]*gatePool {
 	})
 }
 
-// gateTrade evaluates every set with search, which returns a query's hits before and
-// after a no-answer rule; show prints the queries the rule empties, those of the checked
-// pools aside.
-func gateTrade(sets []gateSet, show bool, search func(ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit)) map[string]*gatePool {
+// gateTrade evaluates every set with search, which returns a query of the set's hits
+// before and after a no-answer rule; show prints the queries the rule empties, those of
+// the checked pools aside.
+func gateTrade(sets []gateSet, show bool, search func(ds gateSet, ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit)) map[string]*gatePool {
 	pools := map[string]*gatePool{}
 	for _, ds := range sets {
 		p := pools[ds.pool]
@@ -253,7 +253,7 @@ func gateTrade(sets []gateSet, show bool, search func(ix *rank.Index, query stri
 		ix := rank.NewIndex(ds.docs)
 		all := allOf(len(ds.docs))
 		for _, q := range ds.qs {
-			hb, ha := search(ix, q.Query, all)
+			hb, ha := search(ds, ix, q.Query, all)
 			before, after := names(ds.docs, hb), names(ds.docs, ha)
 			if show && len(before) > 0 && len(after) == 0 && !strings.HasPrefix(ds.pool, "CHECK") {
 				fmt.Printf("  emptied (no-match %v): %s: %s\n", len(q.Relevant) == 0, ds.name, q.Query)
@@ -309,4 +309,40 @@ func printTrade(pools map[string]*gatePool) {
 		}
 		fmt.Println()
 	}
+}
+
+// opsTrade evaluates every set with the operations gate (rank.OpsGate at opsShare and
+// opsWords), against Search as it is.
+func opsTrade(sets []gateSet, show bool) map[string]*gatePool {
+	ops := map[string][]uint32{}
+	return gateTrade(sets, show, func(ds gateSet, ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit) {
+		if ops[ds.catalog] == nil {
+			ops[ds.catalog] = rank.DocOps(ds.docs)
+		}
+		before = ix.Search(nil, query, all, rankeval.K)
+		if len(before) > 0 && ix.OpsGate(ops[ds.catalog], query, all, opsShare, opsWords) {
+			return before, nil
+		}
+		return before, before
+	})
+}
+
+// The operations gate (TUNING.md, "Ninth pass"), as fixed before its check: at most
+// opsWords words, the best hit under opsShare of the informative weight. Measured, not
+// adopted.
+const (
+	opsShare = 0.5
+	opsWords = 10
+)
+
+// TestOpsGateTrade prints, for RANK_GATE=ops, what the operations gate (rank.OpsGate)
+// changes pool by pool, as TestShortGateTrade does for the short gate
+// (RANK_GATE_CHECK=1: the checked pools too, pooled; RANK_GATE_SHOW=1: the tuning
+// queries it empties).
+func TestOpsGateTrade(t *testing.T) {
+	if os.Getenv("RANK_GATE") != "ops" {
+		t.Skip("set RANK_GATE=ops")
+	}
+	pools := opsTrade(gateSets(t, os.Getenv("RANK_GATE_CHECK") != ""), os.Getenv("RANK_GATE_SHOW") != "")
+	printTrade(pools)
 }
