@@ -71,7 +71,7 @@ type stepScratch struct {
 	// cpaths are the ranges of a clause's terms from URLs and paths, ncpath how many.
 	cpaths [maxLiterals][2]int32
 	ncpath int
-	// echo holds the terms of the query's URLs and paths that pathEcho left out (the
+	// echo holds the terms of the query's URLs and paths that findEchoes found (the
 	// request holds them outside: counted once), necho how many.
 	echo    [maxEcho]uint32
 	necho   int
@@ -197,7 +197,7 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 		st.pron[c] = holdsPronoun(clause)
 		for i := 0; i < s.an.n(); i++ {
 			kind := s.an.kind[i]
-			if st.clauseEcho(s.an, ix, i) {
+			if st.echoes(s.an, st.cpaths[:st.ncpath], i, func(j int) uint32 { return termID(ix, s.an, j) }) {
 				continue // a word of a URL or path the request says outside it: once (pathEcho)
 			}
 			if kind == termSurface && !st.led[c] {
@@ -290,18 +290,27 @@ func (st *stepScratch) addClausePlain(an *analyzer, text string) {
 	addPathWords(an, text, &st.cpaths, &st.ncpath)
 }
 
-// clauseEcho reports whether term i of the clause addClause analysed comes from a URL
-// or path and is a term the whole query left out there (pathEcho), or the word as
-// written or a pair of one: the clause counts it once, as the query does.
-func (st *stepScratch) clauseEcho(an *analyzer, ix *Index, i int) bool {
-	if st.ncpath == 0 || !inRanges(st.cpaths[:st.ncpath], i) {
+// echoes reports whether term i of an, the analysed query or a clause of it, is in one
+// of paths, the ranges of its URLs' and paths' terms, and is one of st.echo, or the
+// word as written or a pair of one (its parent), term reading a term's id: the one
+// rule by which the whole query (pathEcho) and each step count such a word once.
+func (st *stepScratch) echoes(an *analyzer, paths [][2]int32, i int, term func(int) uint32) bool {
+	if st.necho == 0 || !inRanges(paths, i) {
 		return false
 	}
 	if p := an.parent[i]; p >= 0 {
-		return st.clauseEcho(an, ix, int(p))
+		return st.echoes(an, paths, int(p), term)
 	}
-	id, ok := ix.terms[string(an.term(i))]
-	return ok && slices.Contains(st.echo[:st.necho], id)
+	id := term(i)
+	return id != noTerm && slices.Contains(st.echo[:st.necho], id)
+}
+
+// termID returns the id of term j of an in ix, noTerm when ix lacks it.
+func termID(ix *Index, an *analyzer, j int) uint32 {
+	if id, ok := ix.terms[string(an.term(j))]; ok {
+		return id
+	}
+	return noTerm
 }
 
 // clauseQuoted reports whether term i of the clause addClause analysed comes from
