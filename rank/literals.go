@@ -82,6 +82,9 @@ func (s *scratch) findEchoes() {
 	st := &s.steps
 	st.necho = 0
 	paths := st.paths[:st.npath]
+	if len(paths) == 0 {
+		return // most queries: no scan
+	}
 	for i, id := range s.ids {
 		if id == noTerm || s.an.parent[i] >= 0 || !inRanges(paths, i) || slices.Contains(st.echo[:st.necho], id) {
 			continue
