@@ -33,7 +33,8 @@ var stepBonus = 0.2
 
 // stepLead is what the best hit of a step led by an operation verb (stepVerbs: "read
 // docs/CONTRIBUTING.md", "edit the one about naming") gains, as a share of the best hit's
-// score, in a query of stepLeadSteps steps or more: once, however many steps it leads.
+// score, in a query of stepLeadSteps steps or more (of two, only a clear best:
+// stepLeadMargin): once, however many steps it leads.
 var stepLead = 0.25
 
 // stepTopic is the share of a hit's score on the clauses before a query's first
@@ -45,8 +46,19 @@ var stepTopic = 0.2
 var stepAnaphora = 0.5
 
 // stepLeadSteps is the least number of steps of a query whose steps' best hits gain
-// stepLead.
-const stepLeadSteps = 3
+// stepLead, and stepLeadSure the least number from which every verb-led step's best
+// hit gains it: in a task of fewer steps (two), only a best hit scoring stepLeadMargin
+// times the step's second best in the window does, a step whose tool is clear ("set app
+// setting SQL_PWD on web app orders-api": appconfig_kv_set barely ahead of the web
+// app's settings tool gains nothing).
+const (
+	stepLeadSteps = 2
+	stepLeadSure  = 3
+)
+
+// stepLeadMargin is how far a step's best hit must score above its second best in the
+// window to gain stepLead in a task of fewer than stepLeadSure steps.
+var stepLeadMargin = 1.2
 
 // stepScratch holds the buffers of the reordering, kept in the pooled scratch.
 type stepScratch struct {
@@ -388,6 +400,9 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 			if !st.led[c] || st.words[c] < stepMinContent || own[c] == 0 {
 				continue
 			}
+			if valid < stepLeadSure && !st.clearBest(c, n, best[c]) {
+				continue
+			}
 			for i := range n {
 				if k := i*maxSteps + c; st.score[k]+st.ctx[k] == best[c] {
 					lead[i] = true
@@ -429,6 +444,22 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		}
 	}
 	return hits
+}
+
+// clearBest reports whether the best score on step c of the window's n hits, best,
+// reaches stepLeadMargin times the second best (an equal score of another hit counting
+// as the second).
+func (st *stepScratch) clearBest(c, n int, best int64) bool {
+	second, seen := int64(0), false
+	for i := range n {
+		v := st.score[i*maxSteps+c] + st.ctx[i*maxSteps+c]
+		if v == best && !seen {
+			seen = true
+			continue
+		}
+		second = max(second, v)
+	}
+	return float64(best) >= stepLeadMargin*float64(second)
 }
 
 // addPairs adds to the step of each verb phrase naming a tool's pair of words ("open
