@@ -329,8 +329,8 @@ func TestSearchStepLeadTwoSteps(t *testing.T) {
 	}
 	restore = rank.SetStepLeadMargin(1)
 	defer restore()
-	if any := ix.Search(nil, q, all, 0); slices.Equal(any, want) {
-		t.Errorf("with any best leading, Search(%q) = %v: the test proves nothing", q, names(docs, any))
+	if led := ix.Search(nil, q, all, 0); slices.Equal(led, want) {
+		t.Errorf("with any best leading, Search(%q) = %v: the test proves nothing", q, names(docs, led))
 	}
 }
 
