@@ -63,8 +63,9 @@
 // words of several steps counts half and each step's best hit gains a fifth of the best
 // score; in a task of three steps or more, the best hit of each step led by an
 // operation verb ("edit the note", "could you list...", not "I want...") gains a
-// further quarter of it, once. A step counts those words of a URL or path once too; a
-// query naming a thing by its title gets one more step, "search"
+// further quarter of it, once, and in a task of two, the best hit scoring 1.2 times
+// the step's second best in the window does. A step counts those words of a URL or
+// path once too; a query naming a thing by its title gets one more step, "search"
 // alone; a verb phrase naming the words of a tool's name ("open an issue": create
 // issue) adds that pair of words to its step at half a word's weight and brings up to 4
 // allowed tools holding it into the window, whatever their rank or score on the whole

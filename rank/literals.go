@@ -1,6 +1,9 @@
 package rank
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // This file holds a query's literal text: the words of its quoted or backquoted spans
 // and of its paths and URLs, weighed as values the task passes on.
@@ -71,24 +74,38 @@ func addPathWords(an *analyzer, text string, out *[maxLiterals][2]int32, n *int)
 	an.add(text[pos:])
 }
 
-// pathEcho reports whether query term i comes from a URL or path and the query holds
-// its term outside them too, or it is the word as written or a pair of such a stem: a
-// path repeats the words of the request around it (".../-/pipelines/99812" after "the
-// failing pipeline", "the drafts under content/drafts"), which would count twice.
-func (s *scratch) pathEcho(i int) bool {
-	paths := s.steps.paths[:s.steps.npath]
-	if len(paths) == 0 || s.ids[i] == noTerm || !inRanges(paths, i) {
-		return false
+// findEchoes records in s.steps.echo the terms of the query's URLs and paths (a word
+// holding a slash) that the query holds outside them too: a path repeats the words of
+// the request around it (".../-/pipelines/99812" after "the failing pipeline", "the
+// drafts under content/drafts"), which would count twice. It reads s.ids.
+func (s *scratch) findEchoes() {
+	st := &s.steps
+	st.necho = 0
+	paths := st.paths[:st.npath]
+	if len(paths) == 0 {
+		return // most queries: no scan
 	}
-	if p := s.an.parent[i]; p >= 0 && s.pathEcho(int(p)) {
-		return true // the word as written, or a pair, of an echoed stem
-	}
-	for j, id := range s.ids {
-		if id == s.ids[i] && !inRanges(paths, j) {
-			return true
+	for i, id := range s.ids {
+		if id == noTerm || s.an.parent[i] >= 0 || !inRanges(paths, i) || slices.Contains(st.echo[:st.necho], id) {
+			continue
+		}
+		for j, o := range s.ids {
+			if o == id && !inRanges(paths, j) {
+				if st.necho < maxEcho {
+					st.echo[st.necho] = id
+					st.necho++
+				}
+				break
+			}
 		}
 	}
-	return false
+}
+
+// pathEcho reports whether query term i comes from a URL or path and is a term the
+// query holds outside them (findEchoes), or the word as written or a pair of one: the
+// query counts it once.
+func (s *scratch) pathEcho(i int) bool {
+	return s.steps.echoes(s.an, s.steps.paths[:s.steps.npath], i, func(j int) uint32 { return s.ids[j] })
 }
 
 // quotedAt reports whether byte pos of query is inside quoted or backquoted text, as

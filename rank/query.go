@@ -66,7 +66,6 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	s.qterms = s.qterms[:0]
 	s.ids = s.ids[:0]
 	s.gate, s.gateRel = s.gate[:0], s.gateRel[:0]
-	s.steps.necho = 0
 	stop := s.holdsContent(words)
 	s.steps.grammar = stop
 	for i := 0; i < s.an.n(); i++ {
@@ -80,17 +79,14 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 		}
 		s.ids = append(s.ids, id)
 	}
+	s.findEchoes()
 	for i, id := range s.ids {
 		kind := s.an.kind[i]
 		if stop && s.grammar(i) {
 			continue // a word of the request's own grammar ("the one about naming")
 		}
 		if s.pathEcho(i) {
-			if st := &s.steps; s.an.parent[i] < 0 && st.necho < maxEcho {
-				st.echo[st.necho] = id // the steps read it once too (rerank.go)
-				st.necho++
-			}
-			continue
+			continue // a word of a URL or path the request says outside it: once
 		}
 		word := 0.0
 		if kind.isWord() && i < words {

@@ -33,7 +33,8 @@ var stepBonus = 0.2
 
 // stepLead is what the best hit of a step led by an operation verb (stepVerbs: "read
 // docs/CONTRIBUTING.md", "edit the one about naming") gains, as a share of the best hit's
-// score, in a query of stepLeadSteps steps or more: once, however many steps it leads.
+// score, in a query of stepLeadSteps steps or more (of two, only a clear best:
+// stepLeadMargin): once, however many steps it leads.
 var stepLead = 0.25
 
 // stepTopic is the share of a hit's score on the clauses before a query's first
@@ -45,8 +46,19 @@ var stepTopic = 0.2
 var stepAnaphora = 0.5
 
 // stepLeadSteps is the least number of steps of a query whose steps' best hits gain
-// stepLead.
-const stepLeadSteps = 3
+// stepLead, and stepLeadSure the least number from which every verb-led step's best
+// hit gains it: in a task of fewer steps (two), only a best hit scoring stepLeadMargin
+// times the step's second best in the window does, a step whose tool is clear ("set app
+// setting SQL_PWD on web app orders-api": appconfig_kv_set barely ahead of the web
+// app's settings tool gains nothing).
+const (
+	stepLeadSteps = 2
+	stepLeadSure  = 3
+)
+
+// stepLeadMargin is how far a step's best hit must score above its second best in the
+// window to gain stepLead in a task of fewer than stepLeadSure steps.
+var stepLeadMargin = 1.2
 
 // stepScratch holds the buffers of the reordering, kept in the pooled scratch.
 type stepScratch struct {
@@ -71,7 +83,7 @@ type stepScratch struct {
 	// cpaths are the ranges of a clause's terms from URLs and paths, ncpath how many.
 	cpaths [maxLiterals][2]int32
 	ncpath int
-	// echo holds the terms of the query's URLs and paths that pathEcho left out (the
+	// echo holds the terms of the query's URLs and paths that findEchoes found (the
 	// request holds them outside: counted once), necho how many.
 	echo    [maxEcho]uint32
 	necho   int
@@ -197,7 +209,7 @@ func (s *scratch) stepTerms(ix *Index, query string) {
 		st.pron[c] = holdsPronoun(clause)
 		for i := 0; i < s.an.n(); i++ {
 			kind := s.an.kind[i]
-			if st.clauseEcho(s.an, ix, i) {
+			if st.echoes(s.an, st.cpaths[:st.ncpath], i, func(j int) uint32 { return termID(ix, s.an, j) }) {
 				continue // a word of a URL or path the request says outside it: once (pathEcho)
 			}
 			if kind == termSurface && !st.led[c] {
@@ -290,18 +302,27 @@ func (st *stepScratch) addClausePlain(an *analyzer, text string) {
 	addPathWords(an, text, &st.cpaths, &st.ncpath)
 }
 
-// clauseEcho reports whether term i of the clause addClause analysed comes from a URL
-// or path and is a term the whole query left out there (pathEcho), or the word as
-// written or a pair of one: the clause counts it once, as the query does.
-func (st *stepScratch) clauseEcho(an *analyzer, ix *Index, i int) bool {
-	if st.ncpath == 0 || !inRanges(st.cpaths[:st.ncpath], i) {
+// echoes reports whether term i of an, the analysed query or a clause of it, is in one
+// of paths, the ranges of its URLs' and paths' terms, and is one of st.echo, or the
+// word as written or a pair of one (its parent), term reading a term's id: the one
+// rule by which the whole query (pathEcho) and each step count such a word once.
+func (st *stepScratch) echoes(an *analyzer, paths [][2]int32, i int, term func(int) uint32) bool {
+	if st.necho == 0 || !inRanges(paths, i) {
 		return false
 	}
 	if p := an.parent[i]; p >= 0 {
-		return st.clauseEcho(an, ix, int(p))
+		return st.echoes(an, paths, int(p), term)
 	}
-	id, ok := ix.terms[string(an.term(i))]
-	return ok && slices.Contains(st.echo[:st.necho], id)
+	id := term(i)
+	return id != noTerm && slices.Contains(st.echo[:st.necho], id)
+}
+
+// termID returns the id of term j of an in ix, noTerm when ix lacks it.
+func termID(ix *Index, an *analyzer, j int) uint32 {
+	if id, ok := ix.terms[string(an.term(j))]; ok {
+		return id
+	}
+	return noTerm
 }
 
 // clauseQuoted reports whether term i of the clause addClause analysed comes from
@@ -379,6 +400,9 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 			if !st.led[c] || st.words[c] < stepMinContent || own[c] == 0 {
 				continue
 			}
+			if valid < stepLeadSure && !st.clearBest(c, n, best[c]) {
+				continue
+			}
 			for i := range n {
 				if k := i*maxSteps + c; st.score[k]+st.ctx[k] == best[c] {
 					lead[i] = true
@@ -420,6 +444,22 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 		}
 	}
 	return hits
+}
+
+// clearBest reports whether the best score on step c of the window's n hits, best,
+// reaches stepLeadMargin times the second best (an equal score of another hit counting
+// as the second).
+func (st *stepScratch) clearBest(c, n int, best int64) bool {
+	second, seen := int64(0), false
+	for i := range n {
+		v := st.score[i*maxSteps+c] + st.ctx[i*maxSteps+c]
+		if v == best && !seen {
+			seen = true
+			continue
+		}
+		second = max(second, v)
+	}
+	return float64(best) >= stepLeadMargin*float64(second)
 }
 
 // addPairs adds to the step of each verb phrase naming a tool's pair of words ("open

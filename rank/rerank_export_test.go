@@ -47,3 +47,8 @@ func SetQueryStop(off bool) (restore func()) {
 func SetStepAnaphora(w float64) (restore func()) {
 	return setVar(&stepAnaphora, w)
 }
+
+// SetStepLeadMargin sets stepLeadMargin for a test and returns a function restoring it.
+func SetStepLeadMargin(w float64) (restore func()) {
+	return setVar(&stepLeadMargin, w)
+}

@@ -288,6 +288,52 @@ func TestSearchStepLead(t *testing.T) {
 	}
 }
 
+// In a task of two steps, the best tool of a step led by a verb gains stepLead when it
+// scores stepLeadMargin times the step's second best in the window: "so restart the
+// payments worker" puts restart_worker first, above the tools of the failed deploy
+// (third without the lead); a step whose two tools score alike (restart_worker and
+// restart_worker_pool) gives the lead to neither.
+func TestSearchStepLeadTwoSteps(t *testing.T) {
+	docs := []rank.Doc{
+		{Name: "list_deploy_logs", Description: "List the logs of a nightly deploy of a service."},
+		{Name: "get_deploy_errors", Description: "Get the errors of a failed deploy of a service."},
+		{Name: "get_service_logs", Description: "Get the logs of a service."},
+		{Name: "retry_deploy", Description: "Retry a failed deploy of a service."},
+		{Name: "list_services", Description: "List the services."},
+		{Name: "restart_worker", Description: "Restart a worker."},
+		{Name: "scale_worker", Description: "Scale the workers of a service."},
+	}
+	q := "The nightly deploy of the payments service failed again with errors in its logs, so restart the payments worker now."
+	ix := rank.NewIndex(docs)
+	all := allOf(len(docs))
+	if got := names(docs, ix.Search(nil, q, all, 3)); len(got) == 0 || got[0] != "restart_worker" {
+		t.Errorf("Search(%q, 3) = %v, want restart_worker first", q, got)
+	}
+	restore := rank.SetStepLead(0)
+	noLead := names(docs, ix.Search(nil, q, all, 3))
+	restore()
+	if len(noLead) > 0 && noLead[0] == "restart_worker" {
+		t.Errorf("without the step lead Search(%q, 3) = %v: the test proves nothing", q, noLead)
+	}
+
+	// Two tools of the step score alike: no clear best, no lead.
+	docs = append(docs, rank.Doc{Name: "restart_worker_pool", Description: "Restart a pool of workers."})
+	ix = rank.NewIndex(docs)
+	all = allOf(len(docs))
+	got := ix.Search(nil, q, all, 0)
+	restore = rank.SetStepLead(0)
+	want := ix.Search(nil, q, all, 0)
+	restore()
+	if !slices.Equal(got, want) {
+		t.Errorf("Search(%q) = %v, want %v as without the lead: the step has no clear best", q, names(docs, got), names(docs, want))
+	}
+	restore = rank.SetStepLeadMargin(1)
+	defer restore()
+	if led := ix.Search(nil, q, all, 0); slices.Equal(led, want) {
+		t.Errorf("with any best leading, Search(%q) = %v: the test proves nothing", q, names(docs, led))
+	}
+}
+
 // The tail rule (answer.go) is off for a query read as steps: a tool matching one
 // step's words alone may be that step's tool, so Search answers as with no tail rule:
 // the tools matching list or label alone, which the rule would cut, are served.
