@@ -3,8 +3,11 @@ package mcpgo_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
@@ -159,4 +162,69 @@ func TestAttackLimitSpellings(t *testing.T) {
 		}
 	}
 	wantError(t, c.call(disc("bad", "16.000000000000001"), `"bad"`), discovery.CodeInvalidParams)
+}
+
+// A session of another principal over streamable HTTP: mcp-go ties no session to the
+// principal that opened it, so bob, naming alice's session id, could post into it,
+// listen on its event stream (alice's notifications, sampling and elicitation
+// requests) and end it. Through Handler each such request, and one naming alice's id
+// altered or without its tag, answers 404 with the bare status text, reading nothing;
+// alice's own session keeps serving, its event stream included. Failed before
+// Handler bound session ids (bob's GET got alice's stream, 200).
+func TestAttackHTTPForeignSession(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, tool: "search_tools"})
+	srv := f.httpServer(t)
+	h := &httpSession{t: t, url: srv.URL, token: "tok-alice"}
+	h.initialize()
+	raw, _, _ := strings.Cut(h.session, ".")
+	altered := h.session[:len(h.session)-1] + "A"
+	if altered == h.session {
+		altered = h.session[:len(h.session)-1] + "B"
+	}
+	bobSession := &httpSession{t: t, url: srv.URL, token: "tok-bob"}
+	bobSession.initialize()
+	do := func(method, token, session, body string) (int, string, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		defer resp.Body.Close()
+		if method == http.MethodGet && resp.StatusCode == http.StatusOK {
+			return resp.StatusCode, resp.Header.Get("Content-Type"), "" // an open event stream
+		}
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+	}
+	for _, c := range []struct{ name, method, token, session, body string }{
+		{"bob lists", http.MethodPost, "tok-bob", h.session, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
+		{"bob pings", http.MethodPost, "tok-bob", h.session, `{"jsonrpc":"2.0","id":2,"method":"ping"}`},
+		{"bob listens", http.MethodGet, "tok-bob", h.session, ""},
+		{"bob ends it", http.MethodDelete, "tok-bob", h.session, ""},
+		{"no principal", http.MethodPost, "", h.session, `{"jsonrpc":"2.0","id":3,"method":"ping"}`},
+		{"alice, the id untagged", http.MethodPost, "tok-alice", raw, `{"jsonrpc":"2.0","id":4,"method":"ping"}`},
+		{"alice, the tag altered", http.MethodPost, "tok-alice", altered, `{"jsonrpc":"2.0","id":5,"method":"ping"}`},
+		{"alice, bob's session id", http.MethodPost, "tok-alice", bobSession.session, `{"jsonrpc":"2.0","id":6,"method":"ping"}`},
+	} {
+		if status, _, body := do(c.method, c.token, c.session, c.body); status != http.StatusNotFound || body != "Not Found\n" {
+			t.Errorf("%s: %d %q, want 404 Not Found", c.name, status, body)
+		}
+	}
+	if status, _, body := do(http.MethodPost, "tok-alice", h.session, `{"jsonrpc":"2.0","id":7,"method":"ping"}`); status != http.StatusOK || !strings.Contains(body, `"result":{}`) {
+		t.Errorf("alice's ping after bob's attempts: %d %s", status, body)
+	}
+	if status, ct, _ := do(http.MethodGet, "tok-alice", h.session, ""); status != http.StatusOK || ct != "text/event-stream" {
+		t.Errorf("alice's event stream: %d %q, want 200 text/event-stream", status, ct)
+	}
+	if n := f.calls("weather_get"); n != 0 {
+		t.Errorf("a tool ran %d times", n)
+	}
 }

@@ -149,6 +149,12 @@
 // among requests in flight). The discover method and the discovery tool, answered by
 // the front itself, are not checked.
 //
+// Sessions: mcp-go ties no streamable HTTP session to the principal that opened it, so
+// Handler binds each session id mcp-go issues to that principal's ID (the client sees
+// the id, "." and an HMAC-SHA256 tag under a key made in memory) and answers a request
+// naming another principal's session, or an id it did not issue, 404 Not Found before
+// reading it: nobody posts into, listens on or ends another principal's session.
+//
 // The principal: a PrincipalFunc reads it from the request's context. On HTTP that is
 // r.Context(), which mcp-go's handlers also see: put the host's authentication in front
 // of Handler and have it call WithPrincipal (the default PrincipalFunc,
