@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/grants"
 )
 
 // Attacks on the real example from outside, over stdio and HTTP, beyond what
@@ -489,5 +492,152 @@ func TestAttackHTTPForeignSessionsAndForms(t *testing.T) {
 	b := bobOnAlice.post(callLine("c", "models_register", `{"x":"`+hostileCanary+`"}`))
 	if a := decodeAnswer(t, "bob's call on alice's session", b); a.Error == nil || a.Error.Message != string(discovery.CodeToolNotGranted) {
 		t.Errorf("bob's call of models_register on alice's session: HTTP %d %.300s, want tool_not_granted", bobOnAlice.lastStatus, b)
+	}
+}
+
+// One bad stdio line never ends the session (README "One bad message never ends a
+// session"), whatever its framing: a UTF-8 byte order mark, a lone CR, a CR inside a
+// line (two messages on it), a NUL, a CR inside a string, {} and null each get one
+// content-free error with a null id; leading and trailing white space and CRCRLF
+// endings are accepted; the messages around them are served. Breaks when the line
+// reader splits on CR or the front reads a BOM the SDK refuses.
+func TestAttackStdioFraming(t *testing.T) {
+	s := startLines(t)
+	for _, line := range []string{
+		"\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":"bom","method":"ping","params":{"x":"` + hostileCanary + `"}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"ping"}` + "\r" + `{"jsonrpc":"2.0","id":"y","method":"ping"}`,
+		"\x00" + hostileCanary,
+		`{"jsonrpc":"2.0","id":"mid` + "\r" + hostileCanary + `","method":"ping"}`,
+		`{}`,
+		`null`,
+	} {
+		b := s.roundTrip(line)
+		if a := decodeAnswer(t, "bad line", b); a.Error == nil || string(a.ID) != "null" || (a.Error.Message != "parse_error" && a.Error.Message != "invalid_request") {
+			t.Errorf("line %.40q: %.300s, want one parse_error or invalid_request with a null id", line, b)
+		}
+	}
+	s.send("\r")
+	s.send("")
+	s.check([]attackCase{
+		{name: "leading and trailing white space", line: "  \t" + `{"jsonrpc":"2.0","id":"ws","method":"ping"}` + " \t"},
+		{name: "CRCRLF", line: `{"jsonrpc":"2.0","id":"crcr","method":"ping"}` + "\r\r"},
+		{name: "after them", line: discLine("d", `{"query":"model","limit":1}`)},
+	})
+}
+
+// SPEC GRANT-1, GRANT-2 over HTTP: a principal is its exact ID and scope strings: a
+// token whose principal is "bob " (a trailing space) is not bob (bob's own deny row does
+// not apply, the "*" rows do), "*" as a principal ID gains no scope, a scope holding a
+// space is one scope (not two), and scopes compare exactly (REGISTRY:READ is not
+// registry:read). Each principal's contract digest on the wire is the one the library
+// computes for exactly that principal. Breaks when IDs are trimmed or folded or scope
+// strings split.
+func TestAttackHTTPPrincipalLookalikes(t *testing.T) {
+	principals := map[string]struct {
+		ID     string   `json:"principal"`
+		Scopes []string `json:"scopes"`
+	}{
+		"tok-space-scope": {"carol", []string{"registry:read registry:write"}},
+		"tok-upper-scope": {"dave", []string{"REGISTRY:READ"}},
+		"tok-star":        {"*", []string{"registry:read"}},
+		"tok-bob-space":   {"bob ", []string{"registry:read", "billing:admin"}},
+		"tok-bob":         {"bob", []string{"registry:read", "billing:admin"}},
+	}
+	tokens := writeJSON(t, t.TempDir(), "tokens.json", principals)
+	cmd := command(t, true, "-http", "127.0.0.1:0", "-tokens", tokens)
+	pipe, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			if _, a, ok := strings.Cut(sc.Text(), "listening on "); ok {
+				addr <- a
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-addr:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the HTTP server did not start")
+	}
+	d := demoDiscoverer(t)
+	digests := map[string]string{}
+	for tok, p := range principals {
+		h := &httpSession{t: t, url: url, token: tok}
+		b := h.post(`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"model dataset billing deployment logs","limit":1}}`)
+		var page struct {
+			Result struct {
+				Meta struct {
+					Digest string `json:"contract_digest"`
+				} `json:"_meta"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(b, &page); err != nil {
+			t.Fatalf("%s: %.300s", tok, b)
+		}
+		want, err := d.ListTools(context.Background(), grants.Principal{ID: p.ID, Scopes: p.Scopes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Result.Meta.Digest != want.ContractDigest {
+			t.Errorf("%s (principal %q, scopes %q): contract %s on the wire, want %s", tok, p.ID, p.Scopes, page.Result.Meta.Digest, want.ContractDigest)
+		}
+		digests[tok] = page.Result.Meta.Digest
+	}
+	if digests["tok-bob"] == digests["tok-bob-space"] {
+		t.Error(`"bob " has bob's contract: bob's own deny row applied to another principal`)
+	}
+	empty := "sha256:" + fmt.Sprintf("%x", sha256.Sum256(nil))
+	for _, tok := range []string{"tok-space-scope", "tok-upper-scope"} {
+		if digests[tok] != empty {
+			t.Errorf("%s: contract %s, want the empty contract %s (no scope matches exactly)", tok, digests[tok], empty)
+		}
+	}
+}
+
+// SPEC FLAG-1, FLAG-2: DEFERRED_TOOLS_ENABLED decides by strconv.ParseBool; any other
+// value (yes, " true", "true ", a canary) is off with exactly one warning naming the
+// setting and never the value; unset, empty and 0 are off without a warning; TRUE, 1
+// and t are on (the discover method answers a page; off, it is the SDK's, see
+// TestStdioSubprocessSwitchOff). Breaks when the value is trimmed or folded beyond
+// ParseBool, or quoted in the warning.
+func TestAttackSwitchValues(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		on    bool
+		warn  bool
+	}{
+		{"yes", false, true}, {" true", false, true}, {"true ", false, true}, {hostileCanary, false, true},
+		{"on", false, true}, {"", false, false}, {"0", false, false}, {"TRUE", true, false}, {"1", true, false}, {"t", true, false},
+	} {
+		cmd := command(t, false)
+		cmd.Env = append(cmd.Env, discovery.SwitchVariable+"="+c.value)
+		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"a","version":"0"}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+			`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"model"}}` + "\n")
+		var stderr lockedBuffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%q: %v", c.value, err)
+		}
+		warnings := strings.Count(stderr.String(), "level=WARN")
+		if !strings.Contains(stderr.String(), "mcpserver: "+switchState(c.on)+"\n") {
+			t.Errorf("%q: stderr does not say discovery is %v:\n%s", c.value, c.on, stderr.String())
+		}
+		if (warnings == 1) != c.warn || warnings > 1 || (c.warn && !strings.Contains(stderr.String(), "setting="+discovery.SwitchVariable)) {
+			t.Errorf("%q: %d warnings, want %v, naming the setting:\n%s", c.value, warnings, c.warn, stderr.String())
+		}
+		if strings.Contains(stderr.String(), hostileCanary) {
+			t.Errorf("%q: stderr quotes the value:\n%s", c.value, stderr.String())
+		}
+		if c.on && !strings.Contains(string(out), `"id":1,"result":{"tools":[`) {
+			t.Errorf("%q: the discover method answered %s, want a page", c.value, out)
+		}
 	}
 }
