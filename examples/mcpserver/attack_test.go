@@ -192,14 +192,15 @@ func TestAttackNotifications(t *testing.T) {
 	s.check([]attackCase{{name: "initialized with an id", line: `{"jsonrpc":"2.0","id":"n","method":"notifications/initialized"}`, want: "invalid_request"}})
 }
 
-// SPEC CALL-2, CALL-3, CALL-8: an integer parameter (models_search's page_size, 1 to
+// SPEC CALL-2, CALL-3, CALL-5, CALL-8: an integer parameter (models_search's page_size, 1 to
 // 100) is judged by the JSON value of its text: 1.0, 1E1, 100.0 and 1 written with
 // 20,000 zeros and e-20000 are integers in range; 100.0000000000000001 and
 // 0.99999999999999999 (a float64 rounds both to integers in range) and 1e-400 are not
 // integers; 1e400 is above the maximum and -0 below the minimum. Duplicate members,
 // also when spelled with an escape, are invalid; an escape spelling the same value as
-// an enum member matches it. Breaks when arguments are decoded to float64 or a map
-// before validation.
+// an enum member matches it; past CALL-5's depth or node bound the answer is 503,
+// whatever the keywords. Breaks when arguments are decoded to float64 or a map before
+// validation, or the bounds are checked after the keywords.
 func TestAttackCallNumbers(t *testing.T) {
 	s := startLines(t)
 	arg := func(v string) string { return `{"query":"x","page_size":` + v + `}` }
@@ -222,6 +223,11 @@ func TestAttackCallNumbers(t *testing.T) {
 		{name: "lone surrogate", line: callLine("d4", "models_search", `{"query":"\ud800`+hostileCanary+`"}`), want: "invalid_arguments"},
 		{name: "arguments null", line: callLine("d5", "models_search", `null`), want: "invalid_arguments", keyword: "type"},
 		{name: "arguments array", line: callLine("d6", "models_search", `["`+hostileCanary+`"]`), want: "invalid_arguments", keyword: "type"},
+		// CALL-5: nesting past 32 and 8,192 nodes are bounds (503), checked while the
+		// text is scanned, before any keyword; 30 deep is a plain verdict.
+		{name: "depth 40", line: callLine("b1", "models_search", `{"query":"x","z":`+repeat("[", 40)+repeat("]", 40)+`}`), want: "tool_validation_unavailable"},
+		{name: "depth 30", line: callLine("b2", "models_search", `{"query":"x","z":`+repeat("[", 30)+repeat("]", 30)+`}`), want: "invalid_arguments", keyword: "additionalProperties"},
+		{name: "9,000 nodes", line: callLine("b3", "models_search", `{"query":"x","z":[`+strings.TrimSuffix(repeat("1,", 9000), ",")+`]}`), want: "tool_validation_unavailable"},
 	})
 }
 
