@@ -126,7 +126,7 @@ func TestAttackDiscoverLimitSpellings(t *testing.T) {
 	s.check(cases)
 }
 
-// SPEC DISC-1, DISC-2: the query has no control character of category Cc, C1 ones
+// SPEC DISC-1, DISC-2, DISC-6: the query has no control character of category Cc, C1 ones
 // included (U+0085, U+009F, DEL), escaped or raw; NBSP is no control character; the
 // length counts code points also for escaped surrogate pairs; a lone surrogate (no
 // single meaning) and members named twice, in another case or of the wrong type are
@@ -161,6 +161,14 @@ func TestAttackDiscoverQueryAndMembers(t *testing.T) {
 		{name: "params null", line: discLine("m13", `null`), want: "invalid_params"},
 		{name: "_meta progressToken", line: discLine("m14", `{"query":"model","limit":1,"_meta":{"progressToken":"p"}}`)},
 	})
+	// SPEC DISC-6: queries that match nothing (no word, only white space, a zero-width
+	// space, punctuation, words of no tool) answer "tools":[] and no nextCursor.
+	for i, q := range []string{repeat(" ", 500), `​`, "!!! ??? ...", "zzqqx " + hostileCanary, repeat("-", 500)} {
+		b := s.roundTrip(discLine(fmt.Sprint("none", i), `{"query":"`+q+`","limit":1}`))
+		if a := decodeAnswer(t, "no match", b); a.Result == nil || a.Result.Tools == nil || len(a.Result.Tools) != 0 || strings.Contains(string(b), "nextCursor") {
+			t.Errorf("query %.20q: %.300s, want \"tools\":[] and no nextCursor", q, b)
+		}
+	}
 }
 
 // SPEC CALL-1, CALL-8, ERR-3 (nothing runs twice or unasked): notifications (no id) of
