@@ -227,9 +227,10 @@ func TestAttackContractPin(t *testing.T) {
 	}
 }
 
-// SPEC CALL-1, CALL-2: a tools/call notification (no id, or with a null id refused)
-// runs nothing and is answered by nothing, valid arguments or not; the session goes
-// on. Breaks when the front hands a notification to a path that runs the handler.
+// SPEC CALL-1, CALL-2: a tools/call notification (no id) runs nothing and is answered
+// by nothing, valid arguments or not, nor is a discover notification answered; the
+// session goes on. Breaks when the front hands a notification to a path that runs the
+// handler, or answers one.
 func TestAttackCallNotificationRunsNothing(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: true, principal: alice, tool: "search_tools"})
 	c := f.rawConnect(t)
