@@ -228,3 +228,47 @@ func TestAttackHTTPForeignSession(t *testing.T) {
 		t.Errorf("a tool ran %d times", n)
 	}
 }
+
+// SPEC CALL-1: mcp-go has no middleware behind the front, so the front must read a
+// message as mcp-go will. A tools/call of a tool bob is not granted that also carries
+// "result" or "error" (before or after its method) is a request to mcp-go and is
+// refused tool_not_granted; one whose method is "" with a result is a response (mcp-go
+// answers none) and one whose method is null is invalid_request; none runs the tool,
+// and the session goes on. Breaks when the front takes a message with a result for a
+// response and passes it unchecked.
+func TestAttackHybridMessages(t *testing.T) {
+	f := newFixture(t, fixtureOptions{enabled: true, tool: "search_tools"})
+	c := f.listen(t, mcpgo.WithPrincipal(context.Background(), bob))
+	c.initialize()
+	const call = `"method":"tools/call","params":{"name":"secrets_read","arguments":{"key":"k"}}`
+	for _, m := range []struct {
+		msg, id string
+		want    discovery.Code // "": no answer
+	}{
+		{`{"jsonrpc":"2.0","id":"h1",` + call + `,"result":{}}`, `"h1"`, discovery.CodeToolNotGranted},
+		{`{"jsonrpc":"2.0","id":"h2","result":{},` + call + `}`, `"h2"`, discovery.CodeToolNotGranted},
+		{`{"jsonrpc":"2.0","id":"h3",` + call + `,"error":{"code":1,"message":"x"}}`, `"h3"`, discovery.CodeToolNotGranted},
+		{`{"jsonrpc":"2.0","id":"h4","method":"","params":{"name":"secrets_read","arguments":{"key":"k"}},"result":{}}`, `"h4"`, ""},
+		{`{"jsonrpc":"2.0","id":"h5","method":null,"params":{"name":"secrets_read","arguments":{"key":"k"}}}`, `"h5"`, discovery.CodeInvalidRequest},
+	} {
+		c.send(m.msg) // read by the front before the ping is written
+		if pong := c.call(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`, `"ping"`); !strings.Contains(string(pong), `"result":{}`) {
+			t.Errorf("%s: the ping after it answered %s", m.id, pong)
+		}
+		c.mu.Lock()
+		resp, answered := c.got[m.id]
+		delete(c.got, m.id)
+		c.mu.Unlock()
+		switch {
+		case m.want == "" && answered:
+			t.Errorf("%s: answered %s, want nothing", m.id, resp)
+		case m.want != "" && !answered:
+			t.Errorf("%s: no answer before the ping's, want %s", m.id, m.want)
+		case m.want != "":
+			wantError(t, resp, m.want)
+		}
+	}
+	if n := f.calls("secrets_read"); n != 0 {
+		t.Errorf("secrets_read ran %d times", n)
+	}
+}
