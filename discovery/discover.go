@@ -373,8 +373,9 @@ func smallInteger(s string) (int, bool) {
 			i++
 		}
 		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			if exp > 1000 {
-				return 0, false // far out of range either way
+			if exp > len(s) {
+				// Past the count of digits: above 99, or not an integer, or zero.
+				return 0, false
 			}
 			exp = exp*10 + int(s[i]-'0')
 		}

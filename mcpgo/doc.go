@@ -100,7 +100,8 @@
 //
 // The discovery tool answers with structuredContent holding the discover result
 // without cache hints and one text block with the same JSON; its invalid params and
-// invalid cursor are isError results, its other refusals errors. Its pages come from
+// invalid cursor are isError results, its other refusals errors, a contract pin that
+// is not the page's digest among them (contract_changed, as for any tools/call). Its pages come from
 // Discoverer.DiscoverTool, sized for a result that carries the page twice and a request
 // id of up to 64 bytes, which the front writes back as sent: a call whose id is longer
 // is refused with the content-free invalid_request (-32600) and its id (null for an id
@@ -147,6 +148,12 @@
 // id: two answers with one id could not be told apart (JSON-RPC ids must be unique
 // among requests in flight). The discover method and the discovery tool, answered by
 // the front itself, are not checked.
+//
+// Sessions: mcp-go ties no streamable HTTP session to the principal that opened it, so
+// Handler binds each session id mcp-go issues to that principal's ID (the client sees
+// the id, "." and an HMAC-SHA256 tag under a key made in memory) and answers a request
+// naming another principal's session, or an id it did not issue, 404 Not Found before
+// reading it: nobody posts into, listens on or ends another principal's session.
 //
 // The principal: a PrincipalFunc reads it from the request's context. On HTTP that is
 // r.Context(), which mcp-go's handlers also see: put the host's authentication in front

@@ -92,7 +92,7 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 	}
 	args := m["arguments"]
 	if discoveryTool {
-		return a.discoveryTool(ctx, p, env.id, args, dst), true
+		return a.discoveryTool(ctx, p, env.id, args, metaString(m["_meta"], MetaContractDigest), dst), true
 	}
 	// The tool name alone (CALL-1), and a meta tool's action read alone from the raw
 	// arguments (see discovery.CatalogOptions.MetaTools).
@@ -171,18 +171,12 @@ func preview(cr *discovery.ConfirmationRequired) []byte {
 const MetaContractDigest = wire.MetaContractDigest
 
 // metaString reads the string member key of params._meta (the client's contract pin,
-// safe mode's confirmation token), or "" when it is absent or no string.
+// safe mode's confirmation token), or "" when it is absent or no string. The member's
+// name is read with its escapes resolved, as mcp-go reads it: "contract\u005fdigest"
+// is the pin (rpcwire.AmbiguousMeta has refused a name spelled twice or in another case).
 func metaString(meta []byte, key string) string {
-	var s string
-	if len(meta) > 0 && meta[0] == '{' {
-		tooldef.Members(meta, func(k, val []byte) bool {
-			if string(k) == `"`+key+`"` {
-				s, _ = tooldef.StringValue(val)
-				return false
-			}
-			return true
-		})
-	}
+	m, _ := rpcwire.Members(meta, []string{key})
+	s, _ := tooldef.StringValue(m[key])
 	return s
 }
 
@@ -195,8 +189,10 @@ func invalidArguments(e *discovery.Error) []byte {
 
 // discoveryTool answers the discovery tool: the discover method's semantics, the page
 // as structuredContent and as one text block. Invalid params and an invalid cursor are
-// tool results with isError (the model can correct them); other refusals are errors.
-func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, args, dst []byte) []byte {
+// tool results with isError (the model can correct them); other refusals are errors,
+// and so is a contract pin that is not the page's contract digest: contract_changed,
+// as for any tools/call (SPEC CONTRACT-2), nothing served.
+func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, args []byte, pin string, dst []byte) []byte {
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
@@ -208,6 +204,9 @@ func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, arg
 			return appendResult(dst, id, append(b, `}],"isError":true}`...))
 		}
 		return appendError(dst, id, code)
+	}
+	if pin != "" && pin != res.ContractDigest {
+		return appendError(dst, id, discovery.CodeContractChanged)
 	}
 	page := res.AppendJSON(nil)
 	b := make([]byte, 0, 2*len(page)+96)

@@ -37,6 +37,15 @@ import (
 // anything: no grant is read and nothing runs for it; Options.DisableLocalhostProtection
 // turns this off, as mcp-go's WithDisableLocalhostProtection does. While the switch is
 // off Handler returns next itself (SPEC FLAG-2).
+//
+// mcp-go does not tie a session to the principal that opened it: any client naming a
+// session id could post into it, listen on its event stream (its notifications,
+// sampling and elicitation requests) or end it. Handler binds each session id mcp-go
+// issues to the principal of the request that got it: the client sees the id followed
+// by "." and an HMAC-SHA256 tag of the id and the principal's ID (under a key the
+// Adapter generates in memory), and a request naming an id whose tag is not its own
+// principal's is refused 404 Not Found, as a session that does not exist, before
+// anything is read; mcp-go sees its own id.
 func (a *Adapter) Handler(next http.Handler) http.Handler {
 	if !a.d.Enabled() {
 		return next
@@ -45,8 +54,23 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		if !a.opts.DisableLocalhostProtection && rpcwire.RefuseRebound(w, r, forbidden) {
 			return // first, as mcp-go's handler: nothing read, no grant
 		}
+		pid := "" // a request whose principal fails is refused where it matters
+		if p, err := a.principal(r.Context()); err == nil {
+			pid = p.ID
+		}
+		if id := r.Header.Get(sessionHeader); id != "" {
+			raw, ok := a.session.open(pid, id)
+			if !ok { // another principal's session, or none of ours
+				http.Error(w, http.StatusText(http.StatusNotFound), http.StatusNotFound)
+				return
+			}
+			r = r.WithContext(r.Context())
+			r.Header = r.Header.Clone()
+			r.Header.Set(sessionHeader, raw)
+		}
 		out := &outgoing{a: a, ctx: r.Context()}
-		fw := &rpcwire.Filter{W: w, Rewrite: out.rewrite, TextError: textError}
+		sw := &sessionWriter{ResponseWriter: w, key: &a.session, pid: pid}
+		fw := &rpcwire.Filter{W: sw, Rewrite: out.rewrite, TextError: textError}
 		defer fw.Finish()
 		if r.Method != http.MethodPost || r.Body == nil || !rpcwire.IsJSON(r.Header.Get("Content-Type")) {
 			next.ServeHTTP(fw, r)

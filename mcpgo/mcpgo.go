@@ -83,12 +83,13 @@ type Adapter struct {
 	d       *discovery.Discoverer
 	opts    Options
 	toolDef json.RawMessage // the discovery tool's definition, or nil
+	session sessionKey      // binds HTTP session ids to principals (session.go)
 }
 
 // New returns an Adapter for d, which must not be nil. opts is copied; nil means
 // defaults.
 func New(d *discovery.Discoverer, opts *Options) *Adapter {
-	a := &Adapter{d: d}
+	a := &Adapter{d: d, session: newSessionKey()}
 	if opts != nil {
 		a.opts = *opts
 	}

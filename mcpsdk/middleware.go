@@ -179,10 +179,10 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 	if err != nil {
 		return nil, rpcError(err, discovery.CodeUnauthenticated)
 	}
-	if a.toolDef != nil && params.Name == a.opts.DiscoveryTool {
-		return a.discoveryTool(ctx, p, params.Arguments)
-	}
 	pin, _ := params.Meta[MetaContractDigest].(string)
+	if a.toolDef != nil && params.Name == a.opts.DiscoveryTool {
+		return a.discoveryTool(ctx, p, params.Arguments, pin)
+	}
 	confirmation, _ := params.Meta[safemode.MetaKey].(string) // safe mode's token
 	call := a.pending.take(req.Extra)                         // the front's decision on this request, if it made one
 	if call == nil {
@@ -272,8 +272,9 @@ func preview(cr *discovery.ConfirmationRequired) *mcp.CallToolResult {
 }
 
 // discoveryTool answers the discovery tool: the discover method's semantics, the page
-// as structured content.
-func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, args json.RawMessage) (mcp.Result, error) {
+// as structured content. A contract pin that is not the page's contract digest answers
+// contract_changed, as for any tools/call (SPEC CONTRACT-2), and nothing is served.
+func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, args json.RawMessage, pin string) (mcp.Result, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
@@ -284,6 +285,9 @@ func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, args js
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(de.Code)}}}, nil
 		}
 		return nil, rpcError(err, discovery.CodeGrantsUnavailable)
+	}
+	if pin != "" && pin != res.ContractDigest {
+		return nil, wireError(discovery.CodeContractChanged)
 	}
 	page := res.AppendJSON(nil)
 	return &mcp.CallToolResult{

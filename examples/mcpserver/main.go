@@ -21,7 +21,8 @@
 //	-http ADDR         serve streamable HTTP on ADDR instead of stdio
 //	-tokens FILE       with -http: a JSON object mapping bearer tokens to
 //	                   {"principal": ID, "scopes": [...]}; required with -http
-//	-discovery-tool N  name of the discovery tool ("" for none; default search_tools)
+//	-discovery-tool N  name of the discovery tool ("" for none; default search_tools); a name
+//	                   the catalog holds is refused at start
 //	-safe-mode         hold calls to mutating tools (no readOnlyHint, or destructiveHint)
 //	                   for confirmation: they answer a preview and a token in
 //	                   _meta["deferredtools/confirmation"], and run when called again
@@ -162,6 +163,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			err = fmt.Errorf("%w (name %q)", err, ce.Name) // the name only, never other content
 		}
 		return err
+	}
+	if _, clash := cat.Tool(c.tool); clash && c.tool != "" {
+		// discover would serve the catalog's tool under a name whose calls run the
+		// discovery tool: a schema served that is not the one enforced.
+		return fmt.Errorf("-discovery-tool: names a catalog tool (name %q): choose another name, or \"\" for none", c.tool)
 	}
 	store, err := openGrants(ctx, c)
 	if err != nil {
