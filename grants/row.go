@@ -23,8 +23,12 @@
 //     (%x21 / %x23-5B / %x5D-7E; no space, '"' or '\'). Any other scope makes the row
 //     malformed ("scope"), and so does the same scope twice in one row: a row's scopes are
 //     a set.
-//   - Principal IDs and tool names must be non-empty; they are otherwise compared as exact
+//   - A row's principal and tool must be non-empty; they are otherwise compared as exact
 //     byte strings.
+//   - A Principal whose ID is empty is not refused: no row can name it, so the
+//     AnyPrincipal rows decide for it, as for anyone without a row, and the
+//     Discoverer serves it those tools. A host refuses unauthenticated callers before
+//     (mcpsdk.TokenInfoPrincipal answers an error for an empty UserID).
 //   - A Snapshot may only hold rows of the principal it was read for and of AnyPrincipal.
 //     A row of any other principal is a reader bug: Resolve refuses the Snapshot as
 //     malformed ("principal").
