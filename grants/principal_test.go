@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/grants/grantstest"
 )
 
 // SPEC GRANT-2: a Principal whose ID is empty has no rows of its own (no row may name
@@ -36,5 +37,21 @@ func TestResolveEmptyPrincipalID(t *testing.T) {
 	var me *grants.MalformedError
 	if !errors.As(err, &me) || me.Reason != "principal" {
 		t.Errorf(`Put of a row naming principal "" = %v, want a *MalformedError "principal"`, err)
+	}
+}
+
+// SPEC GRANT-4, GRANT-5: the zero Memory is an empty store at control revision 1, as
+// NewMemory's is, and passes the conformance kit; &grants.Memory{} must not panic on
+// its first read or write.
+func TestMemoryZeroValue(t *testing.T) {
+	grantstest.Run(t, func(*testing.T) grants.Store { return new(grants.Memory) })
+	var m grants.Memory
+	snap, err := m.ReadGrants(context.Background(), "alice")
+	if err != nil || snap.Revision != 1 || len(snap.Rows) != 0 {
+		t.Errorf("zero Memory: ReadGrants = (%+v, %v), want no rows at revision 1", snap, err)
+	}
+	l, err := new(grants.Memory).ListGrants(context.Background(), "", "")
+	if err != nil || l.Revision != 1 || len(l.Rows) != 0 {
+		t.Errorf("zero Memory: ListGrants = (%+v, %v), want no rows at revision 1", l, err)
 	}
 }
