@@ -81,8 +81,9 @@ type CatalogOptions struct {
 // one: test for it with errors.As.
 type CatalogError struct {
 	Index int // position of the offending tool, or -1 for the whole catalog
-	// Reason is the rule broken: "malformed", "name", "duplicate name", "inputSchema",
-	// "member names differing only by case", "limit: " and the limit, or for
+	// Reason is the rule broken: "malformed", "name" (empty, over 128 characters, or a
+	// character other than A-Z, a-z, 0-9, '_', '-' and '.'), "duplicate name",
+	// "inputSchema", "member names differing only by case", "limit: " and the limit, or for
 	// CatalogOptions.MetaTools "meta tool: " and one of "no such tool" (Index -1),
 	// "argument" (the schema does not declare the action argument as MetaTools
 	// requires), "actions" (no action, more than 256, an invalid or repeated name, or
@@ -200,7 +201,9 @@ func (k *checker) compiledWith(c validate.Compiler) (validate.Validator, error) 
 
 // NewCatalog compiles tools, each the JSON text of a complete MCP tool definition. It
 // reads every member by its exact name: "InputSchema" is not "inputSchema". It refuses
-// the catalog (a *CatalogError) when a tool is malformed, has an empty or invalid name,
+// the catalog (a *CatalogError) when a tool is malformed, has an invalid name (a valid
+// one is 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', the names MCP clients
+// accept: "files/read" or "get weather" is refused, though an SDK may register it),
 // repeats a name, has no object inputSchema, holds two member names that differ only by
 // case (in the tool object, its annotations or its _meta: a reader matching names
 // case-insensitively, as encoding/json's struct decoding does, would read another tool),

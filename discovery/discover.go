@@ -30,7 +30,11 @@ const defaultLimit = MaxLimit
 // of up to 64 bytes. HandleJSONRPC counts the real id instead.
 const maxIDBytes = 64
 
-// A Request is one discover request (SPEC DISC-1, DISC-2).
+// A Request is one discover request (SPEC DISC-1, DISC-2). A next page's Request
+// repeats the first page's Query and Limit with Cursor set: a cursor is bound to them,
+// to the principal and its scopes and to the grants and contract it was issued under
+// (SPEC CURSOR-2), so any difference, or a cursor older than cursor.Lifetime, answers
+// invalid_cursor, and the client starts again from the first page.
 type Request struct {
 	Query  string // 1 to MaxQueryLength code points, no control characters
 	Limit  int    // 1 to MaxLimit; 0 means MaxLimit

@@ -53,15 +53,18 @@ type Options struct {
 	// no host check.
 	CheckCall func(ctx context.Context, p grants.Principal, tool string, args json.RawMessage) error
 	// CacheBytes bounds, in bytes, what the Discoverer caches of each principal's
-	// authorised set and of each grant snapshot's digest (see setCache). Zero means 16
-	// MiB; negative caches nothing, so every request resolves its grants.
+	// authorised set and of each grant snapshot's digest, in two generations of half
+	// each (an entry unused for a whole generation goes). Zero means 16 MiB; negative
+	// caches nothing, so every request resolves its grants.
 	CacheBytes int64
 	// GrantTimeout bounds a grant read whose context has no deadline: the read gets one
 	// GrantTimeout away, so a frozen store answers grants_unavailable (503) instead of
-	// hanging (SPEC ERR-5). A context that has a deadline keeps it. The request stops
-	// waiting at the deadline even when the Reader does not return then (see
-	// Discoverer.read). Zero means 2 seconds; negative adds no deadline and
-	// calls the Reader directly, so a read lasts as long as the Reader takes. A Reader
+	// hanging (SPEC ERR-5). A context that has a deadline keeps it. The Reader runs in a
+	// goroutine of its own, which the request leaves at the deadline even when the
+	// Reader does not return then; while 64 reads so left still run, requests answer
+	// grants_unavailable without reading. Zero means 2 seconds; negative adds no
+	// deadline and calls the Reader directly, so a read lasts as long as the Reader
+	// takes. A Reader
 	// whose NonBlocking method reports true (grants.NonBlockingReader, as *grants.Memory)
 	// is called directly, without a deadline: it never waits.
 	GrantTimeout time.Duration
@@ -99,8 +102,8 @@ type Visibility struct {
 
 // A Discoverer serves discovery, narrowed tool lists and call authorisation for the
 // principals a host authenticates. It opens no socket. It is safe for concurrent use.
-// It caches authorised sets by content within Options.CacheBytes (see setCache) and
-// keeps no grant snapshot or catalog version alive.
+// It caches authorised sets by content within Options.CacheBytes and keeps no grant
+// snapshot or catalog version alive.
 type Discoverer struct {
 	opts     Options
 	method   string

@@ -101,7 +101,11 @@
 // adapter's included (SPEC ERR-1). Test a refusal with errors.Is(err,
 // CodeToolNotGranted); read its Keyword and Path with errors.As. Its text is the
 // fixed "discovery: " + code, never arguments, schema text, storage text, the query
-// or a cursor (SPEC ERR-2). [AppendJSONRPCError] writes any error as a JSON-RPC error
+// or a cursor (SPEC ERR-2). Some answers of [Discoverer.AuthorizeCall] are not an
+// *Error: the error of the host's own Options.CheckCall or safe mode's Preview,
+// returned unchanged (the mcpsdk adapter writes it as tool_call_refused unless it is
+// a *jsonrpc.Error), and safe mode's [*ConfirmationRequired], which errors.Is
+// reports as CodeConfirmationRequired. [AppendJSONRPCError] writes any error as a JSON-RPC error
 // response, a foreign one as internal_error. Catalog construction is refused apart,
 // with a [*CatalogError].
 package discovery

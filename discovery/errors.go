@@ -141,7 +141,10 @@ type Error struct {
 	Code Code // its HTTP status and JSON-RPC code are Code.Status() and Code.JSONRPCCode()
 
 	// Keyword and Path are set for CodeInvalidArguments: the JSON Schema keyword that
-	// failed and the schema-defined location, never a value.
+	// failed and the schema-defined location as a JSON Pointer (validate.ValidationError:
+	// "/xs/1", "/city" for a required member missing, "" for the arguments as a whole),
+	// never a value. Arguments that are not one JSON value, or repeat a member, leave
+	// both empty.
 	Keyword string
 	Path    string
 

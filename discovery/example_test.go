@@ -142,3 +142,41 @@ func ExampleSwitchFromEnv() {
 	// level=WARN msg="deferred tool discovery is off: the setting is not a boolean" setting=DEFERRED_TOOLS_ENABLED
 	// "yes please": false
 }
+
+// Discover pages through the best matches: each page's NextCursor asks for the next,
+// with the same principal, Query and Limit; a cursor sent with another query or limit,
+// or after a grant change, answers invalid_cursor, and discovery restarts from page 1.
+func ExampleDiscoverer_Discover() {
+	ctx := context.Background()
+	d := exampleDiscoverer()
+	ana := grants.Principal{ID: "ana", Scopes: []string{"models:write"}}
+
+	req := discovery.Request{Query: "model registry", Limit: 1}
+	var first string
+	for n := 1; ; n++ {
+		page, err := d.Discover(ctx, ana, req)
+		if err != nil {
+			fmt.Println(refusal(err))
+			return
+		}
+		var t struct{ Name string }
+		json.Unmarshal(page.Tools[0], &t)
+		fmt.Printf("page %d: %s (more: %v)\n", n, t.Name, page.NextCursor != "")
+		if n == 1 {
+			first = page.NextCursor
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		req.Cursor = page.NextCursor
+	}
+	_, err := d.Discover(ctx, ana, discovery.Request{Query: "model", Limit: 1, Cursor: first})
+	fmt.Println("another query:", refusal(err))
+	_, err = d.Discover(ctx, ana, discovery.Request{Query: "model registry", Limit: 2, Cursor: first})
+	fmt.Println("another limit:", refusal(err))
+	// Output:
+	// page 1: model_delete (more: true)
+	// page 2: model_search (more: false)
+	// another query: invalid_cursor (400)
+	// another limit: invalid_cursor (400)
+}

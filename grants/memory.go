@@ -7,8 +7,8 @@ import (
 	"sync"
 )
 
-// Memory is a concurrency-safe in-memory Store. The zero value is not usable; call
-// NewMemory.
+// Memory is a concurrency-safe in-memory Store. The zero value is an empty store whose
+// control revision is 1, as NewMemory's.
 //
 // Every write increments the control revision by one and gives the written row that
 // revision (SPEC GRANT-4). ReadGrants answers the same *Snapshot for a principal until
@@ -32,6 +32,16 @@ type rowSet struct {
 // memoryCacheMax bounds the Snapshots Memory keeps between two writes; past it the
 // cache is emptied and refilled on demand.
 const memoryCacheMax = 4096
+
+// initLocked makes the zero Memory the empty store NewMemory returns. m.mu is held for
+// writing.
+func (m *Memory) initLocked() {
+	if m.control == 0 {
+		m.control = 1
+		m.rows = make(map[string]*rowSet)
+		m.cache = make(map[string]*Snapshot)
+	}
+}
 
 // NewMemory returns an empty store whose control revision is 1.
 func NewMemory() *Memory {
@@ -77,6 +87,7 @@ func (m *Memory) ReadGrants(ctx context.Context, principalID string) (*Snapshot,
 	if s, ok := m.cache[principalID]; ok {
 		return s, nil
 	}
+	m.initLocked()
 	var own []Row
 	if principalID != AnyPrincipal {
 		own = m.rows[principalID].all()
@@ -114,6 +125,7 @@ func (m *Memory) Put(ctx context.Context, r Row) (Row, error) {
 	}
 
 	m.mu.Lock()
+	m.initLocked()
 	m.control++
 	r.Revision = m.control
 	rs := m.rows[r.Principal]
@@ -172,7 +184,7 @@ func (m *Memory) ListGrants(ctx context.Context, principal, tool string) (*Listi
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	l := &Listing{Revision: m.control}
+	l := &Listing{Revision: max(m.control, 1)} // the zero Memory's revision is 1
 	for p, rs := range m.rows {
 		if principal != "" && p != principal {
 			continue

@@ -23,8 +23,12 @@
 //     (%x21 / %x23-5B / %x5D-7E; no space, '"' or '\'). Any other scope makes the row
 //     malformed ("scope"), and so does the same scope twice in one row: a row's scopes are
 //     a set.
-//   - Principal IDs and tool names must be non-empty; they are otherwise compared as exact
+//   - A row's principal and tool must be non-empty; they are otherwise compared as exact
 //     byte strings.
+//   - A Principal whose ID is empty is not refused: no row can name it, so the
+//     AnyPrincipal rows decide for it, as for anyone without a row, and the
+//     Discoverer serves it those tools. A host refuses unauthenticated callers before
+//     (mcpsdk.TokenInfoPrincipal answers an error for an empty UserID).
 //   - A Snapshot may only hold rows of the principal it was read for and of AnyPrincipal.
 //     A row of any other principal is a reader bug: Resolve refuses the Snapshot as
 //     malformed ("principal").
@@ -87,9 +91,11 @@ type Snapshot struct {
 // A Reader reads grant rows. Implementations must be safe for concurrent use, honour
 // ctx, and return an error (never an empty Snapshot) when storage cannot answer.
 //
-// The errors a Reader returns are ErrUnavailable (possibly also wrapping the context's
-// error when ctx ended), ErrTooManyRows or a *MalformedError, matched with errors.Is;
-// their text never contains storage text. A caller fails closed on any of them.
+// The errors a Reader returns are ErrUnavailable, ErrTooManyRows or a *MalformedError,
+// matched with errors.Is; their text never contains storage text. A caller fails
+// closed on any of them. A read whose ctx has ended answers no Snapshot and an error
+// that also matches ctx.Err() (grantstest.Run checks context.Canceled; Memory wraps it
+// in ErrUnavailable).
 type Reader interface {
 	// ReadGrants returns the rows applicable to principalID: its own rows and the
 	// AnyPrincipal rows. More than MaxRows answers ErrTooManyRows.
@@ -108,7 +114,10 @@ type NonBlockingReader interface {
 }
 
 // A Store is a Reader that also changes rows. Every change increments the row's
-// revision and the control revision in one step (SPEC GRANT-4).
+// revision and the control revision in one step (SPEC GRANT-4). A Put or Delete whose
+// ctx has ended changes nothing and answers an error matching ctx.Err(), as a read
+// does. A Store keeps no reference to the caller's Scopes slices, given or returned,
+// and never modifies a Snapshot it has returned (grantstest.Run checks each rule).
 type Store interface {
 	Reader
 	// Put inserts or replaces the row keyed by (Principal, Tool) and returns it as

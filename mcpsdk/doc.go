@@ -26,7 +26,10 @@
 // While the switch is off ([discovery.Options].Enabled false) every piece is the
 // identity: [Adapter.Install] adds no middleware, [Adapter.Transport] and
 // [Adapter.Handler] return what they were given, the discovery tool is neither listed
-// nor answered, and the grant store is never read (SPEC FLAG-2). The discover method then meets the SDK's own -32601.
+// nor answered, and the grant store is never read (SPEC FLAG-2). The discover method
+// then gets the SDK's own answer to a method it does not know: on stdio a JSON-RPC
+// -32601 error, over streamable HTTP an HTTP 400 with a text/plain body and no
+// JSON-RPC error (go-sdk v1.8.0), which a go-sdk client reports as "Bad Request".
 //
 // tools/list: the SDK's result is narrowed page by page: a tool stays when the
 // principal's authorised set holds its name, and is then served as the catalog's RFC

@@ -23,10 +23,12 @@ const (
 	// OpList is a tools/list: ListTools.
 	OpList Op = "list"
 	// OpAuthorizeTool is a tools/call decided on the tool name alone: AuthorizeTool,
-	// AuthorizeToolThen.
+	// AuthorizeToolThen, AuthorizeActionThen. The mcpsdk and mcpgo adapters decide
+	// every tools/call so: a call refused on its name reports this event alone, a
+	// granted one this and then OpAuthorizeCall, so count calls by one op, not both.
 	OpAuthorizeTool Op = "authorize_tool"
 	// OpAuthorizeCall is a whole tools/call decision: AuthorizeCall, and the call
-	// AuthorizeToolThen returns.
+	// AuthorizeToolThen and AuthorizeActionThen return.
 	OpAuthorizeCall Op = "authorize_call"
 )
 

@@ -8,6 +8,13 @@
 //	mcpclient.Register(client) // before Connect
 //	cs, err := client.Connect(ctx, transport, nil)
 //	for tool, err := range mcpclient.All(ctx, cs, &mcpclient.DiscoverParams{Query: "weather"}) { ... }
+//
+// A refusal by the server, of the discover method or of a tools/call
+// (tool_not_granted, contract_changed, ...), reaches the client as the SDK's
+// *jsonrpc.Error: errors.As gives it, its Message is the code word and its Data the
+// JSON of wire.ErrorData. errors.Is against package discovery's codes does not see it:
+// compare Message. Invalid arguments and safe mode's holds are no error: they come as
+// a CallToolResult with IsError set.
 package mcpclient
 
 import (
