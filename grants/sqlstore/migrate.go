@@ -250,6 +250,7 @@ func migrate(ctx context.Context, db *sql.DB, dialect Dialect, compat []grants.R
 		arg = func(i int) string { return fmt.Sprintf("$%d", i) }
 	}
 	record := fmt.Sprintf("INSERT INTO sqlstore_migrations (version, name, checksum) VALUES (%s, %s, %s)", arg(1), arg(2), arg(3))
+	changed := false // the triggers differ from the migrations'
 
 	err = inTx(ctx, db, dialect, func(tx execer) (bool, error) {
 		if dialect == Postgres {
@@ -288,20 +289,34 @@ func migrate(ctx context.Context, db *sql.DB, dialect Dialect, compat []grants.R
 		if _, err := tx.ExecContext(ctx, "INSERT INTO control_revisions (name, revision) VALUES ('model_grants', 1) ON CONFLICT (name) DO NOTHING"); err != nil {
 			return false, err
 		}
-		if exists, err := tableExists(ctx, tx, dialect, "tool_grants_deleted_floor"); err != nil || !exists {
-			return err == nil, err
-		}
-		// Tombstones deleted while the floor row was missing raised nothing: the
-		// control revision is a floor above every one of them.
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tool_grants_deleted_floor (revision)
+		if exists, err := tableExists(ctx, tx, dialect, "tool_grants_deleted_floor"); err != nil {
+			return false, err
+		} else if exists {
+			// Tombstones deleted while the floor row was missing raised nothing: the
+			// control revision is a floor above every one of them.
+			if _, err := tx.ExecContext(ctx, `INSERT INTO tool_grants_deleted_floor (revision)
 SELECT revision FROM control_revisions WHERE name = 'model_grants'
     AND NOT EXISTS (SELECT 1 FROM tool_grants_deleted_floor)`); err != nil {
+				return false, err
+			}
+		}
+		// The triggers the recorded migrations made, as they made them; a database
+		// recording a newer build's migrations is that build's to check.
+		defs, err := recordedDefs(ctx, tx, dialect)
+		if errors.Is(err, ErrMigrationChanged) {
+			return true, nil
+		}
+		if err != nil {
 			return false, err
 		}
-		return true, nil
+		intact, err := triggersIntact(ctx, tx, dialect, defs)
+		changed = !intact
+		return err == nil, err
 	})
 	var bad *BadRowsError
 	switch {
+	case err == nil && changed:
+		return ErrTriggersChanged
 	case err == nil:
 		return nil
 	case errors.As(err, &bad), errors.Is(err, ErrMigrationChanged):
