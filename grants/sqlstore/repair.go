@@ -25,7 +25,37 @@ const versionSearchPath = 23
 type triggerDef struct {
 	name, table string
 	function    string // PostgreSQL: the function it executes
+	tgtype      int64  // PostgreSQL: its pg_trigger.tgtype (timing, events, level)
 	stmt        string // the CREATE TRIGGER statement
+}
+
+// pgTriggerType answers the pg_trigger.tgtype of a CREATE TRIGGER statement's fields:
+// FOR EACH ROW (1), BEFORE (2), INSTEAD OF (64), and its events INSERT (4), DELETE (8),
+// UPDATE (16), TRUNCATE (32), read up to its ON.
+func pgTriggerType(f []string) int64 {
+	var t int64
+	for i, w := range f {
+		switch {
+		case w == "ON":
+			if slices.Contains(f[i:], "ROW") {
+				t |= 1
+			}
+			return t
+		case w == "BEFORE":
+			t |= 2
+		case w == "INSTEAD":
+			t |= 64
+		case w == "INSERT":
+			t |= 4
+		case w == "DELETE":
+			t |= 8
+		case w == "UPDATE":
+			t |= 16
+		case w == "TRUNCATE":
+			t |= 32
+		}
+	}
+	return t
 }
 
 // A functionDef is a PostgreSQL trigger function as the last migration creating it
@@ -60,7 +90,7 @@ func definitions(d Dialect, ms []Migration) *migrationObjects {
 			}
 			switch {
 			case f[0] == "CREATE" && f[1] == "TRIGGER":
-				tr := triggerDef{name: f[2], stmt: stmt}
+				tr := triggerDef{name: f[2], stmt: stmt, tgtype: pgTriggerType(f[3:])}
 				if i := slices.Index(f, "ON"); i > 0 && i+1 < len(f) {
 					tr.table = f[i+1]
 				}
@@ -118,7 +148,8 @@ func recordedDefs(ctx context.Context, tx execer, d Dialect) (*migrationObjects,
 
 // triggersIntact reports whether the triggers on the store's tables are those defs
 // define: each present on its table under its name and, on PostgreSQL, enabled (O or
-// A), executing its function of the table's schema with the migrations' body and
+// A), firing at the statement's timing, events and level with no WHEN or column list,
+// executing its function of the table's schema with the migrations' body and
 // search_path, and no other trigger there executing one of those functions. On SQLite
 // each trigger's SQL must be the migration's statement.
 func triggersIntact(ctx context.Context, tx execer, d Dialect, defs *migrationObjects) (bool, error) {
@@ -146,7 +177,8 @@ func triggersIntact(ctx context.Context, tx execer, d Dialect, defs *migrationOb
 		if defs.searchPath != nil {
 			config = t.wantConfig
 		}
-		if !t.enabled || !t.home || t.function != def.function || t.sql != bodies[def.function] || t.config != config {
+		if !t.enabled || !t.plain || t.tgtype != def.tgtype || !t.home || t.function != def.function ||
+			t.sql != bodies[def.function] || t.config != config {
 			return false, nil
 		}
 	}
@@ -169,7 +201,8 @@ type foundTrigger struct {
 	// PostgreSQL: whether it is enabled, its function's name, whether that function
 	// is in the table's schema, its configuration (one setting a line) and the
 	// configuration 0023 gives it; drop is the statement dropping the trigger.
-	enabled, home                      bool
+	enabled, plain, home               bool // plain: no WHEN condition, no UPDATE OF columns
+	tgtype                             int64
 	function, config, wantConfig, drop string
 }
 
@@ -178,7 +211,8 @@ func triggersOn(ctx context.Context, tx execer, d Dialect) ([]foundTrigger, erro
 	q := `SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger'
 AND tbl_name IN ('tool_grants', 'tool_grants_deleted', 'tool_grants_deleted_floor', 'control_revisions')`
 	if d == Postgres {
-		q = `SELECT t.tgname, c.relname, p.prosrc, t.tgenabled IN ('O', 'A'), p.pronamespace = c.relnamespace, p.proname,
+		q = `SELECT t.tgname, c.relname, p.prosrc, t.tgenabled IN ('O', 'A'),
+    t.tgqual IS NULL AND cardinality(t.tgattr::int2[]) = 0, t.tgtype, p.pronamespace = c.relnamespace, p.proname,
     coalesce(array_to_string(p.proconfig, E'\n'), ''), 'search_path=' || quote_ident(n.nspname) || ', pg_temp',
     format('DROP TRIGGER %I ON %I.%I', t.tgname, n.nspname, c.relname)
 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -198,7 +232,7 @@ WHERE NOT t.tgisinternal AND t.tgrelid IN (to_regclass('tool_grants'), to_regcla
 		var t foundTrigger
 		dest := []any{&t.name, &t.table, &t.sql}
 		if d == Postgres {
-			dest = append(dest, &t.enabled, &t.home, &t.function, &t.config, &t.wantConfig, &t.drop)
+			dest = append(dest, &t.enabled, &t.plain, &t.tgtype, &t.home, &t.function, &t.config, &t.wantConfig, &t.drop)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err

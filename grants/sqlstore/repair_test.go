@@ -10,10 +10,11 @@ import (
 	"github.com/deferredtools/deferredtools/grants"
 )
 
-// functionSurgeries are, on PostgreSQL, the ways of leaving a trigger's function other
-// than the migrations made it: its body replaced by one that counts nothing, its
-// search_path reset (0023) or pointed elsewhere. None on SQLite, whose triggers hold
-// their bodies.
+// functionSurgeries are, on PostgreSQL, the ways of leaving a trigger or its function
+// other than the migrations made it under the same names: the body replaced by one
+// that counts nothing, the trigger recreated for fewer events or with a WHEN
+// condition, the search_path reset (0023) or pointed elsewhere. None on SQLite, whose
+// Migrate compares each trigger's whole SQL.
 func functionSurgeries(b backend) []surgery {
 	if b.dialect != Postgres {
 		return nil
@@ -28,6 +29,15 @@ BEGIN
     RETURN NEW;
 END;
 $$`)
+		}},
+		{"tool_grants_revise recreated AFTER INSERT only", func(t *testing.T, db *sql.DB) {
+			execAll(t, db, "DROP TRIGGER tool_grants_revise ON tool_grants",
+				"CREATE TRIGGER tool_grants_revise AFTER INSERT ON tool_grants FOR EACH ROW EXECUTE FUNCTION tool_grants_revise()")
+		}},
+		{"tool_grants_revise recreated with a WHEN condition", func(t *testing.T, db *sql.DB) {
+			execAll(t, db, "DROP TRIGGER tool_grants_revise ON tool_grants",
+				`CREATE TRIGGER tool_grants_revise BEFORE INSERT OR UPDATE OR DELETE ON tool_grants
+    FOR EACH ROW WHEN (pg_trigger_depth() > 5) EXECUTE FUNCTION tool_grants_revise()`)
 		}},
 		{"ALTER FUNCTION tool_grants_revise RESET search_path", func(t *testing.T, db *sql.DB) {
 			execAll(t, db, "ALTER FUNCTION tool_grants_revise() RESET search_path")
