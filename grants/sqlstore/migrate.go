@@ -167,7 +167,10 @@ func splitStatements(src string) []string {
 //     there; on SQLite it changes nothing.
 //
 // Every run also restores the control row at revision 1 if it was deleted, and the
-// tombstone floor row, at the control revision, if it was deleted. A recorded
+// tombstone floor row, at the control revision, if it was deleted, and then compares
+// the triggers on the store's tables with those the recorded migrations define:
+// missing, disabled, renamed or changed ones answer ErrTriggersChanged (the
+// migrations applied stay recorded; RepairTriggers restores the triggers). A recorded
 // migration whose checksum differs from the embedded one answers ErrMigrationChanged.
 // Compat rows failing grants.CheckRow (Revision aside), naming another principal than
 // "*" or repeating a tool are refused with a *grants.MalformedError before db is
