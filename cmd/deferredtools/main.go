@@ -2,7 +2,7 @@
 // migrations and lists, changes and explains grant rows in SQLite or PostgreSQL, checks
 // a tool catalog as discovery will serve it, and measures ranking on labelled queries.
 //
-//	deferredtools migrate -db DB
+//	deferredtools migrate -db DB [-repair]
 //	deferredtools grants list  -db DB [-principal P] [-tool T] [-json] [-page N]
 //	deferredtools grants allow -db DB -principal P -tool T [-scopes a,b]
 //	deferredtools grants deny  -db DB -principal P -tool T
@@ -13,6 +13,9 @@
 //
 // DB is sqlite:PATH or a postgres:// (postgresql://) connection string. Every change
 // goes through sqlstore, one transaction each, and prints the new control revision.
+// migrate refuses (exit 1) a database whose revision triggers are missing, disabled or
+// changed, which every read refuses too; migrate -repair recreates them first
+// (sqlstore.RepairTriggers) and says so.
 // grants list reads -page rows at a time; list and check print a principal, tool or
 // scope of more than 64 code points as its first 64, quoted, then "…(N bytes)", and a
 // scope holding a comma quoted (-json prints each whole, a byte that is not UTF-8 as
@@ -55,7 +58,7 @@ import (
 )
 
 const usage = `usage:
-  deferredtools migrate -db DB
+  deferredtools migrate -db DB [-repair]
   deferredtools grants list   -db DB [-principal P] [-tool T] [-json] [-page N]
   deferredtools grants allow  -db DB -principal P -tool T [-scopes a,b]
   deferredtools grants deny   -db DB -principal P -tool T
@@ -339,8 +342,15 @@ func sqliteOrEmpty(path string) bool {
 // refusal, it does not quote it (it may hold a password).
 var errDBSpec = errors.New("deferredtools: the -db connection string cannot be parsed")
 
+// errTriggers refuses a migrate over a database whose revision triggers are not the
+// migrations' (sqlstore.ErrTriggersChanged).
+var errTriggers = errors.New("deferredtools: the revision triggers are missing, disabled or changed, so every read fails; run deferredtools migrate -repair")
+
+// migrate applies the pending migrations, printing each and the schema's level; with
+// -repair it first recreates the revision triggers of the recorded migrations.
 func migrate(args []string, stdout, stderr io.Writer) error {
 	f := newFlags("migrate", stderr)
+	repair := f.Bool("repair", false, "recreate the revision triggers first (writes made without them are read again)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -355,8 +365,15 @@ func migrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := sqlstore.Migrate(ctx, db, d, nil); err != nil {
-		return err
+	if *repair && len(before) > 0 {
+		if err := sqlstore.RepairTriggers(ctx, db, d); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "repaired the revision triggers; every cached grant is read again")
+	}
+	merr := sqlstore.Migrate(ctx, db, d, nil)
+	if merr != nil && !errors.Is(merr, sqlstore.ErrTriggersChanged) {
+		return merr
 	}
 	after, err := sqlstore.Applied(ctx, db, d)
 	if err != nil {
@@ -366,6 +383,9 @@ func migrate(args []string, stdout, stderr io.Writer) error {
 		if !slices.ContainsFunc(before, func(b sqlstore.Migration) bool { return b.Version == m.Version }) {
 			fmt.Fprintln(stdout, "applied", m.Name)
 		}
+	}
+	if merr != nil {
+		return errTriggers
 	}
 	if len(after) > 0 {
 		fmt.Fprintln(stdout, "schema at", after[len(after)-1].Name)

@@ -14,7 +14,8 @@ import (
 const maxDelta = grants.MaxRows / 4
 
 // deltaQuery is the delta read of a dialect whose placeholders arg writes: in one
-// statement, the control revision, the triggers' mark (a markQuery subquery), the
+// statement, the control revision, the triggers' mark (a knownMarkQuery subquery:
+// delta reads run only over 0021 and 0022), the
 // tombstone floor, and what changed for the
 // principal (arg 1) since a revision (arg 2): its rows written since (gone = 0) and the
 // keys that left since and hold no row now (gone = 1), at most maxDelta+1 of them.

@@ -167,7 +167,10 @@ func splitStatements(src string) []string {
 //     there; on SQLite it changes nothing.
 //
 // Every run also restores the control row at revision 1 if it was deleted, and the
-// tombstone floor row, at the control revision, if it was deleted. A recorded
+// tombstone floor row, at the control revision, if it was deleted, and then compares
+// the triggers on the store's tables with those the recorded migrations define:
+// missing, disabled, renamed or changed ones answer ErrTriggersChanged (the
+// migrations applied stay recorded; RepairTriggers restores the triggers). A recorded
 // migration whose checksum differs from the embedded one answers ErrMigrationChanged.
 // Compat rows failing grants.CheckRow (Revision aside), naming another principal than
 // "*" or repeating a tool are refused with a *grants.MalformedError before db is
@@ -250,6 +253,7 @@ func migrate(ctx context.Context, db *sql.DB, dialect Dialect, compat []grants.R
 		arg = func(i int) string { return fmt.Sprintf("$%d", i) }
 	}
 	record := fmt.Sprintf("INSERT INTO sqlstore_migrations (version, name, checksum) VALUES (%s, %s, %s)", arg(1), arg(2), arg(3))
+	changed := false // the triggers differ from the migrations'
 
 	err = inTx(ctx, db, dialect, func(tx execer) (bool, error) {
 		if dialect == Postgres {
@@ -288,20 +292,34 @@ func migrate(ctx context.Context, db *sql.DB, dialect Dialect, compat []grants.R
 		if _, err := tx.ExecContext(ctx, "INSERT INTO control_revisions (name, revision) VALUES ('model_grants', 1) ON CONFLICT (name) DO NOTHING"); err != nil {
 			return false, err
 		}
-		if exists, err := tableExists(ctx, tx, dialect, "tool_grants_deleted_floor"); err != nil || !exists {
-			return err == nil, err
-		}
-		// Tombstones deleted while the floor row was missing raised nothing: the
-		// control revision is a floor above every one of them.
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tool_grants_deleted_floor (revision)
+		if exists, err := tableExists(ctx, tx, dialect, "tool_grants_deleted_floor"); err != nil {
+			return false, err
+		} else if exists {
+			// Tombstones deleted while the floor row was missing raised nothing: the
+			// control revision is a floor above every one of them.
+			if _, err := tx.ExecContext(ctx, `INSERT INTO tool_grants_deleted_floor (revision)
 SELECT revision FROM control_revisions WHERE name = 'model_grants'
     AND NOT EXISTS (SELECT 1 FROM tool_grants_deleted_floor)`); err != nil {
+				return false, err
+			}
+		}
+		// The triggers the recorded migrations made, as they made them; a database
+		// recording a newer build's migrations is that build's to check.
+		defs, err := recordedDefs(ctx, tx, dialect)
+		if errors.Is(err, ErrMigrationChanged) {
+			return true, nil
+		}
+		if err != nil {
 			return false, err
 		}
-		return true, nil
+		intact, err := triggersIntact(ctx, tx, dialect, defs)
+		changed = !intact
+		return err == nil, err
 	})
 	var bad *BadRowsError
 	switch {
+	case err == nil && changed:
+		return ErrTriggersChanged
 	case err == nil:
 		return nil
 	case errors.As(err, &bad), errors.Is(err, ErrMigrationChanged):

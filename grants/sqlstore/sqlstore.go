@@ -39,8 +39,8 @@ func (d Dialect) String() string {
 var ErrStale = fmt.Errorf("sqlstore: stale control revision: %w", grants.ErrUnavailable)
 
 // ErrUncounted reports a read over a database where writes may go uncounted: a
-// revision trigger the Store relies on is missing or disabled (see the package doc). It
-// matches grants.ErrUnavailable.
+// revision trigger the Store relies on is missing or disabled (see the package doc).
+// RepairTriggers restores them. It matches grants.ErrUnavailable.
 var ErrUncounted = fmt.Errorf("sqlstore: revision triggers missing or disabled: %w", grants.ErrUnavailable)
 
 // errNoControl reports a missing or broken control revision row.
@@ -161,6 +161,10 @@ func NewWithOptions(db *sql.DB, dialect Dialect, opts *Options) *Store {
 // queries are a dialect's statements.
 type queries struct {
 	read, delta, lock, control, revision, upsert, remove, list string
+	// readKnown and revisionKnown are read and revision for a Store that knows the
+	// database records 0021 and 0022: their trigger check is knownTriggerCheck's,
+	// as is the delta read's.
+	readKnown, revisionKnown string
 }
 
 var (
@@ -168,11 +172,9 @@ var (
 	// deferred transaction, it takes the database's write lock as BEGIN IMMEDIATE
 	// would (waiting under the busy timeout), before the transaction has read anything.
 	sqliteQueries = newQueries(func(i int) string { return fmt.Sprintf("?%d", i) },
-		`UPDATE control_revisions SET revision = revision WHERE name = 'model_grants' RETURNING revision`, "",
-		triggerCheck(SQLite), markQuery(SQLite))
+		`UPDATE control_revisions SET revision = revision WHERE name = 'model_grants' RETURNING revision`, "", SQLite)
 	postgresQueries = newQueries(func(i int) string { return fmt.Sprintf("$%d", i) },
-		`SELECT revision FROM control_revisions WHERE name = 'model_grants' FOR UPDATE`, ` COLLATE "C"`,
-		triggerCheck(Postgres), markQuery(Postgres))
+		`SELECT revision FROM control_revisions WHERE name = 'model_grants' FOR UPDATE`, ` COLLATE "C"`, Postgres)
 )
 
 func queriesFor(d Dialect) *queries {
@@ -185,34 +187,42 @@ func queriesFor(d Dialect) *queries {
 	return nil
 }
 
-func newQueries(arg func(int) string, lock, byteOrder, check, mark string) *queries {
-	return &queries{
-		// The LEFT JOIN yields one row of NULL grant columns when there is no grant,
-		// so the revision is always read, and no row at all when the control row is
-		// missing. Every row repeats the trigger check (k, see triggerCheck).
-		read: fmt.Sprintf(`SELECT c.revision, k.counting, k.tombstones, k.schema,
+func newQueries(arg func(int) string, lock, byteOrder string, d Dialect) *queries {
+	// The LEFT JOIN yields one row of NULL grant columns when there is no grant, so
+	// the revision is always read, and no row at all when the control row is
+	// missing. Every row repeats the trigger check (k, see triggerCheck).
+	read := func(check string) string {
+		return fmt.Sprintf(`SELECT c.revision, k.counting, k.tombstones, k.schema,
     g.principal_id, g.tool_name, g.scopes, g.effect, g.revision
 FROM control_revisions c
 CROSS JOIN (%s) k
 LEFT JOIN tool_grants g ON g.principal_id IN (%s, '*')
 WHERE c.name = 'model_grants'
-LIMIT %d`, check, arg(1), grants.MaxRows+1),
-		delta: deltaQuery(arg, mark),
+LIMIT %d`, check, arg(1), grants.MaxRows+1)
+	}
+	// revision reads the control revision and the triggers' mark (markQuery) for a
+	// read of a cached principal: one statement tells whether the cache may be
+	// trusted. It names tool_grants so that the read fails when the table is gone:
+	// DROP TABLE fires no trigger, and a cached Snapshot must not outlive the grants
+	// it holds (SPEC FLAG-3, GRANT-6).
+	revision := func(mark string) string {
+		return fmt.Sprintf(`SELECT c.revision, k.schema
+FROM control_revisions c
+CROSS JOIN (%s) k
+WHERE c.name = 'model_grants' AND NOT EXISTS (SELECT 1 FROM tool_grants WHERE 1 = 0)`, mark)
+	}
+	return &queries{
+		read:          read(triggerCheck(d)),
+		readKnown:     read(knownTriggerCheck(d)),
+		revision:      revision(markQuery(d)),
+		revisionKnown: revision(knownMarkQuery(d)),
+		delta:         deltaQuery(arg, knownMarkQuery(d)),
 		// lock reads the control revision before a change, locking its row, so
 		// writers queue there; the triggers of migration 0019 then increment it.
 		lock: lock,
 		// control reads the control revision alone: a write checks with it that the
 		// triggers counted its change once.
 		control: `SELECT revision FROM control_revisions WHERE name = 'model_grants'`,
-		// revision reads the control revision and the triggers' mark (markQuery) for
-		// a read of a cached principal: one statement tells whether the cache may be
-		// trusted. It names tool_grants so that the read fails when the table is gone:
-		// DROP TABLE fires no trigger, and a cached Snapshot must not outlive the
-		// grants it holds (SPEC FLAG-3, GRANT-6).
-		revision: fmt.Sprintf(`SELECT c.revision, k.schema
-FROM control_revisions c
-CROSS JOIN (%s) k
-WHERE c.name = 'model_grants' AND NOT EXISTS (SELECT 1 FROM tool_grants WHERE 1 = 0)`, mark),
 		upsert: fmt.Sprintf(`INSERT INTO tool_grants (principal_id, tool_name, scopes, effect, revision)
 VALUES (%s, %s, %s, %s, %s)
 ON CONFLICT (principal_id, tool_name) DO UPDATE
@@ -286,8 +296,12 @@ func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Sna
 			}
 			return nil, fail(ctx, "read", err)
 		}
+		revision := st.revision
+		if counted == countedDelta && s.dialect == Postgres {
+			revision = statement{query: s.q.revisionKnown}
+		}
 		var control, mark int64
-		switch err := st.revision.row(ctx, s.db, nil).Scan(&control, &mark); {
+		switch err := revision.row(ctx, s.db, nil).Scan(&control, &mark); {
 		case errors.Is(err, sql.ErrNoRows):
 			return nil, errNoControl
 		case err != nil:
@@ -308,7 +322,7 @@ func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Sna
 		}
 	}
 	s.reads.full.Add(1)
-	snap, trig, err := s.read(ctx, principalID)
+	snap, trig, err := s.read(ctx, principalID, counted)
 	if err != nil {
 		return nil, err
 	}
@@ -329,10 +343,15 @@ func (s *Store) ReadGrants(ctx context.Context, principalID string) (*grants.Sna
 	return s.cache.put(principalID, snap, trig.schema), nil
 }
 
-// read reads principalID's rows in full, with the trigger check of the same statement.
-func (s *Store) read(ctx context.Context, principalID string) (*grants.Snapshot, triggerState, error) {
+// read reads principalID's rows in full, with the trigger check of the same statement:
+// knownTriggerCheck's when counted says the database records 0021 and 0022.
+func (s *Store) read(ctx context.Context, principalID string, counted int32) (*grants.Snapshot, triggerState, error) {
 	var trig triggerState
-	rows, err := s.db.QueryContext(ctx, s.q.read, principalID)
+	query := s.q.read
+	if counted == countedDelta {
+		query = s.q.readKnown
+	}
+	rows, err := s.db.QueryContext(ctx, query, principalID)
 	if err != nil {
 		return nil, trig, fail(ctx, "read", err)
 	}

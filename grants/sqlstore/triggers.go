@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -47,23 +48,14 @@ func triggersFor(d Dialect) *reliedTriggers {
 // triggerCheck is a subquery answering one row (counting, tombstones, schema): how many
 // of d's relied-upon triggers of each kind are present (and, on PostgreSQL, enabled:
 // tgenabled 'O' or 'A', those an ordinary session fires), and their mark (see
-// markQuery). It reads the catalog only (sqlite_master; pg_trigger by table and name),
-// in the statement that reads the control revision: no round trip of its own.
+// markQuery). It reads the catalog only (sqlite_master; pg_trigger by table and name,
+// the tables found with to_regclass, NULL for one missing, so that it serves at every
+// migration level), in the statement that reads the control revision: no round trip
+// of its own.
 func triggerCheck(d Dialect) string {
 	rel := triggersFor(d)
 	if d == Postgres {
-		var want []string
-		for kind, ts := range [][]reliedTrigger{rel.counting, rel.tombstones} {
-			for _, t := range ts {
-				want = append(want, fmt.Sprintf("('%s', '%s'::name, %d)", t.table, t.name, kind))
-			}
-		}
-		return fmt.Sprintf(`SELECT count(*) FILTER (WHERE w.kind = 0) AS counting, count(*) FILTER (WHERE w.kind = 1) AS tombstones,
-    hashtextextended(coalesce(string_agg(t.oid::text || '.' || t.xmin::text || '.' || p.xmin::text, ' ' ORDER BY t.oid), ''), 0) AS schema
-FROM (VALUES %s) w (tbl, name, kind)
-JOIN pg_trigger t ON t.tgrelid = to_regclass(w.tbl)::oid AND t.tgname = w.name
-JOIN pg_proc p ON p.oid = t.tgfoid
-WHERE t.tgenabled IN ('O', 'A')`, strings.Join(want, ", "))
+		return pgTriggerCheck(func(table string) string { return fmt.Sprintf("to_regclass('%s')::oid", table) })
 	}
 	count := func(ts []reliedTrigger) string {
 		var or []string
@@ -74,6 +66,53 @@ WHERE t.tgenabled IN ('O', 'A')`, strings.Join(want, ", "))
 	}
 	return fmt.Sprintf(`SELECT %s AS counting, %s AS tombstones, schema_version AS schema FROM pragma_schema_version`,
 		count(rel.counting), count(rel.tombstones))
+}
+
+// pgMark is the PostgreSQL triggers' mark over the rows t (pg_trigger) and p (pg_proc,
+// t's function) of the relied-upon triggers present and enabled: one expression, so
+// that triggerCheck and knownTriggerCheck answer the same mark for the same triggers.
+const pgMark = `hashtextextended(coalesce(string_agg(t.oid::text || '.' || t.xmin::text || '.' || p.xmin::text, ' ' ORDER BY t.oid), ''), 0)`
+
+// knownTriggerCheck is triggerCheck for a Store that knows the database records
+// migrations 0021 and 0022 (countedDelta), so that every table holding a relied-upon
+// trigger exists. On PostgreSQL it names those tables as regclass constants, resolved
+// when the statement is planned (again after a table is replaced) instead of by a
+// to_regclass call at each execution. The form fails when one of those tables is
+// missing (at 0020 they do not exist yet, so triggerCheck serves until the level is
+// known), and the read then fails closed. On SQLite it is triggerCheck.
+func knownTriggerCheck(d Dialect) string {
+	if d != Postgres {
+		return triggerCheck(d)
+	}
+	return pgTriggerCheck(func(table string) string { return fmt.Sprintf("'%s'::regclass", table) })
+}
+
+// pgTriggerCheck is PostgreSQL's trigger check, each table's OID written by oid. The
+// lists of tables and names let pg_trigger be searched by its index on (tgrelid,
+// tgname), and pg_proc probed for the triggers found only, whatever else the database
+// holds (a join with a VALUES list of names scanned every trigger of every schema);
+// the pairs then keep exactly the relied-upon triggers.
+func pgTriggerCheck(oid func(table string) string) string {
+	rel := triggersFor(Postgres)
+	var tables, names []string
+	match := func(ts []reliedTrigger) string {
+		var or []string
+		for _, t := range ts {
+			or = append(or, fmt.Sprintf("(t.tgrelid = %s AND t.tgname = '%s')", oid(t.table), t.name))
+			if !slices.Contains(tables, oid(t.table)) {
+				tables = append(tables, oid(t.table))
+			}
+			names = append(names, "'"+t.name+"'")
+		}
+		return "(" + strings.Join(or, " OR ") + ")"
+	}
+	counting, tombstones := match(rel.counting), match(rel.tombstones)
+	return fmt.Sprintf(`SELECT count(*) FILTER (WHERE %[1]s) AS counting, count(*) FILTER (WHERE %[2]s) AS tombstones,
+    %[3]s AS schema
+FROM pg_trigger t
+JOIN pg_proc p ON p.oid = t.tgfoid
+WHERE t.tgrelid IN (%[4]s) AND t.tgname IN (%[5]s) AND t.tgenabled IN ('O', 'A') AND (%[1]s OR %[2]s)`,
+		counting, tombstones, pgMark, strings.Join(tables, ", "), strings.Join(names, ", "))
 }
 
 // markQuery is a subquery answering one row (schema): a mark that changes whenever any
@@ -91,6 +130,15 @@ func markQuery(d Dialect) string {
 		return triggerCheck(d)
 	}
 	return `SELECT schema_version AS schema FROM pragma_schema_version`
+}
+
+// knownMarkQuery is markQuery for a Store that knows the database records 0021 and
+// 0022 (see knownTriggerCheck): the same mark, found by the cheaper form.
+func knownMarkQuery(d Dialect) string {
+	if d == Postgres {
+		return knownTriggerCheck(d)
+	}
+	return markQuery(d)
 }
 
 // A triggerState is what a trigger check found: how many relied-upon triggers of each

@@ -496,3 +496,59 @@ func TestDeltaReadChecksMark(t *testing.T) {
 		})
 	}
 }
+
+// SPEC GRANT-6: the trigger check a Store uses once it knows the database records
+// 0021 and 0022 (knownTriggerCheck: tables named as regclass constants) answers what
+// the check of any level answers (triggerCheck), counts and mark alike, with every
+// trigger present and with one dropped or disabled, so a Snapshot cached from either
+// compares equal marks; and a Store at that level answers its second read from the
+// cache, a write later by a delta read, with no further full read.
+func TestKnownTriggerCheckSameMark(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends() {
+		t.Run(b.dialect.String(), func(t *testing.T) {
+			s, db := newStore(t, b)
+			check := func(what string) {
+				t.Helper()
+				var old, known triggerState
+				for _, c := range []struct {
+					q   string
+					dst *triggerState
+				}{{triggerCheck(b.dialect), &old}, {knownTriggerCheck(b.dialect), &known}} {
+					if err := db.QueryRow(c.q).Scan(&c.dst.counting, &c.dst.tombstones, &c.dst.schema); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if old != known {
+					t.Errorf("%s: triggerCheck = %+v, knownTriggerCheck = %+v; want the same", what, old, known)
+				}
+			}
+			check("every trigger present")
+			if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "a", Effect: grants.Allow}); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 2 {
+				if _, err := s.ReadGrants(ctx, "alice"); err != nil {
+					t.Fatalf("read %d: %v", i+1, err)
+				}
+			}
+			if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "b", Effect: grants.Allow}); err != nil {
+				t.Fatal(err)
+			}
+			if snap, err := s.ReadGrants(ctx, "alice"); err != nil || len(snap.Rows) != 2 {
+				t.Fatalf("read after a write = (%v, %v), want 2 rows", snap, err)
+			}
+			if full, delta := s.reads.full.Load(), s.reads.delta.Load(); full != 1 || delta != 1 {
+				t.Errorf("three reads made %d full and %d delta reads, want 1 and 1", full, delta)
+			}
+			surgery := "DROP TRIGGER tool_grants_deleted_forget"
+			if b.dialect == Postgres {
+				execAll(t, db, "ALTER TABLE tool_grants DISABLE TRIGGER tool_grants_truncate")
+				check("a trigger disabled")
+				surgery += " ON tool_grants_deleted"
+			}
+			execAll(t, db, surgery)
+			check("a trigger dropped")
+		})
+	}
+}
