@@ -33,6 +33,8 @@ func TestMigrateRepair(t *testing.T) {
 			}
 			if r := cli(t, "grants", "check", "-db", db, "-principal", "alice", "-tool", "t"); r.code != 1 || r.stdout != "" {
 				t.Errorf("GRANT-6: check with a trigger missing = exit %d, stdout %q; want exit 1, nothing printed", r.code, r.stdout)
+			} else if !strings.Contains(r.stderr, "run deferredtools migrate -repair") {
+				t.Errorf("check with a trigger missing said %q; want the way out: migrate -repair", r.stderr)
 			}
 			if out := ok(t, "migrate", "-repair", "-db", db); out != "repaired the revision triggers; every cached grant is read again\nschema at 0023_trigger_search_path\n" {
 				t.Errorf("migrate -repair printed %q", out)
