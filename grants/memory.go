@@ -16,7 +16,7 @@ import (
 // never modified after they are returned.
 type Memory struct {
 	mu      sync.RWMutex
-	control int64                // the control revision, >= 1
+	control int64                // the control revision; 0 until initLocked (then 1)
 	rows    map[string]*rowSet   // principal → its rows
 	cache   map[string]*Snapshot // principal → its Snapshot at the current revision
 }
@@ -33,8 +33,8 @@ type rowSet struct {
 // cache is emptied and refilled on demand.
 const memoryCacheMax = 4096
 
-// initLocked makes the zero Memory the empty store NewMemory returns. m.mu is held for
-// writing.
+// initLocked makes the zero Memory the empty store NewMemory returns, once. m.mu is
+// held for writing.
 func (m *Memory) initLocked() {
 	if m.control == 0 {
 		m.control = 1
@@ -45,11 +45,9 @@ func (m *Memory) initLocked() {
 
 // NewMemory returns an empty store whose control revision is 1.
 func NewMemory() *Memory {
-	return &Memory{
-		control: 1,
-		rows:    make(map[string]*rowSet),
-		cache:   make(map[string]*Snapshot),
-	}
+	m := new(Memory)
+	m.initLocked() // no other goroutine has m yet
+	return m
 }
 
 var (

@@ -23,9 +23,11 @@ const (
 	// OpList is a tools/list: ListTools.
 	OpList Op = "list"
 	// OpAuthorizeTool is a tools/call decided on the tool name alone: AuthorizeTool,
-	// AuthorizeToolThen, AuthorizeActionThen. The mcpsdk and mcpgo adapters decide
-	// every tools/call so: a call refused on its name reports this event alone, a
-	// granted one this and then OpAuthorizeCall, so count calls by one op, not both.
+	// AuthorizeToolThen, AuthorizeActionThen. The adapters' fronts (mcpgo's; mcpsdk's
+	// Transport and Handler) decide each tools/call so: a call refused on its
+	// name reports this event alone, a granted one this and then OpAuthorizeCall, so
+	// count calls by one op, not both. A call reaching mcpsdk's middleware without its
+	// front reports OpAuthorizeCall alone, and a discovery tool call OpDiscoverTool.
 	OpAuthorizeTool Op = "authorize_tool"
 	// OpAuthorizeCall is a whole tools/call decision: AuthorizeCall, and the call
 	// AuthorizeToolThen and AuthorizeActionThen return.

@@ -157,11 +157,19 @@ func TestShortGateGrid(t *testing.T) {
 // each printed pooled only: tune2's gitlab, mcp-reference and playwright sets, and the
 // held-out .nmblind sets. RANK_GATE_SHOW=1 prints the tuning queries it empties.
 func TestShortGateTrade(t *testing.T) {
-	if os.Getenv("RANK_GATE") != "trade" {
-		t.Skip("set RANK_GATE=trade")
+	runTrade(t, "trade", func(sets []gateSet, show bool) map[string]*gatePool {
+		return shortTrade(sets, shortWords, shortShare, show)
+	})
+}
+
+// runTrade prints, when RANK_GATE is gate, what trade changes pool by pool in the
+// tuning pools (RANK_GATE_CHECK=1: the checked pools too, pooled; RANK_GATE_SHOW=1: the
+// tuning queries it empties); otherwise it skips t.
+func runTrade(t *testing.T, gate string, trade func(sets []gateSet, show bool) map[string]*gatePool) {
+	if os.Getenv("RANK_GATE") != gate {
+		t.Skip("set RANK_GATE=" + gate)
 	}
-	pools := shortTrade(gateSets(t, os.Getenv("RANK_GATE_CHECK") != ""), shortWords, shortShare, os.Getenv("RANK_GATE_SHOW") != "")
-	printTrade(pools)
+	printTrade(trade(gateSets(t, os.Getenv("RANK_GATE_CHECK") != ""), os.Getenv("RANK_GATE_SHOW") != ""))
 }
 
 // A gateSet is a set of queries and the pool it counts in.
@@ -219,13 +227,21 @@ type gatePool struct {
 // shortTrade evaluates every set with the short-query gate (rank.ShortGate) at words and
 // share, against Search as it is.
 func shortTrade(sets []gateSet, words int, share float64, show bool) map[string]*gatePool {
-	return gateTrade(sets, show, func(_ gateSet, ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit) {
+	return gateTrade(sets, show, emptyWhen(func(_ gateSet, ix *rank.Index, query string, all rank.Set) bool {
+		return ix.ShortGate(query, all, words, share)
+	}))
+}
+
+// emptyWhen returns the search of gateTrade for a no-answer rule: Search's hits, and none
+// when Search answers and gate holds for the query.
+func emptyWhen(gate func(ds gateSet, ix *rank.Index, query string, all rank.Set) bool) func(gateSet, *rank.Index, string, rank.Set) (before, after []rank.Hit) {
+	return func(ds gateSet, ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit) {
 		before = ix.Search(nil, query, all, rankeval.K)
-		if len(before) > 0 && ix.ShortGate(query, all, words, share) {
+		if len(before) > 0 && gate(ds, ix, query, all) {
 			return before, nil
 		}
 		return before, before
-	})
+	}
 }
 
 // objectTrade evaluates every set with Search as it is against Search without the
@@ -291,11 +307,7 @@ func b2i(b bool) int {
 // (RANK_GATE_CHECK=1: the checked pools too, pooled; RANK_GATE_SHOW=1: the tuning
 // queries it empties).
 func TestObjectGateTrade(t *testing.T) {
-	if os.Getenv("RANK_GATE") != "object" {
-		t.Skip("set RANK_GATE=object")
-	}
-	pools := objectTrade(gateSets(t, os.Getenv("RANK_GATE_CHECK") != ""), os.Getenv("RANK_GATE_SHOW") != "")
-	printTrade(pools)
+	runTrade(t, "object", objectTrade)
 }
 
 // printTrade prints the pools of a gateTrade.
@@ -315,16 +327,12 @@ func printTrade(pools map[string]*gatePool) {
 // opsWords), against Search as it is.
 func opsTrade(sets []gateSet, show bool) map[string]*gatePool {
 	ops := map[string][]uint32{}
-	return gateTrade(sets, show, func(ds gateSet, ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit) {
+	return gateTrade(sets, show, emptyWhen(func(ds gateSet, ix *rank.Index, query string, all rank.Set) bool {
 		if ops[ds.catalog] == nil {
 			ops[ds.catalog] = rank.DocOps(ds.docs)
 		}
-		before = ix.Search(nil, query, all, rankeval.K)
-		if len(before) > 0 && ix.OpsGate(ops[ds.catalog], query, all, opsShare, opsWords) {
-			return before, nil
-		}
-		return before, before
-	})
+		return ix.OpsGate(ops[ds.catalog], query, all, opsShare, opsWords)
+	}))
 }
 
 // The operations gate (TUNING.md, "Ninth pass"), as fixed before its check: at most
@@ -340,9 +348,5 @@ const (
 // (RANK_GATE_CHECK=1: the checked pools too, pooled; RANK_GATE_SHOW=1: the tuning
 // queries it empties).
 func TestOpsGateTrade(t *testing.T) {
-	if os.Getenv("RANK_GATE") != "ops" {
-		t.Skip("set RANK_GATE=ops")
-	}
-	pools := opsTrade(gateSets(t, os.Getenv("RANK_GATE_CHECK") != ""), os.Getenv("RANK_GATE_SHOW") != "")
-	printTrade(pools)
+	runTrade(t, "ops", opsTrade)
 }

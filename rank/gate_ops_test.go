@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/deferredtools/deferredtools/rank"
-	"github.com/deferredtools/deferredtools/rank/rankeval"
 )
 
 // An opsRule is one variant of the operations gate (TUNING.md, "Ninth pass"): a query of
@@ -28,30 +25,6 @@ type opsRule struct {
 	satBest, satTool float32
 	noWild           bool // a tool whose name holds no operation word does none, not all
 	verbHeld         bool // no exemption for a best hit holding the verb's stem in any field
-}
-
-// nameWords splits a tool's name at every rune neither letter nor digit and at
-// camelCase boundaries, in lower case.
-func nameWords(name string) []string {
-	var out []string
-	var cur []rune
-	rs := []rune(name)
-	for i, r := range rs {
-		split := !unicode.IsLetter(r) && !unicode.IsDigit(r)
-		if split || unicode.IsUpper(r) && i > 0 && unicode.IsLower(rs[i-1]) {
-			if len(cur) > 0 {
-				out = append(out, strings.ToLower(string(cur)))
-			}
-			cur = cur[:0]
-		}
-		if !split {
-			cur = append(cur, r)
-		}
-	}
-	if len(cur) > 0 {
-		out = append(out, strings.ToLower(string(cur)))
-	}
-	return out
 }
 
 // opsCatalog is what the study reads of a catalog: each tool's name and title stems and
@@ -77,10 +50,7 @@ func newOpsCatalog(ix *rank.Index, docs []rank.Doc) *opsCatalog {
 			m[s] = true
 		}
 		c.named = append(c.named, m)
-		var ops, sat uint32
-		for _, w := range nameWords(doc.Name) {
-			ops |= rank.ToolOpWords[w]
-		}
+		ops, sat := rank.NameOps(doc.Name), uint32(0)
 		for s, cl := range stems {
 			if v, _ := ix.Sat(s, d); v >= 0.7 {
 				sat |= cl
@@ -187,13 +157,9 @@ func TestOpsGateGrid(t *testing.T) {
 	show := os.Getenv("RANK_GATE_SHOW") != ""
 	for _, r := range rules {
 		fmt.Println(r.label)
-		pools := gateTrade(sets, show, func(ds gateSet, ix *rank.Index, query string, all rank.Set) (before, after []rank.Hit) {
-			before = ix.Search(nil, query, all, rankeval.K)
-			if len(before) > 0 && cats[ds.catalog].empties(r, query) {
-				return before, nil
-			}
-			return before, before
-		})
+		pools := gateTrade(sets, show, emptyWhen(func(ds gateSet, _ *rank.Index, query string, _ rank.Set) bool {
+			return cats[ds.catalog].empties(r, query)
+		}))
 		printTrade(pools)
 	}
 }

@@ -157,16 +157,7 @@ func (ix *Index) OpsGate(ops []uint32, query string, allowed Set, share float64,
 	if !ok || len(s.gate) == 0 || len(s.gate) > words {
 		return false
 	}
-	s.order()
-	top, best := int64(0), uint32(0)
-	for _, d := range s.score(ix, allowed, 0) {
-		if v := s.acc[d]; v > top || v == top && ix.order[d] < ix.order[best] {
-			top, best = v, d
-		}
-	}
-	for _, d := range s.touched {
-		s.acc[d] = 0
-	}
+	top, best := s.fullBest(ix, allowed)
 	if top == 0 || top < int64(floorInfo*float64(s.info)) || top >= int64(share*float64(s.info)) {
 		return false // empty already, or over share of the weight
 	}
@@ -228,18 +219,25 @@ func (ix *Index) GateFigures(query string, allowed Set) (words, best int, share 
 		return 0, -1, 0
 	}
 	words = len(s.gate)
+	top, b := s.fullBest(ix, allowed)
+	if top == 0 || s.info == 0 {
+		return words, -1, 0
+	}
+	return words, int(b), float64(top) / float64(s.info)
+}
+
+// fullBest scores the query s.prepare read over allowed without pruning and returns the
+// best score and the hit holding it (ties to the earlier in ix.order, as answer does),
+// leaving s.acc cleared.
+func (s *scratch) fullBest(ix *Index, allowed Set) (top int64, best uint32) {
 	s.order()
-	top, b := int64(0), uint32(0)
 	for _, d := range s.score(ix, allowed, 0) {
-		if v := s.acc[d]; v > top || v == top && ix.order[d] < ix.order[b] {
-			top, b = v, d
+		if v := s.acc[d]; v > top || v == top && ix.order[d] < ix.order[best] {
+			top, best = v, d
 		}
 	}
 	for _, d := range s.touched {
 		s.acc[d] = 0
 	}
-	if top == 0 || s.info == 0 {
-		return words, -1, 0
-	}
-	return words, int(b), float64(top) / float64(s.info)
+	return top, best
 }

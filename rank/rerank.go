@@ -33,7 +33,7 @@ var stepBonus = 0.2
 
 // stepLead is what the best hit of a step led by an operation verb (stepVerbs: "read
 // docs/CONTRIBUTING.md", "edit the one about naming") gains, as a share of the best hit's
-// score, in a query of stepLeadSteps steps or more (of two, only a clear best:
+// score, in a query of stepLeadSure steps or more (of two, only a clear best:
 // stepLeadMargin): once, however many steps it leads.
 var stepLead = 0.25
 
@@ -45,16 +45,13 @@ var stepTopic = 0.2
 // the step gains when it holds a pronoun ("delete the variable, create a new one").
 var stepAnaphora = 0.5
 
-// stepLeadSteps is the least number of steps of a query whose steps' best hits gain
-// stepLead, and stepLeadSure the least number from which every verb-led step's best
-// hit gains it: in a task of fewer steps (two), only a best hit scoring stepLeadMargin
-// times the step's second best in the window does, a step whose tool is clear ("set app
-// setting SQL_PWD on web app orders-api": appconfig_kv_set barely ahead of the web
-// app's settings tool gains nothing).
-const (
-	stepLeadSteps = 2
-	stepLeadSure  = 3
-)
+// stepLeadSure is the least number of steps of a query from which every verb-led
+// step's best hit gains stepLead. In a task of fewer steps (two: rerankSteps reorders
+// no fewer) only a best hit scoring stepLeadMargin times the step's second best in the
+// window does, a step whose tool is clear: in "set app setting SQL_PWD on web app
+// orders-api", appconfig_kv_set, barely ahead of the web app's settings tool, gains
+// nothing.
+const stepLeadSure = 3
 
 // stepLeadMargin is how far a step's best hit must score above its second best in the
 // window to gain stepLead in a task of fewer than stepLeadSure steps.
@@ -395,19 +392,17 @@ func (s *scratch) rerankSteps(ix *Index, query string, hits []Hit) []Hit {
 	top := hits[0].Score * scoreScale
 	// lead marks the best hit of each step led by a verb, the first of equals.
 	var lead [stepWindow + maxPairDocs]bool
-	if valid >= stepLeadSteps {
-		for c := range st.n {
-			if !st.led[c] || st.words[c] < stepMinContent || own[c] == 0 {
-				continue
-			}
-			if valid < stepLeadSure && !st.clearBest(c, n, best[c]) {
-				continue
-			}
-			for i := range n {
-				if k := i*maxSteps + c; st.score[k]+st.ctx[k] == best[c] {
-					lead[i] = true
-					break
-				}
+	for c := range st.n {
+		if !st.led[c] || st.words[c] < stepMinContent || own[c] == 0 {
+			continue
+		}
+		if valid < stepLeadSure && !st.clearBest(c, n, best[c]) {
+			continue
+		}
+		for i := range n {
+			if k := i*maxSteps + c; st.score[k]+st.ctx[k] == best[c] {
+				lead[i] = true
+				break
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -20,42 +19,6 @@ import (
 
 // Attacks on the real example from outside, over stdio and HTTP, beyond what
 // hostile_test.go sends: each case names the promise it checks and what would break it.
-
-// startLinesWith is startLines with the example's flags.
-func startLinesWith(t *testing.T, args ...string) *lineSession {
-	t.Helper()
-	cmd := command(t, true, args...)
-	s := &lineSession{t: t, lines: make(chan []byte, 16), stderr: &lockedBuffer{}}
-	cmd.Stderr = s.stderr
-	s.in, _ = cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		s.in.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("the server ended with %v at the end of its input, want status 0", err)
-		}
-		if strings.Contains(s.stderr.String(), hostileCanary) {
-			t.Errorf("stderr carries client bytes:\n%.2000s", s.stderr)
-		}
-	})
-	go func() {
-		r := bufio.NewReaderSize(out, 1<<20)
-		for {
-			b, err := r.ReadBytes('\n')
-			if err != nil {
-				close(s.lines)
-				return
-			}
-			s.lines <- b[:len(b)-1]
-		}
-	}()
-	s.roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"attack","version":"0"}}}`)
-	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	return s
-}
 
 // attackCase is one line and the answer it must get: want is an error code word, ""
 // for a result, "invalid_arguments" for an isError result naming keyword ("" for the
@@ -384,7 +347,7 @@ func TestAttackPageExactlyAtTheBound(t *testing.T) {
 		{"principal": "*", "tool": "fit_tool", "scopes": []string{}, "effect": "allow", "revision": 1},
 		{"principal": "*", "tool": "over_tool", "scopes": []string{}, "effect": "allow", "revision": 1},
 	})
-	s := startLinesWith(t, "-catalog", catalog, "-grants", rows)
+	s := startLines(t, "-catalog", catalog, "-grants", rows)
 	b := s.roundTrip(`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"exactfit"}}`)
 	a := decodeAnswer(t, "exact fit", b)
 	if a.Error != nil || a.Result == nil || len(a.Result.Tools) != 1 || len(b) != discovery.MaxResponseBytes {
@@ -425,7 +388,7 @@ func TestAttackDiscoveryToolNameClash(t *testing.T) {
 		t.Errorf("a catalog tool named like the discovery tool: exit %d (%v), output:\n%s\nwant exit status 1 naming -discovery-tool and the tool", code, err, out)
 	}
 	// Renamed, each name is one tool, served as enforced.
-	s := startLinesWith(t, "-catalog", catalog, "-grants", rows, "-discovery-tool", "find_tools")
+	s := startLines(t, "-catalog", catalog, "-grants", rows, "-discovery-tool", "find_tools")
 	b := s.roundTrip(`{"jsonrpc":"2.0","id":1,"method":"multillm.tools.discover","params":{"query":"warehouse sku"}}`)
 	if a := decodeAnswer(t, "discover", b); a.Result == nil || len(a.Result.Tools) == 0 || !strings.Contains(string(a.Result.Tools[0]), `"sku"`) {
 		t.Errorf("discover: %.300s, want the catalog's search_tools", b)
@@ -558,27 +521,7 @@ func TestAttackHTTPPrincipalLookalikes(t *testing.T) {
 		"tok-bob":         {"bob", []string{"registry:read", "billing:admin"}},
 	}
 	tokens := writeJSON(t, t.TempDir(), "tokens.json", principals)
-	cmd := command(t, true, "-http", "127.0.0.1:0", "-tokens", tokens)
-	pipe, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			if _, a, ok := strings.Cut(sc.Text(), "listening on "); ok {
-				addr <- a
-			}
-		}
-	}()
-	var url string
-	select {
-	case url = <-addr:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the HTTP server did not start")
-	}
+	url := httpTokens(t, tokens)
 	d := demoDiscoverer(t)
 	digests := map[string]string{}
 	for tok, p := range principals {

@@ -47,11 +47,11 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// startLines starts the example on stdio (switch on, demo principal alice) and
-// initializes a session.
-func startLines(t *testing.T) *lineSession {
+// startLines starts the example on stdio (switch on, demo principal alice unless args
+// say otherwise) with the flags args and initializes a session.
+func startLines(t *testing.T, args ...string) *lineSession {
 	t.Helper()
-	cmd := command(t, true)
+	cmd := command(t, true, args...)
 	s := &lineSession{t: t, lines: make(chan []byte, 16), stderr: &lockedBuffer{}}
 	cmd.Stderr = s.stderr
 	s.in, _ = cmd.StdinPipe()
@@ -239,6 +239,14 @@ func httpPrincipals(t *testing.T) string {
 	if err := os.WriteFile(tokens, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return httpTokens(t, tokens)
+}
+
+// httpTokens starts the example on streamable HTTP with the bearer tokens of the file
+// tokens and returns its URL; when the test ends it stops the server and checks that
+// its stderr quotes no client bytes.
+func httpTokens(t *testing.T, tokens string) string {
+	t.Helper()
 	cmd := command(t, true, "-http", "127.0.0.1:0", "-tokens", tokens)
 	stderr := &lockedBuffer{}
 	pipe, _ := cmd.StderrPipe()

@@ -27,7 +27,11 @@ func ExampleErrReader() {
 	p := grants.Principal{ID: "ann"}
 
 	_, err = d.Discover(ctx, p, discovery.Request{Query: "weather"})
-	fmt.Println("discover:", err, discovery.CodeGrantsUnavailable.Status(), errors.Is(err, grants.ErrUnavailable))
+	var de *discovery.Error
+	if !errors.As(err, &de) {
+		panic("not a *discovery.Error")
+	}
+	fmt.Println("discover:", err, de.Code.Status(), errors.Is(err, grants.ErrUnavailable))
 	_, err = d.ListTools(ctx, p)
 	fmt.Println("list:", errors.Is(err, discovery.CodeGrantsUnavailable))
 	err = d.AuthorizeCall(ctx, p, discovery.Call{Tool: "get_weather"})
