@@ -127,3 +127,43 @@ func mustProg(t *testing.T, tr string) *syntax.Prog {
 	}
 	return prog
 }
+
+// TestDFAClassByBlock: the class of every non-ASCII code point, found through the
+// block index (dfa.blk), is the one a search of all the intervals finds, for patterns
+// of many intervals, and decodeValid decodes every code point as utf8.DecodeRune.
+func TestDFAClassByBlock(t *testing.T) {
+	indexed := 0
+	for _, p := range []string{`\p{L}+!`, `(\p{Lu}\p{Ll}|\p{Lo}\p{Nd}|\p{Lm}\p{Mn})+!`, `[\p{Greek}\p{Cyrillic}]x`, `^[\p{L}\p{N} _-]+$`, `é+.$`} {
+		tr, _ := translatePattern(p)
+		d := buildDFA(mustProg(t, tr))
+		if d == nil {
+			t.Fatalf("no automaton for %q", p)
+		}
+		if d.blk != nil {
+			indexed++
+		}
+		whole := &dfa{lo: d.lo, cls: d.cls}
+		for r := rune(utf8.RuneSelf); r <= utf8.MaxRune; r++ {
+			if got, want := d.class(r), whole.class(r); got != want {
+				t.Fatalf("%q: class(%U) = %d by block, %d by search", p, r, got, want)
+			}
+		}
+	}
+	if indexed < 3 {
+		t.Errorf("block index built for %d patterns, want the 3 of many intervals", indexed)
+	}
+	var b []byte
+	for r := rune(utf8.RuneSelf); r <= utf8.MaxRune; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		b = utf8.AppendRune(b[:0], r)
+		for _, s := range [][]byte{b, append(b, 'x')} {
+			got, gotSize := decodeValid(s, 0)
+			want, wantSize := utf8.DecodeRune(s)
+			if got != want || gotSize != wantSize {
+				t.Fatalf("decodeValid(%U) = %U, %d; want %U, %d", r, got, gotSize, want, wantSize)
+			}
+		}
+	}
+}
