@@ -34,8 +34,10 @@ type analyzer struct {
 	// parent[i] is, for a word as written or a pair, the index of the stem that every
 	// doc holding term i holds too; -1 for other terms.
 	parent []int32
-	caser  cases.Caser
-	iter   norm.Iter
+	// caser folds case: cases.Fold, boxed once, as appendTransform takes it (boxing a
+	// Caser at each call allocated once per non-ASCII word).
+	caser transform.Transformer
+	iter  norm.Iter
 
 	synonyms bool    // add the synonyms of query words (for queries, not documents)
 	pairs    bool    // add pairs of consecutive words as written

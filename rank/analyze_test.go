@@ -113,3 +113,12 @@ func TestIsASCII(t *testing.T) {
 		}
 	}
 }
+
+// classify's table of two-byte code points gives each the class Unicode's tables do.
+func TestClassifyTable(t *testing.T) {
+	for r := rune(0); r < 0x1100; r++ {
+		if got, want := classify(r), classifyWide(r); got != want {
+			t.Fatalf("classify(%U) = %d, want %d", r, got, want)
+		}
+	}
+}
