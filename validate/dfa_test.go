@@ -15,6 +15,7 @@ var dfaPatterns = []string{
 	`^v\d+\.\d+\.\d+(?:-[a-z0-9.]+)?$`, `^[^@\s]+@[^@\s]+\.[a-z]{2,}$`,
 	`^[\p{L}\p{N} _-]+$`, `\p{Lu}\p{Ll}`, `[^\u{1F600}-\u{1F64F}]x`, `(a|aa){0,5}b`,
 	`[a-q][^u-z]{3}x`, `^(?:a?){5}a{5}$`, `é+.$`, `^\u2028?$`, `(?:ab)*c`,
+	`\p{L}+!`, `(\p{Lu}\p{Ll})+$`, // classes of many intervals: the block index (dfa.blk)
 }
 
 var dfaInputs = []string{
@@ -22,6 +23,7 @@ var dfaInputs = []string{
 	"https://x", "http:/", " ", "\t", "v1.2.3", "v1.2.3-rc.1", "v1.2", "a@b.io", "a@b",
 	"Été", "Aa", "ÉA", "ab-cd", "ab--cd", "😀x", "éx", "ééé\n", "ééé", "\u2028",
 	"aaaaab", "aaaaaaaaaa", "ababc", "azzzx", "zzzzzz", "qabcx",
+	"ĀāĂă", "Āāă", "一丁!", "жЖ!", "\u0100\u0101\U00010400\U00010428",
 }
 
 // TestDFAAgreesWithRegexp: the automaton answers as Go's regexp on the same
