@@ -24,8 +24,10 @@ const (
 // dfa is a deterministic automaton that decides whether a pattern matches anywhere
 // in a string (unanchored search, as JSON Schema's pattern), built once at compile
 // time from the pattern's program by the subset construction. It reads each code
-// point once with a table lookup, so its work per byte does not depend on the
-// pattern. It is immutable and safe for concurrent use.
+// point once: an ASCII one's class with a table lookup, another's by a search among
+// the intervals of its 64-code-point block (blk; of all of them beyond the BMP), so
+// its work per byte barely depends on the pattern. It is immutable and safe for
+// concurrent use.
 //
 // Code points are grouped into classes that every instruction of the program treats
 // alike; next holds, for each state and class, the following state.
