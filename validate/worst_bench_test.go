@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -65,5 +66,59 @@ func TestWorstPatternVerdicts(t *testing.T) {
 		if got := verdict(mustCompile(t, c, tc.schema).Validate([]byte(tc.args))); got != want {
 			t.Errorf("%s: Validate = %s, want %s", tc.name, got, want)
 		}
+	}
+}
+
+// worstShapeCases are the other shapes tried for the costliest validation, none worse
+// than the adversarial table's worst (worstCase): uniqueItems over long strings beyond
+// ASCII, over numbers of many digits in exponent form (refused: digits count as code
+// units), over nested arrays (refused by the node bound); an enum of many objects;
+// oneOf of item schemas over a long array; a minimum of 5,000 digits.
+func worstShapeCases() []struct{ name, schema, args, want string } {
+	list := func(n int, f func(i int) string) string {
+		items := make([]string, n)
+		for i := range items {
+			items[i] = f(i)
+		}
+		return "[" + strings.Join(items, ",") + "]"
+	}
+	digits := strings.Repeat("9", 30)
+	enum := list(900, func(i int) string {
+		return fmt.Sprintf(`{"k":[%d,%d,%d],"s":"%s"}`, i, i, i, strings.Repeat("é", 20))
+	})
+	big := "1" + strings.Repeat("0", 5000)
+	return []struct{ name, schema, args, want string }{
+		{"unique-strings-beyond-ascii", `{"uniqueItems":true}`, list(8000, func(i int) string { return fmt.Sprintf(`"%s%05d"`, strings.Repeat("é", 24), i) }), "ok"},
+		{"unique-long-numbers", `{"uniqueItems":true}`, list(8000, func(i int) string { return fmt.Sprintf("%d%s.%se-%d", i+1, digits, digits, 30+i%7) }), "limit"},
+		{"unique-nested-arrays", `{"uniqueItems":true}`, list(1500, func(i int) string { return fmt.Sprintf("[[%d],[1],[2]]", i) }), "limit"},
+		{"enum-900-objects", `{"enum":` + enum + `}`, `{"k":[899,899,899],"s":"` + strings.Repeat("é", 20) + `"}`, "ok"},
+		{"oneOf-items-8000", `{"oneOf":[{"items":{"type":"integer"}},{"items":{"minimum":0}},{"items":{"maximum":1e9}},{"items":{"type":"number"}}]}`, list(8000, func(i int) string { return fmt.Sprint(i) }), "invalid:oneOf"},
+		{"minimum-5000-digits", `{"items":{"minimum":` + big + `.5}}`, list(50, func(int) string { return big + ".4" }), "invalid:minimum"},
+	}
+}
+
+// BenchmarkWorstShapes validates each of worstShapeCases and reports the CPU time
+// (SPEC PERF-4: < 5 ms within the CALL-5 bounds) and the work steps charged.
+//
+// SPEC PERF-4
+func BenchmarkWorstShapes(b *testing.B) {
+	c := NewCompiler(nil)
+	for _, tc := range worstShapeCases() {
+		v := mustCompile(b, c, tc.schema)
+		args := []byte(tc.args)
+		if got := verdict(v.Validate(args)); got != tc.want {
+			b.Fatalf("%s: Validate = %s, want %s", tc.name, got, tc.want)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(args)))
+			reportCPU(b, func() {
+				for b.Loop() {
+					v.Validate(args)
+				}
+			})
+			steps, _ := v.(*program).run(args)
+			b.ReportMetric(float64(steps), "steps/op")
+		})
 	}
 }
