@@ -233,12 +233,9 @@ func appendNFKD(dst []byte, it *norm.Iter, text string) []byte {
 // character's decomposition itself.
 const longDecomposition = 2 * utf8.UTFMax
 
-// longBlock reports whether r is in a block of 256 code points holding characters of
-// decompositions longer than longDecomposition in x/text's tables (U+0Cxx, 0Dxx, 0Fxx,
-// 20xx, 22xx, 2Axx, 32xx, 33xx, FDxx, 1D1xx, 1F2xx; TestAppendNFKD checks the list),
-// whose decomposition appendNFKD looks up; a block missing here only loses the
-// shortcut. longLead marks the first bytes of their characters in UTF-8, so that
-// appendNFKD decodes no other character (Latin, Cyrillic, marks, CJK ideographs).
+// longLead marks the bytes that start the characters of longBlock's blocks in UTF-8,
+// so that appendNFKD decodes no other character (Latin, Cyrillic, marks, CJK
+// ideographs).
 var longLead = func() (t [256]bool) {
 	for _, b := range []byte{0xE0, 0xE2, 0xE3, 0xEF, 0xF0} {
 		t[b] = true
@@ -246,6 +243,11 @@ var longLead = func() (t [256]bool) {
 	return t
 }()
 
+// longBlock reports whether r is in a block of 256 code points holding characters of
+// decompositions longer than longDecomposition in x/text's tables (U+0Cxx, 0Dxx, 0Fxx,
+// 20xx, 22xx, 2Axx, 32xx, 33xx, FDxx, 1D1xx, 1F2xx; TestAppendNFKD checks the list),
+// whose decomposition appendNFKD looks up; a block missing here only loses the
+// shortcut.
 func longBlock(r rune) bool {
 	switch r >> 8 {
 	case 0x0C, 0x0D, 0x0F, 0x20, 0x22, 0x2A, 0x32, 0x33, 0xFD, 0x1D1, 0x1F2:
