@@ -34,8 +34,10 @@ type analyzer struct {
 	// parent[i] is, for a word as written or a pair, the index of the stem that every
 	// doc holding term i holds too; -1 for other terms.
 	parent []int32
-	caser  cases.Caser
-	iter   norm.Iter
+	// caser folds case: cases.Fold, boxed once, as appendTransform takes it (boxing a
+	// Caser at each call allocated once per non-ASCII word).
+	caser transform.Transformer
+	iter  norm.Iter
 
 	synonyms bool    // add the synonyms of query words (for queries, not documents)
 	pairs    bool    // add pairs of consecutive words as written
@@ -193,14 +195,83 @@ func (a *analyzer) source(text string) []byte {
 	}
 	a.src = append(a.src[:0], text...)
 	if !isASCII(a.src) {
-		// An Iter kept in the analyzer decomposes without allocating.
-		a.src = a.src[:0]
-		a.iter.InitString(norm.NFKD, text)
-		for !a.iter.Done() {
-			a.src = append(a.src, a.iter.Next()...)
-		}
+		a.src = appendNFKD(a.src[:0], &a.iter, text)
 	}
 	return a.src
+}
+
+// appendNFKD appends the NFKD decomposition of text to dst, with it, an Iter kept so
+// that decomposing allocates nothing. A character whose decomposition holds starters
+// only (a ligature: U+FDFA is 18 code points) between two starters is a segment of its
+// own: its stored decomposition is appended as it is, where the Iter, emitting it one
+// segment at a time, took about 50 ns a code point; the text around it goes through
+// the Iter (TestAppendNFKD and FuzzAppendNFKD check the result is the Iter's).
+func appendNFKD(dst []byte, it *norm.Iter, text string) []byte {
+	start := 0 // text[start:i] is left for the Iter
+	for i := 0; i < len(text); {
+		if !longLead[text[i]] {
+			i++ // ASCII, a byte inside a character, or the first of one of no long block
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !longBlock(r) {
+			i += n
+			continue
+		}
+		p := norm.NFKD.PropertiesString(text[i:])
+		if d := p.Decomposition(); len(d) > longDecomposition && p.LeadCCC() == 0 && p.TrailCCC() == 0 && starterAt(text, i+n) {
+			dst = appendIter(dst, it, text[start:i])
+			dst = append(dst, d...)
+			start = i + n
+		}
+		i += n
+	}
+	return appendIter(dst, it, text[start:])
+}
+
+// longDecomposition is the length in bytes beyond which appendNFKD appends a
+// character's decomposition itself.
+const longDecomposition = 2 * utf8.UTFMax
+
+// longLead marks the bytes that start the characters of longBlock's blocks in UTF-8,
+// so that appendNFKD decodes no other character (Latin, Cyrillic, marks, CJK
+// ideographs).
+var longLead = func() (t [256]bool) {
+	for _, b := range []byte{0xE0, 0xE2, 0xE3, 0xEF, 0xF0} {
+		t[b] = true
+	}
+	return t
+}()
+
+// longBlock reports whether r is in a block of 256 code points holding characters of
+// decompositions longer than longDecomposition in x/text's tables (U+0Cxx, 0Dxx, 0Fxx,
+// 20xx, 22xx, 2Axx, 32xx, 33xx, FDxx, 1D1xx, 1F2xx; TestAppendNFKD checks the list),
+// whose decomposition appendNFKD looks up; a block missing here only loses the
+// shortcut.
+func longBlock(r rune) bool {
+	switch r >> 8 {
+	case 0x0C, 0x0D, 0x0F, 0x20, 0x22, 0x2A, 0x32, 0x33, 0xFD, 0x1D1, 0x1F2:
+		return true
+	}
+	return false
+}
+
+// starterAt reports whether the character at text[i] starts a segment of NFKD (its
+// decomposition's first code point has combining class 0), or i is the end of text.
+func starterAt(text string, i int) bool {
+	return i >= len(text) || text[i] < utf8.RuneSelf || norm.NFKD.PropertiesString(text[i:]).LeadCCC() == 0
+}
+
+// appendIter appends the NFKD decomposition of text to dst with it.
+func appendIter(dst []byte, it *norm.Iter, text string) []byte {
+	if text == "" {
+		return dst
+	}
+	it.InitString(norm.NFKD, text)
+	for !it.Done() {
+		dst = append(dst, it.Next()...)
+	}
+	return dst
 }
 
 // camelBoundary reports whether an upper-case letter ending at src[j-1], after a letter

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestAnalyze(t *testing.T) {
@@ -111,5 +113,67 @@ func TestIsASCII(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// classify's table of two-byte code points gives each the class Unicode's tables do.
+func TestClassifyTable(t *testing.T) {
+	for r := rune(0); r < 0x1100; r++ {
+		if got, want := classify(r), classifyWide(r); got != want {
+			t.Fatalf("classify(%U) = %d, want %d", r, got, want)
+		}
+	}
+}
+
+// nfkdSeeds are texts where appendNFKD's shortcut meets the Iter's rules: ligatures
+// alone, between marks, before a mark (no shortcut), Hangul, many marks (the Iter's
+// stream-safe cut), invalid UTF-8.
+var nfkdSeeds = []string{
+	"", "abc", "\ufdfa", "a\ufdfa\ufdfab", "\ufdfa\u0301", "\u0301\ufdfa", "e\u0301\ufdfa\u0302",
+	"\u337f\ufdfb\ufdfa", "한국어\ufdfa", "\ufdfa" + strings.Repeat("\u0301", 40), "\xff\ufdfa\xfe",
+	"ﬁ ﬃ ㍿ ㎯ ½ ＡＢ", "\ufdfa\u0f73\u0f71", "création ВЕТКУ",
+}
+
+// appendNFKD gives the Iter's decomposition of every seed, and of every character its
+// shortcut takes (a long decomposition) between each pair of neighbours of every kind.
+func TestAppendNFKD(t *testing.T) {
+	for _, s := range nfkdSeeds {
+		checkNFKD(t, s)
+	}
+	neighbours := []string{"", "a", "é", "e\u0301", "\u0301", "\u0316", "\u0f73", "\u0345", "한", "\u1100", "\u1161", "\xff", "\ufdfa", "ﬃ", "＂"}
+	taken := 0
+	for r := rune(utf8.RuneSelf); r <= utf8.MaxRune; r++ {
+		c := string(r)
+		if p := norm.NFKD.PropertiesString(c); len(p.Decomposition()) <= longDecomposition {
+			continue
+		}
+		if !longBlock(r) || !longLead[c[0]] {
+			t.Errorf("%U decomposes to more than %d bytes, its block is not in longBlock or its first byte in longLead", r, longDecomposition)
+		}
+		taken++
+		for _, before := range neighbours {
+			for _, after := range neighbours {
+				checkNFKD(t, before+c+after)
+			}
+		}
+	}
+	if taken < 100 {
+		t.Errorf("%d characters of long decompositions, want the ligatures and more", taken)
+	}
+}
+
+// FuzzAppendNFKD: appendNFKD gives the Iter's decomposition of any text.
+func FuzzAppendNFKD(f *testing.F) {
+	for _, s := range nfkdSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(checkNFKD)
+}
+
+func checkNFKD(t *testing.T, s string) {
+	var it norm.Iter
+	want := appendIter(nil, &it, s)
+	if got := appendNFKD(nil, &it, s); !bytes.Equal(got, want) {
+		t.Fatalf("appendNFKD(%+q) = %+q, the Iter %+q", s, got, want)
 	}
 }

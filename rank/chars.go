@@ -2,6 +2,7 @@ package rank
 
 import (
 	"encoding/binary"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -66,7 +67,35 @@ const (
 	memoWord
 )
 
+// classify returns the class of r for the word splitter.
 func classify(r rune) int {
+	if r < utf8.RuneSelf {
+		return int(asciiClass[r])
+	}
+	if r < twoByteRunes {
+		return int(twoByteClass()[r])
+	}
+	return classifyWide(r)
+}
+
+// twoByteRunes bounds the code points of two bytes in UTF-8 (Latin, Greek, Cyrillic,
+// Armenian, Hebrew, Arabic...), whose classes twoByteClass holds: classifyWide, a few
+// table searches each, took a quarter of the time of the search of 500 x U+FDFA (NFKD:
+// 9,000 Arabic code points).
+const twoByteRunes = 0x800
+
+// twoByteClass returns the class of each code point below twoByteRunes (2 KiB, made
+// at the first use).
+var twoByteClass = sync.OnceValue(func() *[twoByteRunes]uint8 {
+	var t [twoByteRunes]uint8
+	for r := range rune(twoByteRunes) {
+		t[r] = uint8(classifyWide(r))
+	}
+	return &t
+})
+
+// classifyWide is classify by Unicode's tables.
+func classifyWide(r rune) int {
 	if r < utf8.RuneSelf {
 		return int(asciiClass[r])
 	}

@@ -18,7 +18,11 @@ func FuzzSearch(f *testing.F) {
 		"Find the page 'still one', add a to-do list to it, then leave a comment and go through the 'PRs: yet' ones to-",
 		// The eighth pass: a polite lead, a phrase's pair, a URL echoing the request, numbers
 		// joined by "and", a capitalized title, turn off, a title after an article.
-		"Could you open an issue on the issues page https://github.com/acme/api/issues/45 for #45 and #46, turn off our Bug Tracker database, then cut release/2.4 and create a 'Notes' page"} {
+		"Could you open an issue on the issues page https://github.com/acme/api/issues/45 for #45 and #46, turn off our Bug Tracker database, then cut release/2.4 and create a 'Notes' page",
+		// Hostile queries (BenchmarkSearchHostile): unclosed quotes of each kind, a
+		// closed span after unclosed ones, the ligature NFKD makes four Arabic words,
+		// words beyond ASCII in ß, Cyrillic and Greek.
+		"'ab 'cd \"ef `gh 'ij' done", "`a `b \"c 'd' `e`", "\ufdfa\ufdfa دمج الفرع", "Straße ВЕТКУ ΣΊΣΥΦΟΣ"} {
 		f.Add(q, uint8(3))
 	}
 	docs := slices.Clone(smallCatalog)

@@ -127,10 +127,16 @@ func quotedAt(query string, pos int) bool {
 // or backquoted span of query opening at or after from; -1, -1 if none. A quote opens
 // a span when a non-space follows it and, for ', when it starts a word (else it is an
 // apostrophe), and when it is closed (closingQuote).
+//
+// Whether a quote closes a span does not depend on where the span opened, so a quote
+// with no closing one after an opening is closed after no later opening either: it is
+// not looked for again, and a query of many unclosed quotes is read in linear time.
 func nextQuoted(query string, from int) (open, end int) {
+	var unclosed [3]bool // ', " and `: no closing quote after the last opening tried
 	for i := from; i < len(query); i++ {
 		q := query[i]
-		if q != '\'' && q != '"' && q != '`' {
+		k := quoteKind(q)
+		if k < 0 || unclosed[k] {
 			continue
 		}
 		if i+1 >= len(query) || isSpace(query[i+1]) || (q == '\'' && i > 0 && !isSpace(query[i-1]) && query[i-1] != '(') {
@@ -139,8 +145,22 @@ func nextQuoted(query string, from int) (open, end int) {
 		if end := closingQuote(query, i+1, q); end >= 0 {
 			return i, end
 		}
+		unclosed[k] = true
 	}
 	return -1, -1
+}
+
+// quoteKind returns the index of quote q among ', " and `, -1 for another byte.
+func quoteKind(q byte) int {
+	switch q {
+	case '\'':
+		return 0
+	case '"':
+		return 1
+	case '`':
+		return 2
+	}
+	return -1
 }
 
 // closingQuote returns the index of the quote q closing the span opened before from: a

@@ -3,6 +3,7 @@ package rank
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -483,5 +484,46 @@ func TestStepsAsWholeQuery(t *testing.T) {
 	on, off := stepWeights(t, docs, turn, "enable"), stepWeights(t, docs, turn, "disable")
 	if on[0] == 0 || math.Abs(on[0]-off[1]) > 1e-9 {
 		t.Errorf("%q: enable weighs %v by step, disable %v: want the same in their steps", turn, on, off)
+	}
+}
+
+// nextQuotedEach is nextQuoted as first written: each opening quote looks for its
+// closing one to the end of the query, which made a query of many unclosed quotes
+// quadratic. TestNextQuotedLinear checks the linear one against it.
+func nextQuotedEach(query string, from int) (open, end int) {
+	for i := from; i < len(query); i++ {
+		q := query[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		if i+1 >= len(query) || isSpace(query[i+1]) || (q == '\'' && i > 0 && !isSpace(query[i-1]) && query[i-1] != '(') {
+			continue
+		}
+		if end := closingQuote(query, i+1, q); end >= 0 {
+			return i, end
+		}
+	}
+	return -1, -1
+}
+
+// nextQuoted, which skips a quote once it found no closing one, finds the spans
+// nextQuotedEach finds, from every start, in random text of quotes, spaces, letters
+// and punctuation.
+func TestNextQuotedLinear(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	const alphabet = "'\"` `'a( ,.)b\"'"
+	for range 20000 {
+		b := make([]byte, r.IntN(24))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		q := string(b)
+		for from := 0; from <= len(q); from++ {
+			o, e := nextQuoted(q, from)
+			wo, we := nextQuotedEach(q, from)
+			if o != wo || e != we {
+				t.Fatalf("nextQuoted(%q, %d) = %d, %d; want %d, %d", q, from, o, e, wo, we)
+			}
+		}
 	}
 }

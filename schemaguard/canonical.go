@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/deferredtools/deferredtools/internal/jsonlex"
 )
@@ -413,7 +414,10 @@ func (c *canon) number() error {
 		c.pos = i
 		return nil
 	}
-	f, err := strconv.ParseFloat(string(src[start:i]), 64)
+	// The digits are read where they are, not copied: a copy allocated once for each
+	// number of more than 32 bytes, as long as its text. err, which holds the text, is
+	// dropped before src can change.
+	f, err := strconv.ParseFloat(unsafe.String(&src[start], i-start), 64)
 	if err != nil || math.IsInf(f, 0) {
 		return errRange // the grammar is checked above, so only overflow is left
 	}

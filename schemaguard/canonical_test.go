@@ -485,6 +485,13 @@ func TestCanonicalizeAllocations(t *testing.T) {
 	if n := testing.AllocsPerRun(50, func() { Canonicalize(dst[:0], src) }); n > 0 {
 		t.Errorf("Canonicalize(7 KB tool) allocations = %v, want 0", n)
 	}
+	// Numbers of more than 32 bytes, converted to the nearest double, as hostile
+	// schemas may hold: a copy of each allocated as long as its text.
+	src = []byte(`{"maximum":1` + strings.Repeat("0", 300) + `.5,"minimum":-0.` + strings.Repeat("1", 100) + `e-5}`)
+	dst = make([]byte, 0, 2*len(src))
+	if n := testing.AllocsPerRun(50, func() { Canonicalize(dst[:0], src) }); n > 0 {
+		t.Errorf("Canonicalize(long numbers) allocations = %v, want 0", n)
+	}
 }
 
 // FuzzCanonicalize: any input either is ErrMalformed or canonicalizes to valid JSON that

@@ -15,6 +15,7 @@ var dfaPatterns = []string{
 	`^v\d+\.\d+\.\d+(?:-[a-z0-9.]+)?$`, `^[^@\s]+@[^@\s]+\.[a-z]{2,}$`,
 	`^[\p{L}\p{N} _-]+$`, `\p{Lu}\p{Ll}`, `[^\u{1F600}-\u{1F64F}]x`, `(a|aa){0,5}b`,
 	`[a-q][^u-z]{3}x`, `^(?:a?){5}a{5}$`, `é+.$`, `^\u2028?$`, `(?:ab)*c`,
+	`\p{L}+!`, `(\p{Lu}\p{Ll})+$`, // classes of many intervals: the block index (dfa.blk)
 }
 
 var dfaInputs = []string{
@@ -22,6 +23,7 @@ var dfaInputs = []string{
 	"https://x", "http:/", " ", "\t", "v1.2.3", "v1.2.3-rc.1", "v1.2", "a@b.io", "a@b",
 	"Été", "Aa", "ÉA", "ab-cd", "ab--cd", "😀x", "éx", "ééé\n", "ééé", "\u2028",
 	"aaaaab", "aaaaaaaaaa", "ababc", "azzzx", "zzzzzz", "qabcx",
+	"ĀāĂă", "Āāă", "一丁!", "жЖ!", "\u0100\u0101\U00010400\U00010428",
 }
 
 // TestDFAAgreesWithRegexp: the automaton answers as Go's regexp on the same
@@ -126,4 +128,44 @@ func mustProg(t *testing.T, tr string) *syntax.Prog {
 		t.Fatal(err)
 	}
 	return prog
+}
+
+// TestDFAClassByBlock: the class of every non-ASCII code point, found through the
+// block index (dfa.blk), is the one a search of all the intervals finds, for patterns
+// of many intervals, and decodeValid decodes every code point as utf8.DecodeRune.
+func TestDFAClassByBlock(t *testing.T) {
+	indexed := 0
+	for _, p := range []string{`\p{L}+!`, `(\p{Lu}\p{Ll}|\p{Lo}\p{Nd}|\p{Lm}\p{Mn})+!`, `[\p{Greek}\p{Cyrillic}]x`, `^[\p{L}\p{N} _-]+$`, `é+.$`} {
+		tr, _ := translatePattern(p)
+		d := buildDFA(mustProg(t, tr))
+		if d == nil {
+			t.Fatalf("no automaton for %q", p)
+		}
+		if d.blk != nil {
+			indexed++
+		}
+		whole := &dfa{lo: d.lo, cls: d.cls}
+		for r := rune(utf8.RuneSelf); r <= utf8.MaxRune; r++ {
+			if got, want := d.class(r), whole.class(r); got != want {
+				t.Fatalf("%q: class(%U) = %d by block, %d by search", p, r, got, want)
+			}
+		}
+	}
+	if indexed < 3 {
+		t.Errorf("block index built for %d patterns, want the 3 of many intervals", indexed)
+	}
+	var b []byte
+	for r := rune(utf8.RuneSelf); r <= utf8.MaxRune; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		b = utf8.AppendRune(b[:0], r)
+		for _, s := range [][]byte{b, append(b, 'x')} {
+			got, gotSize := decodeValid(s, 0)
+			want, wantSize := utf8.DecodeRune(s)
+			if got != want || gotSize != wantSize {
+				t.Fatalf("decodeValid(%U) = %U, %d; want %U, %d", r, got, gotSize, want, wantSize)
+			}
+		}
+	}
 }

@@ -102,7 +102,8 @@
 //     decides, or one whose deterministic automaton fits the construction bounds
 //     (4,096 program instructions, 32,768 table cells, 131,072 units of construction
 //     work: a few milliseconds at compile time) runs in one table lookup per code
-//     point whatever the pattern: one step plus one per 16 bytes. Any other pattern
+//     point (beyond ASCII, a search among the classes of its block of 64 code points)
+//     whatever the pattern: one step plus one per 16 bytes. Any other pattern
 //     (word boundaries \b \B, which the automaton does not model, or an automaton too
 //     large, as for (a|b)*a(a|b){20}) runs on Go's regexp, whose simulation does
 //     work proportional to the input times the program in the worst case: it is

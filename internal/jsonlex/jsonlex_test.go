@@ -412,6 +412,9 @@ func FuzzScanString(f *testing.F) {
 		`\ud800\u0041`, `\u12`, `\x`, "\xff", "\xed\xa0\x80", "tab\there", `é😀`,
 		`"trailing`, `\`, `0123456789abcdefghijklmnop\u0000`,
 		`\u0041\u00E9\u20ac\ud83d\ude00ab\u0042`, `\u0041\ud800\u12`, `a\u0041\udc00`,
+		// runs of bytes from 0x80, read at once (String.chars): cut short, bad inside,
+		// ending at the quote, after an escape
+		"\xd0", "ab\xe4\xb8\x80\xe4\xb8", "жж\xffж", `é"`, `\n一😀é\t`, "é\xed\xa0\x80",
 	} {
 		f.Add([]byte(s))
 	}
