@@ -189,6 +189,18 @@ func writeField(h interface{ Write([]byte) (int, error) }, b []byte) {
 
 // catalog returns the request's catalog version or catalog_unavailable.
 func (d *Discoverer) catalog(ctx context.Context) (*Catalog, error) {
+	c, err := d.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.noteCatalog(ctx, c)
+	return c, nil
+}
+
+// Catalog returns the catalog version Options.Catalog yields now, or the
+// catalog_unavailable *Error; it reads no grant. An adapter asks it whether a name
+// of its own (a discovery tool's) is taken.
+func (d *Discoverer) Catalog(ctx context.Context) (*Catalog, error) {
 	if d.opts.Catalog == nil {
 		return nil, newError(CodeCatalogUnavailable, nil)
 	}
@@ -196,7 +208,6 @@ func (d *Discoverer) catalog(ctx context.Context) (*Catalog, error) {
 	if err != nil || c == nil {
 		return nil, newError(CodeCatalogUnavailable, err)
 	}
-	d.noteCatalog(ctx, c)
 	return c, nil
 }
 

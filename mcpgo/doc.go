@@ -108,6 +108,13 @@
 // too long for even that answer to stay within 64 KiB, as for the discover method), on
 // HTTP with status 200, so every discovery tool response stays within 64 KiB.
 //
+// The discovery tool's name is never a catalog tool's: Check, which Listen runs
+// first, refuses a DiscoveryTool the catalog holds (ErrDiscoveryToolClash), and while a
+// catalog version swapped in later holds it, tools/list, the discover method and calls
+// of that name answer catalog_unavailable (503) until the version without it is
+// served; calls of other tools go on. Otherwise calls of the name would run the
+// discovery tool while discover served the catalog tool's schema.
+//
 // Long request ids: every refusal carries the request's id, as JSON-RPC asks, while
 // the response stays within 64 KiB (discovery.MaxResponseBytes): an error response
 // that its id alone would push past it (an id of about 65,400 bytes or more; the

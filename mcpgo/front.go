@@ -193,6 +193,9 @@ func invalidArguments(e *discovery.Error) []byte {
 // and so is a contract pin that is not the page's contract digest: contract_changed,
 // as for any tools/call (SPEC CONTRACT-2), nothing served.
 func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, args []byte, pin string, dst []byte) []byte {
+	if a.clash(ctx) {
+		return appendError(dst, id, discovery.CodeCatalogUnavailable)
+	}
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
@@ -245,6 +248,12 @@ func (a *Adapter) answerDiscover(ctx context.Context, env envelope, msg, dst []b
 			return dst, http.StatusAccepted
 		}
 		return appendError(dst, env.id, discovery.CodeUnauthenticated), discovery.CodeUnauthenticated.Status()
+	}
+	if a.clash(ctx) {
+		if env.id == nil {
+			return dst, http.StatusAccepted
+		}
+		return appendError(dst, env.id, discovery.CodeCatalogUnavailable), discovery.CodeCatalogUnavailable.Status()
 	}
 	resp, status := a.d.AppendJSONRPC(ctx, dst, p, msg)
 	if status == 0 && env.id != nil {

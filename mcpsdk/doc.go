@@ -14,7 +14,9 @@
 //	}
 //	d := discovery.New(&discovery.Options{Enabled: discovery.SwitchFromEnv(nil, nil), Catalog: cat, Grants: store})
 //	a := mcpsdk.New(d, &mcpsdk.Options{Principal: mcpsdk.StaticPrincipal(p), DiscoveryTool: "search_tools"})
-//	a.Install(server)                          // tools/list, tools/call, discovery tool
+//	if err := a.Install(server); err != nil { // tools/list, tools/call, discovery tool
+//		return err // ErrDiscoveryToolClash
+//	}
 //	return server.Run(ctx, a.Transport(stdio)) // stdio: &mcp.StdioTransport{}; the discover method is answered on it
 //
 // For streamable HTTP, wrap the SDK's handler: a.Handler(mcp.NewStreamableHTTPHandler(...)),
@@ -206,6 +208,13 @@
 // transports whose bytes the SDK decodes, the SDK writes the id back as it is), on
 // HTTP with status 200 like every tools/call refusal. Without the front (the
 // middleware alone) a longer id may answer over 64 KiB, by at most its excess.
+//
+// The discovery tool's name is never a catalog tool's: Install refuses a
+// DiscoveryTool the catalog holds (ErrDiscoveryToolClash), and while a catalog version
+// swapped in later holds it (a tool of that name added to the server), tools/list, the
+// discover method and calls of that name answer catalog_unavailable (503) until the
+// version without it is served; calls of other tools go on. Otherwise calls of the
+// name would run the discovery tool while discover served the catalog tool's schema.
 //
 // Long request ids: every refusal carries the request's id, as JSON-RPC asks, while
 // the response stays within 64 KiB (discovery.MaxResponseBytes): an error response

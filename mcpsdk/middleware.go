@@ -61,6 +61,9 @@ func (a *Adapter) listTools(ctx context.Context, next mcp.MethodHandler, method 
 	if err != nil {
 		return nil, rpcError(err, discovery.CodeGrantsUnavailable)
 	}
+	if a.toolDef != nil && catalogHolds(list.Catalog, a.opts.DiscoveryTool) {
+		return nil, wireError(discovery.CodeCatalogUnavailable) // a name with two schemas (see clash)
+	}
 	res, err := next(ctx, method, req)
 	if err != nil {
 		return nil, err
@@ -275,6 +278,9 @@ func preview(cr *discovery.ConfirmationRequired) *mcp.CallToolResult {
 // as structured content. A contract pin that is not the page's contract digest answers
 // contract_changed, as for any tools/call (SPEC CONTRACT-2), and nothing is served.
 func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, args json.RawMessage, pin string) (mcp.Result, error) {
+	if a.clash(ctx) {
+		return nil, wireError(discovery.CodeCatalogUnavailable)
+	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
