@@ -39,7 +39,8 @@ type Options struct {
 	Method string
 	// RevisionSync makes the grant revision bound into cursors the store's confirmed
 	// control revision: a read without one (0), or with one older than a revision this
-	// Discoverer already confirmed, answers grants_unavailable (SPEC CURSOR-5). Off, the
+	// Discoverer already confirmed, answers grants_unavailable (SPEC CURSOR-5), its
+	// cause ErrRevisionUnavailable (also grants.ErrUnavailable). Off, the
 	// Discoverer uses one random revision for its lifetime and relies on the observed
 	// rows alone to invalidate cursors.
 	RevisionSync bool
