@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/discovery/wire"
 	"github.com/deferredtools/deferredtools/grants"
@@ -149,9 +151,29 @@ func cleanError(msg []byte, call bool) (out []byte, changed bool) {
 	if !call {
 		return rpcwire.CleanResponse(msg)
 	}
+	if id, ok := toolNotFound(msg); ok {
+		// Deleted from mcp-go's server while the catalog still held it (or hidden by
+		// its tool filters): the answer of any unknown tool (SPEC CALL-1).
+		return appendError(nil, id, discovery.CodeToolNotGranted), true
+	}
 	return rpcwire.CleanResponseKeeping(msg, func(code int64, message string, data []byte) bool {
 		return rpcwire.Own(message, data) || !rpcwire.ProtocolCode(code)
 	})
+}
+
+// toolNotFound reports whether msg is mcp-go's refusal of a call of a tool it does not
+// have (-32602, its message wrapping server.ErrToolNotFound: mcp-go v1.2), and its id.
+func toolNotFound(msg []byte) (id []byte, ok bool) {
+	m, ok := rpcwire.ExactMembers(msg, []string{"id", "error"})
+	if !ok || m["id"] == nil || m["error"] == nil {
+		return nil, false
+	}
+	e, ok := rpcwire.ExactMembers(m["error"], []string{"code", "message"})
+	if !ok || string(e["code"]) != "-32602" {
+		return nil, false
+	}
+	text, ok := tooldef.StringValue(e["message"])
+	return m["id"], ok && strings.HasSuffix(text, ": "+server.ErrToolNotFound.Error())
 }
 
 // preview is the tool result of a call safe mode holds (package safemode), as the

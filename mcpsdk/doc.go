@@ -142,8 +142,10 @@
 // On the way out, every JSON-RPC error response that is not the adapter's (its
 // message one of the discovery.Code values, with their data exactly), the host's
 // CheckCall *jsonrpc.Error, or the error a granted call's tool handler returned whose
-// code is none of -32700, -32600, -32601 and -32602 (the SDK's own "unknown tool" is
-// -32602; the handler never sees arguments the library rejected) is rewritten to the
+// code is none of -32700, -32600, -32601 and -32602 (the handler never sees arguments
+// the library rejected; the SDK's own "unknown tool", -32602, answering a tool removed
+// from the server that the catalog still holds, becomes tool_not_granted, the answer
+// of any unknown tool: see ServerCatalog for that window) is rewritten to the
 // content-free error of its code (the host's are remembered by content when the
 // middleware passes them, at most 1,024 distinct ones):
 // -32700 parse_error, -32600 invalid_request, -32601 method_not_found, -32602

@@ -204,6 +204,11 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 	}
 	res, err := next(ctx, method, req)
 	if err != nil {
+		if unknownTool(err, params.Name) {
+			// Removed from the server while the catalog still held it (see
+			// ServerCatalog): the answer of any unknown tool (SPEC CALL-1).
+			return nil, wireError(discovery.CodeToolNotGranted)
+		}
 		keepHostError(err) // the host's tool failed: its error goes out as it wrote it
 		return res, err
 	}
@@ -213,6 +218,14 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 		return invalidArguments(&discovery.Error{Code: discovery.CodeInvalidArguments}), nil
 	}
 	return res, err
+}
+
+// unknownTool reports whether err is the SDK's answer to a call of a tool it does not
+// have: -32602 with the message "unknown tool" and the quoted name (go-sdk v1.8.0
+// Server.callTool; TestRemovedToolAnswersNotGranted fails if an upgrade changes it).
+func unknownTool(err error, name string) bool {
+	je, ok := err.(*jsonrpc.Error)
+	return ok && je.Code == jsonrpc.CodeInvalidParams && je.Message == "unknown tool "+strconv.Quote(name)
 }
 
 // decodeFailure reports the error of a typed tool's result that says the SDK could

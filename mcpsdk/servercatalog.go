@@ -36,8 +36,13 @@ type ServerCatalogOptions struct {
 // counts among its sessions, and lists tools by calling the server's receiving method
 // handler as it was when NewServerCatalog ran: create it before Adapter.Install (or any
 // middleware that must not see these listings). A change is seen once the SDK sends its
-// notification (debounced by about 10 ms); until then a new tool is unknown to the
-// catalog and refused, and a removed one is refused by the SDK. Call Refresh after
+// notification, 10 ms after the last change of a burst (the catalog was current 11 ms
+// after a single RemoveTools, median, 13.4 ms at worst of 60, on 2 busy cores:
+// TestRemovedToolWindow). Until then a new tool is unknown to the catalog and refused
+// (tool_not_granted); a removed one is no longer in tools/list, but discover may still
+// serve it, and its calls are decided on its last schema: arguments that schema
+// accepts answer tool_not_granted (the SDK no longer has the tool), others the
+// invalid-arguments result; nothing runs. Call Refresh after
 // changing tools to make the catalog current at once, and after every change on a
 // server whose ServerOptions.Capabilities turn tools.listChanged off (it then sends no
 // notification). The watching session is one of s.Sessions() until Close; it answers
