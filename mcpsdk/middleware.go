@@ -31,6 +31,9 @@ func (a *Adapter) Middleware() mcp.Middleware {
 	}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if ctx.Value(serverListing{}) != nil {
+				return next(ctx, method, req) // a ServerCatalog lists the server's tools
+			}
 			switch method {
 			case "tools/list":
 				return a.listTools(ctx, next, method, req)
