@@ -101,8 +101,9 @@
 // The discovery tool answers with structuredContent holding the discover result
 // without cache hints and one text block with the same JSON; its invalid params and
 // invalid cursor are isError results, its other refusals errors, a contract pin that
-// is not the page's digest among them (contract_changed, as for any tools/call). Its pages come from
-// Discoverer.DiscoverTool, sized for a result that carries the page twice and a request
+// is not the principal's contract digest among them (contract_changed, checked before
+// the arguments, as for any tools/call). Its pages come from
+// Discoverer.DiscoverToolPinned, sized for a result that carries the page twice and a request
 // id of up to 64 bytes, which the front writes back as sent: a call whose id is longer
 // is refused with the content-free invalid_request (-32600) and its id (null for an id
 // too long for even that answer to stay within 64 KiB, as for the discover method), on

@@ -212,8 +212,9 @@ func invalidArguments(e *discovery.Error) []byte {
 // discoveryTool answers the discovery tool: the discover method's semantics, the page
 // as structuredContent and as one text block. Invalid params and an invalid cursor are
 // tool results with isError (the model can correct them); other refusals are errors,
-// and so is a contract pin that is not the page's contract digest: contract_changed,
-// as for any tools/call (SPEC CONTRACT-2), nothing served.
+// and so is a contract pin that is not the principal's contract digest:
+// contract_changed, checked before the arguments as for any tools/call (SPEC
+// CONTRACT-2), nothing served.
 func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, args []byte, pin string, dst []byte) []byte {
 	if a.clash(ctx) {
 		return appendError(dst, id, discovery.CodeCatalogUnavailable)
@@ -221,7 +222,7 @@ func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, arg
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	res, err := a.d.DiscoverTool(ctx, p, args) // pages sized for this framing
+	res, err := a.d.DiscoverToolPinned(ctx, p, args, pin) // sized for this framing; the pin before the arguments
 	if err != nil {
 		code := rpcwire.CodeOf(err, discovery.CodeInternal)
 		if code.JSONRPCCode() == discovery.CodeInvalidParams.JSONRPCCode() {
@@ -229,9 +230,6 @@ func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, arg
 			return appendResult(dst, id, append(b, `}],"isError":true}`...))
 		}
 		return appendError(dst, id, code)
-	}
-	if pin != "" && pin != res.ContractDigest {
-		return appendError(dst, id, discovery.CodeContractChanged)
 	}
 	page := res.AppendJSON(nil)
 	b := make([]byte, 0, 2*len(page)+96)

@@ -199,9 +199,10 @@
 // response, one principal's page, says Cache-Control private and no-store as
 // tools/list does. Its invalid params and invalid cursor are tool results with isError
 // true (the model can correct them); its other refusals are JSON-RPC errors like the
-// method's, and so is a contract pin in params._meta that is not the page's digest
-// (contract_changed, as for any tools/call). Its pages come from
-// discovery's DiscoverTool, which sizes them for a result that carries the page twice
+// method's, and so is a contract pin in params._meta that is not the principal's
+// contract digest (contract_changed, checked before the arguments, as for any
+// tools/call: a stale pin answers so whatever the arguments). Its pages come from
+// discovery's DiscoverToolPinned, which sizes them for a result that carries the page twice
 // and a request id of up to 64 bytes, so a tool response stays within 64 KiB too. The
 // front (Transport, Handler) therefore refuses a discovery tool call whose id, as the
 // SDK writes it back (escapes decoded, U+2028 and U+2029 escaped), is longer than 64

@@ -291,8 +291,9 @@ func preview(cr *discovery.ConfirmationRequired) *mcp.CallToolResult {
 }
 
 // discoveryTool answers the discovery tool: the discover method's semantics, the page
-// as structured content. A contract pin that is not the page's contract digest answers
-// contract_changed, as for any tools/call (SPEC CONTRACT-2), and nothing is served.
+// as structured content. A contract pin that is not the principal's contract digest
+// answers contract_changed before the arguments are read, as for any tools/call (SPEC
+// CONTRACT-2), and nothing is served.
 func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, args json.RawMessage, pin string) (mcp.Result, error) {
 	if a.clash(ctx) {
 		return nil, wireError(discovery.CodeCatalogUnavailable)
@@ -300,16 +301,14 @@ func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, args js
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := a.d.DiscoverTool(ctx, p, args) // pages sized for this tool-result framing
+	// Pages sized for this tool-result framing; the pin is checked before the arguments.
+	res, err := a.d.DiscoverToolPinned(ctx, p, args, pin)
 	if err != nil {
 		var de *discovery.Error
 		if errors.As(err, &de) && de.Code.JSONRPCCode() == discovery.CodeInvalidParams.JSONRPCCode() {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(de.Code)}}}, nil
 		}
 		return nil, rpcError(err, discovery.CodeGrantsUnavailable)
-	}
-	if pin != "" && pin != res.ContractDigest {
-		return nil, wireError(discovery.CodeContractChanged)
 	}
 	page := res.AppendJSON(nil)
 	return &mcp.CallToolResult{
