@@ -125,7 +125,7 @@ func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Reque
 	if err := checkRequest(&req); err != nil {
 		return nil, err
 	}
-	return d.discover(ctx, p, req, frame{idLen: maxIDBytes})
+	return d.discover(ctx, p, req, frame{idLen: maxIDBytes}, nil)
 }
 
 // DiscoverParams is Discover for the JSON text of the request's params, checked strictly
@@ -146,7 +146,15 @@ func (d *Discoverer) discoverParams(ctx context.Context, p grants.Principal, par
 	if err != nil {
 		return nil, err
 	}
-	return d.discover(ctx, p, req, f)
+	return d.discover(ctx, p, req, f, nil)
+}
+
+// A pinned request is read only once the client's contract pin has been checked
+// (DiscoverToolPinned): its params are parsed after the pin, as a call's arguments
+// are validated after its pin (SPEC CONTRACT-2).
+type pinned struct {
+	pin    string
+	params json.RawMessage
 }
 
 // DiscoverTool is DiscoverParams for the discovery tool's arguments (see
@@ -159,6 +167,24 @@ func (d *Discoverer) discoverParams(ctx context.Context, p grants.Principal, par
 func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args json.RawMessage) (res *Result, err error) {
 	defer d.observe(&ctx, observe.OpDiscoverTool).page(&res, &err)
 	return d.discoverParams(ctx, p, args, frame{idLen: maxIDBytes, toolResult: true})
+}
+
+// DiscoverToolPinned is DiscoverTool for a call that carries the client's contract pin
+// (the tools/call's params._meta.contract_digest): a pin that is not the principal's
+// contract digest answers contract_changed before the arguments are read, the order
+// AuthorizeCall keeps for every other tool (the grants, then the pin, then the
+// arguments), so one cause gets one answer whatever the arguments. An empty pin is
+// DiscoverTool.
+func (d *Discoverer) DiscoverToolPinned(ctx context.Context, p grants.Principal, args json.RawMessage, pin string) (res *Result, err error) {
+	defer d.observe(&ctx, observe.OpDiscoverTool).page(&res, &err)
+	f := frame{idLen: maxIDBytes, toolResult: true}
+	if pin == "" {
+		return d.discoverParams(ctx, p, args, f)
+	}
+	if !d.opts.Enabled {
+		return nil, newError(CodeMethodNotFound, nil)
+	}
+	return d.discover(ctx, p, Request{}, f, &pinned{pin: pin, params: args})
 }
 
 // toolResultReserve is what DiscoverTool leaves for a tools/call result's own members
@@ -422,8 +448,9 @@ var hitsPool = sync.Pool{New: func() any { s := make([]rank.Hit, 0, 64); return 
 // bindPool recycles the buffer the cursor binding is hashed from.
 var bindPool = sync.Pool{New: func() any { s := make([]byte, 0, 512); return &s }}
 
-// discover builds one page sized for its framing f.
-func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Request, f frame) (*Result, error) {
+// discover builds one page sized for its framing f. With pin set, req is read from
+// pin.params once the pin matches the principal's contract digest.
+func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Request, f frame, pin *pinned) (*Result, error) {
 	cat, err := d.catalog(ctx)
 	if err != nil {
 		return nil, err
@@ -431,6 +458,14 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Reque
 	snap, rev, set, err := d.access(ctx, p, cat)
 	if err != nil {
 		return nil, err
+	}
+	if pin != nil {
+		if pin.pin != set.contract {
+			return nil, newError(CodeContractChanged, nil)
+		}
+		if req, err = parseParams(pin.params, !f.toolResult); err != nil {
+			return nil, err
+		}
 	}
 	binding := d.binding(p, set, rev, &req)
 

@@ -39,7 +39,8 @@ type Options struct {
 	Method string
 	// RevisionSync makes the grant revision bound into cursors the store's confirmed
 	// control revision: a read without one (0), or with one older than a revision this
-	// Discoverer already confirmed, answers grants_unavailable (SPEC CURSOR-5). Off, the
+	// Discoverer already confirmed, answers grants_unavailable (SPEC CURSOR-5), its
+	// cause ErrRevisionUnavailable (also grants.ErrUnavailable). Off, the
 	// Discoverer uses one random revision for its lifetime and relies on the observed
 	// rows alone to invalidate cursors.
 	RevisionSync bool
@@ -189,6 +190,18 @@ func writeField(h interface{ Write([]byte) (int, error) }, b []byte) {
 
 // catalog returns the request's catalog version or catalog_unavailable.
 func (d *Discoverer) catalog(ctx context.Context) (*Catalog, error) {
+	c, err := d.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.noteCatalog(ctx, c)
+	return c, nil
+}
+
+// Catalog returns the catalog version Options.Catalog yields now, or the
+// catalog_unavailable *Error; it reads no grant. An adapter asks it whether a name
+// of its own (a discovery tool's) is taken.
+func (d *Discoverer) Catalog(ctx context.Context) (*Catalog, error) {
 	if d.opts.Catalog == nil {
 		return nil, newError(CodeCatalogUnavailable, nil)
 	}
@@ -196,7 +209,6 @@ func (d *Discoverer) catalog(ctx context.Context) (*Catalog, error) {
 	if err != nil || c == nil {
 		return nil, newError(CodeCatalogUnavailable, err)
 	}
-	d.noteCatalog(ctx, c)
 	return c, nil
 }
 

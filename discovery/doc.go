@@ -9,7 +9,8 @@
 //     [Discoverer.HandleJSONRPC] for bytes in, bytes out with the HTTP status of the
 //     answer, and [Discoverer.AppendJSONRPC] for the same into a reused buffer, or
 //     [Discoverer.DiscoverFramed] for a request the host decoded itself, the page sized
-//     for its id, or [Discoverer.DiscoverTool] for a discovery tool's tools/call) for
+//     for its id, or [Discoverer.DiscoverTool] for a discovery tool's tools/call, and
+//     [Discoverer.DiscoverToolPinned] for one carrying a contract pin) for
 //     the multillm.tools.discover method: the best-matching tools for a few words, each
 //     with its complete definition, a page of at most 64 KiB at a time;
 //   - [Discoverer.ListTools] for tools/list: every tool the principal may see, and its

@@ -28,7 +28,7 @@ func (d *Discoverer) readGrants(ctx context.Context, p grants.Principal) (*grant
 	}
 	rev := snap.Revision
 	if rev < 1 || rev < floor {
-		return nil, 0, newError(CodeGrantsUnavailable, errRevision)
+		return nil, 0, newError(CodeGrantsUnavailable, ErrRevisionUnavailable)
 	}
 	for {
 		seen := d.confirmed.Load()
@@ -95,9 +95,16 @@ const (
 	readAbandoned
 )
 
-// errRevision is the cause of a missing or stale control revision.
-var errRevision = &revisionError{}
+// ErrRevisionUnavailable is the cause of grants_unavailable (503) when, with
+// Options.RevisionSync on, a grant read answers no control revision or one older than
+// a revision this Discoverer already confirmed (SPEC CURSOR-5). It wraps
+// grants.ErrUnavailable, so errors.Is(err, grants.ErrUnavailable) holds too.
+var ErrRevisionUnavailable error = revisionError{}
 
+// revisionError is ErrRevisionUnavailable's type: an error unwrapping to
+// grants.ErrUnavailable, with a text of its own.
 type revisionError struct{}
 
-func (*revisionError) Error() string { return "discovery: grant revision unavailable or stale" }
+func (revisionError) Error() string { return "discovery: grant revision unavailable or stale" }
+
+func (revisionError) Unwrap() error { return grants.ErrUnavailable }

@@ -59,7 +59,7 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 	req, err := parseValidParams(env.Params, true) // parseEnvelope checked the whole message
 	var res *Result
 	if err == nil {
-		res, err = d.discover(ctx, p, req, frame{idLen: len(env.ID)})
+		res, err = d.discover(ctx, p, req, frame{idLen: len(env.ID)}, nil)
 	}
 	if err != nil {
 		code = codeOf(err)

@@ -101,12 +101,20 @@
 // The discovery tool answers with structuredContent holding the discover result
 // without cache hints and one text block with the same JSON; its invalid params and
 // invalid cursor are isError results, its other refusals errors, a contract pin that
-// is not the page's digest among them (contract_changed, as for any tools/call). Its pages come from
-// Discoverer.DiscoverTool, sized for a result that carries the page twice and a request
+// is not the principal's contract digest among them (contract_changed, checked before
+// the arguments, as for any tools/call). Its pages come from
+// Discoverer.DiscoverToolPinned, sized for a result that carries the page twice and a request
 // id of up to 64 bytes, which the front writes back as sent: a call whose id is longer
 // is refused with the content-free invalid_request (-32600) and its id (null for an id
 // too long for even that answer to stay within 64 KiB, as for the discover method), on
 // HTTP with status 200, so every discovery tool response stays within 64 KiB.
+//
+// The discovery tool's name is never a catalog tool's: Check, which Listen runs
+// first, refuses a DiscoveryTool the catalog holds (ErrDiscoveryToolClash), and while a
+// catalog version swapped in later holds it, tools/list, the discover method and calls
+// of that name answer catalog_unavailable (503) until the version without it is
+// served; calls of other tools go on. Otherwise calls of the name would run the
+// discovery tool while discover served the catalog tool's schema.
 //
 // Long request ids: every refusal carries the request's id, as JSON-RPC asks, while
 // the response stays within 64 KiB (discovery.MaxResponseBytes): an error response
@@ -127,7 +135,9 @@
 // a tools/call the front let through, an error whose code is none of -32700, -32600,
 // -32601 and -32602 is the host's tool handler's (mcp-go writes a handler's error as
 // -32603 with its text) and goes out as mcp-go wrote it: the handler never sees
-// arguments the library rejected. On HTTP a text/plain error body of
+// arguments the library rejected. In that response, mcp-go's "tool not found" (-32602,
+// a tool deleted from the server that the catalog still holds, or one its tool
+// filters hide) becomes tool_not_granted, the answer of any unknown tool. On HTTP a text/plain error body of
 // mcp-go's is replaced, for a 400 or 413 answering a request with an id, by the
 // content-free JSON-RPC error with that id, else by the status text.
 //

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/discovery/wire"
 	"github.com/deferredtools/deferredtools/grants"
@@ -149,9 +151,29 @@ func cleanError(msg []byte, call bool) (out []byte, changed bool) {
 	if !call {
 		return rpcwire.CleanResponse(msg)
 	}
+	if id, ok := toolNotFound(msg); ok {
+		// Deleted from mcp-go's server while the catalog still held it (or hidden by
+		// its tool filters): the answer of any unknown tool (SPEC CALL-1).
+		return appendError(nil, id, discovery.CodeToolNotGranted), true
+	}
 	return rpcwire.CleanResponseKeeping(msg, func(code int64, message string, data []byte) bool {
 		return rpcwire.Own(message, data) || !rpcwire.ProtocolCode(code)
 	})
+}
+
+// toolNotFound reports whether msg is mcp-go's refusal of a call of a tool it does not
+// have (-32602, its message wrapping server.ErrToolNotFound: mcp-go v1.2), and its id.
+func toolNotFound(msg []byte) (id []byte, ok bool) {
+	m, ok := rpcwire.ExactMembers(msg, []string{"id", "error"})
+	if !ok || m["id"] == nil || m["error"] == nil {
+		return nil, false
+	}
+	e, ok := rpcwire.ExactMembers(m["error"], []string{"code", "message"})
+	if !ok || string(e["code"]) != "-32602" {
+		return nil, false
+	}
+	text, ok := tooldef.StringValue(e["message"])
+	return m["id"], ok && strings.HasSuffix(text, ": "+server.ErrToolNotFound.Error())
 }
 
 // preview is the tool result of a call safe mode holds (package safemode), as the
@@ -190,13 +212,17 @@ func invalidArguments(e *discovery.Error) []byte {
 // discoveryTool answers the discovery tool: the discover method's semantics, the page
 // as structuredContent and as one text block. Invalid params and an invalid cursor are
 // tool results with isError (the model can correct them); other refusals are errors,
-// and so is a contract pin that is not the page's contract digest: contract_changed,
-// as for any tools/call (SPEC CONTRACT-2), nothing served.
+// and so is a contract pin that is not the principal's contract digest:
+// contract_changed, checked before the arguments as for any tools/call (SPEC
+// CONTRACT-2), nothing served.
 func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, args []byte, pin string, dst []byte) []byte {
+	if a.clash(ctx) {
+		return appendError(dst, id, discovery.CodeCatalogUnavailable)
+	}
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	res, err := a.d.DiscoverTool(ctx, p, args) // pages sized for this framing
+	res, err := a.d.DiscoverToolPinned(ctx, p, args, pin) // sized for this framing; the pin before the arguments
 	if err != nil {
 		code := rpcwire.CodeOf(err, discovery.CodeInternal)
 		if code.JSONRPCCode() == discovery.CodeInvalidParams.JSONRPCCode() {
@@ -204,9 +230,6 @@ func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, arg
 			return appendResult(dst, id, append(b, `}],"isError":true}`...))
 		}
 		return appendError(dst, id, code)
-	}
-	if pin != "" && pin != res.ContractDigest {
-		return appendError(dst, id, discovery.CodeContractChanged)
 	}
 	page := res.AppendJSON(nil)
 	b := make([]byte, 0, 2*len(page)+96)
@@ -245,6 +268,12 @@ func (a *Adapter) answerDiscover(ctx context.Context, env envelope, msg, dst []b
 			return dst, http.StatusAccepted
 		}
 		return appendError(dst, env.id, discovery.CodeUnauthenticated), discovery.CodeUnauthenticated.Status()
+	}
+	if a.clash(ctx) {
+		if env.id == nil {
+			return dst, http.StatusAccepted
+		}
+		return appendError(dst, env.id, discovery.CodeCatalogUnavailable), discovery.CodeCatalogUnavailable.Status()
 	}
 	resp, status := a.d.AppendJSONRPC(ctx, dst, p, msg)
 	if status == 0 && env.id != nil {

@@ -22,12 +22,13 @@ func hostErrorTools(f *fixture) {
 }
 
 // hostErrorCalls are the calls of hostErrorTools' tools and the answers the wire must
-// carry: the host's own error as mcp-go writes it, mcp-go's own error content-free.
+// carry: the host's own error as mcp-go writes it, mcp-go's own "tool not found" as the
+// answer of any unknown tool (SPEC CALL-1).
 var hostErrorCalls = []struct{ name, id, call, want string }{
 	{"handler error", "1", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"Oslo"}}}`,
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"weather backend down: host text"}}`},
 	{"mcp-go: tool not found", "2", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather_station_5","arguments":{}}}`,
-		`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`},
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"tool_not_granted","data":{"error":"tool_not_granted","status":403}}}`},
 }
 
 // SPEC ERR-2, CALL-6: an error of the host's own tool handler, for a call the front let

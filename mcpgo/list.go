@@ -38,6 +38,9 @@ func (a *Adapter) narrowList(ctx context.Context, resp []byte) []byte {
 	if err != nil {
 		return appendError(nil, id, rpcwire.CodeOf(err, discovery.CodeGrantsUnavailable))
 	}
+	if a.toolDef != nil && catalogHolds(list.Catalog, a.opts.DiscoveryTool) {
+		return appendError(nil, id, discovery.CodeCatalogUnavailable) // a name with two schemas (see clash)
+	}
 	result, ok := a.narrowResult(top["result"], list)
 	if !ok {
 		return appendError(nil, id, discovery.CodeCatalogUnavailable)

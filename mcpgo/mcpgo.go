@@ -53,8 +53,12 @@ type Options struct {
 	Principal PrincipalFunc
 	// DiscoveryTool, when not empty, is the name of the discovery tool the adapter
 	// lists and answers while the switch is on, for clients that cannot send the
-	// discover method (see discovery.ToolDefinition). It must not name a catalog tool.
-	// Empty: no discovery tool.
+	// discover method (see discovery.ToolDefinition). It must not name a catalog tool:
+	// Check and Listen refuse a
+	// name the catalog holds with ErrDiscoveryToolClash, and while a catalog version swapped in
+	// later holds it, tools/list, the discover method and calls of that name answer
+	// catalog_unavailable (503), so no name is served with two schemas; other calls go
+	// on. Empty: no discovery tool.
 	DiscoveryTool string
 	// MaxRequestBodyBytes caps the HTTP request body Handler reads: a larger body
 	// answers 413 message_too_large, read no further than the cap. Zero or negative
@@ -109,6 +113,40 @@ func New(d *discovery.Discoverer, opts *Options) *Adapter {
 		a.toolDef = discovery.ToolDefinition(a.opts.DiscoveryTool)
 	}
 	return a
+}
+
+// ErrDiscoveryToolClash is the error of Check and Listen when Options.DiscoveryTool
+// names a catalog tool: calls of that name would run the discovery tool while discover
+// served the catalog tool's schema under it.
+var ErrDiscoveryToolClash = errors.New("mcpgo: the discovery tool's name is a catalog tool's")
+
+// Check reports a configuration the adapter refuses: ErrDiscoveryToolClash when
+// Options.DiscoveryTool names a tool of the catalog version the Discoverer serves now.
+// Listen runs it first; a host serving Handler calls it at start. While the switch is
+// off it returns nil. A catalog version swapped in later that holds the name is
+// refused per request instead (see the package doc).
+func (a *Adapter) Check(ctx context.Context) error {
+	if a.d.Enabled() && a.clash(ctx) {
+		return ErrDiscoveryToolClash
+	}
+	return nil
+}
+
+// clash reports whether the catalog version the Discoverer serves now holds a tool
+// named like the discovery tool. While it does, tools/list, the discover method and
+// the discovery tool answer catalog_unavailable, so that no name has two schemas.
+func (a *Adapter) clash(ctx context.Context) bool {
+	if a.toolDef == nil {
+		return false
+	}
+	c, err := a.d.Catalog(ctx)
+	return err == nil && catalogHolds(c, a.opts.DiscoveryTool)
+}
+
+// catalogHolds reports whether c holds a tool named name.
+func catalogHolds(c *discovery.Catalog, name string) bool {
+	_, ok := c.Tool(name)
+	return ok
 }
 
 // Discoverer returns the Discoverer the adapter serves.

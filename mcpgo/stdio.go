@@ -40,10 +40,13 @@ func (a *Adapter) ServeStdio(s *server.MCPServer, opts ...server.StdioOption) er
 // mcp-go's error responses content-free. The principal is the PrincipalFunc's, called
 // with ctx (so WithPrincipal(ctx, p) with the default PrincipalFunc). Listen returns
 // when in ends (nil) or ctx is done. While the switch is off it is ss.Listen(ctx, in,
-// out) (SPEC FLAG-2).
+// out) (SPEC FLAG-2). It returns Check's error at once, having read nothing.
 func (a *Adapter) Listen(ctx context.Context, ss *server.StdioServer, in io.Reader, out io.Writer) error {
 	if !a.d.Enabled() {
 		return ss.Listen(ctx, in, out)
+	}
+	if err := a.Check(ctx); err != nil {
+		return err
 	}
 	c := &stdioConn{a: a, ctx: ctx, out: out, sem: make(chan struct{}, maxInFlight)}
 	pr, pw := io.Pipe()

@@ -14,7 +14,9 @@
 //	}
 //	d := discovery.New(&discovery.Options{Enabled: discovery.SwitchFromEnv(nil, nil), Catalog: cat, Grants: store})
 //	a := mcpsdk.New(d, &mcpsdk.Options{Principal: mcpsdk.StaticPrincipal(p), DiscoveryTool: "search_tools"})
-//	a.Install(server)                          // tools/list, tools/call, discovery tool
+//	if err := a.Install(server); err != nil { // tools/list, tools/call, discovery tool
+//		return err // ErrDiscoveryToolClash
+//	}
 //	return server.Run(ctx, a.Transport(stdio)) // stdio: &mcp.StdioTransport{}; the discover method is answered on it
 //
 // For streamable HTTP, wrap the SDK's handler: a.Handler(mcp.NewStreamableHTTPHandler(...)),
@@ -140,8 +142,10 @@
 // On the way out, every JSON-RPC error response that is not the adapter's (its
 // message one of the discovery.Code values, with their data exactly), the host's
 // CheckCall *jsonrpc.Error, or the error a granted call's tool handler returned whose
-// code is none of -32700, -32600, -32601 and -32602 (the SDK's own "unknown tool" is
-// -32602; the handler never sees arguments the library rejected) is rewritten to the
+// code is none of -32700, -32600, -32601 and -32602 (the handler never sees arguments
+// the library rejected; the SDK's own "unknown tool", -32602, answering a tool removed
+// from the server that the catalog still holds, becomes tool_not_granted, the answer
+// of any unknown tool: see ServerCatalog for that window) is rewritten to the
 // content-free error of its code (the host's are remembered by content when the
 // middleware passes them, at most 1,024 distinct ones):
 // -32700 parse_error, -32600 invalid_request, -32601 method_not_found, -32602
@@ -195,9 +199,10 @@
 // response, one principal's page, says Cache-Control private and no-store as
 // tools/list does. Its invalid params and invalid cursor are tool results with isError
 // true (the model can correct them); its other refusals are JSON-RPC errors like the
-// method's, and so is a contract pin in params._meta that is not the page's digest
-// (contract_changed, as for any tools/call). Its pages come from
-// discovery's DiscoverTool, which sizes them for a result that carries the page twice
+// method's, and so is a contract pin in params._meta that is not the principal's
+// contract digest (contract_changed, checked before the arguments, as for any
+// tools/call: a stale pin answers so whatever the arguments). Its pages come from
+// discovery's DiscoverToolPinned, which sizes them for a result that carries the page twice
 // and a request id of up to 64 bytes, so a tool response stays within 64 KiB too. The
 // front (Transport, Handler) therefore refuses a discovery tool call whose id, as the
 // SDK writes it back (escapes decoded, U+2028 and U+2029 escaped), is longer than 64
@@ -206,6 +211,13 @@
 // transports whose bytes the SDK decodes, the SDK writes the id back as it is), on
 // HTTP with status 200 like every tools/call refusal. Without the front (the
 // middleware alone) a longer id may answer over 64 KiB, by at most its excess.
+//
+// The discovery tool's name is never a catalog tool's: Install refuses a
+// DiscoveryTool the catalog holds (ErrDiscoveryToolClash), and while a catalog version
+// swapped in later holds it (a tool of that name added to the server), tools/list, the
+// discover method and calls of that name answer catalog_unavailable (503) until the
+// version without it is served; calls of other tools go on. Otherwise calls of the
+// name would run the discovery tool while discover served the catalog tool's schema.
 //
 // Long request ids: every refusal carries the request's id, as JSON-RPC asks, while
 // the response stays within 64 KiB (discovery.MaxResponseBytes): an error response

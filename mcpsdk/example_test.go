@@ -13,6 +13,7 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/mcpsdk"
+	"github.com/deferredtools/deferredtools/mcpsdk/mcpclient"
 )
 
 // The adapter on a go-sdk server: the client lists only its granted tool, finds it with
@@ -39,14 +40,18 @@ func Example() {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sunny"}}}, nil
 			})
 	}
-	a.Install(server)
+	if err := a.Install(server); err != nil {
+		log.Fatal(err)
+	}
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := server.Connect(ctx, a.Transport(st), nil); err != nil {
 		log.Fatal(err)
 	}
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1"}, nil)
-	mcp.AddSendingCustomMethod[*discoverParams, *discoverResult](client, discovery.DefaultMethod)
+	if err := mcpclient.Register(client); err != nil { // lets the client send the discover method
+		log.Fatal(err)
+	}
 	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		log.Fatal(err)
@@ -57,7 +62,7 @@ func Example() {
 	for _, t := range list.Tools {
 		fmt.Println("listed:", t.Name)
 	}
-	page, _ := mcp.CallCustomMethod[*discoverParams, *discoverResult](ctx, cs, discovery.DefaultMethod, &discoverParams{Query: "weather"})
+	page, _ := mcpclient.Discover(ctx, cs, &mcpclient.DiscoverParams{Query: "weather"})
 	fmt.Println("discovered:", len(page.Tools), "tool(s)")
 	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_weather", Arguments: map[string]any{"city": "Oslo"}})
 	fmt.Println("get_weather:", res.Content[0].(*mcp.TextContent).Text)

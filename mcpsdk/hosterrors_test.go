@@ -39,8 +39,8 @@ func hostErrorTools(f *fixture) {
 }
 
 // hostErrorCalls are the calls of hostErrorTools' tools and the answers the wire must
-// carry for them: the host's own errors as the host wrote them, the SDK's error
-// content-free.
+// carry for them: the host's own errors as the host wrote them, the SDK's "unknown
+// tool" as the answer of any unknown tool (SPEC CALL-1), content-free.
 var hostErrorCalls = []struct{ name, call, want string }{
 	{"plain error", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"Oslo"}}}`,
 		`{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"weather backend down: host text"}}`},
@@ -49,7 +49,7 @@ var hostErrorCalls = []struct{ name, call, want string }{
 	{"typed error wrapping a JSON error", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"weather_forecast","arguments":{"city":"Oslo","days":2}}}`,
 		`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"reading the host's cache: unexpected end of JSON input"}],"isError":true}}`},
 	{"SDK: unknown tool", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"weather_station_5","arguments":{}}}`,
-		`{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"invalid_params","data":{"error":"invalid_params","status":400}}}`},
+		`{"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"tool_not_granted","data":{"error":"tool_not_granted","status":403}}}`},
 }
 
 // SPEC ERR-2, CALL-6: an error of the host's own tool handler, for a call the library

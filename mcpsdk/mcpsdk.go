@@ -56,8 +56,12 @@ type Options struct {
 	Principal PrincipalFunc
 	// DiscoveryTool, when not empty, is the name of the discovery tool the adapter
 	// lists and answers while the switch is on, for clients that cannot send the
-	// discover method (see discovery.ToolDefinition). It must not name a catalog tool.
-	// Empty: no discovery tool.
+	// discover method (see discovery.ToolDefinition). It must not name a catalog tool:
+	// Install refuses a name the
+	// catalog holds with ErrDiscoveryToolClash, and while a catalog version swapped in
+	// later holds it, tools/list, the discover method and calls of that name answer
+	// catalog_unavailable (503), so no name is served with two schemas; other calls go
+	// on. Empty: no discovery tool.
 	DiscoveryTool string
 	// MaxRequestBodyBytes caps the HTTP request body Handler reads and screens: a
 	// larger body answers 413 message_too_large, read no further than the cap. Zero or
@@ -112,12 +116,40 @@ func New(d *discovery.Discoverer, opts *Options) *Adapter {
 func (a *Adapter) Discoverer() *discovery.Discoverer { return a.d }
 
 // Install adds the adapter's receiving middleware (see Middleware) to s. While the
-// switch is off it adds nothing.
-func (a *Adapter) Install(s *mcp.Server) {
+// switch is off it adds nothing and returns nil. It returns ErrDiscoveryToolClash,
+// and adds nothing, when Options.DiscoveryTool names a tool of the catalog version
+// the Discoverer serves now (NewServerCatalog's: the server's tools).
+func (a *Adapter) Install(s *mcp.Server) error {
 	if !a.d.Enabled() {
-		return
+		return nil
+	}
+	if a.clash(context.Background()) {
+		return ErrDiscoveryToolClash
 	}
 	s.AddReceivingMiddleware(a.Middleware())
+	return nil
+}
+
+// ErrDiscoveryToolClash is Install's error when Options.DiscoveryTool names a catalog
+// tool: calls of that name would run the discovery tool while discover served the
+// catalog tool's schema under it.
+var ErrDiscoveryToolClash = errors.New("mcpsdk: the discovery tool's name is a catalog tool's")
+
+// clash reports whether the catalog version the Discoverer serves now holds a tool
+// named like the discovery tool. While it does, tools/list, the discover method and
+// the discovery tool answer catalog_unavailable, so that no name has two schemas.
+func (a *Adapter) clash(ctx context.Context) bool {
+	if a.toolDef == nil {
+		return false
+	}
+	c, err := a.d.Catalog(ctx)
+	return err == nil && catalogHolds(c, a.opts.DiscoveryTool)
+}
+
+// catalogHolds reports whether c holds a tool named name.
+func catalogHolds(c *discovery.Catalog, name string) bool {
+	_, ok := c.Tool(name)
+	return ok
 }
 
 // rpcError maps err to the JSON-RPC error the SDK writes:

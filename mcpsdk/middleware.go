@@ -31,6 +31,9 @@ func (a *Adapter) Middleware() mcp.Middleware {
 	}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if ctx.Value(serverListing{}) != nil {
+				return next(ctx, method, req) // a ServerCatalog lists the server's tools
+			}
 			switch method {
 			case "tools/list":
 				return a.listTools(ctx, next, method, req)
@@ -60,6 +63,9 @@ func (a *Adapter) listTools(ctx context.Context, next mcp.MethodHandler, method 
 	list, err := a.d.ListTools(ctx, p)
 	if err != nil {
 		return nil, rpcError(err, discovery.CodeGrantsUnavailable)
+	}
+	if a.toolDef != nil && catalogHolds(list.Catalog, a.opts.DiscoveryTool) {
+		return nil, wireError(discovery.CodeCatalogUnavailable) // a name with two schemas (see clash)
 	}
 	res, err := next(ctx, method, req)
 	if err != nil {
@@ -201,6 +207,11 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 	}
 	res, err := next(ctx, method, req)
 	if err != nil {
+		if unknownTool(err, params.Name) {
+			// Removed from the server while the catalog still held it (see
+			// ServerCatalog): the answer of any unknown tool (SPEC CALL-1).
+			return nil, wireError(discovery.CodeToolNotGranted)
+		}
 		keepHostError(err) // the host's tool failed: its error goes out as it wrote it
 		return res, err
 	}
@@ -210,6 +221,14 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 		return invalidArguments(&discovery.Error{Code: discovery.CodeInvalidArguments}), nil
 	}
 	return res, err
+}
+
+// unknownTool reports whether err is the SDK's answer to a call of a tool it does not
+// have: -32602 with the message "unknown tool" and the quoted name (go-sdk v1.8.0
+// Server.callTool; TestRemovedToolAnswersNotGranted fails if an upgrade changes it).
+func unknownTool(err error, name string) bool {
+	je, ok := err.(*jsonrpc.Error)
+	return ok && je.Code == jsonrpc.CodeInvalidParams && je.Message == "unknown tool "+strconv.Quote(name)
 }
 
 // decodeFailure reports the error of a typed tool's result that says the SDK could
@@ -272,22 +291,24 @@ func preview(cr *discovery.ConfirmationRequired) *mcp.CallToolResult {
 }
 
 // discoveryTool answers the discovery tool: the discover method's semantics, the page
-// as structured content. A contract pin that is not the page's contract digest answers
-// contract_changed, as for any tools/call (SPEC CONTRACT-2), and nothing is served.
+// as structured content. A contract pin that is not the principal's contract digest
+// answers contract_changed before the arguments are read, as for any tools/call (SPEC
+// CONTRACT-2), and nothing is served.
 func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, args json.RawMessage, pin string) (mcp.Result, error) {
+	if a.clash(ctx) {
+		return nil, wireError(discovery.CodeCatalogUnavailable)
+	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := a.d.DiscoverTool(ctx, p, args) // pages sized for this tool-result framing
+	// Pages sized for this tool-result framing; the pin is checked before the arguments.
+	res, err := a.d.DiscoverToolPinned(ctx, p, args, pin)
 	if err != nil {
 		var de *discovery.Error
 		if errors.As(err, &de) && de.Code.JSONRPCCode() == discovery.CodeInvalidParams.JSONRPCCode() {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(de.Code)}}}, nil
 		}
 		return nil, rpcError(err, discovery.CodeGrantsUnavailable)
-	}
-	if pin != "" && pin != res.ContractDigest {
-		return nil, wireError(discovery.CodeContractChanged)
 	}
 	page := res.AppendJSON(nil)
 	return &mcp.CallToolResult{

@@ -29,7 +29,9 @@ func quickStart(ctx context.Context, impl *mcp.Implementation, tool *mcp.Tool, h
 	}
 	d := discovery.New(&discovery.Options{Enabled: discovery.SwitchFromEnv(nil, nil), Catalog: cat, Grants: store})
 	a := mcpsdk.New(d, &mcpsdk.Options{Principal: mcpsdk.StaticPrincipal(p), DiscoveryTool: "search_tools"})
-	a.Install(server)                          // tools/list, tools/call, discovery tool
+	if err := a.Install(server); err != nil { // tools/list, tools/call, discovery tool
+		return err // ErrDiscoveryToolClash
+	}
 	return server.Run(ctx, a.Transport(stdio)) // stdio: &mcp.StdioTransport{}; the discover method is answered on it
 }
 

@@ -24,7 +24,7 @@ const readmeNote = "(this is the program `TestREADMEProgram` in mcpsdk/readme_te
 
 // The README's go-sdk server, copied into a new module outside the repository whose
 // go.mod only requires the library (replaced by this checkout) and the SDK, builds in
-// under 40 lines of glue and serves over stdio what the README says: with the switch
+// at most 40 lines of glue (Install's error checked) and serves over stdio what the README says: with the switch
 // on, alice lists get_weather and the discovery tool, discovers get_weather and is
 // refused delete_city with tool_not_granted; with it off she lists and calls both.
 func TestREADMEProgram(t *testing.T) {
@@ -32,8 +32,8 @@ func TestREADMEProgram(t *testing.T) {
 		t.Skip("builds a module outside the repository")
 	}
 	program := adaptertest.READMEProgram(t, readmeNote)
-	if n := adaptertest.GlueLines(program, "type cityIn ", "func weather("); n >= 40 {
-		t.Errorf("the README's program has %d lines of glue, want under 40", n)
+	if n := adaptertest.GlueLines(program, "type cityIn ", "func weather("); n > 40 {
+		t.Errorf("the README's program has %d lines of glue, want at most 40", n)
 	}
 	root, err := filepath.Abs("..")
 	if err != nil {
