@@ -42,10 +42,13 @@ import (
 // session id could post into it, listen on its event stream (its notifications,
 // sampling and elicitation requests) or end it. Handler binds each session id mcp-go
 // issues to the principal of the request that got it: the client sees the id followed
-// by "." and an HMAC-SHA256 tag of the id and the principal's ID (under a key the
-// Adapter generates in memory), and a request naming an id whose tag is not its own
+// by "." and an HMAC-SHA256 tag of the id and the principal's ID (under
+// Options.SessionKey, or a key New draws in memory: replicas of one deployment need the
+// same key), and a request naming an id whose tag is not its own
 // principal's is refused 404 Not Found, as a session that does not exist, before
-// anything is read; mcp-go sees its own id.
+// anything is read; mcp-go sees its own id. Requests whose principal cannot be found
+// are bound alike (to the empty ID): among them sessions are shared as mcp-go shares
+// them, and any grant-reading request is refused anyway.
 func (a *Adapter) Handler(next http.Handler) http.Handler {
 	if !a.d.Enabled() {
 		return next

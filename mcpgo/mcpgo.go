@@ -79,6 +79,11 @@ type Options struct {
 	// example behind a reverse proxy on the same machine that forwards the public Host.
 	// False: Handler refuses such requests, as mcp-go's handler does by default.
 	DisableLocalhostProtection bool
+	// SessionKey is the secret Handler binds HTTP session ids to principals with
+	// (HMAC-SHA256; use 32 random bytes). Replicas serving one deployment behind a load
+	// balancer need the same key, or each answers 404 to the ids the others issued (and
+	// every process to the ids issued before its restart). Empty: a key New draws.
+	SessionKey []byte
 }
 
 // An Adapter puts a Discoverer in front of mcp-go servers: it is safe for concurrent
@@ -93,10 +98,11 @@ type Adapter struct {
 // New returns an Adapter for d, which must not be nil. opts is copied; nil means
 // defaults.
 func New(d *discovery.Discoverer, opts *Options) *Adapter {
-	a := &Adapter{d: d, session: newSessionKey()}
+	a := &Adapter{d: d}
 	if opts != nil {
 		a.opts = *opts
 	}
+	a.session = newSessionKey(a.opts.SessionKey)
 	if a.opts.Principal == nil {
 		a.opts.Principal = PrincipalFromContext
 	}

@@ -1,6 +1,7 @@
 package mcpgo
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -12,19 +13,23 @@ import (
 // sessionHeader is the streamable HTTP header naming an MCP session.
 const sessionHeader = "Mcp-Session-Id"
 
-// sessionKey is the random key an Adapter binds session ids with: generated in memory
-// by New, never stored or shown.
-type sessionKey [32]byte
+// sessionKey is the key an Adapter binds session ids with: Options.SessionKey copied,
+// or drawn in memory by New; never stored or shown.
+type sessionKey []byte
 
-func newSessionKey() sessionKey {
-	var k sessionKey
-	rand.Read(k[:]) // never fails (crypto/rand)
+// newSessionKey returns a copy of key, or 32 random bytes when key is empty.
+func newSessionKey(key []byte) sessionKey {
+	if len(key) > 0 {
+		return sessionKey(bytes.Clone(key))
+	}
+	k := make(sessionKey, 32)
+	rand.Read(k) // never fails (crypto/rand)
 	return k
 }
 
 // tag is the base64url HMAC-SHA256 (128 bits) of session id raw for principal ID pid.
 func (k *sessionKey) tag(pid, raw string) string {
-	m := hmac.New(sha256.New, k[:])
+	m := hmac.New(sha256.New, *k)
 	m.Write([]byte(pid))
 	m.Write([]byte{0})
 	m.Write([]byte(raw))
