@@ -188,7 +188,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	a.Install(server)
+	if err := a.Install(server); err != nil {
+		return err // the discovery tool's name is a catalog tool's (refused above already)
+	}
 	logger.Info("mcpserver", "tools", cat.Len(), "discovery", d.Enabled(), "safe_mode", c.safeMode)
 	fmt.Fprintln(stderr, "mcpserver:", switchState(d.Enabled()))
 
