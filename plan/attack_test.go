@@ -74,7 +74,6 @@ func TestAttackSearchToolNameBreaksProviderRule(t *testing.T) {
 	}
 }
 
-
 // ErrNotRendered's doc: "CheckCall's answer for a nil Rendering or one without its
 // plan". The search answers take the same Rendering: a nil one, or one without its
 // plan, is refused with ErrNotRendered before any grant is read, never a nil pointer
