@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -283,5 +285,103 @@ func TestAttackManyLoadedTools(t *testing.T) {
 	t.Logf("Request of 4,000 tools: %v with none loaded, %v with all loaded", none, all)
 	if all > 4*none+5*time.Millisecond {
 		t.Errorf("Request with 4,000 loaded tools took %v, against %v with none: want about the same", all, none)
+	}
+}
+
+// AnswerAnthropicSearch's and AnswerOpenAISearch's doc: the page is the Discoverer's,
+// "grants reread". A tool revoked after the request was rendered, still deferred in
+// it, is never referenced nor returned: the model cannot load what it may no longer
+// call. Breaks if the answers were built from the Rendering's deferred tools rather
+// than a fresh page.
+func TestAttackAnswersRereadGrants(t *testing.T) {
+	f := attackFixture(t, 12)
+	ctx := context.Background()
+	pl := plan.New(f.d, &plan.Policy{Search: plan.SearchClient})
+	const gone = "tool_00007"
+	input := json.RawMessage(`{"query":"manage item 7 registry"}`)
+	for _, m := range []plan.ModelCapabilities{
+		{Provider: plan.ProviderAnthropic, ClientToolSearch: true},
+		{Provider: plan.ProviderOpenAI, ClientToolSearch: true},
+	} {
+		if _, err := f.store.Put(ctx, grants.Row{Principal: f.p.ID, Tool: gone, Scopes: []string{"tools:use"}, Effect: grants.Allow}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := pl.Request(ctx, f.p, m)
+		if err != nil || !slices.Contains(r.Deferred, gone) {
+			t.Fatalf("Request(%+v) = %v; want %s deferred", m, err, gone)
+		}
+		// Found while granted: the test can tell.
+		var loaded []string
+		if r.Path == plan.PathAnthropicClient {
+			_, loaded, err = pl.AnswerAnthropicSearch(ctx, f.p, r, "toolu_1", input)
+		} else {
+			_, loaded, err = pl.AnswerOpenAISearch(ctx, f.p, r, "call_1", input)
+		}
+		if err != nil || !slices.Contains(loaded, gone) {
+			t.Fatalf("%v while granted: loaded %v, %v; want %s", r.Path, loaded, err, gone)
+		}
+		if _, err := f.store.Put(ctx, grants.Row{Principal: f.p.ID, Tool: gone, Scopes: []string{"tools:use"}, Effect: grants.Deny}); err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		if r.Path == plan.PathAnthropicClient {
+			var res *plan.AnthropicToolResult
+			res, loaded, err = pl.AnswerAnthropicSearch(ctx, f.p, r, "toolu_1", input)
+			b, _ := json.Marshal(res)
+			text = string(b)
+		} else {
+			var out *plan.OpenAIToolSearchOutput
+			out, loaded, err = pl.AnswerOpenAISearch(ctx, f.p, r, "call_1", input)
+			b, _ := json.Marshal(out)
+			text = string(b)
+		}
+		if err != nil || slices.Contains(loaded, gone) || strings.Contains(text, gone) {
+			t.Errorf("%v after the revocation: loaded %v, %v, answer %s; want %s nowhere", r.Path, loaded, err, text, gone)
+		}
+	}
+}
+
+// ToolPlan.Catalog's doc: "The same catalog version, policy, authorised set and
+// loaded tools give the same bytes." The loaded tools are a set: the same names in
+// another order, repeated, or among unknown and unauthorised names give the same plan
+// and the same request. Breaks if loaded's order or repeats reached the output.
+func TestAttackLoadedIsASet(t *testing.T) {
+	f := newPlanFixture(t, demoTools(), func(name string) bool { return !strings.HasSuffix(name, "_11") }, discovery.Visibility{}, nil)
+	ctx := context.Background()
+	pl := plan.New(f.d, nil)
+	names := slices.Sorted(maps.Keys(f.listed(t)))
+	a, b := names[1], names[4]
+	denied := demoTools()[11].Name
+	sets := [][]string{
+		{a, b},
+		{b, a},
+		{b, a, b, a, a},
+		{"no_such_tool", b, denied, a, ""},
+	}
+	var firstPlan *plan.ToolPlan
+	var firstReq []byte
+	for _, loaded := range sets {
+		tp, err := pl.Plan(ctx, f.p, plan.ModelCapabilities{}, loaded...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := pl.Request(ctx, f.p, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, ClientToolSearch: true}, loaded...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := json.Marshal(r.Tools)
+		if firstPlan == nil {
+			firstPlan, firstReq = tp, req
+			if slices.Contains(tp.Deferred, a) || !slices.Contains(tp.Deferred, names[2]) {
+				t.Fatalf("loaded %v: deferred %v; want %s sent in full and %s deferred", loaded, tp.Deferred, a, names[2])
+			}
+			continue
+		}
+		if tp.Catalog != firstPlan.Catalog || !slices.Equal(tp.Deferred, firstPlan.Deferred) || string(joinArray(tp.Tools)) != string(joinArray(firstPlan.Tools)) {
+			t.Errorf("loaded %q: plan differs from loaded %q", loaded, sets[0])
+		}
+		if string(req) != string(firstReq) {
+			t.Errorf("loaded %q: request differs from loaded %q", loaded, sets[0])
+		}
 	}
 }

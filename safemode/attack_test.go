@@ -222,3 +222,33 @@ func TestAttackPreviewShowsNoNestedNamesOrValues(t *testing.T) {
 		t.Errorf("held call's preview %q or error %q shows a value", cr.Preview, err)
 	}
 }
+
+// SafeModeHolds' doc (discovery): "A definition that cannot be read answers true" —
+// safe mode fails closed for a planner asking about a definition it cannot read, and
+// holds nothing while safe mode is off. Breaks if an unreadable definition answered
+// false (a planner would then show a held tool as one that runs at once).
+func TestAttackSafeModeHoldsFailsClosed(t *testing.T) {
+	on, _ := safeDiscoverer(t, safemode.Options{})
+	off := discovery.New(&discovery.Options{Enabled: true, Catalog: mustCatalog(t), Grants: grants.NewMemory()})
+	for _, def := range []string{``, `{`, `null`, `[]`, `{"name":1}`, "\xff"} {
+		if !on.SafeModeHolds(json.RawMessage(def)) {
+			t.Errorf("safe mode on: SafeModeHolds(%q) = false, want true (fail closed)", def)
+		}
+		if off.SafeModeHolds(json.RawMessage(def)) {
+			t.Errorf("safe mode off: SafeModeHolds(%q) = true, want false", def)
+		}
+	}
+	readOnly := json.RawMessage(`{"name":"model_search","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`)
+	if on.SafeModeHolds(readOnly) {
+		t.Errorf("SafeModeHolds(a read-only definition) = true, want false: the test can tell")
+	}
+}
+
+func mustCatalog(t testing.TB) *discovery.Catalog {
+	t.Helper()
+	cat, err := discovery.NewCatalog([]json.RawMessage{json.RawMessage(`{"name":"t","inputSchema":{"type":"object"}}`)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
