@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
@@ -186,4 +188,55 @@ func TestAttackObserveConcurrently(t *testing.T) {
 			}
 		}
 	}
+}
+
+// refusingProvider is a MeterProvider whose Meter refuses to create the instrument
+// named refuse, with err.
+type refusingProvider struct {
+	noop.MeterProvider
+	refuse string
+	err    error
+}
+
+func (p refusingProvider) Meter(string, ...metric.MeterOption) metric.Meter {
+	return refusingMeter{refuse: p.refuse, err: p.err}
+}
+
+type refusingMeter struct {
+	noop.Meter
+	refuse string
+	err    error
+}
+
+func (m refusingMeter) Int64Counter(name string, opts ...metric.Int64CounterOption) (metric.Int64Counter, error) {
+	if name == m.refuse {
+		return nil, m.err
+	}
+	return m.Meter.Int64Counter(name, opts...)
+}
+
+func (m refusingMeter) Float64Histogram(name string, opts ...metric.Float64HistogramOption) (metric.Float64Histogram, error) {
+	if name == m.refuse {
+		return nil, m.err
+	}
+	return m.Meter.Float64Histogram(name, opts...)
+}
+
+// New's doc: "It fails only when mp refuses to create an instrument." A provider
+// refusing any one of the four instruments makes New fail with that error and no
+// Metrics; one refusing none (and a name no instrument has) succeeds. Breaks if New
+// ignored an instrument's error and recorded into a nil instrument later.
+func TestAttackNewRefusedInstrument(t *testing.T) {
+	refused := errors.New("provider refuses")
+	for _, name := range []string{"deferredtools.decisions", "deferredtools.decision.duration", "deferredtools.served.tools", "deferredtools.served.bytes"} {
+		m, err := otelmetrics.New(refusingProvider{refuse: name, err: refused})
+		if !errors.Is(err, refused) || m != nil {
+			t.Errorf("provider refusing %s: New = %v, %v; want nil and its error", name, m, err)
+		}
+	}
+	m, err := otelmetrics.New(refusingProvider{refuse: "no.such.instrument", err: refused})
+	if err != nil || m == nil {
+		t.Fatalf("provider refusing nothing: New = %v, %v", m, err)
+	}
+	m.Observe(context.Background(), observe.Event{Op: observe.OpList, Tools: 3, Bytes: 100})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
@@ -251,4 +252,27 @@ func mustCatalog(t testing.TB) *discovery.Catalog {
 		t.Fatal(err)
 	}
 	return cat
+}
+
+// DefaultPreview's doc: "A sentence is cut at 300 bytes; at most 32 names of at most 64
+// printable bytes of UTF-8 are shown". Bytes, not characters: descriptions and names of
+// 2-, 3- and 4-byte characters stay within those bounds, cut on a character boundary.
+// Breaks if the bounds counted runes (a sentence of 4-byte characters would reach 1,200
+// bytes).
+func TestAttackPreviewBoundsInBytes(t *testing.T) {
+	for _, r := range []string{"é", "€", "𝄞", "a€"} {
+		desc := strings.Repeat(r, 400)
+		name := strings.Repeat(r, 64/len(r)+1) // just over 64 bytes
+		short := strings.Repeat(r, 64/len(r))  // at most 64 bytes
+		def, _ := json.Marshal(map[string]any{"name": "t", "description": desc})
+		args, _ := json.Marshal(map[string]any{name: 1, short: 2})
+		got := safemode.DefaultPreview(def, args)
+		first, second, _ := strings.Cut(got, "\n")
+		if len(first) > len("t: ")+300 || !strings.HasPrefix(first, "t: "+r) || !utf8.ValidString(got) {
+			t.Errorf("description of %q: first line of %d bytes (want at most %d, whole characters)", r, len(first), len("t: ")+300)
+		}
+		if want := "Arguments given: " + short + ", and 1 more"; second != want {
+			t.Errorf("names of %q: %q, want %q", r, second, want)
+		}
+	}
 }
