@@ -31,7 +31,8 @@ type CallAction uint8
 // The actions of a CallCheck.
 const (
 	// CallRun: the tool was in the model's context; authorise and run the call as
-	// usual (Discoverer.AuthorizeCall).
+	// usual (Discoverer.AuthorizeCall; the request's search tool, DiscoverTool or
+	// AnswerAnthropicSearch).
 	CallRun CallAction = iota
 	// CallRetry: add CallCheck.Load to the session's loaded tools, render the
 	// request again with Request, and send the turn again in place of the answer
