@@ -31,7 +31,8 @@ type CallAction uint8
 // The actions of a CallCheck.
 const (
 	// CallRun: the tool was in the model's context; authorise and run the call as
-	// usual (Discoverer.AuthorizeCall).
+	// usual (Discoverer.AuthorizeCall; the request's search tool, DiscoverTool or
+	// AnswerAnthropicSearch).
 	CallRun CallAction = iota
 	// CallRetry: add CallCheck.Load to the session's loaded tools, render the
 	// request again with Request, and send the turn again in place of the answer
@@ -53,7 +54,8 @@ type CallCheck struct {
 	Result json.RawMessage
 }
 
-// ErrNotRendered is CheckCall's answer for a nil Rendering or one without its plan.
+// ErrNotRendered is the answer of CheckCall, AnswerAnthropicSearch and
+// AnswerOpenAISearch for a nil Rendering or one without its plan.
 var ErrNotRendered = errors.New("plan: no rendering")
 
 // CheckCall decides what the host does with the model's call of tool in answer to
@@ -65,10 +67,16 @@ var ErrNotRendered = errors.New("plan: no rendering")
 // provider-hosted paths, the provider loads tools and would not emit a call to one
 // it has not loaded). Such a call is answered by the policy's Undiscovered and never
 // passed on to run, so the model learns how to load the tool instead of meeting a
-// provider error or a silent failure.
+// provider error or a silent failure. A call of r's own search tool on a path where the
+// host answers it (Rendering.SearchTool on PathClientSide, PathAnthropicClient) is
+// CallRun without a grant read: the host routes it to DiscoverTool or
+// AnswerAnthropicSearch, which read the grants.
 func (pl *Planner) CheckCall(ctx context.Context, p grants.Principal, r *Rendering, tool string, loaded ...string) (*CallCheck, error) {
 	if r == nil || r.Plan == nil {
 		return nil, ErrNotRendered
+	}
+	if tool != "" && tool == r.SearchTool && (r.Path == PathClientSide || r.Path == PathAnthropicClient) {
+		return &CallCheck{Action: CallRun}, nil
 	}
 	if err := pl.d.AuthorizeTool(ctx, p, tool); err != nil {
 		return nil, err
@@ -127,8 +135,12 @@ type AnthropicContent struct {
 // cursor when there is one. Anthropic expands a reference from the deferred
 // definition the request holds, so a tool found but not in r (granted since r was
 // made) is left out: it is in the next request. Invalid arguments answer
-// an error result naming the discovery code; loaded lists the referenced tools.
+// an error result naming the discovery code; loaded lists the referenced tools. A nil
+// r, or one without its plan, answers ErrNotRendered.
 func (pl *Planner) AnswerAnthropicSearch(ctx context.Context, p grants.Principal, r *Rendering, toolUseID string, input json.RawMessage) (res *AnthropicToolResult, loaded []string, err error) {
+	if r == nil || r.Plan == nil {
+		return nil, nil, ErrNotRendered
+	}
 	res = &AnthropicToolResult{Type: "tool_result", ToolUseID: toolUseID}
 	page, err := pl.d.DiscoverTool(ctx, p, input)
 	if err != nil {
@@ -181,8 +193,11 @@ type OpenAIToolSearchOutput struct {
 // function definitions, a namespace's members inside their namespace (placed where
 // its first member ranks); those r sends in full or does not hold are left out.
 // Arguments the discovery tool refuses answer an output with no tools; loaded lists the
-// tools returned.
+// tools returned. A nil r, or one without its plan, answers ErrNotRendered.
 func (pl *Planner) AnswerOpenAISearch(ctx context.Context, p grants.Principal, r *Rendering, callID string, arguments json.RawMessage) (out *OpenAIToolSearchOutput, loaded []string, err error) {
+	if r == nil || r.Plan == nil {
+		return nil, nil, ErrNotRendered
+	}
 	out = &OpenAIToolSearchOutput{Type: "tool_search_output", CallID: callID, Execution: "client",
 		Status: "completed", Tools: []any{}}
 	page, err := pl.d.DiscoverTool(ctx, p, arguments)

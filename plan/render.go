@@ -184,10 +184,11 @@ type Rendering struct {
 // A catalog tool bearing the search tool's name moves a host-search path to the
 // provider's own search when the model has it, and any other path to PathClientSide
 // (which defers nothing if the discovery tool's name is taken too): the provider
-// would refuse two tools of one name. On the provider paths a tool whose name breaks
-// the providers' rule (1 to 64 of a-z, A-Z, 0-9, "_", "-") is left out of the
-// request and named in Rendering.Omitted, since the provider would refuse the
-// whole request.
+// would refuse two tools of one name; a Policy.ToolName breaking the providers' name
+// rule does the same when the request defers a tool. On the provider paths a tool
+// whose name breaks the providers' rule (1 to 64 of a-z, A-Z, 0-9, "_", "-") is left
+// out of the request and named in Rendering.Omitted, since the provider would refuse
+// the whole request.
 //
 // loaded names the tools the session has loaded (through the discovery tool, the
 // host's search answers, or CheckCall's UndiscoveredLoad): they are sent in full on
@@ -320,7 +321,8 @@ func (pl *Planner) searchTools() [PathOpenAIClient + 1]searchTool {
 
 // renderNative renders a native plan for path from tools, the data of tp's tools in
 // order, the tools named in loaded sent in full. It answers false when the search
-// tool's name is a catalog tool's, which the provider would refuse as a duplicate.
+// tool's name is a catalog tool's, which the provider would refuse as a duplicate, or
+// breaks the provider's name rule while the request needs it.
 func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, loaded []string) (*Rendering, bool) {
 	r := &Rendering{Path: path, Plan: tp}
 	openAI := path == PathOpenAIHosted || path == PathOpenAIClient
@@ -333,6 +335,7 @@ func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, load
 		kept = make([]*toolData, 0, len(tools))
 	}
 	r.Tools = make([]any, 0, len(tp.Tools)+1)
+	isLoaded := loadedSet(loaded)
 	for _, t := range tools {
 		if !openAI && t.name == r.SearchTool {
 			return nil, false
@@ -341,7 +344,7 @@ func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, load
 			r.Omitted = append(r.Omitted, t.name)
 			continue
 		}
-		deferred := !t.eager && !slices.Contains(loaded, t.name)
+		deferred := !t.eager && !isLoaded(t.name)
 		var v any
 		var n int
 		if openAI {
@@ -375,14 +378,30 @@ func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, load
 	if grouped && len(r.Deferred) > 0 {
 		sent, seen = namespaces(r, kept, sent, seen)
 	}
-	if len(r.Deferred) == 0 {
+	switch {
+	case len(r.Deferred) == 0:
 		r.SearchTool = "" // nothing to search: no search tool
-	} else {
+	case !validName(st.name):
+		return nil, false // a Policy.ToolName the provider would refuse
+	default:
 		sent, seen = append(sent, st.bytes), append(seen, st.bytes)
 		r.Tools = append(r.Tools, st.tool)
 	}
 	r.RequestBytes, r.UpFrontBytes, r.FullBytes = sizeOf(sent), sizeOf(seen), sizeOf(full)
 	return r, true
+}
+
+// loadedSet returns a test of membership in loaded: a map once loaded is long, so a
+// request walking every tool stays linear in a long session's loaded tools.
+func loadedSet(loaded []string) func(string) bool {
+	if len(loaded) <= 8 {
+		return func(name string) bool { return slices.Contains(loaded, name) }
+	}
+	set := make(map[string]struct{}, len(loaded))
+	for _, n := range loaded {
+		set[n] = struct{}{}
+	}
+	return func(name string) bool { _, ok := set[name]; return ok }
 }
 
 // namespaces groups r's deferred functions by their namespace (toolData.ns, from the
