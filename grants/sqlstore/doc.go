@@ -89,8 +89,9 @@
 //     ErrTriggersChanged, the migrations still recorded (TestMigrateSeesMissingTriggers).
 //     RepairTriggers (deferredtools migrate -repair) then, in one transaction under
 //     Migrate's advisory lock and then the control row's, where writers queue (so a
-//     writer mid-change commits first: TestRepairQueuesBehindWriter; reads wait for
-//     the repair to commit), drops and recreates each of those triggers, replaces
+//     writer mid-change commits first: TestRepairQueuesBehindWriter; PostgreSQL
+//     reads wait for the repair to commit, SQLite reads see the state before it),
+//     drops and recreates each of those triggers, replaces
 //     the functions and runs 0023 again, drops renamed copies, recreates the indexes
 //     (IF NOT EXISTS), and raises the control revision above itself and every row's
 //     revision and the tombstone floor to it: rows written while the triggers were
