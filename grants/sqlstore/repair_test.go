@@ -296,11 +296,11 @@ func TestRepairQueuesBehindWriter(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() { done <- RepairTriggers(ctx, db, b.dialect) }()
-			// Wait until the repair waits on a lock: the writer's.
+			// Wait until the repair waits for the writer's lock on the control row.
 			for i := 0; ; i++ {
 				var waiting int
 				if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%control_revisions%'`).Scan(&waiting); err != nil {
 					t.Fatal(err)
 				}
 				if waiting > 0 {
