@@ -38,10 +38,11 @@ type ServerCatalogOptions struct {
 // counts among its sessions, and lists tools by calling the server's receiving method
 // handler as it was when NewServerCatalog ran; the adapter's middleware lets these
 // listings through untouched, installed before or after, but a host middleware added
-// before NewServerCatalog sees them (create the catalog first). A change is seen once the SDK sends its
-// notification, 10 ms after the last change of a burst (the catalog was current 11 ms
-// after a single RemoveTools, median, 13.4 ms at worst of 60, on 2 busy cores:
-// TestRemovedToolWindow). Until then a new tool is unknown to the catalog and refused
+// before NewServerCatalog sees them (create the catalog first). A change is seen once
+// the SDK sends its notification, 10 ms after the last change of a burst (the catalog
+// was current 11 to 11.7 ms after a single RemoveTools, median of 20, 12 to 18 ms at
+// worst, on 2 busy cores: go test ./mcpsdk -run TestRemovedToolWindow -v -count=3).
+// Until then a new tool is unknown to the catalog and refused
 // (tool_not_granted); a removed one is no longer in tools/list, but discover may still
 // serve it, and its calls are decided on its last schema: arguments that schema
 // accepts answer tool_not_granted (the SDK no longer has the tool), others the

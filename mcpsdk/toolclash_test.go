@@ -3,6 +3,9 @@ package mcpsdk_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -109,5 +112,42 @@ func TestDiscoveryToolClashAfterChange(t *testing.T) {
 	res, err := mcpclient.Discover(ctx, cs, &mcpclient.DiscoverParams{Query: "echo"})
 	if err != nil || len(res.Tools) == 0 {
 		t.Fatalf("discover once the clash is gone: %v", err)
+	}
+}
+
+// TestDiscoveryToolClashAfterChange's discover method over streamable HTTP, which
+// Handler's byte front answers itself: while the catalog version holds the discovery
+// tool's name, a discover request answers catalog_unavailable (503) and serves no
+// page; a discover notification is accepted (202) and answered with nothing.
+func TestHTTPDiscoveryToolClashAfterChange(t *testing.T) {
+	ctx := context.Background()
+	s := typedServer()
+	sc := newServerCatalog(t, s, nil)
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: sc, Grants: allowAll(t, "add", "echo", "simple_text", "get_weather")})
+	a := mcpsdk.New(d, &mcpsdk.Options{Principal: mcpsdk.StaticPrincipal(grants.Principal{ID: "ann"}), DiscoveryTool: "get_weather"})
+	if err := a.Install(s); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(a.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)))
+	t.Cleanup(srv.Close)
+	h := &httpSession{t: t, url: srv.URL, token: "any"}
+	h.initialize()
+	discover := `{"jsonrpc":"2.0","id":7,"method":"` + discovery.DefaultMethod + `","params":{"query":"weather city"}}`
+	if resp, body := h.post(discover); resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"tools":[`) {
+		t.Fatalf("discover before the clash: %d %s, want a page", resp.StatusCode, body)
+	}
+
+	addEmptyTool(s, "get_weather", "Weather of a city.")
+	if err := sc.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := h.post(discover)
+	want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"catalog_unavailable","data":{"error":"catalog_unavailable","status":503}}}`
+	if resp.StatusCode != http.StatusServiceUnavailable || string(body) != want {
+		t.Errorf("discover during the clash: %d %s\nwant 503 %s", resp.StatusCode, body, want)
+	}
+	resp, body = h.post(`{"jsonrpc":"2.0","method":"` + discovery.DefaultMethod + `","params":{"query":"weather city"}}`)
+	if resp.StatusCode != http.StatusAccepted || len(body) != 0 {
+		t.Errorf("discover notification during the clash: %d %s, want 202 and no body", resp.StatusCode, body)
 	}
 }

@@ -88,10 +88,13 @@
 //     one of those functions (it would count twice). Any difference answers
 //     ErrTriggersChanged, the migrations still recorded (TestMigrateSeesMissingTriggers).
 //     RepairTriggers (deferredtools migrate -repair) then, in one transaction under
-//     Migrate's advisory lock, drops and recreates each of those triggers, replaces
-//     the functions and runs 0023 again, drops renamed copies, recreates the indexes
-//     (IF NOT EXISTS), and raises the control revision above itself and every row's
-//     revision and the tombstone floor to it: rows written while the triggers were
+//     Migrate's advisory lock and then the control row's, where writers queue (so a
+//     writer mid-change commits first: TestRepairQueuesBehindWriter; PostgreSQL
+//     reads wait for the repair to commit, SQLite reads see the state before it),
+//     drops and recreates each of those triggers, replaces the functions and runs
+//     0023 again, drops renamed copies, recreates the indexes (IF NOT EXISTS), and
+//     raises the control revision above itself and every row's revision and the
+//     tombstone floor to it: rows written while the triggers were
 //     gone were not counted and left no tombstone, so every Snapshot cached before, in
 //     any process, is below the floor and is read again in full (also its triggers'
 //     mark changed), and a Store never sees a row older than the table

@@ -256,7 +256,10 @@ WHERE NOT t.tgisinternal AND t.tgrelid IN (to_regclass('tool_grants'), to_regcla
 // migration is left alone; one recording a migration that differs from this build's,
 // or that this build lacks, answers ErrMigrationChanged and is not changed. Storage
 // failures match grants.ErrUnavailable and carry no storage text. On PostgreSQL it
-// takes Migrate's advisory lock.
+// takes Migrate's advisory lock, then the control row's, where writers queue, before
+// any table's; until it commits, reads of the grants wait (DROP TRIGGER locks the
+// tables) and then see the repaired database. On SQLite it is one BEGIN IMMEDIATE
+// transaction.
 func RepairTriggers(ctx context.Context, db *sql.DB, dialect Dialect) error {
 	if db == nil || queriesFor(dialect) == nil {
 		return errSetup
@@ -265,6 +268,15 @@ func RepairTriggers(ctx context.Context, db *sql.DB, dialect Dialect) error {
 		if dialect == Postgres {
 			if _, err := tx.ExecContext(ctx, fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", int64(migrationLock))); err != nil {
 				return false, err
+			}
+			// The writers' lock, before any table's: a writer holding the control row
+			// commits first, and later ones queue behind the repair (no deadlock).
+			if exists, err := tableExists(ctx, tx, dialect, "control_revisions"); err != nil {
+				return false, err
+			} else if exists {
+				if _, err := tx.ExecContext(ctx, postgresQueries.lock); err != nil {
+					return false, err
+				}
 			}
 		}
 		if exists, err := tableExists(ctx, tx, dialect, "sqlstore_migrations"); err != nil || !exists {

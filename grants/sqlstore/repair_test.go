@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/deferredtools/deferredtools/grants"
 )
@@ -267,6 +268,59 @@ func TestRepairRefused(t *testing.T) {
 			_, db = newStore(t, b)
 			execAll(t, db, "DROP TABLE tool_grants")
 			checkClosed(t, "RepairTriggers without tool_grants", RepairTriggers(ctx, db, b.dialect), grants.ErrUnavailable)
+		})
+	}
+}
+
+// SPEC GRANT-4: RepairTriggers queues behind a writer as writers queue behind each
+// other, at the control row, before it locks any table: a writer holding the control
+// row (the Store's lock query) and then writing tool_grants commits, and the repair
+// follows. Taking the tables first, the repair waited for the control row while the
+// writer waited for tool_grants: PostgreSQL broke the deadlock by failing one of them.
+func TestRepairQueuesBehindWriter(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends() {
+		t.Run(b.dialect.String(), func(t *testing.T) {
+			if b.dialect != Postgres {
+				t.Skip("SQLite's BEGIN IMMEDIATE serialises the repair with writers whole")
+			}
+			_, db := newStore(t, b)
+			db.SetMaxOpenConns(4)
+			writer, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer writer.Rollback()
+			if _, err := writer.ExecContext(ctx, queriesFor(Postgres).lock); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- RepairTriggers(ctx, db, b.dialect) }()
+			// Wait until the repair waits for the writer's lock on the control row.
+			for i := 0; ; i++ {
+				var waiting int
+				if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%control_revisions%'`).Scan(&waiting); err != nil {
+					t.Fatal(err)
+				}
+				if waiting > 0 {
+					break
+				}
+				if i > 500 {
+					t.Fatal("the repair never waited for the writer's lock")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if _, err := writer.ExecContext(ctx, `INSERT INTO tool_grants (principal_id, tool_name, scopes, effect, revision)
+VALUES ('alice', 'a', '', 'allow', 1)`); err != nil {
+				t.Fatalf("the writer's insert while the repair waits: %v", err)
+			}
+			if err := writer.Commit(); err != nil {
+				t.Fatalf("the writer's commit: %v", err)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("RepairTriggers after the writer: %v", err)
+			}
 		})
 	}
 }
