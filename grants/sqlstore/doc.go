@@ -75,9 +75,10 @@
 //     same counts and mark (TestKnownTriggerCheckSameMark), and a tombstone table
 //     dropped then fails the read as a storage failure rather than ErrUncounted (both
 //     503). The check still costs a PostgreSQL server about as much as the rest of
-//     the cached read (backend CPU per statement, interleaved: 57 µs, against 70 for
-//     the VALUES join it replaced and 34 for the control revision alone; 89 against
-//     128 with 40 other stores' schemas in the database).
+//     the cached read: server CPU per cached read 63 µs at 50 rows (76 with the
+//     check's earlier form), 91 µs with 40 other stores' schemas in the database
+//     (115); medians of 16 runs alternating both builds, `go test -run '^$' -bench
+//     'ReadGrants' ./grants/sqlstore` (its srv-cpu-ns/op).
 //   - Repair: Migrate, after applying the migrations, compares the triggers on the
 //     store's tables with those the recorded migrations define (read from the
 //     embedded files: the last CREATE TRIGGER and CREATE FUNCTION of each name): on
