@@ -10,6 +10,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
 	"github.com/deferredtools/deferredtools/safemode"
 )
@@ -63,10 +64,14 @@ func (s *safeMode) holds(name string, readOnly, destructive bool) bool {
 // SafeModeHolds reports whether AuthorizeCall holds calls to the tool def defines (a
 // canonical tool definition, as ListTools serves it) for confirmation: the switch and
 // safe mode are on, the tool is mutating and not exempt. A definition that cannot be
-// read answers true. Planners use it to mark such tools.
+// read (not one valid JSON object, truncated say, or refused as NewCatalog refuses it)
+// answers true.
 func (d *Discoverer) SafeModeHolds(def json.RawMessage) bool {
 	if !d.opts.Enabled || !d.opts.SafeMode.Enabled {
 		return false
+	}
+	if _, ok := jsonlex.Valid(def); !ok {
+		return true // tooldef.Read reads the members it finds, not the text's grammar
 	}
 	f, reason := tooldef.Read(def)
 	if reason != "" {
