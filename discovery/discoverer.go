@@ -221,7 +221,8 @@ type ListResult struct {
 	// Catalog is the catalog version Tools were read from, for questions about the
 	// whole catalog (a planner asks whether a tool name is taken).
 	Catalog *Catalog
-	set     *authSet // nil while the switch is off
+	set     *authSet  // nil while the switch is off
+	safe    *safeMode // the Discoverer's; nil while the switch is off
 }
 
 // Tool returns the definition Tools holds for the named tool (a meta tool's narrowed
@@ -258,7 +259,7 @@ func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (res *Li
 	if err != nil {
 		return nil, err
 	}
-	r := &ListResult{Tools: make([]json.RawMessage, 0, set.count), ContractDigest: set.contract, Catalog: cat, set: set}
+	r := &ListResult{Tools: make([]json.RawMessage, 0, set.count), ContractDigest: set.contract, Catalog: cat, set: set, safe: &d.safe}
 	for i := range cat.tools {
 		if set.bits.Has(i) {
 			r.Tools = append(r.Tools, set.tool(cat, i).canonical)
