@@ -38,6 +38,9 @@
 // CheckCall answers a model's call of a deferred tool it has not loaded by
 // Policy.Undiscovered (load it and retry the turn, or a structured result naming the
 // discovery path), after the grants, which refuse as for any call.
+//
+// Each method passes its ctx to the Discoverer, which refuses a nil one with
+// discovery.ErrNilContext (internal_error).
 package plan
 
 import (
