@@ -17,7 +17,8 @@ import (
 // ErrNilContext, its text fixed, instead of a panic deep in a grant read or a host's
 // CatalogSource (net/http's NewRequestWithContext likewise answers an error). A call
 // func handed out by AuthorizeToolThen does the same. HandleJSONRPC answers a discover
-// request so given with an internal_error response; Observe sees no event.
+// request so given with an internal_error response; Observe sees no event. (SPEC
+// ERR-1, ERR-2: the code and status of the table, a fixed text.)
 func TestNilContextRefused(t *testing.T) {
 	var nilCtx context.Context // a nil interface, as a caller's zero value would pass
 	cat := newCatalog(t, toolDef("echo", "Echo a text back."))

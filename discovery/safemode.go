@@ -64,10 +64,10 @@ func (s *safeMode) holds(name string, readOnly, destructive bool) bool {
 // SafeModeHolds reports whether AuthorizeCall holds calls to the tool def defines (a
 // canonical tool definition, as ListTools serves it) for confirmation: the switch and
 // safe mode are on, the tool is mutating and not exempt. It reads def alone, so it
-// judges a meta tool by the tool's own hints, not its actions' (declared in the catalog
-// version): ListResult.SafeModeHolds answers for the actions served. A definition that cannot be
-// read (not one valid JSON object, truncated say, or refused as NewCatalog refuses it)
-// answers true.
+// judges a meta tool by the tool's own hints, not its actions' (declared in the
+// catalog version): ListResult.SafeModeHolds answers for the actions served. A
+// definition that cannot be read (not one valid JSON object, truncated say, or refused
+// as NewCatalog refuses it) answers true.
 func (d *Discoverer) SafeModeHolds(def json.RawMessage) bool {
 	if !d.opts.Enabled || !d.opts.SafeMode.Enabled {
 		return false

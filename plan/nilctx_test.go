@@ -13,7 +13,7 @@ import (
 
 // A Planner passes its ctx to the Discoverer, which refuses a nil one: every entry
 // point that reads grants answers internal_error wrapping discovery.ErrNilContext,
-// never a panic in the grant store's ReadGrants.
+// never a panic in the grant store's ReadGrants (SPEC ERR-1).
 func TestPlannerNilContextRefused(t *testing.T) {
 	var nilCtx context.Context
 	fx := newRenderFixture(t)
