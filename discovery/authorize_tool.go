@@ -20,6 +20,9 @@ import (
 // host's CheckCall. While the switch is off it allows every tool and reads no grant
 // (FLAG-2).
 func (d *Discoverer) AuthorizeTool(ctx context.Context, p grants.Principal, tool string) (err error) {
+	if ctx == nil {
+		return errNilContext()
+	}
 	defer d.observe(&ctx, observe.OpAuthorizeTool).decision(&err)
 	if !d.opts.Enabled {
 		return nil
@@ -52,6 +55,9 @@ func (d *Discoverer) AuthorizeActionThen(ctx context.Context, p grants.Principal
 
 // authorizeThen is AuthorizeToolThen, and AuthorizeActionThen when withArgs.
 func (d *Discoverer) authorizeThen(ctx context.Context, p grants.Principal, tool string, args json.RawMessage, withArgs bool) (call func(ctx context.Context, p grants.Principal, c Call) error, err error) {
+	if ctx == nil {
+		return nil, errNilContext()
+	}
 	defer d.observe(&ctx, observe.OpAuthorizeTool).decision(&err)
 	if !d.opts.Enabled {
 		return d.AuthorizeCall, nil
@@ -67,6 +73,9 @@ func (d *Discoverer) authorizeThen(ctx context.Context, p grants.Principal, tool
 	}
 	var used atomic.Bool
 	return func(ctx context.Context, q grants.Principal, c Call) error {
+		if ctx == nil {
+			return errNilContext()
+		}
 		if c.Tool != tool || q.ID != p.ID || !slices.Equal(q.Scopes, p.Scopes) || used.Swap(true) {
 			return d.AuthorizeCall(ctx, q, c)
 		}

@@ -118,6 +118,9 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 // Discover answers one discover request for principal p. Its page, framed in a JSON-RPC
 // response whose id encodes in at most 64 bytes, is at most MaxResponseBytes.
 func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Request) (res *Result, err error) {
+	if ctx == nil {
+		return nil, errNilContext()
+	}
 	defer d.observe(&ctx, observe.OpDiscover).page(&res, &err)
 	if !d.opts.Enabled {
 		return nil, newError(CodeMethodNotFound, nil)
@@ -132,6 +135,9 @@ func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Reque
 // (SPEC DISC-1): unknown members, duplicate members, wrong types and out-of-range values
 // answer invalid_params.
 func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, params json.RawMessage) (res *Result, err error) {
+	if ctx == nil {
+		return nil, errNilContext()
+	}
 	defer d.observe(&ctx, observe.OpDiscover).page(&res, &err)
 	return d.discoverParams(ctx, p, params, frame{idLen: maxIDBytes})
 }
@@ -165,6 +171,9 @@ type pinned struct {
 // MaxResponseBytes (SPEC PAGE-1). The page carries no cache hints: SEP-2549 gives none
 // to tools/call results, and a model reads the page.
 func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args json.RawMessage) (res *Result, err error) {
+	if ctx == nil {
+		return nil, errNilContext()
+	}
 	defer d.observe(&ctx, observe.OpDiscoverTool).page(&res, &err)
 	return d.discoverParams(ctx, p, args, frame{idLen: maxIDBytes, toolResult: true})
 }
@@ -176,6 +185,9 @@ func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args 
 // arguments), so one cause gets one answer whatever the arguments. An empty pin is
 // DiscoverTool.
 func (d *Discoverer) DiscoverToolPinned(ctx context.Context, p grants.Principal, args json.RawMessage, pin string) (res *Result, err error) {
+	if ctx == nil {
+		return nil, errNilContext()
+	}
 	defer d.observe(&ctx, observe.OpDiscoverTool).page(&res, &err)
 	f := frame{idLen: maxIDBytes, toolResult: true}
 	if pin == "" {

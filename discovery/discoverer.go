@@ -202,6 +202,9 @@ func (d *Discoverer) catalog(ctx context.Context) (*Catalog, error) {
 // catalog_unavailable *Error; it reads no grant. An adapter asks it whether a name
 // of its own (a discovery tool's) is taken.
 func (d *Discoverer) Catalog(ctx context.Context) (*Catalog, error) {
+	if ctx == nil {
+		return nil, errNilContext()
+	}
 	if d.opts.Catalog == nil {
 		return nil, newError(CodeCatalogUnavailable, nil)
 	}
@@ -221,7 +224,8 @@ type ListResult struct {
 	// Catalog is the catalog version Tools were read from, for questions about the
 	// whole catalog (a planner asks whether a tool name is taken).
 	Catalog *Catalog
-	set     *authSet // nil while the switch is off
+	set     *authSet  // nil while the switch is off
+	safe    *safeMode // the Discoverer's; nil while the switch is off
 }
 
 // Tool returns the definition Tools holds for the named tool (a meta tool's narrowed
@@ -242,6 +246,9 @@ func (r *ListResult) Tool(name string) (json.RawMessage, bool) {
 // ListTools returns the principal's authorised tools, narrowed by Visibility. While the
 // switch is off it returns the whole catalog and reads no grant (SPEC FLAG-2).
 func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (res *ListResult, err error) {
+	if ctx == nil {
+		return nil, errNilContext()
+	}
 	defer d.observe(&ctx, observe.OpList).list(&res, &err)
 	cat, err := d.catalog(ctx)
 	if err != nil {
@@ -258,7 +265,7 @@ func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (res *Li
 	if err != nil {
 		return nil, err
 	}
-	r := &ListResult{Tools: make([]json.RawMessage, 0, set.count), ContractDigest: set.contract, Catalog: cat, set: set}
+	r := &ListResult{Tools: make([]json.RawMessage, 0, set.count), ContractDigest: set.contract, Catalog: cat, set: set, safe: &d.safe}
 	for i := range cat.tools {
 		if set.bits.Has(i) {
 			r.Tools = append(r.Tools, set.tool(cat, i).canonical)
@@ -290,6 +297,9 @@ type Call struct {
 // Options.SafeMode). AuthorizeCall never executes anything. While the switch is off it
 // allows every call and reads no grant (FLAG-2).
 func (d *Discoverer) AuthorizeCall(ctx context.Context, p grants.Principal, c Call) (err error) {
+	if ctx == nil {
+		return errNilContext()
+	}
 	defer d.observe(&ctx, observe.OpAuthorizeCall).decision(&err)
 	if !d.opts.Enabled {
 		return nil

@@ -108,5 +108,7 @@
 // a *jsonrpc.Error), and safe mode's [*ConfirmationRequired], which errors.Is
 // reports as CodeConfirmationRequired. [AppendJSONRPCError] writes any error as a JSON-RPC error
 // response, a foreign one as internal_error. Catalog construction is refused apart,
-// with a [*CatalogError].
+// with a [*CatalogError]. A nil context.Context is refused at every Discoverer entry
+// point, before anything is read or observed, with internal_error wrapping
+// [ErrNilContext] (a Planner passes its ctx on, so it answers the same).
 package discovery

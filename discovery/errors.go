@@ -163,6 +163,16 @@ func (e *Error) Is(target error) bool {
 	return ok && c == e.Code
 }
 
+// ErrNilContext is the cause of the internal_error (500) every Discoverer entry point
+// answers for a nil context.Context, before it reads, decides or observes anything,
+// with the switch on or off: as net/http's NewRequestWithContext answers an error for
+// one, where a panic deep in a grant read would name no culprit. Pass
+// context.Background() or context.TODO() instead.
+var ErrNilContext = errors.New("discovery: nil context")
+
+// errNilContext is the refusal of a nil context.
+func errNilContext() error { return newError(CodeInternal, ErrNilContext) }
+
 func newError(code Code, cause error) *Error {
 	return &Error{Code: code, cause: cause}
 }

@@ -48,11 +48,19 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 	if env.ID == nil {
 		return dst, http.StatusAccepted // a notification: discovery executes nothing, answers nothing
 	}
-	var code Code // the refusal's, reported to the observer as it is written
-	defer d.observe(&ctx, observe.OpDiscover).rpc(len(dst), &resp, &code)
 	// An id too long to echo in any response under MaxResponseBytes is answered as an
 	// invalid request with a null id (SPEC PAGE-1).
-	if !validID(env.ID) || env.JSONRPC != "2.0" || len(env.ID) > MaxResponseBytes-maxErrorEnvelope {
+	invalid := !validID(env.ID) || env.JSONRPC != "2.0" || len(env.ID) > MaxResponseBytes-maxErrorEnvelope
+	if ctx == nil { // refused before it is observed (ErrNilContext)
+		id := env.ID
+		if invalid {
+			id = nil
+		}
+		return appendRPCError(dst, id, CodeInternal), CodeInternal.Status()
+	}
+	var code Code // the refusal's, reported to the observer as it is written
+	defer d.observe(&ctx, observe.OpDiscover).rpc(len(dst), &resp, &code)
+	if invalid {
 		code = CodeInvalidRequest
 		return appendRPCError(dst, nil, code), code.Status()
 	}
@@ -79,6 +87,9 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 // the response is at most MaxResponseBytes (SPEC PAGE-1). An id too long for any
 // response under MaxResponseBytes answers invalid_request.
 func (d *Discoverer) DiscoverFramed(ctx context.Context, p grants.Principal, params json.RawMessage, idLen int) (res *Result, err error) {
+	if ctx == nil {
+		return nil, errNilContext()
+	}
 	defer d.observe(&ctx, observe.OpDiscover).page(&res, &err)
 	if d.opts.Enabled && (idLen < 0 || idLen > MaxResponseBytes-maxErrorEnvelope) {
 		return nil, newError(CodeInvalidRequest, nil)

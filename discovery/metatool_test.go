@@ -535,3 +535,81 @@ func TestMetaToolSafeModePerAction(t *testing.T) {
 		}
 	}
 }
+
+// SPEC CALL-1: ListResult.SafeModeHolds answers as AuthorizeCall decides: a meta tool is
+// held when safe mode holds an action the principal is served (issue is mutating by its
+// own hint, yet served list alone it is not held; repo.archive is mutating by the
+// tool's missing hint), exempt by tool name or action ID; a plain tool by its own hints;
+// a tool not served, or any tool with the switch or safe mode off, is not held.
+func TestListResultSafeModeHoldsServedActions(t *testing.T) {
+	cat := metaCatalog(t, metaDecls())
+	store := newStore(t, allow("alice", "issue.list"), allow("alice", "repo.get"), allow("alice", "echo"),
+		allow("bob", "issue.list"), allow("bob", "issue.create"), allow("bob", "repo.get"), allow("bob", "repo.archive"),
+		allow("carol", "issue.list"), allow("carol", "issue.close"))
+	for _, c := range []struct {
+		who     string
+		opts    func(*discovery.Options)
+		want    map[string]bool
+		comment string
+	}{
+		{"alice", nil, map[string]bool{"issue": false, "repo": false, "echo": true, "nope": false}, "read-only actions alone"},
+		{"bob", nil, map[string]bool{"issue": true, "repo": true, "echo": false}, "mutating actions served; echo not"},
+		{"bob", func(o *discovery.Options) { o.SafeMode.Exempt = []string{"issue.create", "repo"} },
+			map[string]bool{"issue": false, "repo": false}, "exempt by action ID and tool name"},
+		{"carol", func(o *discovery.Options) { o.SafeMode.Exempt = []string{"issue.create"} },
+			map[string]bool{"issue": true}, "close is destructive"},
+		{"bob", func(o *discovery.Options) { o.SafeMode.Enabled = false }, map[string]bool{"issue": false, "repo": false}, "safe mode off"},
+		{"bob", func(o *discovery.Options) { o.Enabled = false }, map[string]bool{"issue": false, "repo": false, "echo": false}, "switch off"},
+	} {
+		d := newDiscoverer(cat, store, func(o *discovery.Options) {
+			o.SafeMode = safemode.Options{Enabled: true}
+			if c.opts != nil {
+				c.opts(o)
+			}
+		})
+		p := grants.Principal{ID: c.who}
+		list, err := d.ListTools(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// AppendSafeModeHolds answers SafeModeHolds of each tool, in list order.
+		all := list.AppendSafeModeHolds([]bool{true})
+		names := toolNames(t, list.Tools)
+		if len(all) != 1+len(names) || !all[0] {
+			t.Fatalf("%s (%s): AppendSafeModeHolds appended %d to one, want %d", c.who, c.comment, len(all)-1, len(names))
+		}
+		for k, name := range names {
+			if all[1+k] != list.SafeModeHolds(name) {
+				t.Errorf("%s (%s): AppendSafeModeHolds[%s] = %v, SafeModeHolds says %v", c.who, c.comment, name, all[1+k], !all[1+k])
+			}
+		}
+		for name, want := range c.want {
+			if got := list.SafeModeHolds(name); got != want {
+				t.Errorf("%s (%s): SafeModeHolds(%s) = %v, want %v", c.who, c.comment, name, got, want)
+			}
+			if !want || name == "echo" {
+				continue
+			}
+			// Held means a call of some served action answers ConfirmationRequired.
+			def, _ := list.Tool(name)
+			arg := map[string]string{"issue": "action", "repo": "method"}[name]
+			some := false
+			for _, action := range servedEnum(t, def, arg) {
+				args := `{"` + arg + `":"` + action + `","project":"p","repo":"r"}`
+				if name == "issue" {
+					args = `{"action":"` + action + `","project":"p"}`
+				}
+				err := d.AuthorizeCall(context.Background(), p, discovery.Call{Tool: name, Arguments: json.RawMessage(args)})
+				some = some || errors.As(err, new(*discovery.ConfirmationRequired))
+			}
+			if !some {
+				t.Errorf("%s (%s): %s marked held, but no served action's call is", c.who, c.comment, name)
+			}
+		}
+	}
+	var foreign discovery.ListResult
+	foreign.Tools = []json.RawMessage{json.RawMessage(issueTool)}
+	if foreign.SafeModeHolds("issue") || len(foreign.AppendSafeModeHolds(nil)) != 1 || foreign.AppendSafeModeHolds(nil)[0] {
+		t.Errorf("a ListResult not made by ListTools: held, or not one false per tool")
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/jsonlex"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
 	"github.com/deferredtools/deferredtools/safemode"
 )
@@ -62,17 +63,72 @@ func (s *safeMode) holds(name string, readOnly, destructive bool) bool {
 
 // SafeModeHolds reports whether AuthorizeCall holds calls to the tool def defines (a
 // canonical tool definition, as ListTools serves it) for confirmation: the switch and
-// safe mode are on, the tool is mutating and not exempt. A definition that cannot be
-// read answers true. Planners use it to mark such tools.
+// safe mode are on, the tool is mutating and not exempt. It reads def alone, so it
+// judges a meta tool by the tool's own hints, not its actions' (declared in the
+// catalog version): ListResult.SafeModeHolds answers for the actions served. A
+// definition that cannot be read (not one valid JSON object, truncated say, or refused
+// as NewCatalog refuses it) answers true.
 func (d *Discoverer) SafeModeHolds(def json.RawMessage) bool {
 	if !d.opts.Enabled || !d.opts.SafeMode.Enabled {
 		return false
+	}
+	if _, ok := jsonlex.Valid(def); !ok {
+		return true // tooldef.Read reads the members it finds, not the text's grammar
 	}
 	f, reason := tooldef.Read(def)
 	if reason != "" {
 		return true
 	}
 	return d.safe.holds(f.Name, f.ReadOnly, f.Destructive)
+}
+
+// SafeModeHolds reports whether AuthorizeCall holds, for confirmation, calls of the named
+// tool as r serves it, as Discoverer.SafeModeHolds does for a plain tool; a meta tool's
+// calls are held when safe mode holds any action r serves (each judged by its own hints,
+// else the tool's, and exempt by tool name or action ID), so a meta tool served its
+// read-only actions alone is not held. A tool r does not serve answers false (its calls
+// are refused, not held), as does every tool while the switch or safe mode is off and
+// in a ListResult not made by ListTools.
+func (r *ListResult) SafeModeHolds(name string) bool {
+	if !r.safeModeOn() {
+		return false
+	}
+	i, ok := r.Catalog.byName[name]
+	return ok && r.set.bits.Has(i) && r.held(i)
+}
+
+// AppendSafeModeHolds appends to dst, for each tool of r.Tools in order, what
+// SafeModeHolds answers for it, without looking its name up.
+func (r *ListResult) AppendSafeModeHolds(dst []bool) []bool {
+	if !r.safeModeOn() {
+		return append(dst, make([]bool, len(r.Tools))...)
+	}
+	for i := range r.Catalog.tools {
+		if r.set.bits.Has(i) {
+			dst = append(dst, r.held(i))
+		}
+	}
+	return dst
+}
+
+// safeModeOn reports whether r was made by ListTools with the switch and safe mode on.
+func (r *ListResult) safeModeOn() bool {
+	return r.safe != nil && r.safe.opts.Enabled && r.set != nil && r.Catalog != nil
+}
+
+// held reports whether safe mode holds calls of the catalog's tool i as r serves it.
+func (r *ListResult) held(i int) bool {
+	c := r.Catalog
+	m := c.metas[i]
+	if m == nil {
+		return c.safeHeld(r.safe, i, -1)
+	}
+	for k := range m.actions {
+		if r.set.actions.Has(m.first+k) && c.safeHeld(r.safe, i, m.first+k) {
+			return true
+		}
+	}
+	return false
 }
 
 // confirmSealOffset is the offset sealed in every confirmation token: the Sealer's

@@ -57,3 +57,31 @@ func FuzzConfirmationToken(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSafeModeHolds feeds untrusted definitions to SafeModeHolds with safe mode on. It
+// fails closed: it answers false only for one valid JSON object whose annotations say,
+// by their exact member names, readOnlyHint true and destructiveHint not true, and whose
+// name is not exempt. Truncated or otherwise unreadable text answers true. Seeds live
+// in testdata/fuzz/FuzzSafeModeHolds.
+func FuzzSafeModeHolds(f *testing.F) {
+	f.Add([]byte(`{"name":"x","annotations":{"readOnlyHint":true}}`))
+	f.Add([]byte(`{"name":"x","annotations":{"readOnlyHint":true}`))
+	f.Add([]byte(`{"name":"x","annotations":{"readOnlyHint":true}}}`))
+	f.Add([]byte(`{"name":"x","annotations":{"readOnlyHint":true,"destructiveHint":true}}`))
+	f.Add([]byte(`{"name":"x","annotations":{"ReadOnlyHint":true}}`))
+	f.Add([]byte(`{"name":"x","annotations":{"readOnlyHint":true}} {}`))
+	fx := newSafeFixture(f, nil)
+	f.Fuzz(func(t *testing.T, def []byte) {
+		if fx.d.SafeModeHolds(def) {
+			return // holding is always safe
+		}
+		var tool map[string]json.RawMessage
+		if !json.Valid(def) || json.Unmarshal(def, &tool) != nil {
+			t.Fatalf("SafeModeHolds(%q) = false for text that is not one JSON object, want true", def)
+		}
+		var ann map[string]json.RawMessage
+		if json.Unmarshal(tool["annotations"], &ann) != nil || string(ann["readOnlyHint"]) != "true" || string(ann["destructiveHint"]) == "true" {
+			t.Fatalf("SafeModeHolds(%q) = false, want true: not read-only by its exact hints", def)
+		}
+	})
+}

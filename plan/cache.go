@@ -27,8 +27,8 @@ type toolData struct {
 	name   string
 	eager  bool            // sent in full whatever the threshold
 	native json.RawMessage // the definition with "defer_loading": true, when !eager
-	line   string          // the client-side catalog line, when !eager
-	held   bool            // safe mode holds its calls for confirmation (marked on line)
+	line   string          // the client-side catalog line, when !eager, unmarked
+	markAt int             // where SafeModeMark goes in line (after the name)
 	render toolRender      // its provider definitions (Request)
 	ns     string          // its OpenAI namespace (Policy.OpenAINamespace), when !eager
 	nsDesc string          // the namespace's description
@@ -47,9 +47,10 @@ type toolData struct {
 // Entries live until the bytes counted (the native definitions, lines, names, provider
 // descriptions and schemas, and fixed costs) would pass cacheBytes; then both maps are
 // dropped at once and refill on use. A list whose data alone passes the bound is still
-// kept, alone, so the working set of one catalog never thrashes. A policy, and the
-// Discoverer whose safe mode marks lines, are fixed per Planner, so neither is part of
-// a key. Safe for concurrent use; derivation runs under the lock, once per definition.
+// kept, alone, so the working set of one catalog never thrashes. A policy is fixed per
+// Planner, so it is not part of a key; safe mode's marks are not cached (a meta tool's
+// depend on its catalog version's declarations, not its bytes): each plan asks its
+// ListResult. Safe for concurrent use; derivation runs under the lock, once per definition.
 type cache struct {
 	mu     sync.Mutex
 	budget int64

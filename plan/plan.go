@@ -38,6 +38,9 @@
 // CheckCall answers a model's call of a deferred tool it has not loaded by
 // Policy.Undiscovered (load it and retry the turn, or a structured result naming the
 // discovery path), after the grants, which refuse as for any call.
+//
+// Each method passes its ctx to the Discoverer, which refuses a nil one with
+// discovery.ErrNilContext (internal_error).
 package plan
 
 import (
@@ -222,8 +225,9 @@ type Planner struct {
 }
 
 // SafeModeMark follows the name of a tool on a client-side catalog line when the
-// Discoverer's safe mode holds its calls for confirmation (package safemode); the
-// catalog's header then says what it means.
+// Discoverer's safe mode holds its calls for confirmation (package safemode), a meta
+// tool's when it holds an action the principal is served (ListResult.SafeModeHolds);
+// the catalog's header then says what it means.
 const SafeModeMark = " [confirm]"
 
 // safeModeNote is the header line added to a client-side catalog holding a marked tool.
@@ -335,17 +339,23 @@ func (pl *Planner) plan(ctx context.Context, p grants.Principal, m ModelCapabili
 	tp.Tools = list.Tools[:0]
 	tp.Deferred = make([]string, 0, n)
 	header := pl.header
+	var held []bool // client-side: safe mode holds the tool's calls, its line marked
 	if tp.Mode == ClientSide {
-		size := len(pl.header) + len(safeModeNote)
+		held = list.AppendSafeModeHolds(make([]bool, 0, n))
+		size := len(pl.header)
 		marked := false
 		for i, t := range tools {
 			size += len(t.line)
-			marked = marked || t.held && !t.eager && (keep == nil || !keep[i])
+			if held[i] && !t.eager && (keep == nil || !keep[i]) {
+				size += len(SafeModeMark)
+				marked = true
+			}
 		}
-		catalog.Grow(size)
 		if marked {
 			header += safeModeNote
+			size += len(safeModeNote)
 		}
+		catalog.Grow(size)
 	}
 	for i, t := range tools {
 		if t.eager || keep != nil && keep[i] {
@@ -360,7 +370,13 @@ func (pl *Planner) plan(ctx context.Context, p grants.Principal, m ModelCapabili
 		if catalog.Len() == 0 {
 			catalog.WriteString(header)
 		}
-		catalog.WriteString(t.line)
+		if held[i] {
+			catalog.WriteString(t.line[:t.markAt])
+			catalog.WriteString(SafeModeMark)
+			catalog.WriteString(t.line[t.markAt:])
+		} else {
+			catalog.WriteString(t.line)
+		}
 	}
 	if tp.Mode == ClientSide && len(tp.Deferred) > 0 {
 		tp.Tools = append(tp.Tools, pl.toolDef)
@@ -403,12 +419,7 @@ func (pl *Planner) derive(def []byte) *toolData {
 	}
 	t.eager = false
 	t.native = native
-	t.held = pl.d.SafeModeHolds(def)
-	mark := ""
-	if t.held {
-		mark = SafeModeMark
-	}
-	t.line = catalogLine(f.Name, mark, f, pl.policy.LineBytes)
+	t.line, t.markAt = catalogLine(f.Name, f, pl.policy.LineBytes)
 	if pl.policy.OpenAINamespace != nil {
 		t.ns, t.nsDesc = pl.policy.OpenAINamespace(f.Name)
 	}
@@ -464,11 +475,11 @@ func withDeferLoading(canonical []byte) (json.RawMessage, bool) {
 	return out, true
 }
 
-// catalogLine returns "- name" + mark + ": text\n", where text is the first line of
-// the tool's description (else its title, else its annotations' title), white space collapsed,
-// control characters dropped, cut to at most limit bytes, on a word boundary when the
-// text has one, with "..." marking a cut.
-func catalogLine(name, mark string, f tooldef.Fields, limit int) string {
+// catalogLine returns "- name: text\n" and where SafeModeMark goes in it (after the
+// name), where text is the first line of the tool's description (else its title, else
+// its annotations' title), white space collapsed, control characters dropped, cut to at
+// most limit bytes, on a word boundary when the text has one, with "..." marking a cut.
+func catalogLine(name string, f tooldef.Fields, limit int) (line string, markAt int) {
 	text := firstLine(f.Description)
 	if text == "" {
 		text = firstLine(f.Title)
@@ -477,7 +488,7 @@ func catalogLine(name, mark string, f tooldef.Fields, limit int) string {
 		text = firstLine(f.AnnTitle)
 	}
 	if text == "" {
-		return "- " + name + mark + "\n"
+		return "- " + name + "\n", 2 + len(name)
 	}
 	if len(text) > limit {
 		cut := max(limit-3, 0)
@@ -491,7 +502,7 @@ func catalogLine(name, mark string, f tooldef.Fields, limit int) string {
 		}
 		text = strings.TrimRight(text[:cut], " ") + "..."
 	}
-	return "- " + name + mark + ": " + text + "\n"
+	return "- " + name + ": " + text + "\n", 2 + len(name)
 }
 
 // firstLine returns the first non-blank line of s, its white space collapsed to single

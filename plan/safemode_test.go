@@ -8,6 +8,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/metatool"
 	"github.com/deferredtools/deferredtools/plan"
 	"github.com/deferredtools/deferredtools/safemode"
 )
@@ -92,5 +93,94 @@ func TestPlanMarksSafeModeTools(t *testing.T) {
 	b, _ := json.Marshal(nativeOff.Tools)
 	if string(a) != string(b) || native.Catalog != "" {
 		t.Errorf("native plans differ with safe mode:\n%s\n%s", a, b)
+	}
+}
+
+// Meta tools for TestPlanMarksMetaToolsByServedActions: issue is mutating by its own
+// hint, its action list read-only by its own; repo is read-only by its own hint, its
+// action archive mutating by its own (in metaPlanDecls).
+const (
+	metaIssue = `{"name":"issue","description":"Create or list issues.","annotations":{"readOnlyHint":false},` +
+		`"inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["create","list"]}},"required":["action"]}}`
+	metaRepo = `{"name":"repo","description":"Read or archive a repository.","annotations":{"readOnlyHint":true},` +
+		`"inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["archive","get"]}},"required":["action"]}}`
+)
+
+func metaPlanDecls(archiveReadOnly bool) map[string]metatool.Tool {
+	yes, archive := true, archiveReadOnly
+	return map[string]metatool.Tool{
+		"issue": {Actions: []metatool.Action{{Name: "create"}, {Name: "list", ReadOnlyHint: &yes}}},
+		"repo":  {Actions: []metatool.Action{{Name: "archive", ReadOnlyHint: &archive}, {Name: "get"}}},
+	}
+}
+
+// SPEC PLAN-1: a client-side catalog marks a meta tool [confirm] exactly when safe mode
+// holds a call of an action the principal is served (AuthorizeCall judges each action
+// by its own hints, else the tool's), not by the tool's own hint: alice, served the
+// read-only actions alone, sees neither marked; bob, served all, sees both. The mark
+// follows the catalog version's declarations even where the definitions' bytes stay
+// the same (the Planner caches by content).
+func TestPlanMarksMetaToolsByServedActions(t *testing.T) {
+	ctx := context.Background()
+	newCat := func(archiveReadOnly bool) *discovery.Catalog {
+		cat, err := discovery.NewCatalog([]json.RawMessage{json.RawMessage(metaIssue), json.RawMessage(metaRepo)},
+			&discovery.CatalogOptions{MetaTools: metaPlanDecls(archiveReadOnly)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cat
+	}
+	store := grants.NewMemory()
+	for _, r := range []grants.Row{
+		{Principal: "alice", Tool: "issue.list", Effect: grants.Allow},
+		{Principal: "alice", Tool: "repo.get", Effect: grants.Allow},
+		{Principal: "bob", Tool: "issue.create", Effect: grants.Allow},
+		{Principal: "bob", Tool: "issue.list", Effect: grants.Allow},
+		{Principal: "bob", Tool: "repo.archive", Effect: grants.Allow},
+		{Principal: "bob", Tool: "repo.get", Effect: grants.Allow},
+	} {
+		if _, err := store.Put(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var src discovery.SwappableCatalog
+	src.Store(newCat(false))
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: &src, Grants: store, SafeMode: safemode.Options{Enabled: true}})
+	pl := plan.New(d, &plan.Policy{MinTools: 1})
+	lines := func(who string) (issue, repo string) {
+		t.Helper()
+		tp, err := pl.Plan(ctx, grants.Principal{ID: who}, plan.ModelCapabilities{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(tp.Catalog) {
+			switch {
+			case strings.HasPrefix(line, "- issue"):
+				issue = line
+			case strings.HasPrefix(line, "- repo"):
+				repo = line
+			}
+		}
+		return issue, repo
+	}
+	for _, c := range []struct {
+		who                 string
+		issueHeld, repoHeld bool
+	}{
+		{"alice", false, false},
+		{"bob", true, true},
+	} {
+		issue, repo := lines(c.who)
+		if got := strings.Contains(issue, plan.SafeModeMark); got != c.issueHeld {
+			t.Errorf("%s: issue line %q marked %v, want %v", c.who, issue, got, c.issueHeld)
+		}
+		if got := strings.Contains(repo, plan.SafeModeMark); got != c.repoHeld {
+			t.Errorf("%s: repo line %q marked %v, want %v", c.who, repo, got, c.repoHeld)
+		}
+	}
+	// The next version declares archive read-only: the same bytes, bob's repo unmarked.
+	src.Store(newCat(true))
+	if _, repo := lines("bob"); strings.Contains(repo, plan.SafeModeMark) {
+		t.Errorf("bob, archive read-only: repo line %q marked, want not", repo)
 	}
 }
