@@ -68,21 +68,24 @@ func (s *scratch) queryTerms(ix *Index, query string) bool {
 	s.gate, s.gateRel = s.gate[:0], s.gateRel[:0]
 	stop := s.holdsContent(words)
 	s.steps.grammar = stop
+	s.dropped = s.dropped[:0]
 	for i := 0; i < s.an.n(); i++ {
 		id, ok := uint32(noTerm), false
 		if p := s.an.parent[i]; p < 0 || s.ids[p] != noTerm {
 			// A term needing a stem the index lacks is not in it either.
 			id, ok = ix.terms[string(s.an.term(i))]
 		}
-		if !ok || ix.held(id) == 0 || stop && s.grammar(i) {
+		drop := stop && s.grammar(i)
+		if !ok || ix.held(id) == 0 || drop {
 			id = noTerm
 		}
 		s.ids = append(s.ids, id)
+		s.dropped = append(s.dropped, drop)
 	}
 	s.findEchoes()
 	for i, id := range s.ids {
 		kind := s.an.kind[i]
-		if stop && s.grammar(i) {
+		if s.dropped[i] {
 			continue // a word of the request's own grammar ("the one about naming")
 		}
 		if s.pathEcho(i) {

@@ -61,6 +61,7 @@ type scratch struct {
 	qterms   []qterm
 	ordered  []qterm     // qterms in the order they are scored
 	ids      []uint32    // ids[i] is the id of query term i, noTerm when the index lacks it
+	dropped  []bool      // dropped[i] reports whether query term i is grammar the query drops
 	acc      []int64     // score accumulator in fixed point, indexed by doc; zero for untouched docs
 	touched  []uint32    // the docs with a score, in the order they were found
 	cands    []uint32    // the candidates left once pruning, filtered in place
@@ -132,7 +133,7 @@ func (s *scratch) score(ix *Index, allowed Set, k int) []uint32 {
 		} else {
 			// Before the first list of parameters, the k-th best score is raised.
 			raise := pruning && len(cands) > k && !q.param && i+1 < len(terms) && terms[i+1].param
-			if len(cands)*8 < ix.listLen(q.id) {
+			if ix.lookupCheaper(q.id, len(cands)) {
 				// While pruning, the bar staying where it is, candidates are dropped in
 				// the same pass.
 				filter := pruning && !raise
@@ -197,14 +198,17 @@ func (s *scratch) gather(ix *Index, q qterm, allowed Set) int64 {
 	acc, touched := s.acc, s.touched
 	best := int64(0)
 	if ds := ix.denseSet(q.id); ds != nil {
-		// Walk the allowed postings 64 docs at a time.
+		// Walk the allowed postings 64 docs at a time. The set's slices are held in
+		// locals: read through ds, they would be loaded again after each store to acc.
+		dbits, at, slabs := ds.bits, ds.at, &ds.slabs
 		for w, a := range allowed {
-			full := ds.bits[w]
+			full := dbits[w]
 			x := full & a
 			if x == 0 {
 				continue
 			}
-			sat := ds.word(uint32(w))
+			r := at[w]
+			sat := slabs[r>>slabAt][r&atMask:] // ds.word(w)
 			for x != 0 {
 				b := uint(bits.TrailingZeros64(x))
 				x &= x - 1
@@ -243,6 +247,26 @@ func (s *scratch) lookupEach(ix *Index, q qterm, cands []uint32, filter bool, th
 	acc := s.acc
 	best := int64(0)
 	out := cands[:0]
+	if ds := ix.denseSet(q.id); ds != nil {
+		dbits, at, slabs := ds.bits, ds.at, &ds.slabs // locals, as in gather
+		for _, d := range cands {
+			v := acc[d]
+			w := d >> 6
+			x, bit := dbits[w], uint64(1)<<(d&63)
+			if x&bit != 0 {
+				r := at[w]
+				if sat := slabs[r>>slabAt][r&atMask+uint32(bits.OnesCount64(x&(bit-1)))]; sat != 0 { // as lookup
+					v += contribution(q.wt, sat)
+					acc[d] = v
+					best = max(best, v)
+				}
+			}
+			if !filter || v+rest >= theta {
+				out = append(out, d)
+			}
+		}
+		return out, best
+	}
 	for _, d := range cands {
 		v := acc[d]
 		if sat := ix.lookup(q.id, d); sat != 0 {
@@ -257,6 +281,17 @@ func (s *scratch) lookupEach(ix *Index, q qterm, cands []uint32, filter bool, th
 	return out, best
 }
 
+// lookupCheaper reports whether looking list t up in each of n candidates costs less
+// than walking its postings (addPostings): a lookup in a bitset costs about one posting
+// walked, one in a list of doc ids a binary search, about 8. Either adds the same to
+// the candidates (addPostings adds to docs already dropped too, which nothing reads).
+func (ix *Index) lookupCheaper(t uint32, n int) bool {
+	if ds := ix.denseSet(t); ds != nil {
+		return n < int(ds.n)
+	}
+	return n*8 < int(ix.off[t+1]-ix.off[t])
+}
+
 // addPostings walks the postings of term q, cheaper than looking up many candidates, and
 // adds it to the docs already seen, returning the largest score it leaves. Docs already
 // dropped may gain too; they stay dropped.
@@ -264,11 +299,17 @@ func (s *scratch) addPostings(ix *Index, q qterm) int64 {
 	acc := s.acc
 	best := int64(0)
 	if ds := ix.denseSet(q.id); ds != nil {
+		at, slabs := ds.at, &ds.slabs // locals, as in gather
 		for w, full := range ds.bits {
+			var sat []float32 // the word's saturations, found at its first doc seen
 			for x := full; x != 0; x &= x - 1 {
 				b := uint(bits.TrailingZeros64(x))
 				if d := uint32(w)<<6 | uint32(b); acc[d] != 0 {
-					v := acc[d] + contribution(q.wt, ds.word(uint32(w))[bits.OnesCount64(full&(1<<b-1))])
+					if sat == nil {
+						r := at[w]
+						sat = slabs[r>>slabAt][r&atMask:] // ds.word(w)
+					}
+					v := acc[d] + contribution(q.wt, sat[bits.OnesCount64(full&(1<<b-1))])
 					acc[d] = v
 					best = max(best, v)
 				}
