@@ -206,7 +206,7 @@ func sqReader(errorf func(format string, args ...any), d *discovery.Discoverer, 
 				return true
 			}
 		}
-		errorf("%s: unexpected error %v", what, err)
+		errorf("%s: unexpected error %v (cause: %s)", what, err, sqCause(err))
 		return false
 	}
 	for !stop() {
@@ -386,6 +386,27 @@ func sqRun(t *testing.T, f *sqFixture, r grants.Reader, revisionSync bool, d tim
 		f.writes.Load(), stats.chains.Load(), stats.complete.Load(), stats.pages.Load(), stats.lists.Load(), stats.calls.Load(),
 		stats.invalidCursor.Load(), stats.changed.Load())
 	return &stats
+}
+
+// sqCause names which known cause err carries, for a failure's report: the error's
+// own text is content-free (grants_unavailable says nothing of why).
+func sqCause(err error) string {
+	for _, c := range []struct {
+		name string
+		err  error
+	}{
+		{"revision unavailable or stale (RevisionSync)", discovery.ErrRevisionUnavailable},
+		{"the grant read timed out (GrantTimeout)", context.DeadlineExceeded},
+		{"sqlstore.ErrStale", sqlstore.ErrStale},
+		{"sqlstore.ErrUncounted", sqlstore.ErrUncounted},
+		{"sqlstore.ErrClosed", sqlstore.ErrClosed},
+		{"grants.ErrUnavailable (storage)", grants.ErrUnavailable},
+	} {
+		if errors.Is(err, c.err) {
+			return c.name
+		}
+	}
+	return "unknown"
 }
 
 // sqSkip skips t when b's database is not configured.
