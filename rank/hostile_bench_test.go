@@ -101,28 +101,10 @@ var hostileQueries = sync.OnceValue(func() []struct{ name, q string } {
 // SPEC PERF-2
 // SPEC DISC-2
 func BenchmarkSearchHostile(b *testing.B) {
-	docs := benchCatalog(b, 10000)
-	ix := rank.NewIndex(docs)
-	allowed := halfAllowed(len(docs), 1)
-	for _, c := range hostileQueries() {
-		b.Run(c.name, func(b *testing.B) {
-			qs := []string{c.q}
-			if c.q == "" {
-				qs = rankeval.BenchQueries
-			}
-			bytes := 0
-			dst := make([]rank.Hit, 0, 64)
-			b.ReportAllocs()
-			stop := cputime.Report(b)
-			for i := 0; b.Loop(); i++ {
-				q := qs[i%len(qs)]
-				bytes += len(q)
-				dst = ix.Search(dst[:0], q, allowed, 17)
-			}
-			stop()
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(bytes), "ns/B")
-		})
-	}
+	benchHostile(b, func(ix *rank.Index, _ []rank.Doc, allowed rank.Set, qs []string) func(int) {
+		dst := make([]rank.Hit, 0, 64)
+		return func(j int) { dst = ix.Search(dst[:0], qs[j], allowed, 17) }
+	})
 }
 
 // BenchmarkExplainHostile explains the best hit (or doc 0) of each of hostileQueries,
@@ -130,6 +112,22 @@ func BenchmarkSearchHostile(b *testing.B) {
 //
 // SPEC PERF-2
 func BenchmarkExplainHostile(b *testing.B) {
+	benchHostile(b, func(ix *rank.Index, docs []rank.Doc, allowed rank.Set, qs []string) func(int) {
+		best := make([]int, len(qs))
+		for i, q := range qs {
+			if hits := ix.Search(nil, q, allowed, 1); len(hits) > 0 {
+				best[i] = hits[0].Doc
+			}
+		}
+		return func(j int) { ix.Explain(qs[j], allowed, best[j], docs[best[j]]) }
+	})
+}
+
+// benchHostile runs a sub-benchmark for each of hostileQueries over the synthetic
+// 10,000-tool catalog with a random half allowed: prepare, untimed, returns the op on
+// the j-th of the case's queries (rankeval.BenchQueries for "typical"), run on each in
+// turn; it reports allocations, the CPU time per op and the time per byte of query.
+func benchHostile(b *testing.B, prepare func(ix *rank.Index, docs []rank.Doc, allowed rank.Set, qs []string) func(j int)) {
 	docs := benchCatalog(b, 10000)
 	ix := rank.NewIndex(docs)
 	allowed := halfAllowed(len(docs), 1)
@@ -139,19 +137,14 @@ func BenchmarkExplainHostile(b *testing.B) {
 			if c.q == "" {
 				qs = rankeval.BenchQueries
 			}
-			best := make([]int, len(qs))
-			for i, q := range qs {
-				if hits := ix.Search(nil, q, allowed, 1); len(hits) > 0 {
-					best[i] = hits[0].Doc
-				}
-			}
+			op := prepare(ix, docs, allowed, qs)
 			bytes := 0
 			b.ReportAllocs()
 			stop := cputime.Report(b)
 			for i := 0; b.Loop(); i++ {
 				j := i % len(qs)
 				bytes += len(qs[j])
-				ix.Explain(qs[j], allowed, best[j], docs[best[j]])
+				op(j)
 			}
 			stop()
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(bytes), "ns/B")

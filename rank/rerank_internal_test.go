@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A query of stepMinWords words or more is cut into clauses at punctuation before a
@@ -525,5 +526,26 @@ func TestNextQuotedLinear(t *testing.T) {
 				t.Fatalf("nextQuoted(%q, %d) = %d, %d; want %d, %d", q, from, o, e, wo, we)
 			}
 		}
+	}
+}
+
+// nextQuoted reads a query of unclosed quotes in linear time: 1 MiB of them ("'ab 'ab
+// ...", 262,144 quotes opening a span none closes) is read in about a millisecond,
+// where looking for each opening's closing quote again would scan ~10^11 bytes (a
+// minute or more); the 5 s bound leaves a thousandfold margin for a loaded machine.
+func TestNextQuotedUnclosedInTime(t *testing.T) {
+	q := strings.Repeat("'ab ", 1<<18)
+	done := make(chan [2]int, 1)
+	go func() {
+		o, e := nextQuoted(q, 0)
+		done <- [2]int{o, e}
+	}()
+	select {
+	case got := <-done:
+		if got != [2]int{-1, -1} {
+			t.Fatalf("nextQuoted(1 MiB of unclosed quotes) = %d, %d; want -1, -1", got[0], got[1])
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("nextQuoted took over 5 s on 1 MiB of unclosed quotes: quadratic")
 	}
 }

@@ -37,17 +37,7 @@ func BenchmarkWorstPattern(b *testing.B) {
 	for _, tc := range worstPatternCases() {
 		v := mustCompile(b, c, tc.schema)
 		args := []byte(tc.args)
-		b.Run(tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(args)))
-			reportCPU(b, func() {
-				for b.Loop() {
-					v.Validate(args)
-				}
-			})
-			steps, _ := v.(*program).run(args)
-			b.ReportMetric(float64(steps), "steps/op")
-		})
+		b.Run(tc.name, func(b *testing.B) { benchWorst(b, v, args) })
 	}
 }
 
@@ -109,16 +99,20 @@ func BenchmarkWorstShapes(b *testing.B) {
 		if got := verdict(v.Validate(args)); got != tc.want {
 			b.Fatalf("%s: Validate = %s, want %s", tc.name, got, tc.want)
 		}
-		b.Run(tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(args)))
-			reportCPU(b, func() {
-				for b.Loop() {
-					v.Validate(args)
-				}
-			})
-			steps, _ := v.(*program).run(args)
-			b.ReportMetric(float64(steps), "steps/op")
-		})
+		b.Run(tc.name, func(b *testing.B) { benchWorst(b, v, args) })
 	}
+}
+
+// benchWorst validates args with v in the b.Loop loop and reports the bytes, the
+// allocations, the CPU time and the work steps charged (steps/op) per validation.
+func benchWorst(b *testing.B, v Validator, args []byte) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(args)))
+	reportCPU(b, func() {
+		for b.Loop() {
+			v.Validate(args)
+		}
+	})
+	steps, _ := v.(*program).run(args)
+	b.ReportMetric(float64(steps), "steps/op")
 }
