@@ -59,22 +59,7 @@ func BenchmarkReadGrants(b *testing.B) {
 					if err != nil || len(snap.Rows) != n {
 						b.Fatalf("ReadGrants = (%d rows, %v), want %d", len(snap.Rows), err, n)
 					}
-					server := func() (time.Duration, bool) { return 0, false }
-					if be.dialect == Postgres {
-						server = backendCPU(b, db)
-					}
-					b.ReportAllocs()
-					srv0, ok := server()
-					stop := cputime.Report(b)
-					for b.Loop() {
-						if _, err := s.ReadGrants(ctx, "alice"); err != nil {
-							b.Fatal(err)
-						}
-					}
-					stop()
-					if srv1, _ := server(); ok {
-						b.ReportMetric(float64(srv1-srv0)/float64(b.N), "srv-cpu-ns/op")
-					}
+					loopReads(b, s, db, be.dialect)
 				})
 			}
 		})
@@ -99,7 +84,18 @@ func BenchmarkReadGrantsCrowded(b *testing.B) {
 	if _, err := s.ReadGrants(ctx, "alice"); err != nil {
 		b.Fatal(err)
 	}
-	server := backendCPU(b, db)
+	loopReads(b, s, db, be.dialect)
+}
+
+// loopReads times alice's read from s in b's loop, reporting allocations, the client's
+// CPU (cpu-ns/op) and, on PostgreSQL, the serving backend's CPU (srv-cpu-ns/op).
+func loopReads(b *testing.B, s *Store, db *sql.DB, d Dialect) {
+	b.Helper()
+	ctx := context.Background()
+	server := func() (time.Duration, bool) { return 0, false }
+	if d == Postgres {
+		server = backendCPU(b, db)
+	}
 	b.ReportAllocs()
 	srv0, ok := server()
 	stop := cputime.Report(b)

@@ -22,14 +22,7 @@ func functionSurgeries(b backend) []surgery {
 	}
 	return []surgery{
 		{"CREATE OR REPLACE FUNCTION tool_grants_revise counting nothing", func(t *testing.T, db *sql.DB) {
-			execAll(t, db, `CREATE OR REPLACE FUNCTION tool_grants_revise() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'DELETE' THEN
-        RETURN OLD;
-    END IF;
-    RETURN NEW;
-END;
-$$`)
+			execAll(t, db, countingNothing("tool_grants_revise"))
 		}},
 		{"tool_grants_revise recreated AFTER INSERT only", func(t *testing.T, db *sql.DB) {
 			execAll(t, db, "DROP TRIGGER tool_grants_revise ON tool_grants",

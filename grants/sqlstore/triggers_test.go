@@ -105,6 +105,19 @@ type surgery struct {
 	do   func(t *testing.T, db *sql.DB)
 }
 
+// countingNothing answers the statement replacing PostgreSQL trigger function fn by one
+// that passes the row through and counts nothing.
+func countingNothing(fn string) string {
+	return "CREATE OR REPLACE FUNCTION " + fn + `() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        RETURN OLD;
+    END IF;
+    RETURN NEW;
+END;
+$$`
+}
+
 func execAll(t *testing.T, db *sql.DB, queries ...string) {
 	t.Helper()
 	for _, q := range queries {
@@ -321,14 +334,7 @@ func TestTriggerFunctionReplacedBetweenReads(t *testing.T) {
 					t.Fatalf("read %d = (%v, %v), want 2 rows", i+1, snap, err)
 				}
 			}
-			execAll(t, db, "CREATE OR REPLACE FUNCTION "+c.function+`() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'DELETE' THEN
-        RETURN OLD;
-    END IF;
-    RETURN NEW;
-END;
-$$`)
+			execAll(t, db, countingNothing(c.function))
 			c.revoke(t, db)
 			execAll(t, db, def)
 			got := sameAsFull(t, "a trigger function replaced and put back between reads", s, db, b.dialect, "alice")
