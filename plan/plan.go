@@ -322,8 +322,15 @@ func (pl *Planner) plan(ctx context.Context, p grants.Principal, m ModelCapabili
 
 	tools := pl.cache.tools(pl, list)
 	var keep []bool // loaded tools a client-side plan sends in full
-	if tp.Mode == ClientSide {
-		keep = loadedMask(tools, loaded)
+	if tp.Mode == ClientSide && len(loaded) > 0 {
+		keep = make([]bool, n)
+		for _, name := range loaded {
+			if i, ok := slices.BinarySearchFunc(tools, name, func(t *toolData, name string) int {
+				return strings.Compare(t.name, name)
+			}); ok {
+				keep[i] = true
+			}
+		}
 	}
 	var catalog strings.Builder
 	// The plan's tools overwrite list.Tools in place (list.Tools is ours, and a tool is
@@ -467,23 +474,6 @@ func withDeferLoading(canonical []byte) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return out, true
-}
-
-// loadedMask reports, for each of tools (in name order, as plans hold them), whether
-// loaded names it; nil when loaded is empty. Unknown names are ignored.
-func loadedMask(tools []*toolData, loaded []string) []bool {
-	if len(loaded) == 0 {
-		return nil
-	}
-	keep := make([]bool, len(tools))
-	for _, name := range loaded {
-		if i, ok := slices.BinarySearchFunc(tools, name, func(t *toolData, name string) int {
-			return strings.Compare(t.name, name)
-		}); ok {
-			keep[i] = true
-		}
-	}
-	return keep
 }
 
 // catalogLine returns "- name: text\n", where text is the first line of the tool's

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/internal/tooldef"
@@ -334,8 +335,8 @@ func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, load
 		kept = make([]*toolData, 0, len(tools))
 	}
 	r.Tools = make([]any, 0, len(tp.Tools)+1)
-	keep := loadedMask(tools, loaded)
-	for i, t := range tools {
+	isLoaded := loadedSet(loaded)
+	for _, t := range tools {
 		if !openAI && t.name == r.SearchTool {
 			return nil, false
 		}
@@ -343,7 +344,7 @@ func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, load
 			r.Omitted = append(r.Omitted, t.name)
 			continue
 		}
-		deferred := !t.eager && (keep == nil || !keep[i])
+		deferred := !t.eager && !isLoaded(t.name)
 		var v any
 		var n int
 		if openAI {
@@ -388,6 +389,19 @@ func (pl *Planner) renderNative(tp *ToolPlan, tools []*toolData, path Path, load
 	}
 	r.RequestBytes, r.UpFrontBytes, r.FullBytes = sizeOf(sent), sizeOf(seen), sizeOf(full)
 	return r, true
+}
+
+// loadedSet returns a test of membership in loaded: a map once loaded is long, so a
+// request walking every tool stays linear in a long session's loaded tools.
+func loadedSet(loaded []string) func(string) bool {
+	if len(loaded) <= 8 {
+		return func(name string) bool { return slices.Contains(loaded, name) }
+	}
+	set := make(map[string]struct{}, len(loaded))
+	for _, n := range loaded {
+		set[n] = struct{}{}
+	}
+	return func(name string) bool { _, ok := set[name]; return ok }
 }
 
 // namespaces groups r's deferred functions by their namespace (toolData.ns, from the
