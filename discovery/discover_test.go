@@ -223,6 +223,8 @@ func TestDiscoverQueryAndLimit(t *testing.T) {
 		{`16.00000000000000001`, 0},
 		{`1e400`, 0},
 		{`1e-400`, 0},
+		{`3` + strings.Repeat("0", 20000) + `e-20000`, 3},  // a five-digit exponent that the digits earn
+		{`0.` + strings.Repeat("0", 20000) + `3e20001`, 3}, // and the same from the other side
 		{`"3"`, 0},
 		{`null`, 0},
 		{`true`, 0},

@@ -362,6 +362,7 @@ func TestAttackLoadedIsASet(t *testing.T) {
 		{b, a},
 		{b, a, b, a, a},
 		{"no_such_tool", b, denied, a, ""},
+		{a, b, a, b, a, b, a, b, a, "no_such_tool"}, // past loadedSet's short scan: its map
 	}
 	var firstPlan *plan.ToolPlan
 	var firstReq []byte

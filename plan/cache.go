@@ -27,8 +27,7 @@ type toolData struct {
 	name   string
 	eager  bool            // sent in full whatever the threshold
 	native json.RawMessage // the definition with "defer_loading": true, when !eager
-	line   string          // the client-side catalog line, when !eager, unmarked
-	markAt int             // where SafeModeMark goes in line (after the name)
+	line   string          // the client-side catalog line, when !eager, unmarked (markAt)
 	render toolRender      // its provider definitions (Request)
 	ns     string          // its OpenAI namespace (Policy.OpenAINamespace), when !eager
 	nsDesc string          // the namespace's description

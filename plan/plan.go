@@ -371,9 +371,10 @@ func (pl *Planner) plan(ctx context.Context, p grants.Principal, m ModelCapabili
 			catalog.WriteString(header)
 		}
 		if held[i] {
-			catalog.WriteString(t.line[:t.markAt])
+			at := markAt(t.name)
+			catalog.WriteString(t.line[:at])
 			catalog.WriteString(SafeModeMark)
-			catalog.WriteString(t.line[t.markAt:])
+			catalog.WriteString(t.line[at:])
 		} else {
 			catalog.WriteString(t.line)
 		}
@@ -419,7 +420,7 @@ func (pl *Planner) derive(def []byte) *toolData {
 	}
 	t.eager = false
 	t.native = native
-	t.line, t.markAt = catalogLine(f.Name, f, pl.policy.LineBytes)
+	t.line = catalogLine(f.Name, f, pl.policy.LineBytes)
 	if pl.policy.OpenAINamespace != nil {
 		t.ns, t.nsDesc = pl.policy.OpenAINamespace(f.Name)
 	}
@@ -475,11 +476,11 @@ func withDeferLoading(canonical []byte) (json.RawMessage, bool) {
 	return out, true
 }
 
-// catalogLine returns "- name: text\n" and where SafeModeMark goes in it (after the
-// name), where text is the first line of the tool's description (else its title, else
-// its annotations' title), white space collapsed, control characters dropped, cut to at
-// most limit bytes, on a word boundary when the text has one, with "..." marking a cut.
-func catalogLine(name string, f tooldef.Fields, limit int) (line string, markAt int) {
+// catalogLine returns "- name: text\n", where text is the first line of the tool's
+// description (else its title, else its annotations' title), white space collapsed,
+// control characters dropped, cut to at most limit bytes, on a word boundary when the
+// text has one, with "..." marking a cut.
+func catalogLine(name string, f tooldef.Fields, limit int) string {
 	text := firstLine(f.Description)
 	if text == "" {
 		text = firstLine(f.Title)
@@ -488,7 +489,7 @@ func catalogLine(name string, f tooldef.Fields, limit int) (line string, markAt 
 		text = firstLine(f.AnnTitle)
 	}
 	if text == "" {
-		return "- " + name + "\n", 2 + len(name)
+		return "- " + name + "\n"
 	}
 	if len(text) > limit {
 		cut := max(limit-3, 0)
@@ -502,8 +503,12 @@ func catalogLine(name string, f tooldef.Fields, limit int) (line string, markAt 
 		}
 		text = strings.TrimRight(text[:cut], " ") + "..."
 	}
-	return "- " + name + ": " + text + "\n", 2 + len(name)
+	return "- " + name + ": " + text + "\n"
 }
+
+// markAt is where SafeModeMark goes in the catalog line of the tool named name: after
+// "- " and the name.
+func markAt(name string) int { return len("- ") + len(name) }
 
 // firstLine returns the first non-blank line of s, its white space collapsed to single
 // spaces and other control characters removed.
