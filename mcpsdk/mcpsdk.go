@@ -140,15 +140,19 @@ var ErrDiscoveryToolClash = errors.New("mcpsdk: the discovery tool's name is a c
 // the discovery tool answer catalog_unavailable, so that no name has two schemas.
 func (a *Adapter) clash(ctx context.Context) bool {
 	if a.toolDef == nil {
-		return false
+		return false // no discovery tool: skip the catalog read on every request
 	}
 	c, err := a.d.Catalog(ctx)
-	return err == nil && catalogHolds(c, a.opts.DiscoveryTool)
+	return err == nil && a.heldIn(c)
 }
 
-// catalogHolds reports whether c holds a tool named name.
-func catalogHolds(c *discovery.Catalog, name string) bool {
-	_, ok := c.Tool(name)
+// heldIn reports whether catalog version c holds a tool named like the discovery tool
+// (false when the adapter serves none).
+func (a *Adapter) heldIn(c *discovery.Catalog) bool {
+	if a.toolDef == nil {
+		return false
+	}
+	_, ok := c.Tool(a.opts.DiscoveryTool)
 	return ok
 }
 

@@ -64,7 +64,7 @@ func (a *Adapter) listTools(ctx context.Context, next mcp.MethodHandler, method 
 	if err != nil {
 		return nil, rpcError(err, discovery.CodeGrantsUnavailable)
 	}
-	if a.toolDef != nil && catalogHolds(list.Catalog, a.opts.DiscoveryTool) {
+	if a.heldIn(list.Catalog) {
 		return nil, wireError(discovery.CodeCatalogUnavailable) // a name with two schemas (see clash)
 	}
 	res, err := next(ctx, method, req)
