@@ -13,15 +13,16 @@ import (
 )
 
 // TestBlindSets prints, for RANK_BLIND=1, the figures of the blind sets in
-// testdata/blind (testdata/blind/README.md: written by a session that never saw the
-// ranker), pooled by kind of set over the six catalogs: long tasks, paraphrases and
-// requests nothing serves. They are measured once per change that claims a gain, never
-// tuned on; rankeval prints the same per set.
+// testdata/blind and testdata/blind2 (each folder's README.md: written by sessions that
+// never saw the ranker), pooled by kind of set over the six catalogs: long tasks,
+// paraphrases and requests nothing serves. They are measured once per change that claims
+// a gain, never tuned on; rankeval prints the same per set.
 func TestBlindSets(t *testing.T) {
 	if os.Getenv("RANK_BLIND") == "" {
 		t.Skip("set RANK_BLIND=1 (blind sets: measure once, never tune on them)")
 	}
 	printFolderPools(t, "BLIND", "testdata/blind")
+	printFolderPools(t, "BLIND2", "testdata/blind2")
 }
 
 // TestTune2Sets prints, for RANK_TUNE2=1, the figures of the second tuning sets in
