@@ -130,6 +130,10 @@ func TestKitCatchesBrokenStores(t *testing.T) {
 		{"delete-keeps-revision", "GRANT-4: control revision"},
 		{"aliases", "GRANT-4: an earlier Snapshot changed"},
 		{"accepts-malformed", "GRANT-5: Put("},
+		// Rows print with their strings quoted: an empty scope, a DEL or a newline
+		// stays visible in the message.
+		{"accepts-malformed", `Scopes:[""]`},
+		{"accepts-malformed", `Scopes:["a\x7f"]`},
 		{"ignores-context", "want no Snapshot and an error matching context.Canceled"},
 		{"empty-when-too-many", "want no Snapshot and ErrTooManyRows"},
 		{"lists-unsorted", "(sorted by principal, then tool)"},
