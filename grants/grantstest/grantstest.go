@@ -2,9 +2,19 @@
 // offers fault-injecting grants.Readers for the tests of code that consumes grants.
 //
 // Run is the conformance kit, like testing/fstest.TestFS: every subtest names the SPEC
-// rule (GRANT-x) it checks. The fakes (ErrReader, TooManyRowsReader, MalformedReader,
-// NoRevisionReader, FailAfterReader, SequenceReader, HookReader, CountingReader) let a
-// consumer prove that it fails closed and notices grant changes.
+// rule (GRANT-x) it checks. The fakes let a consumer prove that it fails closed and
+// notices grant changes; most wrap a Base Reader, usually a *grants.Memory that the
+// test grants and revokes on with Put and Delete:
+//
+//   - storage that fails: ErrReader (every read), FailAfterReader (after N reads);
+//   - storage that is slow: HookReader with a Before that waits (the Discoverer's
+//     Options.GrantTimeout then answers grants_unavailable);
+//   - rows a reader must refuse: MalformedReader (one per MalformedReasons),
+//     TooManyRowsReader (MaxRows+1 rows), NoRevisionReader (revision 0);
+//   - grants that change between two reads of one request: SequenceReader, or a
+//     HookReader whose Before writes to its Base;
+//   - counting reads (reread on every call, never read while switched off):
+//     CountingReader.
 //
 // A store's own test runs the kit with a constructor of empty stores:
 //
