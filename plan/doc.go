@@ -12,7 +12,8 @@
 //
 // ExamplePlanner_Request runs this for three models in turn, ExamplePlanner_CheckCall
 // shows each answer of CheckCall. On PathClientSide Rendering.Tools are MCP
-// definitions ("inputSchema"): a host speaking another API shape converts them.
+// definitions ("inputSchema") whatever the provider, also for an Anthropic or OpenAI
+// model without tool search: a host speaking another API shape converts them.
 //
 // Plans defer
 // nothing while the switch is off, or below the Policy thresholds; a tool's _meta member
