@@ -15,7 +15,7 @@ import (
 )
 
 // A Discoverer's decisions counted by op and code, read back through the SDK's manual
-// reader (a real host registers an exporter's reader instead).
+// reader (a real host registers an exporter's reader instead) by printDecisions.
 func Example() {
 	ctx := context.Background()
 	reader := sdkmetric.NewManualReader()
@@ -39,20 +39,7 @@ func Example() {
 	d.AuthorizeCall(ctx, ana, discovery.Call{Tool: "model_search"})
 	d.AuthorizeCall(ctx, ana, discovery.Call{Tool: "invoice_get"})
 
-	var rm metricdata.ResourceMetrics
-	if err := reader.Collect(ctx, &rm); err != nil {
-		panic(err)
-	}
-	for _, metric := range rm.ScopeMetrics[0].Metrics {
-		if metric.Name != "deferredtools.decisions" {
-			continue
-		}
-		for _, dp := range metric.Data.(metricdata.Sum[int64]).DataPoints {
-			op, _ := dp.Attributes.Value(otelmetrics.OpKey)
-			code, _ := dp.Attributes.Value(otelmetrics.CodeKey)
-			fmt.Printf("%s %s: %d\n", op.AsString(), code.AsString(), dp.Value)
-		}
-	}
+	printDecisions(ctx, reader)
 	// Unordered output:
 	// discover ok: 1
 	// authorize_call ok: 1
@@ -96,6 +83,17 @@ func Example_planner() {
 	pl.AnswerAnthropicSearch(ctx, ana, r, "toolu_1", json.RawMessage(`{"query":"deploy a model"}`))
 	pl.Request(ctx, ana, plan.ModelCapabilities{}) // the next request, to another model
 
+	printDecisions(ctx, reader)
+	// Unordered output:
+	// list ok: 2
+	// authorize_tool ok: 1
+	// authorize_tool tool_not_granted: 1
+	// discover_tool ok: 1
+}
+
+// printDecisions collects reader's metrics and prints each data point of the
+// deferredtools.decisions counter: its op, its code and its count.
+func printDecisions(ctx context.Context, reader *sdkmetric.ManualReader) {
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(ctx, &rm); err != nil {
 		panic(err)
@@ -110,9 +108,4 @@ func Example_planner() {
 			fmt.Printf("%s %s: %d\n", op.AsString(), code.AsString(), dp.Value)
 		}
 	}
-	// Unordered output:
-	// list ok: 2
-	// authorize_tool ok: 1
-	// authorize_tool tool_not_granted: 1
-	// discover_tool ok: 1
 }

@@ -50,23 +50,14 @@ func ExampleErrReader() {
 // refuses it rather than running it.
 func ExampleHookReader_slowStore() {
 	ctx := context.Background()
-	cat, err := discovery.NewCatalog([]json.RawMessage{
-		json.RawMessage(`{"name":"get_weather","description":"Current weather of a city.","inputSchema":{"type":"object"}}`),
-	}, nil)
-	if err != nil {
-		panic(err)
-	}
-	store := grants.NewMemory()
-	if _, err := store.Put(ctx, grants.Row{Principal: "ann", Tool: "get_weather", Effect: grants.Allow}); err != nil {
-		panic(err)
-	}
+	cat, store := weather() // get_weather, granted to ann in a grants.Memory
 	slow := &grantstest.HookReader{Base: store, Before: func(ctx context.Context, call int64) error {
 		<-ctx.Done() // never answers before the deadline
 		return ctx.Err()
 	}}
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: slow, GrantTimeout: 10 * time.Millisecond})
 
-	err = d.AuthorizeCall(ctx, grants.Principal{ID: "ann"}, discovery.Call{Tool: "get_weather", Arguments: json.RawMessage(`{}`)})
+	err := d.AuthorizeCall(ctx, grants.Principal{ID: "ann"}, discovery.Call{Tool: "get_weather", Arguments: json.RawMessage(`{}`)})
 	fmt.Println(err, errors.Is(err, context.DeadlineExceeded))
 	// Output:
 	// discovery: grants_unavailable true
@@ -78,16 +69,7 @@ func ExampleHookReader_slowStore() {
 // rule broke, never the row's content.
 func ExampleMalformedReader() {
 	ctx := context.Background()
-	cat, err := discovery.NewCatalog([]json.RawMessage{
-		json.RawMessage(`{"name":"get_weather","description":"Current weather of a city.","inputSchema":{"type":"object"}}`),
-	}, nil)
-	if err != nil {
-		panic(err)
-	}
-	store := grants.NewMemory()
-	if _, err := store.Put(ctx, grants.Row{Principal: "ann", Tool: "get_weather", Effect: grants.Allow}); err != nil {
-		panic(err)
-	}
+	cat, store := weather() // get_weather, granted to ann in a grants.Memory
 	for _, reason := range grantstest.MalformedReasons {
 		d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat,
 			Grants: &grantstest.MalformedReader{Base: store, Reason: reason}})
@@ -103,4 +85,20 @@ func ExampleMalformedReader() {
 	// scope     discovery: grants_unavailable (cause: scope)
 	// revision  discovery: grants_unavailable (cause: revision)
 	// duplicate discovery: grants_unavailable (cause: duplicate)
+}
+
+// weather returns a catalog of one tool, get_weather, and a grants.Memory granting it
+// to ann: the real store the fakes of the examples above wrap.
+func weather() (*discovery.Catalog, *grants.Memory) {
+	cat, err := discovery.NewCatalog([]json.RawMessage{
+		json.RawMessage(`{"name":"get_weather","description":"Current weather of a city.","inputSchema":{"type":"object"}}`),
+	}, nil)
+	if err != nil {
+		panic(err)
+	}
+	store := grants.NewMemory()
+	if _, err := store.Put(context.Background(), grants.Row{Principal: "ann", Tool: "get_weather", Effect: grants.Allow}); err != nil {
+		panic(err)
+	}
+	return cat, store
 }
