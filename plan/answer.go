@@ -70,7 +70,9 @@ var ErrNotRendered = errors.New("plan: no rendering")
 // provider error or a silent failure. A call of r's own search tool on a path where the
 // host answers it (Rendering.SearchTool on PathClientSide, PathAnthropicClient) is
 // CallRun without a grant read: the host routes it to DiscoverTool or
-// AnswerAnthropicSearch, which read the grants.
+// AnswerAnthropicSearch, which read the grants. On PathOpenAIClient the model searches
+// with a tool_search_call item, for AnswerOpenAISearch, not a function call:
+// CheckCall refuses the name "tool_search" as any tool the catalog lacks.
 func (pl *Planner) CheckCall(ctx context.Context, p grants.Principal, r *Rendering, tool string, loaded ...string) (*CallCheck, error) {
 	if r == nil || r.Plan == nil {
 		return nil, ErrNotRendered

@@ -141,8 +141,10 @@ type Rendering struct {
 	// native one for the others.
 	Plan *ToolPlan
 	// Tools is the request's "tools" member, in order: json.RawMessage MCP
-	// definitions (PathClientSide), AnthropicTool and AnthropicSearchTool values,
-	// or OpenAIFunction, OpenAINamespace and OpenAIToolSearch values.
+	// definitions (PathClientSide, whatever the provider: a host sending them to
+	// Anthropic or OpenAI converts them, as inputSchema is not their member),
+	// AnthropicTool and AnthropicSearchTool values, or OpenAIFunction,
+	// OpenAINamespace and OpenAIToolSearch values.
 	Tools []any
 	// System is the text for the system prompt ("system" on Anthropic,
 	// "instructions" on OpenAI): the client-side catalog segment, else empty.
@@ -178,8 +180,9 @@ type Rendering struct {
 //     and m.ClientToolSearch, else PathAnthropicServer when m.NativeToolSearch,
 //     else PathAnthropicClient when m.ClientToolSearch;
 //   - ProviderOpenAI: likewise PathOpenAIClient and PathOpenAIHosted;
-//   - anything else: PathClientSide, the ToolPlan of Plan with m.NativeToolSearch
-//     false.
+//   - anything else, an Anthropic or OpenAI model with neither search included:
+//     PathClientSide, the ToolPlan of Plan with m.NativeToolSearch false, its Tools
+//     MCP definitions whatever m.Provider.
 //
 // A catalog tool bearing the search tool's name moves a host-search path to the
 // provider's own search when the model has it, and any other path to PathClientSide

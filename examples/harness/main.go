@@ -99,10 +99,11 @@ func run(w io.Writer, catalogsDir string) error {
 		printPlan(w, tp)
 	}
 
-	// The model without native search calls the discovery tool; the harness answers it
-	// with Discover, and the next request sends what it found in full.
+	// The model without native search calls the discovery tool; the harness answers the
+	// call's arguments with DiscoverTool (grants reread, the page sized for a tools/call
+	// result), and the next request sends what it found in full.
 	const query = "roll out a new model version"
-	page, err := d.Discover(ctx, demo.Alice, discovery.Request{Query: query, Limit: 2})
+	page, err := d.DiscoverTool(ctx, demo.Alice, json.RawMessage(`{"query":"`+query+`","limit":2}`))
 	if err != nil {
 		return err
 	}

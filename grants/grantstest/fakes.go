@@ -171,7 +171,9 @@ func (r *SequenceReader) ReadGrants(ctx context.Context, principalID string) (*g
 // HookReader is a Reader that calls Before with the read's number (1 for the first)
 // before passing the read to Base. A Before that changes a grants.Store Base (say, on
 // read 2) shows a grant change to a request between its reads; a Before error fails
-// the read. It is safe for concurrent use when Before is.
+// the read. A Before that waits (until ctx ends, or on a channel the test closes)
+// is a slow store (ExampleHookReader_slowStore). It is safe for concurrent use when
+// Before is.
 type HookReader struct {
 	Base   grants.Reader
 	Before func(ctx context.Context, call int64) error

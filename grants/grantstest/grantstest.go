@@ -2,9 +2,19 @@
 // offers fault-injecting grants.Readers for the tests of code that consumes grants.
 //
 // Run is the conformance kit, like testing/fstest.TestFS: every subtest names the SPEC
-// rule (GRANT-x) it checks. The fakes (ErrReader, TooManyRowsReader, MalformedReader,
-// NoRevisionReader, FailAfterReader, SequenceReader, HookReader, CountingReader) let a
-// consumer prove that it fails closed and notices grant changes.
+// rule (GRANT-x) it checks. The fakes let a consumer prove that it fails closed and
+// notices grant changes; most wrap a Base Reader, usually a *grants.Memory that the
+// test grants and revokes on with Put and Delete:
+//
+//   - storage that fails: ErrReader (every read), FailAfterReader (after N reads);
+//   - storage that is slow: HookReader with a Before that waits (the Discoverer's
+//     Options.GrantTimeout then answers grants_unavailable);
+//   - rows a reader must refuse: MalformedReader (one per MalformedReasons),
+//     TooManyRowsReader (MaxRows+1 rows), NoRevisionReader (revision 0);
+//   - grants that change between two reads of one request: SequenceReader, or a
+//     HookReader whose Before writes to its Base;
+//   - counting reads (reread on every call, never read while switched off):
+//     CountingReader.
 //
 // A store's own test runs the kit with a constructor of empty stores:
 //
@@ -25,6 +35,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -80,7 +91,7 @@ func read(t *testing.T, s grants.Reader, principal string) *grants.Snapshot {
 	}
 	for _, r := range snap.Rows {
 		if err := grants.CheckRow(r); err != nil {
-			t.Fatalf("GRANT-1: ReadGrants(%q) returned row %+v that fails CheckRow: %v", principal, r, err)
+			t.Fatalf("GRANT-1: ReadGrants(%q) returned row %s that fails CheckRow: %v", principal, rowText(r), err)
 		}
 	}
 	return snap
@@ -90,7 +101,7 @@ func put(t *testing.T, s grants.Store, r grants.Row) grants.Row {
 	t.Helper()
 	got, err := s.Put(context.Background(), r)
 	if err != nil {
-		t.Fatalf("Put(%+v) error: %v", r, err)
+		t.Fatalf("Put(%s) error: %v", rowText(r), err)
 	}
 	return got
 }
@@ -126,6 +137,29 @@ func sameScopes(a, b []string) bool {
 }
 
 // keys lists snap's row keys, sorted, for messages and comparisons.
+// rowText prints r with its strings quoted, so an empty scope, a space or a control
+// character in a failure message stays visible (%+v prints [""] as []).
+func rowText(r grants.Row) string {
+	return fmt.Sprintf("{Principal:%q Tool:%q Scopes:%q Effect:%q Revision:%d}", r.Principal, r.Tool, r.Scopes, r.Effect, r.Revision)
+}
+
+// rowsText prints rows as rowText does, in order.
+func rowsText(rows []grants.Row) string {
+	parts := make([]string, len(rows))
+	for i, r := range rows {
+		parts[i] = rowText(r)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// snapText prints a Snapshot's revision and rows as rowsText does.
+func snapText(snap *grants.Snapshot) string {
+	if snap == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("{Revision:%d Rows:%s}", snap.Revision, rowsText(snap.Rows))
+}
+
 func keys(snap *grants.Snapshot) []string {
 	var ks []string
 	for _, r := range snap.Rows {
@@ -150,12 +184,12 @@ func testRoundTrip(t *testing.T, s grants.Store) {
 	} {
 		got := put(t, s, r)
 		if got.Revision < 1 {
-			t.Errorf("GRANT-1: Put(%+v).Revision = %d, want >= 1", r, got.Revision)
+			t.Errorf("GRANT-1: Put(%s).Revision = %d, want >= 1", rowText(r), got.Revision)
 		}
 		want := r
 		want.Revision = got.Revision
 		if !sameRow(got, want) {
-			t.Errorf("GRANT-1: Put(%+v) = %+v, want the row as given with its new revision", r, got)
+			t.Errorf("GRANT-1: Put(%s) = %s, want the row as given with its new revision", rowText(r), rowText(got))
 		}
 		snap := read(t, s, "alice")
 		stored, ok := find(snap, r.Principal, r.Tool)
@@ -163,7 +197,7 @@ func testRoundTrip(t *testing.T, s grants.Store) {
 			t.Fatalf("GRANT-1: row %s/%s put but not read back (read %v)", r.Principal, r.Tool, keys(snap))
 		}
 		if !sameRow(stored, got) {
-			t.Errorf("GRANT-1: read back %+v, want %+v as Put returned it", stored, got)
+			t.Errorf("GRANT-1: read back %s, want %s as Put returned it", rowText(stored), rowText(got))
 		}
 	}
 	if n := len(read(t, s, "alice").Rows); n != 3 {
@@ -285,7 +319,7 @@ func testDeleteMissing(t *testing.T, s grants.Store) {
 		t.Errorf("GRANT-4: control revision %d after deleting missing rows, want %d unchanged", after.Revision, before.Revision)
 	}
 	if !slices.EqualFunc(after.Rows, want, sameRow) {
-		t.Errorf("GRANT-4: rows %+v after deleting missing rows, want %+v", after.Rows, want)
+		t.Errorf("GRANT-4: rows %s after deleting missing rows, want %s", rowsText(after.Rows), rowsText(want))
 	}
 }
 
@@ -323,7 +357,7 @@ func testNotAliased(t *testing.T, s grants.Store) {
 	del(t, s, grants.AnyPrincipal, "u")
 	read(t, s, "alice")
 	if !sameSnapshot(snap, kept) {
-		t.Errorf("GRANT-4: an earlier Snapshot changed after later writes:\n got %+v\nwant %+v", snap, kept)
+		t.Errorf("GRANT-4: an earlier Snapshot changed after later writes:\n got %s\nwant %s", snapText(snap), snapText(kept))
 	}
 }
 
@@ -370,7 +404,7 @@ func testPutMalformed(t *testing.T, s grants.Store) {
 		_, err := s.Put(context.Background(), tc.row)
 		var me *grants.MalformedError
 		if !errors.Is(err, grants.ErrMalformed) || !errors.As(err, &me) || me.Reason != tc.reason {
-			t.Errorf("GRANT-5: Put(%+v) error = %v, want a *MalformedError with reason %q", tc.row, err, tc.reason)
+			t.Errorf("GRANT-5: Put(%s) error = %v, want a *MalformedError with reason %q", rowText(tc.row), err, tc.reason)
 		}
 	}
 	snap := read(t, s, "alice")
@@ -385,7 +419,7 @@ func testCancelled(t *testing.T, s grants.Store) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if snap, err := s.ReadGrants(ctx, "alice"); err == nil || snap != nil || !errors.Is(err, context.Canceled) {
-		t.Errorf("GRANT-5: ReadGrants with a cancelled context = (%v, %v), want no Snapshot and an error matching context.Canceled", snap, err)
+		t.Errorf("GRANT-5: ReadGrants with a cancelled context = (%s, %v), want no Snapshot and an error matching context.Canceled", snapText(snap), err)
 	}
 	if _, err := s.Put(ctx, grants.Row{Principal: "alice", Tool: "u", Effect: grants.Allow}); err == nil || !errors.Is(err, context.Canceled) {
 		t.Errorf("GRANT-4: Put with a cancelled context error = %v, want one matching context.Canceled", err)
@@ -469,7 +503,11 @@ func testTooManyRows(t *testing.T, s grants.Store) {
 		put(t, s, grants.Row{Principal: p, Tool: fmt.Sprintf("t%04d", i), Effect: grants.Allow})
 	}
 	put(t, s, grants.Row{Principal: "bob", Tool: "extra", Effect: grants.Allow})
-	if n := len(read(t, s, "alice").Rows); n != grants.MaxRows {
+	full, err := s.ReadGrants(context.Background(), "alice")
+	if err != nil {
+		t.Fatalf("GRANT-5: ReadGrants(alice) with exactly MaxRows applicable rows (and one row of bob) error: %v, want the MaxRows rows (the bound counts alice's and %q rows only)", err, grants.AnyPrincipal)
+	}
+	if n := len(full.Rows); n != grants.MaxRows {
 		t.Fatalf("GRANT-5: ReadGrants(alice) read %d rows, want exactly MaxRows=%d (bob's row does not count)", n, grants.MaxRows)
 	}
 	put(t, s, grants.Row{Principal: grants.AnyPrincipal, Tool: "one-too-many", Effect: grants.Allow})
@@ -507,7 +545,7 @@ func testListing(t *testing.T, s grants.Store) {
 		return got
 	}
 	if got := list("", ""); len(got.Rows) != 0 {
-		t.Errorf("ListGrants on an empty store = %+v, want no rows", got.Rows)
+		t.Errorf("ListGrants on an empty store = %s, want no rows", rowsText(got.Rows))
 	}
 	var want []grants.Row
 	for _, r := range []grants.Row{
@@ -533,7 +571,7 @@ func testListing(t *testing.T, s grants.Store) {
 			t.Fatalf("kit bug: %d rows match (%q, %q), want %d", len(w), principal, tool, n)
 		}
 		if !slices.EqualFunc(got.Rows, w, sameRow) {
-			t.Errorf("GRANT-1: ListGrants(%q, %q) rows = %+v, want %+v (sorted by principal, then tool)", principal, tool, got.Rows, w)
+			t.Errorf("GRANT-1: ListGrants(%q, %q) rows = %s, want %s (sorted by principal, then tool)", principal, tool, rowsText(got.Rows), rowsText(w))
 		}
 		if rev := read(t, s, "alice").Revision; got.Revision != rev {
 			t.Errorf("GRANT-4: ListGrants(%q, %q) revision %d, want the control revision %d", principal, tool, got.Revision, rev)

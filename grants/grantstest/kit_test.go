@@ -30,6 +30,12 @@ func (b *broken) ReadGrants(ctx context.Context, p string) (*grants.Snapshot, er
 		ctx = context.Background()
 	}
 	snap, err := b.m.ReadGrants(ctx, p)
+	if b.kind == "bound-counts-all" && err == nil {
+		// The bound applied to every stored row, not the principal's applicable ones.
+		if all, lerr := b.m.ListGrants(ctx, "", ""); lerr == nil && len(all.Rows) > grants.MaxRows {
+			return nil, grants.ErrTooManyRows
+		}
+	}
 	switch {
 	case b.kind == "empty-when-too-many" && errors.Is(err, grants.ErrTooManyRows):
 		return &grants.Snapshot{Revision: 1}, nil
@@ -130,8 +136,13 @@ func TestKitCatchesBrokenStores(t *testing.T) {
 		{"delete-keeps-revision", "GRANT-4: control revision"},
 		{"aliases", "GRANT-4: an earlier Snapshot changed"},
 		{"accepts-malformed", "GRANT-5: Put("},
+		// Rows print with their strings quoted: an empty scope, a DEL or a newline
+		// stays visible in the message.
+		{"accepts-malformed", `Scopes:[""]`},
+		{"accepts-malformed", `Scopes:["a\x7f"]`},
 		{"ignores-context", "want no Snapshot and an error matching context.Canceled"},
 		{"empty-when-too-many", "want no Snapshot and ErrTooManyRows"},
+		{"bound-counts-all", "GRANT-5: ReadGrants(alice) with exactly MaxRows applicable rows"},
 		{"lists-unsorted", "(sorted by principal, then tool)"},
 		{"lists-ignoring-tool", `GRANT-1: ListGrants("", "t1") rows`},
 	} {
