@@ -2,12 +2,15 @@ package mcpsdk_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
@@ -41,5 +44,33 @@ func TestNewNilDiscoverer(t *testing.T) {
 	}
 	if err != nil && !strings.Contains(err.Error(), "catalog_unavailable") {
 		t.Errorf("tools/call error = %v, want catalog_unavailable", err)
+	}
+}
+
+// NewServerCatalog refuses a nil server with ErrServerTools (its tools cannot be
+// listed) and a nil context with an error matching discovery.ErrNilContext, before it
+// adds middleware or opens a session; both had panicked. SPEC ERR-5.
+func TestNewServerCatalogNil(t *testing.T) {
+	var nilCtx context.Context
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		s    *mcp.Server
+		want error
+	}{
+		{"nil server", context.Background(), nil, mcpsdk.ErrServerTools},
+		{"nil ctx", nilCtx, mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v1"}, nil), discovery.ErrNilContext},
+	} {
+		c2, err := func() (c2 *mcpsdk.ServerCatalog, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			return mcpsdk.NewServerCatalog(c.ctx, c.s, nil)
+		}()
+		if c2 != nil || !errors.Is(err, c.want) {
+			t.Errorf("%s: NewServerCatalog = %v, %v; want nil and %v", c.name, c2, err, c.want)
+		}
 	}
 }
