@@ -2,6 +2,8 @@ package mcpgo_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/discovery"
@@ -30,5 +32,21 @@ func TestNewNilDiscoverer(t *testing.T) {
 	wantError(t, resp, discovery.CodeCatalogUnavailable)
 	if n := f.calls(tool); n != 0 {
 		t.Errorf("the tool ran %d times, want 0", n)
+	}
+}
+
+// CatalogFromServer refuses a nil server with ErrNilServer instead of panicking in
+// ListTools. SPEC ERR-5.
+func TestCatalogFromServerNil(t *testing.T) {
+	cat, err := func() (cat *discovery.Catalog, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		return mcpgo.CatalogFromServer(nil, nil)
+	}()
+	if cat != nil || !errors.Is(err, mcpgo.ErrNilServer) || err.Error() != "mcpgo: nil server" {
+		t.Errorf("CatalogFromServer(nil) = %v, %v; want nil and ErrNilServer", cat, err)
 	}
 }
