@@ -130,8 +130,8 @@ const (
 // DefaultLineBytes bounds the text after a tool's name in a catalog line.
 const DefaultLineBytes = 120
 
-// A Policy decides which authorised tools a plan defers (SPEC PLAN-3). A nil *Policy
-// means all defaults; New copies it.
+// A Policy decides which authorised tools a plan defers (SPEC PLAN-3). The zero Policy,
+// like a nil *Policy, means all defaults; New copies it.
 //
 // Nothing is deferred while the principal's authorised set is below both thresholds.
 // Past either of them, each tool is deferred or sent in full by the first rule that has
