@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deferredtools/deferredtools/cursor"
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 )
 
 // The zero Signer is ready to use: it draws its own random key on first use, so it
@@ -52,14 +53,7 @@ func TestZeroSigner(t *testing.T) {
 			return nil
 		}},
 	} {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return c.call()
-		}()
+		err := nopanic.Call(c.call)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}

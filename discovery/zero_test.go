@@ -9,6 +9,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 )
 
 // entryPoints are the Discoverer's entry points that need a catalog and grants, each
@@ -69,14 +70,9 @@ func TestMissingCollaboratorsNilAndZero(t *testing.T) {
 	} {
 		d := newDiscoverer(c.catalog, c.grants, nil)
 		for _, e := range entryPoints {
-			err := func() (err error) {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("panic: %v", r)
-					}
-				}()
+			err := nopanic.Call(func() error {
 				return e.call(d)
-			}()
+			})
 			want := error(c.want)
 			if e.name == "HandleJSONRPC" {
 				want = fmt.Errorf("status %d", c.want.Status())
@@ -99,12 +95,7 @@ func TestListResultZero(t *testing.T) {
 		{},
 		{Tools: []json.RawMessage{toolDef("echo", "Echo a text back.")}, ContractDigest: "sha256:x"},
 	} {
-		err := func() (err error) {
-			defer func() {
-				if p := recover(); p != nil {
-					err = fmt.Errorf("panic: %v", p)
-				}
-			}()
+		err := nopanic.Call(func() error {
 			if def, ok := r.Tool("echo"); ok || def != nil {
 				return fmt.Errorf("Tool(echo) = %s, %v; want nil, false", def, ok)
 			}
@@ -118,7 +109,7 @@ func TestListResultZero(t *testing.T) {
 				return fmt.Errorf("AppendDigests = %d digests, want %d", len(got), len(r.Tools))
 			}
 			return nil
-		}()
+		})
 		if err != nil {
 			t.Errorf("ListResult with %d tools: %v", len(r.Tools), err)
 		}

@@ -3,10 +3,10 @@ package grants_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 )
 
 // Every Memory entry point, on the zero value and on NewMemory's, refuses a nil
@@ -39,14 +39,9 @@ func TestMemoryNilContext(t *testing.T) {
 				if _, err := m.Put(context.Background(), grants.Row{Principal: "alice", Tool: "t0", Effect: grants.Allow}); err != nil {
 					t.Fatal(err)
 				}
-				err := func() (err error) {
-					defer func() {
-						if r := recover(); r != nil {
-							err = fmt.Errorf("panic: %v", r)
-						}
-					}()
+				err := nopanic.Call(func() error {
 					return c.call(m)
-				}()
+				})
 				if !errors.Is(err, grants.ErrNilContext) || !errors.Is(err, grants.ErrUnavailable) {
 					t.Fatalf("%s(nil ctx) = %v, want an error matching ErrNilContext and ErrUnavailable", c.name, err)
 				}

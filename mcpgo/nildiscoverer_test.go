@@ -3,10 +3,10 @@ package mcpgo_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 	"github.com/deferredtools/deferredtools/mcpgo"
 )
 
@@ -38,14 +38,11 @@ func TestNewNilDiscoverer(t *testing.T) {
 // CatalogFromServer refuses a nil server with ErrNilServer instead of panicking in
 // ListTools. SPEC ERR-5.
 func TestCatalogFromServerNil(t *testing.T) {
-	cat, err := func() (cat *discovery.Catalog, err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("panic: %v", r)
-			}
-		}()
-		return mcpgo.CatalogFromServer(nil, nil)
-	}()
+	var cat *discovery.Catalog
+	err := nopanic.Call(func() (err error) {
+		cat, err = mcpgo.CatalogFromServer(nil, nil)
+		return err
+	})
 	if cat != nil || !errors.Is(err, mcpgo.ErrNilServer) || err.Error() != "mcpgo: nil server" {
 		t.Errorf("CatalogFromServer(nil) = %v, %v; want nil and ErrNilServer", cat, err)
 	}

@@ -3,7 +3,6 @@ package mcpsdk_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
 
@@ -61,14 +61,11 @@ func TestNewServerCatalogNil(t *testing.T) {
 		{"nil server", context.Background(), nil, mcpsdk.ErrServerTools},
 		{"nil ctx", nilCtx, mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v1"}, nil), discovery.ErrNilContext},
 	} {
-		c2, err := func() (c2 *mcpsdk.ServerCatalog, err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return mcpsdk.NewServerCatalog(c.ctx, c.s, nil)
-		}()
+		var c2 *mcpsdk.ServerCatalog
+		err := nopanic.Call(func() (err error) {
+			c2, err = mcpsdk.NewServerCatalog(c.ctx, c.s, nil)
+			return err
+		})
 		if c2 != nil || !errors.Is(err, c.want) {
 			t.Errorf("%s: NewServerCatalog = %v, %v; want nil and %v", c.name, c2, err, c.want)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 	"github.com/deferredtools/deferredtools/metatool"
 )
 
@@ -12,17 +13,12 @@ import (
 // never a panic; a zero Error still reads as a refusal. SPEC ERR-5.
 func TestZeroAndNil(t *testing.T) {
 	for _, text := range [][]byte{nil, {}, []byte("null"), []byte("{}"), []byte("[]")} {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
+		err := nopanic.Call(func() error {
 			if m, err := metatool.Parse(text); m != nil || !errors.Is(err, metatool.ErrRefused) {
 				return fmt.Errorf("= %v, %v; want nil and ErrRefused", m, err)
 			}
 			return nil
-		}()
+		})
 		if err != nil {
 			t.Errorf("Parse(%q) %v", text, err)
 		}

@@ -8,19 +8,10 @@ import (
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 	"github.com/deferredtools/deferredtools/observe"
 	"github.com/deferredtools/deferredtools/otelmetrics"
 )
-
-// recovered runs f and answers its panic as an error.
-func recovered(f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
-		}
-	}()
-	return f()
-}
 
 // A Metrics not made by New (the zero value, a nil pointer) records nothing and never
 // panics: its Observe may be an Options.Observe before the host wires New's. A nil
@@ -54,7 +45,7 @@ func TestZeroAndNil(t *testing.T) {
 			return nil
 		}},
 	} {
-		if err := recovered(c.call); err != nil {
+		if err := nopanic.Call(c.call); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 	"github.com/deferredtools/deferredtools/plan"
 )
 
@@ -20,18 +20,7 @@ import (
 func TestPlannerWithoutDiscoverer(t *testing.T) {
 	fx := newRenderFixture(t)
 	ctx := context.Background()
-	pl := fx.plannerNS(plan.SearchClient, plan.UndiscoveredAnswer, areaNamespace)
-	ra, err := pl.Request(ctx, fx.p, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, ClientToolSearch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ro, err := pl.Request(ctx, fx.p, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, ClientToolSearch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ra.Deferred) == 0 {
-		t.Fatal("the fixture defers nothing: the test can tell nothing")
-	}
+	_, ra, ro := clientSearchRenderings(t, fx)
 	args := json.RawMessage(`{"query":"deploy"}`)
 	for _, mk := range []struct {
 		name string
@@ -65,14 +54,9 @@ func TestPlannerWithoutDiscoverer(t *testing.T) {
 				return err
 			}},
 		} {
-			err := func() (err error) {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("panic: %v", r)
-					}
-				}()
+			err := nopanic.Call(func() error {
 				return c.call(mk.pl())
-			}()
+			})
 			if !errors.Is(err, plan.ErrNoDiscoverer) || !errors.Is(err, discovery.CodeCatalogUnavailable) {
 				t.Errorf("%s Planner: %s = %v, want ErrNoDiscoverer, also catalog_unavailable", mk.name, c.name, err)
 			} else if got, want := err.Error(), "plan: no Discoverer: discovery: catalog_unavailable"; got != want {
@@ -85,7 +69,7 @@ func TestPlannerWithoutDiscoverer(t *testing.T) {
 		}
 	}
 	// The answer maps to the catalog_unavailable status and JSON-RPC error.
-	_, err = new(plan.Planner).Plan(ctx, fx.p, plan.ModelCapabilities{})
+	_, err := new(plan.Planner).Plan(ctx, fx.p, plan.ModelCapabilities{})
 	if got := discovery.AppendJSONRPCError(nil, json.RawMessage(`1`), err); !json.Valid(got) ||
 		string(got) != `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"catalog_unavailable","data":{"error":"catalog_unavailable","status":503}}}` {
 		t.Errorf("AppendJSONRPCError(ErrNoDiscoverer) = %s", got)

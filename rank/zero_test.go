@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 	"github.com/deferredtools/deferredtools/rank"
 )
 
@@ -29,15 +30,10 @@ func TestZeroIndex(t *testing.T) {
 		t.Errorf("zero Index: Len %d, Search %v; want empty", n, hits)
 	}
 	var up *rank.Index
-	err := func() (err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("panic: %v", p)
-			}
-		}()
+	err := nopanic.Call(func() error {
 		up = zero.Update(docs, from)
 		return nil
-	}()
+	})
 	if err != nil {
 		t.Fatalf("zero Index: Update = %v", err)
 	}
@@ -65,17 +61,12 @@ func TestZeroIndex(t *testing.T) {
 // Set's end panics as an index out of range does, as its doc says.
 func TestSetBounds(t *testing.T) {
 	for _, n := range []int{-1, -64, -200, -1 << 40} {
-		err := func() (err error) {
-			defer func() {
-				if p := recover(); p != nil {
-					err = fmt.Errorf("panic: %v", p)
-				}
-			}()
+		err := nopanic.Call(func() error {
 			if s := rank.NewSet(n); len(s) != 0 || s.Count() != 0 || s.Has(0) {
 				return fmt.Errorf("= %v, want the empty set", s)
 			}
 			return nil
-		}()
+		})
 		if err != nil {
 			t.Errorf("NewSet(%d) %v", n, err)
 		}

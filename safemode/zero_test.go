@@ -1,9 +1,9 @@
 package safemode_test
 
 import (
-	"fmt"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 	"github.com/deferredtools/deferredtools/safemode"
 )
 
@@ -16,14 +16,11 @@ func TestDefaultPreviewNil(t *testing.T) {
 		{[]byte("["), []byte("{")},
 		{[]byte(`{"name":"t"}`), []byte("null")},
 	} {
-		got, err := func() (got string, err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return safemode.DefaultPreview(c.def, c.args), nil
-		}()
+		var got string
+		err := nopanic.Call(func() error {
+			got = safemode.DefaultPreview(c.def, c.args)
+			return nil
+		})
 		if err != nil || got == "" {
 			t.Errorf("DefaultPreview(%q, %q) = %q, %v; want a preview", c.def, c.args, got, err)
 		}

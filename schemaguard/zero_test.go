@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
@@ -48,14 +49,7 @@ func TestZeroAndNil(t *testing.T) {
 			return nil
 		}},
 	} {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return c.call()
-		}()
+		err := nopanic.Call(c.call)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 	"github.com/deferredtools/deferredtools/validate"
 )
 
@@ -33,12 +34,7 @@ func TestZeroOptions(t *testing.T) {
 		{"NewFull(zero)", validate.NewFull(&validate.FullOptions{})},
 		{"NewFull(negative)", validate.NewFull(&validate.FullOptions{Limits: neg})},
 	} {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
+		err := nopanic.Call(func() error {
 			for _, schema := range [][]byte{nil, {}} {
 				if v, err := c.c.Compile(schema); v != nil || !errors.Is(err, validate.ErrUnsupported) {
 					return fmt.Errorf("Compile(%q) = %v, %v; want ErrUnsupported", schema, v, err)
@@ -55,7 +51,7 @@ func TestZeroOptions(t *testing.T) {
 				return fmt.Errorf("Validate(41 levels) = %v, want ErrLimit (default depth 32)", err)
 			}
 			return nil
-		}()
+		})
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}

@@ -2,7 +2,6 @@ package grantstest_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/grants/grantstest"
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 )
 
 // Every fake built by literal works at its zero value: a wrapper whose Base is nil reads
@@ -30,14 +30,11 @@ func TestZeroFakes(t *testing.T) {
 			{"NoRevisionReader", &grantstest.NoRevisionReader{}, 0},
 			{"FailAfterReader", &grantstest.FailAfterReader{N: 1}, 1},
 		} {
-			snap, err := func() (snap *grants.Snapshot, err error) {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("panic: %v", r)
-					}
-				}()
-				return c.r.ReadGrants(ctx, "alice")
-			}()
+			var snap *grants.Snapshot
+			err := nopanic.Call(func() (err error) {
+				snap, err = c.r.ReadGrants(ctx, "alice")
+				return err
+			})
 			if err != nil || snap == nil || snap.Revision != c.wantRev || len(snap.Rows) != 0 {
 				t.Errorf("%s{} (ctx %v): ReadGrants = %+v, %v; want an empty Snapshot at revision %d", c.name, ctx, snap, err, c.wantRev)
 			}

@@ -7,19 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/nopanic"
 	"github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/rank/rankeval"
 )
-
-// recovered runs f and answers its panic as an error.
-func recovered(f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
-		}
-	}()
-	return f()
-}
 
 // Nil and out-of-range inputs get a typed error or the documented answer, never a
 // panic: Run and RunExplain refuse a nil writer with ErrNilWriter before reading
@@ -85,7 +76,7 @@ func TestNilAndZero(t *testing.T) {
 			return nil
 		}},
 	} {
-		if err := recovered(c.call); err != nil {
+		if err := nopanic.Call(c.call); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}
