@@ -109,7 +109,8 @@ func (e *CatalogError) Unwrap() error { return e.cause }
 // A Catalog is one immutable, compiled version of the host's tools: canonical bytes,
 // digests, sizes and the rank index are computed once here, never per request; so are
 // validators, here with a given Compiler, at each tool's first call with the default
-// one (see CatalogOptions.Compiler). It is safe for concurrent use.
+// one (see CatalogOptions.Compiler). It is safe for concurrent use. Build one with
+// NewCatalog: a Discoverer serves a zero Catalog as no catalog (catalog_unavailable).
 type Catalog struct {
 	tools    []tool // sorted by name, byte order
 	byName   map[string]int
@@ -529,6 +530,9 @@ func validToolName(name string) bool {
 
 // Catalog returns c itself, so a *Catalog is a static CatalogSource.
 func (c *Catalog) Catalog(context.Context) (*Catalog, error) { return c, nil }
+
+// built reports whether c was built by NewCatalog: not nil, not a zero Catalog.
+func (c *Catalog) built() bool { return c != nil && c.index != nil }
 
 // Len reports the number of tools.
 func (c *Catalog) Len() int { return len(c.tools) }

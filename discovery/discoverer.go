@@ -26,11 +26,13 @@ type Options struct {
 	// method_not_found, ListTools serves the whole catalog, AuthorizeCall allows every
 	// call, and the grant store is never read (FLAG-2). See SwitchFromEnv.
 	Enabled bool
-	// Catalog yields the catalog version of each request. Nil: every request that needs
-	// one answers catalog_unavailable (503).
+	// Catalog yields the catalog version of each request. Nil (or a nil
+	// *SwappableCatalog), or a source yielding a Catalog not built by NewCatalog: every
+	// request that needs one answers catalog_unavailable (503, SPEC ERR-5).
 	Catalog CatalogSource
-	// Grants reads grant rows. Nil: every request that needs grants answers
-	// grants_unavailable (503), never an empty grant set (SPEC ERR-5, FLAG-3).
+	// Grants reads grant rows. Nil (or a nil *grants.Memory): every request that needs
+	// grants answers grants_unavailable (503), never an empty grant set (SPEC ERR-5,
+	// FLAG-3).
 	Grants grants.Reader
 	// Signer seals and opens cursors (see Sealer). Nil, or a nil *cursor.Signer: a
 	// fresh cursor.NewSigner() for this Discoverer.
@@ -104,7 +106,8 @@ type Visibility struct {
 // A Discoverer serves discovery, narrowed tool lists and call authorisation for the
 // principals a host authenticates. It opens no socket. It is safe for concurrent use.
 // It caches authorised sets by content within Options.CacheBytes and keeps no grant
-// snapshot or catalog version alive.
+// snapshot or catalog version alive. Use New: the zero value has the switch off and no
+// catalog (catalog_unavailable where one is needed).
 type Discoverer struct {
 	opts     Options
 	method   string
@@ -130,6 +133,13 @@ func New(opts *Options) *Discoverer {
 		d.opts = *opts
 		d.opts.Visibility.Exclude = slices.Clone(opts.Visibility.Exclude)
 		d.opts.Visibility.Toolsets = slices.Clone(opts.Visibility.Toolsets)
+	}
+	// A nil pointer of the library's own collaborators is no collaborator (ERR-5).
+	if m, ok := d.opts.Grants.(*grants.Memory); ok && m == nil {
+		d.opts.Grants = nil
+	}
+	if s, ok := d.opts.Catalog.(*SwappableCatalog); ok && s == nil {
+		d.opts.Catalog = nil
 	}
 	d.cache.init(cmp.Or(d.opts.CacheBytes, defaultCacheBytes))
 	d.safe = newSafeMode(&d.opts.SafeMode)
@@ -209,7 +219,7 @@ func (d *Discoverer) Catalog(ctx context.Context) (*Catalog, error) {
 		return nil, newError(CodeCatalogUnavailable, nil)
 	}
 	c, err := d.opts.Catalog.Catalog(ctx)
-	if err != nil || c == nil {
+	if err != nil || !c.built() {
 		return nil, newError(CodeCatalogUnavailable, err)
 	}
 	return c, nil
@@ -217,7 +227,8 @@ func (d *Discoverer) Catalog(ctx context.Context) (*Catalog, error) {
 
 // A ListResult is the principal's authorised tool set (SPEC PAGE-5): every tool, in name
 // order, unbounded by the discovery page size, with its contract digest. Tools are the
-// catalog's canonical bytes, shared: do not modify them.
+// catalog's canonical bytes, shared: do not modify them. One built by literal, without
+// Catalog, holds no tool for Tool and SafeModeHolds.
 type ListResult struct {
 	Tools          []json.RawMessage
 	ContractDigest string
@@ -231,6 +242,9 @@ type ListResult struct {
 // Tool returns the definition Tools holds for the named tool (a meta tool's narrowed
 // to the actions served), and whether Tools holds it.
 func (r *ListResult) Tool(name string) (json.RawMessage, bool) {
+	if r.Catalog == nil {
+		return nil, false // not made by ListTools
+	}
 	i, ok := r.Catalog.byName[name]
 	switch {
 	case !ok:

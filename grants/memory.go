@@ -8,7 +8,8 @@ import (
 )
 
 // Memory is a concurrency-safe in-memory Store. The zero value is an empty store whose
-// control revision is 1, as NewMemory's.
+// control revision is 1, as NewMemory's, ready to use. Every method refuses a nil
+// context with an error matching ErrNilContext and ErrUnavailable, changing nothing.
 //
 // Every write increments the control revision by one and gives the written row that
 // revision (SPEC GRANT-4). ReadGrants answers the same *Snapshot for a principal until
@@ -55,9 +56,15 @@ var (
 	_ Lister = (*Memory)(nil)
 )
 
+// errNilContext is every Memory method's answer to a nil context.
+var errNilContext = fmt.Errorf("%w: %w", ErrUnavailable, ErrNilContext)
+
 // ctxError reports ctx's end as an unavailable store, keeping the context's error
-// matchable with errors.Is.
+// matchable with errors.Is, and a nil ctx as errNilContext.
 func ctxError(ctx context.Context) error {
+	if ctx == nil {
+		return errNilContext
+	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}

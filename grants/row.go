@@ -138,6 +138,10 @@ var (
 	ErrTooManyRows = errors.New("grants: too many applicable rows")
 	// ErrMalformed reports a row that breaks the row model; see MalformedError.
 	ErrMalformed = errors.New("grants: malformed row")
+	// ErrNilContext reports a nil context.Context given to a Memory method: the error
+	// also matches ErrUnavailable, so a caller fails closed. Pass context.Background()
+	// or context.TODO() instead.
+	ErrNilContext = errors.New("grants: nil context")
 )
 
 // A MalformedError says which rule a row broke, never its content.

@@ -95,9 +95,13 @@ type Adapter struct {
 	session sessionKey      // binds HTTP session ids to principals (session.go)
 }
 
-// New returns an Adapter for d, which must not be nil. opts is copied; nil means
-// defaults.
+// New returns an Adapter for d. opts is copied; nil means defaults. A nil d fails
+// closed: the adapter serves as over a Discoverer with the switch on and no catalog,
+// every request it decides answering catalog_unavailable (503, SPEC ERR-5).
 func New(d *discovery.Discoverer, opts *Options) *Adapter {
+	if d == nil {
+		d = discovery.New(&discovery.Options{Enabled: true})
+	}
 	a := &Adapter{d: d}
 	if opts != nil {
 		a.opts = *opts

@@ -77,8 +77,15 @@ var _ discovery.CatalogSource = (*ServerCatalog)(nil)
 // from them and starts following changes until Close. It fails when a tool is refused
 // by discovery.NewCatalog (a *ServerToolError, which says which tool and wraps the
 // *discovery.CatalogError; a refusal of the whole catalog, over its limits, is the
-// CatalogError alone) or the session cannot be opened.
+// CatalogError alone) or the session cannot be opened. A nil s answers ErrServerTools,
+// a nil ctx an error matching discovery.ErrNilContext, before anything is changed.
 func NewServerCatalog(ctx context.Context, s *mcp.Server, opts *ServerCatalogOptions) (*ServerCatalog, error) {
+	switch {
+	case s == nil:
+		return nil, ErrServerTools
+	case ctx == nil:
+		return nil, discovery.ErrNilContext
+	}
 	c := &ServerCatalog{srv: s, changed: make(chan struct{}, 1), done: make(chan struct{})}
 	if opts != nil {
 		if opts.Catalog != nil {

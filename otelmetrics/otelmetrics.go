@@ -2,6 +2,7 @@ package otelmetrics
 
 import (
 	"context"
+	"errors"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -28,7 +29,7 @@ var durationBounds = []float64{
 }
 
 // Metrics records observe.Events into its instruments. It is safe for concurrent
-// use.
+// use. Use New: the zero value (and a nil *Metrics) records nothing.
 type Metrics struct {
 	decisions metric.Int64Counter
 	duration  metric.Float64Histogram
@@ -68,8 +69,12 @@ func codeWords() []string {
 }
 
 // New returns Metrics recording with a Meter of mp named Scope. It fails only when mp
+// is nil (ErrNilMeterProvider: pass otel.GetMeterProvider() for the global one) or
 // refuses to create an instrument.
 func New(mp metric.MeterProvider) (*Metrics, error) {
+	if mp == nil {
+		return nil, ErrNilMeterProvider
+	}
 	meter := mp.Meter(Scope)
 	m := &Metrics{sets: make(map[series]*options, len(ops)*len(codes))}
 	var err error
@@ -112,8 +117,11 @@ func newOptions(op observe.Op, code string) *options {
 
 // Observe records e: it is an Options.Observe for a Discoverer. ctx reaches the
 // instruments (for exemplars). An event of an op New did not know (a later version's)
-// is recorded with options built for it.
+// is recorded with options built for it. A Metrics not made by New records nothing.
 func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
+	if m == nil || m.sets == nil {
+		return // not made by New: no instruments
+	}
 	o := m.sets[series{e.Op, e.Code}]
 	if o == nil {
 		o = newOptions(e.Op, e.Code)
@@ -127,3 +135,6 @@ func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 		m.bytes.Add(ctx, int64(e.Bytes), o.add...)
 	}
 }
+
+// ErrNilMeterProvider is New's answer to a nil MeterProvider.
+var ErrNilMeterProvider = errors.New("otelmetrics: nil MeterProvider")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -58,6 +59,14 @@ type CallCheck struct {
 // AnswerOpenAISearch for a nil Rendering or one without its plan.
 var ErrNotRendered = errors.New("plan: no rendering")
 
+// ErrNoDiscoverer is the answer of every Planner method that needs the Discoverer when
+// the Planner has none (the zero value, or New(nil, ...)). The error also matches
+// discovery.CodeCatalogUnavailable (503), which a Discoverer without a catalog answers.
+var ErrNoDiscoverer = errors.New("plan: no Discoverer")
+
+// errNoDiscoverer is ErrNoDiscoverer as the methods answer it.
+var errNoDiscoverer = fmt.Errorf("%w: %w", ErrNoDiscoverer, discovery.CodeCatalogUnavailable)
+
 // CheckCall decides what the host does with the model's call of tool in answer to
 // request r, the session having loaded the tools named in loaded. Grants decide
 // first: a tool the principal may not call is refused with Discoverer.AuthorizeTool's
@@ -79,6 +88,9 @@ func (pl *Planner) CheckCall(ctx context.Context, p grants.Principal, r *Renderi
 	}
 	if tool != "" && tool == r.SearchTool && (r.Path == PathClientSide || r.Path == PathAnthropicClient) {
 		return &CallCheck{Action: CallRun}, nil
+	}
+	if pl.d == nil {
+		return nil, errNoDiscoverer
 	}
 	if err := pl.d.AuthorizeTool(ctx, p, tool); err != nil {
 		return nil, err
@@ -143,6 +155,9 @@ func (pl *Planner) AnswerAnthropicSearch(ctx context.Context, p grants.Principal
 	if r == nil || r.Plan == nil {
 		return nil, nil, ErrNotRendered
 	}
+	if pl.d == nil {
+		return nil, nil, errNoDiscoverer
+	}
 	res = &AnthropicToolResult{Type: "tool_result", ToolUseID: toolUseID}
 	page, err := pl.d.DiscoverTool(ctx, p, input)
 	if err != nil {
@@ -199,6 +214,9 @@ type OpenAIToolSearchOutput struct {
 func (pl *Planner) AnswerOpenAISearch(ctx context.Context, p grants.Principal, r *Rendering, callID string, arguments json.RawMessage) (out *OpenAIToolSearchOutput, loaded []string, err error) {
 	if r == nil || r.Plan == nil {
 		return nil, nil, ErrNotRendered
+	}
+	if pl.d == nil {
+		return nil, nil, errNoDiscoverer
 	}
 	out = &OpenAIToolSearchOutput{Type: "tool_search_output", CallID: callID, Execution: "client",
 		Status: "completed", Tools: []any{}}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
-
-	"github.com/deferredtools/deferredtools/plan"
 )
 
 // FuzzAnswerSearch feeds the model's search arguments (untrusted) to both host
@@ -18,16 +16,8 @@ func FuzzAnswerSearch(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	fx := newRenderFixture(f)
-	pl := fx.plannerNS(plan.SearchClient, plan.UndiscoveredAnswer, areaNamespace)
 	ctx := context.Background()
-	ra, err := pl.Request(ctx, fx.p, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, ClientToolSearch: true})
-	if err != nil {
-		f.Fatal(err)
-	}
-	ro, err := pl.Request(ctx, fx.p, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, ClientToolSearch: true})
-	if err != nil {
-		f.Fatal(err)
-	}
+	pl, ra, ro := clientSearchRenderings(f, fx)
 	f.Fuzz(func(t *testing.T, args []byte) {
 		res, loaded, err := pl.AnswerAnthropicSearch(ctx, fx.p, ra, "toolu_f", json.RawMessage(args))
 		if err != nil || res == nil || len(res.Content) == 0 {

@@ -53,5 +53,6 @@
 // discovery path), after the grants, which refuse as for any call.
 //
 // Each method passes its ctx to the Discoverer, which refuses a nil one with
-// discovery.ErrNilContext (internal_error).
+// discovery.ErrNilContext (internal_error). A Planner without a Discoverer (the zero
+// value, or New(nil, ...)) answers ErrNoDiscoverer, also catalog_unavailable (503).
 package plan

@@ -17,19 +17,7 @@ import (
 func TestPlannerNilContextRefused(t *testing.T) {
 	var nilCtx context.Context
 	fx := newRenderFixture(t)
-	pl := fx.plannerNS(plan.SearchClient, plan.UndiscoveredAnswer, areaNamespace)
-	ctx := context.Background()
-	ra, err := pl.Request(ctx, fx.p, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, ClientToolSearch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ro, err := pl.Request(ctx, fx.p, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, ClientToolSearch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ra.Deferred) == 0 {
-		t.Fatal("the fixture defers nothing: the test can tell nothing")
-	}
+	pl, ra, ro := clientSearchRenderings(t, fx)
 	args := json.RawMessage(`{"query":"deploy"}`)
 	for _, c := range []struct {
 		name string
@@ -53,4 +41,24 @@ func TestPlannerNilContextRefused(t *testing.T) {
 			t.Errorf("%s(nil ctx) = %v, want internal_error wrapping discovery.ErrNilContext", c.name, err)
 		}
 	}
+}
+
+// clientSearchRenderings returns fx's Planner with client-executed search and
+// namespaces, and its Anthropic and OpenAI client-search renderings for fx.p; it fails
+// t when either fails or the fixture defers nothing (a test could then tell nothing).
+func clientSearchRenderings(t testing.TB, fx *renderFixture) (pl *plan.Planner, ra, ro *plan.Rendering) {
+	t.Helper()
+	pl = fx.plannerNS(plan.SearchClient, plan.UndiscoveredAnswer, areaNamespace)
+	ctx := context.Background()
+	var err error
+	if ra, err = pl.Request(ctx, fx.p, plan.ModelCapabilities{Provider: plan.ProviderAnthropic, ClientToolSearch: true}); err != nil {
+		t.Fatal(err)
+	}
+	if ro, err = pl.Request(ctx, fx.p, plan.ModelCapabilities{Provider: plan.ProviderOpenAI, ClientToolSearch: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ra.Deferred) == 0 {
+		t.Fatal("the fixture defers nothing: the test can tell nothing")
+	}
+	return pl, ra, ro
 }

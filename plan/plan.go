@@ -86,8 +86,8 @@ const (
 // DefaultLineBytes bounds the text after a tool's name in a catalog line.
 const DefaultLineBytes = 120
 
-// A Policy decides which authorised tools a plan defers (SPEC PLAN-3). A nil *Policy
-// means all defaults; New copies it.
+// A Policy decides which authorised tools a plan defers (SPEC PLAN-3). The zero Policy,
+// like a nil *Policy, means all defaults; New copies it.
 //
 // Nothing is deferred while the principal's authorised set is below both thresholds.
 // Past either of them, each tool is deferred or sent in full by the first rule that has
@@ -170,7 +170,8 @@ func (p *ToolPlan) Bytes() int { return p.ToolsBytes + p.CatalogBytes }
 // (ListTools: the principal's authorised tools and their contract digest) and a Policy.
 // What the policy decides per tool, the native definitions and the catalog lines are
 // derived once per definition and cached by content (see cache); a plan lists the
-// principal's tools and walks them. It is safe for concurrent use.
+// principal's tools and walks them. It is safe for concurrent use. Use New: a Planner
+// without a Discoverer (the zero value, New(nil, ...)) answers ErrNoDiscoverer.
 type Planner struct {
 	d        *discovery.Discoverer
 	policy   Policy
@@ -191,7 +192,7 @@ const SafeModeMark = " [confirm]"
 const safeModeNote = "Tools marked [confirm] do not run at first: they answer a preview, and run when the same call is made again with the confirmation it hands out.\n"
 
 // New returns a Planner over d's catalog, grants and visibility. policy is copied; nil
-// means defaults.
+// means defaults. A nil d makes a Planner whose methods answer ErrNoDiscoverer.
 func New(d *discovery.Discoverer, policy *Policy) *Planner {
 	pl := &Planner{d: d}
 	if policy != nil {
@@ -255,6 +256,9 @@ func (pl *Planner) Plan(ctx context.Context, p grants.Principal, m ModelCapabili
 // plan is Plan, also answering the cached data of the plan's tools in plan order when
 // the plan defers (nil otherwise).
 func (pl *Planner) plan(ctx context.Context, p grants.Principal, m ModelCapabilities, loaded []string) (*ToolPlan, []*toolData, error) {
+	if pl.d == nil {
+		return nil, nil, errNoDiscoverer
+	}
 	list, err := pl.d.ListTools(ctx, p)
 	if err != nil {
 		return nil, nil, err

@@ -100,7 +100,8 @@ var defaultParams = params{
 }
 
 // Index is an immutable inverted index over a list of Docs, built once per catalog
-// version. It is safe for concurrent use.
+// version. It is safe for concurrent use. The zero value is an empty index (Update of
+// it builds as NewIndex); a nil *Index is not one.
 type Index struct {
 	n     int
 	p     params   // the constants it was built with (Whole, Surf and Pair read by queries)

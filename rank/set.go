@@ -6,10 +6,11 @@ import "math/bits"
 // The zero value is the empty set.
 type Set []uint64
 
-// NewSet returns an empty set able to hold docs 0..n-1.
-func NewSet(n int) Set { return make(Set, (n+63)/64) }
+// NewSet returns an empty set able to hold docs 0..n-1 (none when n < 1).
+func NewSet(n int) Set { return make(Set, (max(n, 0)+63)/64) }
 
-// Add puts doc i in the set. i must be below the capacity given to NewSet.
+// Add puts doc i in the set. i must be below the capacity given to NewSet: past it
+// Add panics, as an index out of range does (the zero Set holds no doc).
 func (s Set) Add(i int) { s[i>>6] |= 1 << (uint(i) & 63) }
 
 // Has reports whether doc i is in the set.

@@ -27,6 +27,7 @@ import (
 // quarter of it; then they are dropped (one more pass over the lists).
 //
 // Update panics when len(from) != len(docs), or a from[i] is out of range or repeated.
+// Update of the zero Index is NewIndex(docs).
 func (ix *Index) Update(docs []Doc, from []int) *Index {
 	if len(from) != len(docs) {
 		panic("rank: Update: len(from) != len(docs)")
@@ -34,6 +35,9 @@ func (ix *Index) Update(docs []Doc, from []int) *Index {
 	nu := &Index{n: len(docs), p: ix.p}
 	u := &updater{ix: ix, nu: nu}
 	u.remapDocs(from)
+	if ix.p == (params{}) { // the zero Index: empty, so every doc is new (remapDocs checked)
+		return NewIndex(docs)
+	}
 	nu.order = u.nameOrder(docs, from)
 	u.analyse(docs, from)
 	u.listSources()

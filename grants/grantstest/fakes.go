@@ -20,6 +20,15 @@ var (
 	_ grants.Reader = (*CountingReader)(nil)
 )
 
+// readBase reads base, or answers an empty Snapshot at revision 1 when base is nil: a
+// wrapping fake's zero value reads an empty store.
+func readBase(ctx context.Context, base grants.Reader, principalID string) (*grants.Snapshot, error) {
+	if base == nil {
+		return &grants.Snapshot{Revision: 1}, nil
+	}
+	return base.ReadGrants(ctx, principalID)
+}
+
 // ErrReader is a Reader whose every read fails with Err, or with grants.ErrUnavailable
 // when Err is nil, like storage that cannot answer.
 type ErrReader struct {
@@ -76,14 +85,11 @@ type MalformedReader struct {
 
 // ReadGrants returns Base's Snapshot plus one malformed row.
 func (r *MalformedReader) ReadGrants(ctx context.Context, principalID string) (*grants.Snapshot, error) {
-	snap := &grants.Snapshot{Revision: 1}
-	if r.Base != nil {
-		base, err := r.Base.ReadGrants(ctx, principalID)
-		if err != nil {
-			return nil, err
-		}
-		snap = &grants.Snapshot{Revision: base.Revision, Rows: slices.Clone(base.Rows)}
+	base, err := readBase(ctx, r.Base, principalID)
+	if err != nil {
+		return nil, err
 	}
+	snap := &grants.Snapshot{Revision: base.Revision, Rows: slices.Clone(base.Rows)}
 	bad := grants.Row{Principal: grants.AnyPrincipal, Tool: "tool-malformed", Effect: grants.Allow, Revision: 1}
 	switch r.Reason {
 	case "principal":
@@ -114,14 +120,14 @@ func (r *MalformedReader) ReadGrants(ctx context.Context, principalID string) (*
 
 // NoRevisionReader is a Reader that reads Base but answers revision 0: rows without a
 // confirmed control revision (SPEC CURSOR-5). The Snapshot is a copy; Base's is never
-// modified.
+// modified. A nil Base reads an empty store.
 type NoRevisionReader struct {
 	Base grants.Reader
 }
 
 // ReadGrants returns Base's rows with Revision 0.
 func (r *NoRevisionReader) ReadGrants(ctx context.Context, principalID string) (*grants.Snapshot, error) {
-	base, err := r.Base.ReadGrants(ctx, principalID)
+	base, err := readBase(ctx, r.Base, principalID)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +137,7 @@ func (r *NoRevisionReader) ReadGrants(ctx context.Context, principalID string) (
 // FailAfterReader is a Reader that passes its first N reads to Base and fails every
 // later one with Err (grants.ErrUnavailable when Err is nil): storage lost while a
 // request is being served. It is safe for concurrent use; the zero count starts at the
-// first read.
+// first read. A nil Base reads an empty store: an empty Snapshot at revision 1.
 type FailAfterReader struct {
 	Base  grants.Reader
 	N     int64
@@ -147,7 +153,7 @@ func (r *FailAfterReader) ReadGrants(ctx context.Context, principalID string) (*
 		}
 		return nil, r.Err
 	}
-	return r.Base.ReadGrants(ctx, principalID)
+	return readBase(ctx, r.Base, principalID)
 }
 
 // SequenceReader is a Reader that answers Snapshots[i] to its i-th read (counting from
@@ -173,7 +179,8 @@ func (r *SequenceReader) ReadGrants(ctx context.Context, principalID string) (*g
 // read 2) shows a grant change to a request between its reads; a Before error fails
 // the read. A Before that waits (until ctx ends, or on a channel the test closes)
 // is a slow store (ExampleHookReader_slowStore). It is safe for concurrent use when
-// Before is.
+// Before is. A nil Before is not called; a nil Base reads an empty store: an empty
+// Snapshot at revision 1.
 type HookReader struct {
 	Base   grants.Reader
 	Before func(ctx context.Context, call int64) error
@@ -188,11 +195,12 @@ func (r *HookReader) ReadGrants(ctx context.Context, principalID string) (*grant
 			return nil, err
 		}
 	}
-	return r.Base.ReadGrants(ctx, principalID)
+	return readBase(ctx, r.Base, principalID)
 }
 
 // CountingReader is a Reader that counts the reads it passes to Base, to prove that
-// grants are reread (SPEC CALL-1) or never read (SPEC FLAG-2).
+// grants are reread (SPEC CALL-1) or never read (SPEC FLAG-2). A nil Base reads an
+// empty store: an empty Snapshot at revision 1.
 type CountingReader struct {
 	Base  grants.Reader
 	calls atomic.Int64
@@ -201,7 +209,7 @@ type CountingReader struct {
 // ReadGrants counts the read and passes it to Base.
 func (r *CountingReader) ReadGrants(ctx context.Context, principalID string) (*grants.Snapshot, error) {
 	r.calls.Add(1)
-	return r.Base.ReadGrants(ctx, principalID)
+	return readBase(ctx, r.Base, principalID)
 }
 
 // Calls returns how many reads r has passed to Base.

@@ -46,9 +46,12 @@ import (
 // per subtest and must return an empty store (no rows) whose control revision is at
 // least 1; it may register cleanups with t. Some subtests write more than MaxRows rows.
 // A store that is also a grants.Lister has its listing checked; the "Listing" subtest
-// skips for one that is not.
+// skips for one that is not. A nil newStore, or a nil Store from it, fails the test.
 func Run(t *testing.T, newStore func(t *testing.T) grants.Store) {
 	t.Helper()
+	if newStore == nil {
+		t.Fatal("grantstest: Run: nil newStore")
+	}
 	for _, tc := range []struct {
 		name string
 		run  func(t *testing.T, s grants.Store)
@@ -70,7 +73,11 @@ func Run(t *testing.T, newStore func(t *testing.T) grants.Store) {
 		{"Listing", testListing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.run(t, newStore(t))
+			s := newStore(t)
+			if s == nil {
+				t.Fatal("grantstest: Run: newStore returned a nil Store")
+			}
+			tc.run(t, s)
 		})
 	}
 }

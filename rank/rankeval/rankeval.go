@@ -158,8 +158,12 @@ func Ours(docs []rank.Doc) Ranker {
 // with Ours, over names, titles and descriptions alone unless params, and writes the
 // report to w: one indented JSON object when asJSON, else a line "N tools, M queries"
 // and the report's text. Its errors are those of the loads (a read error names its
-// file's path: the caller decides whether to show it) and of w.
+// file's path: the caller decides whether to show it) and of w; a nil w is refused
+// with ErrNilWriter before anything is read.
 func Run(w io.Writer, catalogPath, queriesPath string, params, asJSON bool) error {
+	if w == nil {
+		return ErrNilWriter
+	}
 	docs, qs, err := load(catalogPath, queriesPath, params)
 	if err != nil {
 		return err
@@ -182,8 +186,11 @@ func Run(w io.Writer, catalogPath, queriesPath string, params, asJSON bool) erro
 
 // Evaluate runs every query through r with limit PageLimit and scores its first K
 // results. Queries naming a tool absent from docs are listed in Report.Skipped and not
-// counted.
+// counted. A nil r finds nothing for any query.
 func Evaluate(docs []rank.Doc, queries []Query, r Ranker) Report {
+	if r == nil {
+		r = func(string, int) []string { return nil }
+	}
 	known := make(map[string]int, len(docs))
 	for i, d := range docs {
 		known[d.Name] = i
@@ -372,8 +379,11 @@ func load(catalogPath, queriesPath string, params bool) ([]rank.Doc, []Query, er
 // RunExplain reads the catalog and queries files as Run does and writes, for each query,
 // its best k hits over every tool, each with the query terms it matches: where each term
 // comes from, the fields holding it and what it adds to the score ([rank.Index.Explain]).
-// A relevant hit is starred.
+// A relevant hit is starred. A nil w is refused with ErrNilWriter, as by Run.
 func RunExplain(w io.Writer, catalogPath, queriesPath string, params bool, k int) error {
+	if w == nil {
+		return ErrNilWriter
+	}
 	docs, qs, err := load(catalogPath, queriesPath, params)
 	if err != nil {
 		return err
@@ -403,3 +413,6 @@ func RunExplain(w io.Writer, catalogPath, queriesPath string, params bool, k int
 	}
 	return nil
 }
+
+// ErrNilWriter is the answer of Run and RunExplain to a nil io.Writer.
+var ErrNilWriter = errors.New("rankeval: nil writer")

@@ -18,8 +18,9 @@ var CatalogFiles = []string{"github.json", "gitlab.json", "azure.json", "playwri
 // (CatalogFiles), it repeats them in order, the k-th repetition's names suffixed with
 // "~k" (and a name two servers share suffixed with "~server"), and real is true. When dir has none of them, it generates tools from a fixed
 // vocabulary with a fixed seed, and real is false. A present but unreadable catalog is an
-// error.
+// error. An n below 1 gives no tools.
 func Synthetic(dir string, n int) (docs []rank.Doc, real bool, err error) {
+	n = max(n, 0)
 	var base []rank.Doc
 	seen := make(map[string]bool)
 	for _, f := range CatalogFiles {
