@@ -65,7 +65,9 @@ type Options struct {
 	// hanging (SPEC ERR-5). A context that has a deadline keeps it. The Reader runs in a
 	// goroutine of its own, which the request leaves at the deadline even when the
 	// Reader does not return then; while 64 reads so left still run, requests answer
-	// grants_unavailable without reading. Zero means 2 seconds; negative adds no
+	// grants_unavailable without reading. A Reader's panic is raised again on the
+	// request's goroutine, where the host's recovery sees it, or dropped when the
+	// request has already left. Zero means 2 seconds; negative adds no
 	// deadline and calls the Reader directly, so a read lasts as long as the Reader
 	// takes. A Reader
 	// whose NonBlocking method reports true (grants.NonBlockingReader, as *grants.Memory)

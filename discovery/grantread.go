@@ -58,24 +58,40 @@ func (d *Discoverer) read(ctx context.Context, id string) (*grants.Snapshot, err
 	}
 	r := &pendingRead{done: make(chan struct{})}
 	go func() {
+		defer func() {
+			// A panicking Reader must not end the process from a goroutine the host
+			// cannot guard: its panic is raised again on the waiting request's
+			// goroutine (as with GrantTimeout negative), or dropped if the request left.
+			if v := recover(); v != nil {
+				r.panicked, r.panicValue, r.err = true, v, grants.ErrUnavailable
+			}
+			if !r.state.CompareAndSwap(readRunning, readFinished) {
+				d.abandoned.Add(-1) // the request left; nobody reads r
+				return
+			}
+			close(r.done)
+		}()
 		r.snap, r.err = d.opts.Grants.ReadGrants(ctx, id)
-		if !r.state.CompareAndSwap(readRunning, readFinished) {
-			d.abandoned.Add(-1) // the request left; nobody reads r
-			return
-		}
-		close(r.done)
 	}()
 	select {
 	case <-r.done:
-		return r.snap, r.err
+		return r.answer()
 	case <-ctx.Done():
 		if r.state.CompareAndSwap(readRunning, readAbandoned) {
 			d.abandoned.Add(1)
 			return nil, fmt.Errorf("%w: %w", grants.ErrUnavailable, ctx.Err())
 		}
 		<-r.done // finished as ctx ended: its answer stands
-		return r.snap, r.err
+		return r.answer()
 	}
+}
+
+// answer is a finished read's result, or its Reader's panic raised again.
+func (r *pendingRead) answer() (*grants.Snapshot, error) {
+	if r.panicked {
+		panic(r.panicValue)
+	}
+	return r.snap, r.err
 }
 
 // maxAbandonedReads bounds the grant reads that requests gave up on and that still run.
@@ -83,10 +99,13 @@ const maxAbandonedReads = 64
 
 // pendingRead is one grant read running in its own goroutine (see read).
 type pendingRead struct {
-	snap  *grants.Snapshot
-	err   error
-	state atomic.Int32  // readRunning, then readFinished or readAbandoned
-	done  chan struct{} // closed once snap and err are set, unless abandoned
+	snap *grants.Snapshot
+	err  error
+	// panicked reports that the Reader panicked with panicValue (see read).
+	panicked   bool
+	panicValue any
+	state      atomic.Int32  // readRunning, then readFinished or readAbandoned
+	done       chan struct{} // closed once snap and err are set, unless abandoned
 }
 
 const (
