@@ -233,7 +233,7 @@ func TestWeakTableShrinks(t *testing.T) {
 		}
 		runtime.KeepAlive(vals)
 		vals = nil
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(2 * time.Minute) // liveness only: cleanups run after GC, later under load
 		for size() > 0 {
 			if time.Now().After(deadline) {
 				t.Fatalf("table holds %d entries after the values went", size())
