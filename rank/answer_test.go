@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -102,13 +103,41 @@ func TestSearchAnswerExact(t *testing.T) {
 	t.Logf("tail rule: %d hits cut, %d times among the best k", tailCut, topCut)
 }
 
+// When the tail rule drops some of the best k that pruning kept, Search scores the query
+// again (answer.go): the hits it needs are the weak ones pruning never gathered ("make":
+// a synonym). With 20 or 30 tools matching the common word alone, of lengths that
+// differ, the tail rule drops k-1 of the best k for each k from 2 to 8 (the one alpha
+// tool passes), and Search serves the hits of a full evaluation for each k from 1 to 8:
+// a cheaper re-score must keep that.
+func TestSearchAnswerRescore(t *testing.T) {
+	for _, weak := range []int{20, 30} {
+		docs := tailCatalogOf(weak, weak)
+		ix := rank.NewIndex(docs)
+		all := allOf(len(docs))
+		want := answerRef(ix, "make alpha beta", all)
+		if len(want) < 3 {
+			t.Fatalf("%d weak tools: %d hits pass, want 3 or more (the catalog proves nothing)", weak, len(want))
+		}
+		for k := 1; k <= 8; k++ {
+			got := ix.Search(nil, "make alpha beta", all, k)
+			if diff := cmp.Diff(want[:min(k, len(want))], got, cmp.Comparer(func(a, b float64) bool { return a == b })); diff != "" {
+				t.Errorf("%d weak tools: Search(make alpha beta, max %d) (-want +got):\n%s", weak, k, diff)
+			}
+		}
+	}
+}
+
 // tailCatalog is a catalog where "make alpha beta" finds one tool matching alpha, the
 // rare word, many matching beta alone, a common word, and a few matching "create" (a
 // synonym of make) weakly.
-func tailCatalog() []rank.Doc {
+func tailCatalog() []rank.Doc { return tailCatalogOf(30, 1) }
+
+// tailCatalogOf is tailCatalog with weak tools matching beta alone, their descriptions
+// of spread lengths (1: all equal).
+func tailCatalogOf(weak, spread int) []rank.Doc {
 	docs := []rank.Doc{{Name: "alpha_beta", Description: "Alpha beta."}}
-	for i := range 30 {
-		docs = append(docs, rank.Doc{Name: fmt.Sprintf("beta_b%02d", i), Description: "Beta."})
+	for i := range weak {
+		docs = append(docs, rank.Doc{Name: fmt.Sprintf("beta_b%02d", i), Description: "Beta." + strings.Repeat(" Zeta", i%spread)})
 	}
 	for i := range 5 {
 		docs = append(docs, rank.Doc{Name: fmt.Sprintf("thing_c%02d", i), Description: "Create things."})
