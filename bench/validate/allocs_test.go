@@ -13,14 +13,7 @@ func TestAllocationsTenthOfPeers(t *testing.T) {
 	for _, c := range cases {
 		allocs := map[string]float64{}
 		for _, l := range libs {
-			vs := make([]validator, len(c.schemas))
-			for i, s := range c.schemas {
-				v, err := l.compile(s)
-				if err != nil {
-					t.Fatalf("%s %s: %v", l.name, c.name, err)
-				}
-				vs[i] = v
-			}
+			vs := compileCase(t, l.name, l.compile, c)
 			allocs[l.name] = testing.AllocsPerRun(20, func() {
 				for i, v := range vs {
 					if err := v(c.args[i]); err != nil {
