@@ -210,7 +210,8 @@ func quantile(sorted []int, q float64) int { return sorted[int(q*float64(len(sor
 func TestSizesFollowTheRealCatalogs(t *testing.T) {
 	s := realSource(t, true)
 	real := canonicalSizes(t, catalogtest.RealTools(t))
-	gen := canonicalSizes(t, s.Generate(4, 10000).Tools)
+	generated := s.Generate(4, 10000).Tools
+	gen := canonicalSizes(t, generated)
 	for _, q := range []float64{0.5, 0.9} {
 		r, g := quantile(real, q), quantile(gen, q)
 		t.Logf("p%02.0f bytes per tool: generated %d, real %d (%.2f×)", q*100, g, r, float64(g)/float64(r))
@@ -220,7 +221,7 @@ func TestSizesFollowTheRealCatalogs(t *testing.T) {
 	}
 	t.Logf("max bytes per tool: generated %d, real %d", gen[len(gen)-1], real[len(real)-1])
 	raw := 0
-	for _, tool := range s.Generate(4, 10000).Tools {
+	for _, tool := range generated {
 		raw += len(tool)
 	}
 	t.Logf("JSON as generated: %.2f KB per tool, %.1f MB at 10,000 tools", float64(raw)/10000/1e3, float64(raw)/1e6)
