@@ -15,6 +15,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/deferredtools/deferredtools/internal/cputime"
 )
 
 var raceEnabled = false
@@ -434,12 +436,14 @@ func BenchmarkSealOpen(b *testing.B) {
 	var binding [32]byte // a digest of the facts, as the Discoverer binds
 	issued := time.Now()
 	b.ReportAllocs()
+	stop := cputime.Report(b)
 	for i := 0; b.Loop(); i++ {
 		tok := s.Seal(binding[:], i&1023, issued)
 		if _, _, err := s.Open(tok, binding[:]); err != nil {
 			b.Fatal(err)
 		}
 	}
+	stop()
 }
 
 // BenchmarkOpenJunk opens the worst junk a client can send in place of a cursor, beside

@@ -12,6 +12,7 @@ import (
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/grants/grantstest"
+	"github.com/deferredtools/deferredtools/internal/cputime"
 	"github.com/deferredtools/deferredtools/schemaguard"
 )
 
@@ -104,6 +105,7 @@ func BenchmarkDiscover(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			stop := cputime.Report(b)
 			i := 0
 			for b.Loop() {
 				if _, err := f.d.Discover(ctx, alice, discovery.Request{Query: benchQueries[i%len(benchQueries)], Limit: 16}); err != nil {
@@ -111,6 +113,7 @@ func BenchmarkDiscover(b *testing.B) {
 				}
 				i++
 			}
+			stop()
 		})
 	}
 }
@@ -128,6 +131,7 @@ func BenchmarkDiscoverNextPage(b *testing.B) {
 		cursors[i] = res.NextCursor
 	}
 	b.ReportAllocs()
+	stop := cputime.Report(b)
 	i := 0
 	for b.Loop() {
 		k := i % len(benchQueries)
@@ -140,6 +144,7 @@ func BenchmarkDiscoverNextPage(b *testing.B) {
 		}
 		i++
 	}
+	stop()
 }
 
 // BenchmarkHandleJSONRPC measures a discover request as bytes in, bytes out over the
@@ -156,6 +161,7 @@ func BenchmarkHandleJSONRPC(b *testing.B) {
 	}
 	b.Run("new", func(b *testing.B) {
 		b.ReportAllocs()
+		stop := cputime.Report(b)
 		i := 0
 		for b.Loop() {
 			if _, status := f.d.HandleJSONRPC(ctx, alice, msgs[i%len(msgs)]); status != http.StatusOK {
@@ -163,10 +169,12 @@ func BenchmarkHandleJSONRPC(b *testing.B) {
 			}
 			i++
 		}
+		stop()
 	})
 	b.Run("append", func(b *testing.B) { // AppendJSONRPC into one reused buffer
 		buf := make([]byte, 0, discovery.MaxResponseBytes)
 		b.ReportAllocs()
+		stop := cputime.Report(b)
 		i := 0
 		for b.Loop() {
 			if _, status := f.d.AppendJSONRPC(ctx, buf[:0], alice, msgs[i%len(msgs)]); status != http.StatusOK {
@@ -174,6 +182,7 @@ func BenchmarkHandleJSONRPC(b *testing.B) {
 			}
 			i++
 		}
+		stop()
 	})
 }
 
@@ -208,11 +217,13 @@ func BenchmarkAuthorizeCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	stop := cputime.Report(b)
 	for b.Loop() {
 		if err := d.AuthorizeCall(ctx, alice, call); err != nil {
 			b.Fatal(err)
 		}
 	}
+	stop()
 }
 
 // BenchmarkAuthorizeCallReader measures a granted call (no arguments) through Readers

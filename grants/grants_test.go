@@ -11,6 +11,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/grants/grantstest"
+	"github.com/deferredtools/deferredtools/internal/cputime"
 )
 
 func row(p, tool string, e grants.Effect, scopes ...string) grants.Row {
@@ -360,11 +361,13 @@ func BenchmarkResolve(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	stop := cputime.Report(b)
 	for b.Loop() {
 		if _, err := grants.Resolve(snap, p); err != nil {
 			b.Fatal(err)
 		}
 	}
+	stop()
 }
 
 // BenchmarkResolveIndex measures the same decision when the caller numbers its tools,

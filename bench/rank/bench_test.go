@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/deferredtools/deferredtools/internal/cputime"
 	dtrank "github.com/deferredtools/deferredtools/rank"
 	"github.com/deferredtools/deferredtools/rank/rankeval"
 )
@@ -51,9 +52,11 @@ func BenchmarkSearch(b *testing.B) {
 		dst := make([]dtrank.Hit, 0, 32)
 		b.ReportAllocs()
 		b.ResetTimer()
+		stop := cputime.Report(b)
 		for i := 0; b.Loop(); i++ {
 			dst = ix.Search(dst[:0], queries[i%len(queries)], allowed, 17)
 		}
+		stop()
 	})
 	for _, c := range []struct {
 		name string
@@ -72,11 +75,13 @@ func BenchmarkSearch(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			stop := cputime.Report(b)
 			for i := 0; b.Loop(); i++ {
 				if _, err := bl.Search(queries[i%len(queries)], 17); err != nil {
 					b.Fatal(err)
 				}
 			}
+			stop()
 		})
 	}
 }

@@ -337,6 +337,20 @@ func TestCasesValid(t *testing.T) {
 	}
 }
 
+// compileCase compiles every schema of c with the library lib, failing tb on an error.
+func compileCase(tb testing.TB, lib string, compile func([]byte) (validator, error), c benchCase) []validator {
+	tb.Helper()
+	vs := make([]validator, len(c.schemas))
+	for i, s := range c.schemas {
+		v, err := compile(s)
+		if err != nil {
+			tb.Fatalf("%s %s: %v", lib, c.name, err)
+		}
+		vs[i] = v
+	}
+	return vs
+}
+
 // BenchmarkValidate measures decode+validate from raw argument bytes for each library
 // (lib=ours|santhosh|google) on the ten-property object and on every benchmarked tool
 // of each real catalog (one op validates each tool's instance once).
@@ -350,14 +364,7 @@ func BenchmarkValidate(b *testing.B) {
 	// they see the same machine load.
 	for _, c := range cases {
 		for _, l := range libs {
-			vs := make([]validator, len(c.schemas))
-			for i, s := range c.schemas {
-				v, err := l.compile(s)
-				if err != nil {
-					b.Fatalf("%s %s: %v", l.name, c.name, err)
-				}
-				vs[i] = v
-			}
+			vs := compileCase(b, l.name, l.compile, c)
 			b.Run("lib="+l.name+"/case="+c.name, func(b *testing.B) {
 				b.ReportAllocs()
 				stop := cputime.Report(b)

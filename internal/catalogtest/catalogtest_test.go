@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -209,7 +210,8 @@ func quantile(sorted []int, q float64) int { return sorted[int(q*float64(len(sor
 func TestSizesFollowTheRealCatalogs(t *testing.T) {
 	s := realSource(t, true)
 	real := canonicalSizes(t, catalogtest.RealTools(t))
-	gen := canonicalSizes(t, s.Generate(4, 10000).Tools)
+	generated := s.Generate(4, 10000).Tools
+	gen := canonicalSizes(t, generated)
 	for _, q := range []float64{0.5, 0.9} {
 		r, g := quantile(real, q), quantile(gen, q)
 		t.Logf("p%02.0f bytes per tool: generated %d, real %d (%.2f×)", q*100, g, r, float64(g)/float64(r))
@@ -218,6 +220,31 @@ func TestSizesFollowTheRealCatalogs(t *testing.T) {
 		}
 	}
 	t.Logf("max bytes per tool: generated %d, real %d", gen[len(gen)-1], real[len(real)-1])
+	raw := 0
+	for _, tool := range generated {
+		raw += len(tool)
+	}
+	t.Logf("JSON as generated: %.2f KB per tool, %.1f MB at 10,000 tools", float64(raw)/10000/1e3, float64(raw)/1e6)
+}
+
+// The real catalogs' own Heaps' β, the figure TestVocabularyGrows' bounds are set
+// around: distinct words at 698 tools over those at 70, the tools in a random order
+// (the mean over 20 orders).
+func TestRealVocabularyBeta(t *testing.T) {
+	real := catalogtest.RealTools(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	sum := 0.0
+	for range 20 {
+		tools := slices.Clone(real)
+		r.Shuffle(len(tools), func(i, j int) { tools[i], tools[j] = tools[j], tools[i] })
+		small, all := vocabulary(t, tools[:len(tools)/10]), vocabulary(t, tools)
+		sum += math.Log(float64(all)/float64(small)) / math.Log(float64(len(tools))/float64(len(tools)/10))
+	}
+	beta := sum / 20
+	t.Logf("real: β = %.2f from %d to %d tools (mean of 20 orders)", beta, len(real)/10, len(real))
+	if beta < 0.35 || beta > 0.65 {
+		t.Errorf("real catalogs' β = %.2f: outside the 0.35 to 0.65 TestVocabularyGrows asks of the generator", beta)
+	}
 }
 
 // vocabulary returns the distinct lower-case words of the names, titles and
