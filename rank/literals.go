@@ -77,7 +77,8 @@ func addPathWords(an *analyzer, text string, out *[maxLiterals][2]int32, n *int)
 // findEchoes records in s.steps.echo the terms of the query's URLs and paths (a word
 // holding a slash) that the query holds outside them too: a path repeats the words of
 // the request around it (".../-/pipelines/99812" after "the failing pipeline", "the
-// drafts under content/drafts"), which would count twice. It reads s.ids.
+// drafts under content/drafts"), which would count twice. It reads s.ids once to gather
+// the terms outside the paths, sorted, so that a long path costs n log n, not n².
 func (s *scratch) findEchoes() {
 	st := &s.steps
 	st.necho = 0
@@ -85,18 +86,24 @@ func (s *scratch) findEchoes() {
 	if len(paths) == 0 {
 		return // most queries: no scan
 	}
+	outside := st.outside[:0]
+	for j, id := range s.ids {
+		if id != noTerm && !inRanges(paths, j) {
+			outside = append(outside, id)
+		}
+	}
+	slices.Sort(outside)
+	st.outside = outside
 	for i, id := range s.ids {
+		if st.necho == maxEcho {
+			return
+		}
 		if id == noTerm || s.an.parent[i] >= 0 || !inRanges(paths, i) || slices.Contains(st.echo[:st.necho], id) {
 			continue
 		}
-		for j, o := range s.ids {
-			if o == id && !inRanges(paths, j) {
-				if st.necho < maxEcho {
-					st.echo[st.necho] = id
-					st.necho++
-				}
-				break
-			}
+		if _, ok := slices.BinarySearch(outside, id); ok {
+			st.echo[st.necho] = id
+			st.necho++
 		}
 	}
 }

@@ -82,8 +82,10 @@ type stepScratch struct {
 	ncpath int
 	// echo holds the terms of the query's URLs and paths that findEchoes found (the
 	// request holds them outside: counted once), necho how many.
-	echo    [maxEcho]uint32
-	necho   int
+	echo  [maxEcho]uint32
+	necho int
+	// outside is findEchoes' scratch: the query's terms outside its URLs and paths.
+	outside []uint32
 	grammar bool     // whether the query's grammar is dropped (query.go's holdsContent)
 	titled  bool     // whether the query got the hint of a thing named by its title (hints.go)
 	hint    [2]int32 // the range of query terms of a hint (hints.go)
