@@ -143,7 +143,9 @@
 // -32603 with its text) and goes out as mcp-go wrote it: the handler never sees
 // arguments the library rejected. In that response, mcp-go's "tool not found" (-32602,
 // a tool deleted from the server that the catalog still holds, or one its tool
-// filters hide) becomes tool_not_granted, the answer of any unknown tool. On HTTP a text/plain error body of
+// filters hide; for a task-augmented call, MCP's params.task, also the unwrapped
+// "tool '...' not found" of mcp-go's task path, for a tool deleted after its first
+// lookup) becomes tool_not_granted, the answer of any unknown tool. On HTTP a text/plain error body of
 // mcp-go's is replaced, for a 400 or 413 answering a request with an id, by the
 // content-free JSON-RPC error with that id, else by the status text.
 //
