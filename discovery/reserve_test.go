@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"testing"
 
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 )
 
 // SPEC DISC-3, CALL-2: a Discoverer from ReserveToolName decides on the catalog
@@ -53,25 +53,7 @@ func TestReserveToolNameUnderSwaps(t *testing.T) {
 		t.Fatal("switch off: a reserved name's call refused, want every call allowed (FLAG-2)")
 	}
 
-	stop := make(chan struct{})
-	var done sync.WaitGroup
-	done.Add(1)
-	go func() {
-		defer done.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if i%2 == 0 {
-				sw.Store(free)
-			} else {
-				sw.Store(clash)
-			}
-		}
-	}()
-	defer func() { close(stop); done.Wait() }()
+	adaptertest.Flip(t, &sw, free, clash)
 
 	refused := 0
 	check := func(what string, b []byte, err error) {

@@ -13,28 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
-
-// badPins are _meta.contract_digest values that are no string; null is one of them.
-var badPins = []string{`5`, `0`, `{}`, `{"contract_digest":"x"}`, `[]`, `["sha256:0"]`, `true`, `false`, `null`}
-
-// pinCases are the calls a pin that is no string must answer, by the order the
-// adapters decide a call in (the grants, then the pin, then the arguments): a denied
-// tool is refused as denied, a granted one invalid_params whatever its arguments, and
-// the discovery tool invalid_params as an error, not an isError result.
-func pinCases(pin string) []struct{ msg, want string } {
-	call := func(name, args string) string {
-		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `,"_meta":{"contract_digest":` + pin + `}}}`
-	}
-	return []struct{ msg, want string }{
-		{call("weather_get", `{"city":"Oslo"}`), string(discovery.CodeInvalidParams)},
-		{call("weather_get", `{"city":5}`), string(discovery.CodeInvalidParams)},
-		{call("secrets_read", `{"key":"k"}`), string(discovery.CodeToolNotGranted)},
-		{call("search_tools", `{"query":"weather"}`), string(discovery.CodeInvalidParams)},
-		{call("search_tools", `{"query":""}`), string(discovery.CodeInvalidParams)},
-	}
-}
 
 // SPEC CONTRACT-2, ERR-2: a contract pin that is no string (a number, object, array,
 // bool or null) fails closed: invalid_params (-32602), content-free, decided after the
@@ -43,19 +24,19 @@ func pinCases(pin string) []struct{ msg, want string } {
 // (stdio), streamable HTTP and an SDK transport (the middleware alone).
 func TestBadContractPin(t *testing.T) {
 	f := newFixture(t, fixtureOptions{enabled: true, principal: alice, tool: "search_tools"})
-	check := func(t *testing.T, what, want string, resp []byte) {
+	check := func(t *testing.T, what string, want discovery.Code, resp []byte) {
 		t.Helper()
-		wantCode(t, what, resp, discovery.Code(want))
+		wantCode(t, what, resp, want)
 		if strings.Contains(string(resp), "isError") || strings.Contains(string(resp), "Oslo") {
 			t.Errorf("%s: %s, want the error alone", what, resp)
 		}
 	}
 	t.Run("stdio", func(t *testing.T) {
 		c := f.rawConnect(t)
-		for _, pin := range badPins {
-			for i, tc := range pinCases(pin) {
+		for _, pin := range adaptertest.BadPins {
+			for i, tc := range adaptertest.PinCases(pin) {
 				id := fmt.Sprint(i + 2)
-				check(t, tc.msg, tc.want, c.call(strings.Replace(tc.msg, `"id":1`, `"id":`+id, 1), id))
+				check(t, tc.Msg, tc.Want, c.call(strings.Replace(tc.Msg, `"id":1`, `"id":`+id, 1), id))
 			}
 		}
 	})
@@ -68,13 +49,13 @@ func TestBadContractPin(t *testing.T) {
 		defer srv.Close()
 		h := &httpSession{t: t, url: srv.URL, token: "tok-alice"}
 		h.initialize()
-		for _, pin := range badPins {
-			for _, tc := range pinCases(pin) {
-				resp, body := h.post(tc.msg)
+		for _, pin := range adaptertest.BadPins {
+			for _, tc := range adaptertest.PinCases(pin) {
+				resp, body := h.post(tc.Msg)
 				if resp.StatusCode != http.StatusOK {
-					t.Errorf("%s: HTTP %d, want 200 as for every refused tools/call", tc.msg, resp.StatusCode)
+					t.Errorf("%s: HTTP %d, want 200 as for every refused tools/call", tc.Msg, resp.StatusCode)
 				}
-				check(t, tc.msg, tc.want, body)
+				check(t, tc.Msg, tc.Want, body)
 			}
 		}
 		if n := hf.calls("weather_get"); n != 0 {

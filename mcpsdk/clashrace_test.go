@@ -5,62 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/deferredtools/deferredtools/discovery"
-	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
-
-// clashMark is the description of the catalog tool named like the discovery tool in
-// clashCatalogs' second version: a response holding it serves that name with the
-// catalog's schema.
-const clashMark = "RADAR-CATALOG-SCHEMA"
-
-// clashCatalogs returns two versions of the test catalog: without and with a tool
-// named weather_radar, the discovery tool's name in the tests below, and grants
-// reading every tool of both.
-func clashCatalogs(t *testing.T) (free, clash *discovery.Catalog, g *grants.Memory) {
-	t.Helper()
-	free, err := discovery.NewCatalog(testTools(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	radar := json.RawMessage(`{"name":"weather_radar","description":"Weather radar of a city. ` + clashMark + `",
-		"inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}}`)
-	clash, err = discovery.NewCatalog(append(testTools(), radar), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g = grants.NewMemory()
-	for _, r := range append(testRows(), grants.Row{Principal: "*", Tool: "weather_radar", Effect: grants.Allow, Revision: 1}) {
-		if _, err := g.Put(context.Background(), r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return free, clash, g
-}
-
-// flip stores free and clash into sw by turns until stop is closed.
-func flip(sw *discovery.SwappableCatalog, free, clash *discovery.Catalog, stop <-chan struct{}, done *sync.WaitGroup) {
-	defer done.Done()
-	for i := 0; ; i++ {
-		select {
-		case <-stop:
-			return
-		default:
-		}
-		if i%2 == 0 {
-			sw.Store(free)
-		} else {
-			sw.Store(clash)
-		}
-	}
-}
 
 // SPEC DISC-3, CALL-2: one decision per catalog version. While the catalog swaps, as
 // fast as it can, between a version without and a version with a tool named like the
@@ -71,7 +24,7 @@ func flip(sw *discovery.SwappableCatalog, free, clash *discovery.Catalog, stop <
 // it took: a swap between the two served the catalog tool on a page while calls of
 // the name ran the discovery tool (seen here within a few hundred requests).
 func TestDiscoveryToolClashUnderSwaps(t *testing.T) {
-	free, clash, g := clashCatalogs(t)
+	free, clash, g := adaptertest.ClashVersions(t)
 	var sw discovery.SwappableCatalog
 	sw.Store(free)
 	d := discovery.New(&discovery.Options{Enabled: true, Catalog: &sw, Grants: g})
@@ -83,16 +36,12 @@ func TestDiscoveryToolClashUnderSwaps(t *testing.T) {
 	raw := f.rawConnect(t) // the IO front: the discover method answered from the raw bytes
 	cs := f.connect(t)     // an SDK transport: the discover method decoded by the SDK
 
-	stop := make(chan struct{})
-	var done sync.WaitGroup
-	done.Add(1)
-	go flip(&sw, free, clash, stop, &done)
-	defer func() { close(stop); done.Wait() }()
+	adaptertest.Flip(t, &sw, free, clash)
 
 	var served, refused atomic.Int64
 	check := func(what string, resp []byte) {
 		t.Helper()
-		if bytes.Contains(resp, []byte(clashMark)) {
+		if bytes.Contains(resp, []byte(adaptertest.ClashMark)) {
 			t.Fatalf("%s served the catalog's weather_radar while calls of it run the discovery tool:\n%.300s", what, resp)
 		}
 		if bytes.Contains(resp, []byte(discovery.CodeCatalogUnavailable)) {
