@@ -71,7 +71,9 @@
 // passes reaches mcp-go. A tools/call notification (no id) is dropped: it would run
 // nothing in mcp-go either. A typed handler's "failed to bind arguments" result
 // (arguments the schema allows that its Go type cannot hold: the text quotes them) is
-// replaced by the isError result "invalid arguments". Arguments holding a number past
+// replaced by the isError result "invalid arguments", in a tools/call response and, for
+// a call run as a task (MCP's params.task), in the tasks/result response, whose _meta
+// (the related task) is kept. Arguments holding a number past
 // float64's range (1e999), which the library validates from its text (SPEC CALL-8)
 // and a schema without bounds allows, pass the front but not mcp-go's decoder, which
 // refuses the whole message: such a call answers the content-free invalid_request

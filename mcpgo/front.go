@@ -123,12 +123,13 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 // type; the decoding error that follows quotes numbers it could not hold.
 const bindFailure = "failed to bind arguments: "
 
-// cleanCallResult returns the tools/call response with id whose result says the
-// typed handler could not bind the arguments (an integer or number the schema allows
-// that its Go type cannot hold) as the content-free invalid-arguments result (SPEC
-// ERR-2); changed is false for any other result.
+// cleanCallResult returns the tools/call (or tasks/result: a call run as a task)
+// response with id whose result says the typed handler could not bind the arguments
+// (an integer or number the schema allows that its Go type cannot hold) as the
+// content-free invalid-arguments result (SPEC ERR-2), the result's _meta kept (a task
+// result's related task); changed is false for any other result.
 func cleanCallResult(id, result []byte) (out []byte, changed bool) {
-	m, ok := rpcwire.ExactMembers(result, []string{"isError", "content"})
+	m, ok := rpcwire.ExactMembers(result, []string{"isError", "content", "_meta"})
 	if !ok || string(m["isError"]) != "true" || len(m["content"]) == 0 || m["content"][0] != '[' {
 		return nil, false
 	}
@@ -138,7 +139,11 @@ func cleanCallResult(id, result []byte) (out []byte, changed bool) {
 	if json.Unmarshal(m["content"], &content) != nil || len(content) == 0 || !strings.HasPrefix(content[0].Text, bindFailure) {
 		return nil, false
 	}
-	return appendResult(nil, id, invalidArguments(&discovery.Error{Code: discovery.CodeInvalidArguments})), true
+	clean := invalidArguments(&discovery.Error{Code: discovery.CodeInvalidArguments})
+	if meta := m["_meta"]; meta != nil {
+		clean = append(append(append([]byte(`{"_meta":`), meta...), ','), clean[1:]...)
+	}
+	return appendResult(nil, id, clean), true
 }
 
 // cleanError rewrites msg's error content-free (rpcwire.CleanResponse) unless it is
