@@ -165,28 +165,6 @@ func (d *Discoverer) discoverParams(ctx context.Context, p grants.Principal, par
 	return d.discover(ctx, p, cat, req, f, nil)
 }
 
-// A pinned request is read only once the client's contract pin has been checked
-// (DiscoverToolPinned): its params are parsed after the pin, as a call's arguments
-// are validated after its pin (SPEC CONTRACT-2).
-type pinned struct {
-	pin    string
-	bad    bool // the client's pin was no string (Call.BadContractPin)
-	params json.RawMessage
-}
-
-// checkPin decides a client's contract pin against the authorised set: a pin that
-// was no string is invalid_params, one that is not the set's contract digest
-// contract_changed (SPEC CONTRACT-2); an empty pin pins nothing.
-func checkPin(set *authSet, pin string, bad bool) error {
-	switch {
-	case bad:
-		return newError(CodeInvalidParams, nil)
-	case pin != "" && pin != set.contract:
-		return newError(CodeContractChanged, nil)
-	}
-	return nil
-}
-
 // DiscoverTool is DiscoverParams for the discovery tool's arguments (see
 // ToolDefinition), which may not hold _meta (invalid_params): the page is sized for a
 // tools/call result that carries it twice, as structuredContent and, escaped, as one

@@ -216,7 +216,8 @@ var ErrToolNameReserved = errors.New("discovery: the catalog holds a reserved to
 // catalog_unavailable (503; its cause ErrToolNameReserved), so that the name is never
 // served with two schemas (SPEC DISC-3, CALL-2). Calls of other tools go on. The
 // decision is taken on the version the request uses, once per catalog version, not
-// per request. d itself reserves nothing; an empty name returns d.
+// per request. d is unchanged (a name d reserves is not carried over: one name per
+// Discoverer); an empty name returns d.
 func (d *Discoverer) ReserveToolName(name string) *Discoverer {
 	if name == "" {
 		return d
@@ -364,6 +365,28 @@ type Call struct {
 	// Options.SafeMode), from params._meta[safemode.MetaKey]; empty when the call
 	// carries none.
 	Confirmation string
+}
+
+// A pinned request is read only once the client's contract pin has been checked
+// (DiscoverToolPinned): its params are parsed after the pin, as a call's arguments
+// are validated after its pin (SPEC CONTRACT-2).
+type pinned struct {
+	pin    string
+	bad    bool // the client's pin was no string (Call.BadContractPin)
+	params json.RawMessage
+}
+
+// checkPin decides a client's contract pin against the authorised set: a pin that
+// was no string is invalid_params, one that is not the set's contract digest
+// contract_changed (SPEC CONTRACT-2); an empty pin pins nothing.
+func checkPin(set *authSet, pin string, bad bool) error {
+	switch {
+	case bad:
+		return newError(CodeInvalidParams, nil)
+	case pin != "" && pin != set.contract:
+		return newError(CodeContractChanged, nil)
+	}
+	return nil
 }
 
 // AuthorizeCall decides a tools/call. It rereads grants every time; a tool that is
