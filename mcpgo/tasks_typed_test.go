@@ -9,8 +9,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/deferredtools/deferredtools/discovery"
-	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/mcpgo"
 )
 
@@ -20,19 +18,7 @@ import (
 // "invalid arguments" result a tools/call gets (TestTypedToolBindErrorContentFree),
 // with the result's _meta (the related task) kept. Before, the text went out.
 func TestTaskResultBindErrorContentFree(t *testing.T) {
-	s := server.NewMCPServer("typed", "v0", server.WithTaskCapabilities(true, true, true))
-	s.AddTool(mcp.NewTool("note", mcp.WithNumber("f"), mcp.WithString("t"), mcp.WithTaskSupport(mcp.TaskSupportOptional)),
-		mcp.NewTypedToolHandler(func(_ context.Context, _ mcp.CallToolRequest, in noteArgs) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText("kept"), nil
-		}))
-	cat, err := mcpgo.CatalogFromServer(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := grants.NewMemory()
-	mem.Put(context.Background(), grants.Row{Principal: grants.AnyPrincipal, Tool: "note", Effect: grants.Allow, Revision: 1})
-	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: mem})
-	f := &fixture{server: s, cat: cat, d: d, a: mcpgo.New(d, nil)}
+	f := noteFixture(t, []mcp.ToolOption{mcp.WithTaskSupport(mcp.TaskSupportOptional)}, server.WithTaskCapabilities(true, true, true))
 	c := f.listen(t, mcpgo.WithPrincipal(context.Background(), bob))
 	c.initialize()
 	h := &httpSession{t: t, url: f.httpServer(t).URL, token: "tok-bob"}
