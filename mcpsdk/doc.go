@@ -71,7 +71,10 @@
 // id (SPEC PAGE-1); on transports whose bytes the SDK decodes, from the decoded request
 // through Discoverer.DiscoverFramed, given the length of the id as the SDK writes it.
 // On HTTP, a discover refusal answers the error's HTTP status with the JSON-RPC error
-// as an application/json body; a discover notification answers 202 with no body. The discover method needs no MCP session state, on any transport: it
+// as an application/json body; a discover notification answers 202 with no body; a
+// discover request whose Accept header does not take both application/json and
+// text/event-stream goes on to the SDK's handler, which refuses it as any other
+// method (400, invalid_request with its id once Handler has rewritten the text). The discover method needs no MCP session state, on any transport: it
 // is answered even before initialize, and on HTTP without an Mcp-Session-Id; the
 // principal comes from the PrincipalFunc (on HTTP, the request's authentication). On
 // stdio, discover requests are answered concurrently with the SDK's work (up to 16 at
