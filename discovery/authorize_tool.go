@@ -87,7 +87,7 @@ func (d *Discoverer) authorizeThen(ctx context.Context, p grants.Principal, tool
 // it and p's authorised set, or tool_not_granted when the tool is unknown, withheld or
 // not granted: the decision both AuthorizeTool and AuthorizeCall start with.
 func (d *Discoverer) grantedTool(ctx context.Context, p grants.Principal, tool string) (*Catalog, int, *authSet, error) {
-	cat, err := d.catalog(ctx)
+	cat, err := d.catalog(ctx, true, tool)
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -112,8 +112,8 @@ func (d *Discoverer) grantedCall(ctx context.Context, p grants.Principal, c Call
 	if err != nil {
 		return err
 	}
-	if c.ContractPin != "" && c.ContractPin != set.contract {
-		return newError(CodeContractChanged, nil)
+	if err := checkPin(set, c.ContractPin, c.BadContractPin); err != nil {
+		return err
 	}
 	t := &cat.tools[i]
 	v, cerr := t.compiled()

@@ -128,7 +128,11 @@ func (d *Discoverer) Discover(ctx context.Context, p grants.Principal, req Reque
 	if err := checkRequest(&req); err != nil {
 		return nil, err
 	}
-	return d.discover(ctx, p, req, frame{idLen: maxIDBytes}, nil)
+	cat, err := d.catalog(ctx, false, "")
+	if err != nil {
+		return nil, err
+	}
+	return d.discover(ctx, p, cat, req, frame{idLen: maxIDBytes}, nil)
 }
 
 // DiscoverParams is Discover for the JSON text of the request's params, checked strictly
@@ -143,24 +147,22 @@ func (d *Discoverer) DiscoverParams(ctx context.Context, p grants.Principal, par
 }
 
 // discoverParams answers the discover params text for a page framed as f: the one path
-// of DiscoverParams, DiscoverTool and DiscoverFramed.
+// of DiscoverParams, DiscoverTool and DiscoverFramed. The catalog version is taken
+// first, so a version holding the reserved name (ReserveToolName) answers alike
+// whatever the params.
 func (d *Discoverer) discoverParams(ctx context.Context, p grants.Principal, params json.RawMessage, f frame) (*Result, error) {
 	if !d.opts.Enabled {
 		return nil, newError(CodeMethodNotFound, nil)
+	}
+	cat, err := d.catalog(ctx, false, "")
+	if err != nil {
+		return nil, err
 	}
 	req, err := parseParams(params, !f.toolResult)
 	if err != nil {
 		return nil, err
 	}
-	return d.discover(ctx, p, req, f, nil)
-}
-
-// A pinned request is read only once the client's contract pin has been checked
-// (DiscoverToolPinned): its params are parsed after the pin, as a call's arguments
-// are validated after its pin (SPEC CONTRACT-2).
-type pinned struct {
-	pin    string
-	params json.RawMessage
+	return d.discover(ctx, p, cat, req, f, nil)
 }
 
 // DiscoverTool is DiscoverParams for the discovery tool's arguments (see
@@ -185,18 +187,31 @@ func (d *Discoverer) DiscoverTool(ctx context.Context, p grants.Principal, args 
 // arguments), so one cause gets one answer whatever the arguments. An empty pin is
 // DiscoverTool.
 func (d *Discoverer) DiscoverToolPinned(ctx context.Context, p grants.Principal, args json.RawMessage, pin string) (res *Result, err error) {
+	return d.DiscoverToolCall(ctx, p, Call{Arguments: args, ContractPin: pin})
+}
+
+// DiscoverToolCall is DiscoverToolPinned for a tools/call of the discovery tool as a
+// Call: c.Arguments are the tool's arguments (empty: invalid_params, as for
+// DiscoverTool), c.ContractPin its pin, and c.BadContractPin, a pin the client sent
+// as no string, answers invalid_params where the pin is checked (after the grants,
+// before the arguments). c.Tool and c.Confirmation are not read.
+func (d *Discoverer) DiscoverToolCall(ctx context.Context, p grants.Principal, c Call) (res *Result, err error) {
 	if ctx == nil {
 		return nil, errNilContext()
 	}
 	defer d.observe(&ctx, observe.OpDiscoverTool).page(&res, &err)
 	f := frame{idLen: maxIDBytes, toolResult: true}
-	if pin == "" {
-		return d.discoverParams(ctx, p, args, f)
+	if c.ContractPin == "" && !c.BadContractPin {
+		return d.discoverParams(ctx, p, c.Arguments, f)
 	}
 	if !d.opts.Enabled {
 		return nil, newError(CodeMethodNotFound, nil)
 	}
-	return d.discover(ctx, p, Request{}, f, &pinned{pin: pin, params: args})
+	cat, err := d.catalog(ctx, false, "")
+	if err != nil {
+		return nil, err
+	}
+	return d.discover(ctx, p, cat, Request{}, f, &pinned{pin: c.ContractPin, bad: c.BadContractPin, params: c.Arguments})
 }
 
 // toolResultReserve is what DiscoverTool leaves for a tools/call result's own members
@@ -460,20 +475,17 @@ var hitsPool = sync.Pool{New: func() any { s := make([]rank.Hit, 0, 64); return 
 // bindPool recycles the buffer the cursor binding is hashed from.
 var bindPool = sync.Pool{New: func() any { s := make([]byte, 0, 512); return &s }}
 
-// discover builds one page sized for its framing f. With pin set, req is read from
-// pin.params once the pin matches the principal's contract digest.
-func (d *Discoverer) discover(ctx context.Context, p grants.Principal, req Request, f frame, pin *pinned) (*Result, error) {
-	cat, err := d.catalog(ctx)
-	if err != nil {
-		return nil, err
-	}
+// discover builds one page of catalog version cat sized for its framing f. With pin
+// set, req is read from pin.params once the pin matches the principal's contract
+// digest.
+func (d *Discoverer) discover(ctx context.Context, p grants.Principal, cat *Catalog, req Request, f frame, pin *pinned) (*Result, error) {
 	snap, rev, set, err := d.access(ctx, p, cat)
 	if err != nil {
 		return nil, err
 	}
 	if pin != nil {
-		if pin.pin != set.contract {
-			return nil, newError(CodeContractChanged, nil)
+		if err := checkPin(set, pin.pin, pin.bad); err != nil {
+			return nil, err
 		}
 		if req, err = parseParams(pin.params, !f.toolResult); err != nil {
 			return nil, err

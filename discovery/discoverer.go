@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -111,6 +112,15 @@ type Visibility struct {
 // snapshot or catalog version alive. Use New: the zero value has the switch off and no
 // catalog (catalog_unavailable where one is needed).
 type Discoverer struct {
+	config
+	*state // shared with the Discoverers ReserveToolName derives; nil in the zero Discoverer
+
+	reserved string                      // ReserveToolName's name, or ""
+	held     atomic.Pointer[heldVersion] // reserved's decision on the last catalog version used
+}
+
+// config is what New derives from Options, read-only afterwards.
+type config struct {
 	opts     Options
 	method   string
 	signer   Sealer
@@ -121,16 +131,20 @@ type Discoverer struct {
 
 	timeout time.Duration // deadline of a grant read without one; 0: none
 
+	safe safeMode
+}
+
+// state is what a Discoverer's requests update.
+type state struct {
 	confirmed atomic.Int64 // highest control revision confirmed (RevisionSync)
 	abandoned atomic.Int64 // grant reads abandoned at their deadline and still running
 
 	cache setCache
-	safe  safeMode
 }
 
 // New returns a Discoverer. opts is copied; nil means defaults.
 func New(opts *Options) *Discoverer {
-	d := &Discoverer{}
+	d := &Discoverer{state: &state{}}
 	if opts != nil {
 		d.opts = *opts
 		d.opts.Visibility.Exclude = slices.Clone(opts.Visibility.Exclude)
@@ -200,20 +214,81 @@ func writeField(h interface{ Write([]byte) (int, error) }, b []byte) {
 	h.Write(b)
 }
 
-// catalog returns the request's catalog version or catalog_unavailable.
-func (d *Discoverer) catalog(ctx context.Context) (*Catalog, error) {
-	c, err := d.Catalog(ctx)
+// ErrToolNameReserved is the cause of the catalog_unavailable *Error that a
+// Discoverer from ReserveToolName answers while the catalog version holds its reserved
+// name (errors.Is reports it); it never reaches the wire.
+var ErrToolNameReserved = errors.New("discovery: the catalog holds a reserved tool name")
+
+// ReserveToolName returns a Discoverer that serves as d does, sharing its options,
+// caches, cursor and confirmation keys and grant reads, with name reserved for a tool
+// the host serves beside the catalog (an adapter's discovery tool, ToolDefinition):
+// while the switch is on and the catalog version a request uses holds a tool of that
+// name, ListTools, Catalog, every form of Discover (DiscoverTool included) and
+// AuthorizeTool, AuthorizeCall and their Then forms for that name answer
+// catalog_unavailable (503; its cause ErrToolNameReserved), so that the name is never
+// served with two schemas (SPEC DISC-3, CALL-2). Calls of other tools go on. The
+// decision is taken on the version the request uses, once per catalog version, not
+// per request. d is unchanged (a name d reserves is not carried over: one name per
+// Discoverer); an empty name returns d.
+func (d *Discoverer) ReserveToolName(name string) *Discoverer {
+	if name == "" {
+		return d
+	}
+	return &Discoverer{config: d.config, state: d.state, reserved: name}
+}
+
+// heldVersion is a reserving Discoverer's decision on one catalog version, named by
+// its cacheKey: whether the version holds the reserved name.
+type heldVersion struct {
+	id   uint64
+	held bool
+}
+
+// reservedIn reports whether c holds the reserved tool name while the switch is on,
+// deciding once per catalog version: the last version's decision is kept.
+func (d *Discoverer) reservedIn(c *Catalog) bool {
+	if d.reserved == "" || !d.opts.Enabled {
+		return false
+	}
+	id := c.cacheKey()
+	if h := d.held.Load(); h != nil && h.id == id {
+		return h.held
+	}
+	_, held := c.byName[d.reserved]
+	d.held.Store(&heldVersion{id: id, held: held})
+	return held
+}
+
+// catalog returns the request's catalog version, or catalog_unavailable: also for a
+// version holding the reserved tool name (see ReserveToolName), unless the request
+// is a call (call set) of another tool.
+func (d *Discoverer) catalog(ctx context.Context, call bool, tool string) (*Catalog, error) {
+	c, err := d.source(ctx)
 	if err != nil {
 		return nil, err
 	}
 	d.noteCatalog(ctx, c)
+	if (!call || tool == d.reserved) && d.reservedIn(c) {
+		return nil, newError(CodeCatalogUnavailable, ErrToolNameReserved)
+	}
 	return c, nil
 }
 
 // Catalog returns the catalog version Options.Catalog yields now, or the
-// catalog_unavailable *Error; it reads no grant. An adapter asks it whether a name
-// of its own (a discovery tool's) is taken.
+// catalog_unavailable *Error, also for a version holding the name reserved by
+// ReserveToolName (its cause ErrToolNameReserved: an adapter refuses to start
+// then); it reads no grant.
 func (d *Discoverer) Catalog(ctx context.Context) (*Catalog, error) {
+	c, err := d.source(ctx)
+	if err == nil && d.reservedIn(c) {
+		return nil, newError(CodeCatalogUnavailable, ErrToolNameReserved)
+	}
+	return c, err
+}
+
+// source returns the catalog version Options.Catalog yields now, or
+// catalog_unavailable.
+func (d *Discoverer) source(ctx context.Context) (*Catalog, error) {
 	if ctx == nil {
 		return nil, errNilContext()
 	}
@@ -266,7 +341,7 @@ func (d *Discoverer) ListTools(ctx context.Context, p grants.Principal) (res *Li
 		return nil, errNilContext()
 	}
 	defer d.observe(&ctx, observe.OpList).list(&res, &err)
-	cat, err := d.catalog(ctx)
+	cat, err := d.catalog(ctx, false, "")
 	if err != nil {
 		return nil, err
 	}
@@ -297,10 +372,37 @@ type Call struct {
 	// ContractPin, when not empty, is the contract digest the client expects; a
 	// different one answers contract_changed (SPEC CONTRACT-2).
 	ContractPin string
+	// BadContractPin reports a pin the client sent as anything but a JSON string (a
+	// number, object, array, bool or null): the call answers invalid_params, decided
+	// where ContractPin is, after the grants and before the arguments, whatever
+	// ContractPin holds.
+	BadContractPin bool
 	// Confirmation is the confirmation token of a call safe mode holds (see
 	// Options.SafeMode), from params._meta[safemode.MetaKey]; empty when the call
 	// carries none.
 	Confirmation string
+}
+
+// A pinned request is read only once the client's contract pin has been checked
+// (DiscoverToolPinned): its params are parsed after the pin, as a call's arguments
+// are validated after its pin (SPEC CONTRACT-2).
+type pinned struct {
+	pin    string
+	bad    bool // the client's pin was no string (Call.BadContractPin)
+	params json.RawMessage
+}
+
+// checkPin decides a client's contract pin against the authorised set: a pin that
+// was no string is invalid_params, one that is not the set's contract digest
+// contract_changed (SPEC CONTRACT-2); an empty pin pins nothing.
+func checkPin(set *authSet, pin string, bad bool) error {
+	switch {
+	case bad:
+		return newError(CodeInvalidParams, nil)
+	case pin != "" && pin != set.contract:
+		return newError(CodeContractChanged, nil)
+	}
+	return nil
 }
 
 // AuthorizeCall decides a tools/call. It rereads grants every time; a tool that is

@@ -10,7 +10,8 @@
 //     answer, and [Discoverer.AppendJSONRPC] for the same into a reused buffer, or
 //     [Discoverer.DiscoverFramed] for a request the host decoded itself, the page sized
 //     for its id, or [Discoverer.DiscoverTool] for a discovery tool's tools/call, and
-//     [Discoverer.DiscoverToolPinned] for one carrying a contract pin) for
+//     [Discoverer.DiscoverToolPinned] or [Discoverer.DiscoverToolCall] for one carrying
+//     a contract pin) for
 //     the multillm.tools.discover method: the best-matching tools for a few words, each
 //     with its complete definition, a page of at most 64 KiB at a time;
 //   - [Discoverer.ListTools] for tools/list: every tool the principal may see, and its
@@ -22,6 +23,12 @@
 //     finishes that decision from the same grant read); in safe mode
 //     ([Options].SafeMode, package safemode) it holds a mutating call until the call
 //     comes back with its confirmation token.
+//
+// A host that serves a tool of its own beside the catalog (an adapter's discovery
+// tool) serves through [Discoverer.ReserveToolName]: a catalog version holding that
+// name is then refused (catalog_unavailable) by every request that would serve the
+// name, decided on the one version the request uses, so no name is served with two
+// schemas.
 //
 // Harnesses that decide per model request how tools reach the model use package plan,
 // built on a Discoverer.

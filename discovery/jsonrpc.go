@@ -64,10 +64,14 @@ func (d *Discoverer) AppendJSONRPC(ctx context.Context, dst []byte, p grants.Pri
 		code = CodeInvalidRequest
 		return appendRPCError(dst, nil, code), code.Status()
 	}
-	req, err := parseValidParams(env.Params, true) // parseEnvelope checked the whole message
 	var res *Result
+	cat, err := d.catalog(ctx, false, "") // first, as discoverParams takes it
+	var req Request
 	if err == nil {
-		res, err = d.discover(ctx, p, req, frame{idLen: len(env.ID)}, nil)
+		req, err = parseValidParams(env.Params, true) // parseEnvelope checked the whole message
+	}
+	if err == nil {
+		res, err = d.discover(ctx, p, cat, req, frame{idLen: len(env.ID)}, nil)
 	}
 	if err != nil {
 		code = codeOf(err)

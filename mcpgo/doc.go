@@ -56,7 +56,10 @@
 // withheld, or an action not served, is tool_not_granted, 403, whatever the other
 // arguments: deep, long, mistyped, with duplicate keys or invalid UTF-8; SPEC CALL-1,
 // VIS-2), then from the same grant read the contract pin
-// (params._meta.contract_digest), the arguments against the full schema, the host's
+// (params._meta.contract_digest: a string; a pin member that is anything else, a
+// number, object, array, bool or null, null not read as absent, answers
+// invalid_params, -32602, data.status 400, over HTTP in a 200 response as every
+// tools/call refusal), the arguments against the full schema, the host's
 // CheckCall and, in safe mode, the confirmation token
 // (params._meta[safemode.MetaKey]). A call safe mode holds is answered, as
 // mcpsdk answers it, with a preview result: isError, the preview as text, the token in
@@ -68,7 +71,9 @@
 // passes reaches mcp-go. A tools/call notification (no id) is dropped: it would run
 // nothing in mcp-go either. A typed handler's "failed to bind arguments" result
 // (arguments the schema allows that its Go type cannot hold: the text quotes them) is
-// replaced by the isError result "invalid arguments". Arguments holding a number past
+// replaced by the isError result "invalid arguments", in a tools/call response and, for
+// a call run as a task (MCP's params.task), in the tasks/result response, whose _meta
+// (the related task) is kept. Arguments holding a number past
 // float64's range (1e999), which the library validates from its text (SPEC CALL-8)
 // and a schema without bounds allows, pass the front but not mcp-go's decoder, which
 // refuses the whole message: such a call answers the content-free invalid_request
@@ -101,9 +106,9 @@
 // The discovery tool answers with structuredContent holding the discover result
 // without cache hints and one text block with the same JSON; its invalid params and
 // invalid cursor are isError results, its other refusals errors, a contract pin that
-// is not the principal's contract digest among them (contract_changed, checked before
-// the arguments, as for any tools/call). Its pages come from
-// Discoverer.DiscoverToolPinned, sized for a result that carries the page twice and a request
+// is not the principal's contract digest (contract_changed) or no string
+// (invalid_params) among them, checked before the arguments, as for any tools/call.
+// Its pages come from Discoverer.DiscoverToolCall, sized for a result that carries the page twice and a request
 // id of up to 64 bytes, which the front writes back as sent: a call whose id is longer
 // is refused with the content-free invalid_request (-32600) and its id (null for an id
 // too long for even that answer to stay within 64 KiB, as for the discover method), on
@@ -114,7 +119,10 @@
 // catalog version swapped in later holds it, tools/list, the discover method and calls
 // of that name answer catalog_unavailable (503) until the version without it is
 // served; calls of other tools go on. Otherwise calls of the name would run the
-// discovery tool while discover served the catalog tool's schema.
+// discovery tool while discover served the catalog tool's schema. The adapter serves
+// through d.ReserveToolName(DiscoveryTool), so the Discoverer decides this on the one
+// catalog version each request uses (once per version): a catalog swapped between two
+// reads cannot serve the name with two schemas.
 //
 // Long request ids: every refusal carries the request's id, as JSON-RPC asks, while
 // the response stays within 64 KiB (discovery.MaxResponseBytes): an error response
@@ -137,7 +145,9 @@
 // -32603 with its text) and goes out as mcp-go wrote it: the handler never sees
 // arguments the library rejected. In that response, mcp-go's "tool not found" (-32602,
 // a tool deleted from the server that the catalog still holds, or one its tool
-// filters hide) becomes tool_not_granted, the answer of any unknown tool. On HTTP a text/plain error body of
+// filters hide; for a task-augmented call, MCP's params.task, also the unwrapped
+// "tool '...' not found" of mcp-go's task path, for a tool deleted after its first
+// lookup) becomes tool_not_granted, the answer of any unknown tool. On HTTP a text/plain error body of
 // mcp-go's is replaced, for a 400 or 413 answering a request with an id, by the
 // content-free JSON-RPC error with that id, else by the status text.
 //

@@ -93,8 +93,9 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 		return appendError(dst, env.id, discovery.CodeUnauthenticated), true
 	}
 	args := m["arguments"]
+	pin, badPin := metaPin(m["_meta"])
 	if discoveryTool {
-		return a.discoveryTool(ctx, p, env.id, args, metaString(m["_meta"], MetaContractDigest), dst), true
+		return a.discoveryTool(ctx, p, env.id, discovery.Call{Arguments: args, ContractPin: pin, BadContractPin: badPin}, dst), true
 	}
 	// The tool name alone (CALL-1), and a meta tool's action read alone from the raw
 	// arguments (see discovery.CatalogOptions.MetaTools).
@@ -102,8 +103,7 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 	if err != nil {
 		return appendError(dst, env.id, rpcwire.CodeOf(err, discovery.CodeInternal)), true
 	}
-	err = finish(ctx, p, discovery.Call{Tool: name, Arguments: args,
-		ContractPin:  metaString(m["_meta"], MetaContractDigest),
+	err = finish(ctx, p, discovery.Call{Tool: name, Arguments: args, ContractPin: pin, BadContractPin: badPin,
 		Confirmation: metaString(m["_meta"], safemode.MetaKey)}) // safe mode's token
 	if err == nil {
 		return nil, false
@@ -123,12 +123,13 @@ func (a *Adapter) call(ctx context.Context, env envelope, dst []byte) (resp []by
 // type; the decoding error that follows quotes numbers it could not hold.
 const bindFailure = "failed to bind arguments: "
 
-// cleanCallResult returns the tools/call response with id whose result says the
-// typed handler could not bind the arguments (an integer or number the schema allows
-// that its Go type cannot hold) as the content-free invalid-arguments result (SPEC
-// ERR-2); changed is false for any other result.
+// cleanCallResult returns the tools/call (or tasks/result: a call run as a task)
+// response with id whose result says the typed handler could not bind the arguments
+// (an integer or number the schema allows that its Go type cannot hold) as the
+// content-free invalid-arguments result (SPEC ERR-2), the result's _meta kept (a task
+// result's related task); changed is false for any other result.
 func cleanCallResult(id, result []byte) (out []byte, changed bool) {
-	m, ok := rpcwire.ExactMembers(result, []string{"isError", "content"})
+	m, ok := rpcwire.ExactMembers(result, []string{"isError", "content", "_meta"})
 	if !ok || string(m["isError"]) != "true" || len(m["content"]) == 0 || m["content"][0] != '[' {
 		return nil, false
 	}
@@ -138,7 +139,11 @@ func cleanCallResult(id, result []byte) (out []byte, changed bool) {
 	if json.Unmarshal(m["content"], &content) != nil || len(content) == 0 || !strings.HasPrefix(content[0].Text, bindFailure) {
 		return nil, false
 	}
-	return appendResult(nil, id, invalidArguments(&discovery.Error{Code: discovery.CodeInvalidArguments})), true
+	clean := invalidArguments(&discovery.Error{Code: discovery.CodeInvalidArguments})
+	if meta := m["_meta"]; meta != nil {
+		clean = append(append(append([]byte(`{"_meta":`), meta...), ','), clean[1:]...)
+	}
+	return appendResult(nil, id, clean), true
 }
 
 // cleanError rewrites msg's error content-free (rpcwire.CleanResponse) unless it is
@@ -153,7 +158,8 @@ func cleanError(msg []byte, call bool) (out []byte, changed bool) {
 	}
 	if id, ok := toolNotFound(msg); ok {
 		// Deleted from mcp-go's server while the catalog still held it (or hidden by
-		// its tool filters): the answer of any unknown tool (SPEC CALL-1).
+		// its tool filters), a task-augmented call's too: the answer of any unknown
+		// tool (SPEC CALL-1).
 		return appendError(nil, id, discovery.CodeToolNotGranted), true
 	}
 	return rpcwire.CleanResponseKeeping(msg, func(code int64, message string, data []byte) bool {
@@ -162,7 +168,11 @@ func cleanError(msg []byte, call bool) (out []byte, changed bool) {
 }
 
 // toolNotFound reports whether msg is mcp-go's refusal of a call of a tool it does not
-// have (-32602, its message wrapping server.ErrToolNotFound: mcp-go v1.2), and its id.
+// have, and its id: -32602 with a message wrapping server.ErrToolNotFound ("tool 'x'
+// not found: tool not found", handleToolCall), or, for a task-augmented call (MCP's
+// params.task) of a tool removed after that lookup, "tool 'x' not found", which
+// handleTaskAugmentedToolCall writes without the wrap (mcp-go v1.2.1;
+// TestTaskCallOfRemovedTool fails if an upgrade changes either).
 func toolNotFound(msg []byte) (id []byte, ok bool) {
 	m, ok := rpcwire.ExactMembers(msg, []string{"id", "error"})
 	if !ok || m["id"] == nil || m["error"] == nil {
@@ -173,7 +183,9 @@ func toolNotFound(msg []byte) (id []byte, ok bool) {
 		return nil, false
 	}
 	text, ok := tooldef.StringValue(e["message"])
-	return m["id"], ok && strings.HasSuffix(text, ": "+server.ErrToolNotFound.Error())
+	notFound := strings.HasSuffix(text, ": "+server.ErrToolNotFound.Error()) ||
+		strings.HasPrefix(text, "tool '") && strings.HasSuffix(text, "' not found")
+	return m["id"], ok && notFound
 }
 
 // preview is the tool result of a call safe mode holds (package safemode), as the
@@ -192,14 +204,28 @@ func preview(cr *discovery.ConfirmationRequired) []byte {
 // tools/list results, and, as the client's pin, in tools/call params (SPEC CONTRACT-2).
 const MetaContractDigest = wire.MetaContractDigest
 
-// metaString reads the string member key of params._meta (the client's contract pin,
-// safe mode's confirmation token), or "" when it is absent or no string. The member's
-// name is read with its escapes resolved, as mcp-go reads it: "contract\u005fdigest"
-// is the pin (rpcwire.AmbiguousMeta has refused a name spelled twice or in another case).
+// metaString reads the string member key of params._meta (safe mode's confirmation
+// token), or "" when it is absent or no string. The member's name is read with its
+// escapes resolved, as mcp-go reads it: "contract\u005fdigest" is the pin
+// (rpcwire.AmbiguousMeta has refused a name spelled twice or in another case).
 func metaString(meta []byte, key string) string {
 	m, _ := rpcwire.Members(meta, []string{key})
 	s, _ := tooldef.StringValue(m[key])
 	return s
+}
+
+// metaPin reads the client's contract pin from params._meta as metaString does; bad
+// reports a pin member that is no string (a number, object, array, bool or null),
+// which the call answers with invalid_params after its grants
+// (discovery.Call.BadContractPin).
+func metaPin(meta []byte) (pin string, bad bool) {
+	m, _ := rpcwire.Members(meta, []string{MetaContractDigest})
+	v, present := m[MetaContractDigest]
+	if !present {
+		return "", false
+	}
+	pin, isString := tooldef.StringValue(v)
+	return pin, !isString
 }
 
 // invalidArguments is the tool result of a validation failure (SEP-1303): isError,
@@ -212,20 +238,17 @@ func invalidArguments(e *discovery.Error) []byte {
 // discoveryTool answers the discovery tool: the discover method's semantics, the page
 // as structuredContent and as one text block. Invalid params and an invalid cursor are
 // tool results with isError (the model can correct them); other refusals are errors,
-// and so is a contract pin that is not the principal's contract digest:
-// contract_changed, checked before the arguments as for any tools/call (SPEC
-// CONTRACT-2), nothing served.
-func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id, args []byte, pin string, dst []byte) []byte {
-	if a.clash(ctx) {
-		return appendError(dst, id, discovery.CodeCatalogUnavailable)
+// and so is a contract pin that is not the principal's contract digest
+// (contract_changed) or no string (invalid_params), checked before the arguments as
+// for any tools/call (SPEC CONTRACT-2), nothing served.
+func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, id []byte, c discovery.Call, dst []byte) []byte {
+	if len(c.Arguments) == 0 {
+		c.Arguments = []byte("{}")
 	}
-	if len(args) == 0 {
-		args = []byte("{}")
-	}
-	res, err := a.d.DiscoverToolPinned(ctx, p, args, pin) // sized for this framing; the pin before the arguments
+	res, err := a.d.DiscoverToolCall(ctx, p, c) // sized for this framing; the pin before the arguments
 	if err != nil {
 		code := rpcwire.CodeOf(err, discovery.CodeInternal)
-		if code.JSONRPCCode() == discovery.CodeInvalidParams.JSONRPCCode() {
+		if code.JSONRPCCode() == discovery.CodeInvalidParams.JSONRPCCode() && !c.BadContractPin {
 			b := append([]byte(`{"content":[{"type":"text","text":`), quote(string(code))...)
 			return appendResult(dst, id, append(b, `}],"isError":true}`...))
 		}
@@ -268,12 +291,6 @@ func (a *Adapter) answerDiscover(ctx context.Context, env envelope, msg, dst []b
 			return dst, http.StatusAccepted
 		}
 		return appendError(dst, env.id, discovery.CodeUnauthenticated), discovery.CodeUnauthenticated.Status()
-	}
-	if a.clash(ctx) {
-		if env.id == nil {
-			return dst, http.StatusAccepted
-		}
-		return appendError(dst, env.id, discovery.CodeCatalogUnavailable), discovery.CodeCatalogUnavailable.Status()
 	}
 	resp, status := a.d.AppendJSONRPC(ctx, dst, p, msg)
 	if status == 0 && env.id != nil {

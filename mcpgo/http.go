@@ -92,6 +92,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			}
 			out.list = v.env.method == "tools/list" && v.env.id != nil
 			out.call = v.env.method == "tools/call" && v.env.id != nil
+			out.task = v.env.method == "tasks/result" && v.env.id != nil
 			fw.Private = out.list // narrowed: one principal's list
 			out.id = v.env.id
 			next.ServeHTTP(fw, r)
@@ -113,13 +114,14 @@ type outgoing struct {
 	id   []byte // the id of the request the body held, if any
 	list bool   // the request was a tools/list: narrow its response
 	call bool   // the request was a tools/call: clean its result (cleanCallResult)
+	task bool   // the request was a tasks/result: clean its result alike
 }
 
 // rewrite is the rpcwire.Filter rewrite of one JSON-RPC message of next's response.
 func (o *outgoing) rewrite(msg []byte) ([]byte, bool) {
 	var m map[string][]byte
-	answers := false // msg is the response to the tools/call or tools/list request
-	if o.call || o.list {
+	answers := false // msg is the response to the tools/call, tasks/result or tools/list request
+	if o.call || o.task || o.list {
 		var ok bool
 		m, ok = rpcwire.ExactMembers(msg, []string{"id", "result", "method"})
 		answers = ok && m["method"] == nil && idKey(m["id"]) == idKey(o.id)
@@ -130,8 +132,8 @@ func (o *outgoing) rewrite(msg []byte) ([]byte, bool) {
 	if !answers || m["result"] == nil {
 		return msg, false
 	}
-	if o.call {
-		o.call = false
+	if o.call || o.task {
+		o.call, o.task = false, false
 		return cleanCallResult(m["id"], m["result"])
 	}
 	o.list = false

@@ -38,9 +38,6 @@ func (a *Adapter) narrowList(ctx context.Context, resp []byte) []byte {
 	if err != nil {
 		return appendError(nil, id, rpcwire.CodeOf(err, discovery.CodeGrantsUnavailable))
 	}
-	if a.heldIn(list.Catalog) {
-		return appendError(nil, id, discovery.CodeCatalogUnavailable) // a name with two schemas (see clash)
-	}
 	result, ok := a.narrowResult(top["result"], list)
 	if !ok {
 		return appendError(nil, id, discovery.CodeCatalogUnavailable)

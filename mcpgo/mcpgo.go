@@ -121,6 +121,7 @@ func New(d *discovery.Discoverer, opts *Options) *Adapter {
 	}
 	if a.opts.DiscoveryTool != "" {
 		a.toolDef = discovery.ToolDefinition(a.opts.DiscoveryTool)
+		a.d = d.ReserveToolName(a.opts.DiscoveryTool) // one decision per catalog version
 	}
 	return a
 }
@@ -136,34 +137,14 @@ var ErrDiscoveryToolClash = errors.New("mcpgo: the discovery tool's name is a ca
 // off it returns nil. A catalog version swapped in later that holds the name is
 // refused per request instead (see the package doc).
 func (a *Adapter) Check(ctx context.Context) error {
-	if a.d.Enabled() && a.clash(ctx) {
+	if _, err := a.d.Catalog(ctx); errors.Is(err, discovery.ErrToolNameReserved) {
 		return ErrDiscoveryToolClash
 	}
 	return nil
 }
 
-// clash reports whether the catalog version the Discoverer serves now holds a tool
-// named like the discovery tool. While it does, tools/list, the discover method and
-// the discovery tool answer catalog_unavailable, so that no name has two schemas.
-func (a *Adapter) clash(ctx context.Context) bool {
-	if a.toolDef == nil {
-		return false // no discovery tool: skip the catalog read on every request
-	}
-	c, err := a.d.Catalog(ctx)
-	return err == nil && a.heldIn(c)
-}
-
-// heldIn reports whether catalog version c holds a tool named like the discovery tool
-// (false when the adapter serves none).
-func (a *Adapter) heldIn(c *discovery.Catalog) bool {
-	if a.toolDef == nil {
-		return false
-	}
-	_, ok := c.Tool(a.opts.DiscoveryTool)
-	return ok
-}
-
-// Discoverer returns the Discoverer the adapter serves.
+// Discoverer returns the Discoverer the adapter serves: d, or with
+// Options.DiscoveryTool set, d.ReserveToolName(DiscoveryTool).
 func (a *Adapter) Discoverer() *discovery.Discoverer { return a.d }
 
 // principal runs the host's PrincipalFunc; a failure is unauthenticated.

@@ -177,7 +177,7 @@ func (c *stdioConn) outgoing(msg []byte) []byte {
 	case m["result"] == nil:
 	case method == "tools/list":
 		return c.a.narrowList(c.ctx, msg)
-	case method == "tools/call":
+	case method == "tools/call" || method == "tasks/result":
 		if clean, changed := cleanCallResult(m["id"], m["result"]); changed {
 			return clean
 		}

@@ -26,19 +26,7 @@ type noteArgs struct {
 // the value and must not reach the result, over stdio or HTTP: the result says
 // "invalid arguments" and nothing else. A call it can hold runs.
 func TestTypedToolBindErrorContentFree(t *testing.T) {
-	s := server.NewMCPServer("typed", "v0")
-	s.AddTool(mcp.NewTool("note", mcp.WithNumber("f"), mcp.WithNumber("n"), mcp.WithString("t")),
-		mcp.NewTypedToolHandler(func(_ context.Context, _ mcp.CallToolRequest, in noteArgs) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText("kept"), nil
-		}))
-	cat, err := mcpgo.CatalogFromServer(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := grants.NewMemory()
-	mem.Put(context.Background(), grants.Row{Principal: grants.AnyPrincipal, Tool: "note", Effect: grants.Allow, Revision: 1})
-	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: mem})
-	f := &fixture{server: s, cat: cat, d: d, a: mcpgo.New(d, nil)}
+	f := noteFixture(t, nil)
 	c := f.listen(t, mcpgo.WithPrincipal(context.Background(), bob))
 	c.initialize()
 	h := &httpSession{t: t, url: f.httpServer(t).URL, token: "tok-bob"}
@@ -59,4 +47,23 @@ func TestTypedToolBindErrorContentFree(t *testing.T) {
 	if got := c.call(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"note","arguments":{"f":1.5,"n":3,"t":"x"}}}`, "9"); !strings.Contains(string(got), `"kept"`) {
 		t.Errorf("a call it can hold: %s", got)
 	}
+}
+
+// noteFixture serves "note", a typed tool of noteArgs (answering "kept") with the
+// tool options extra, granted to every principal, the principal from the context.
+func noteFixture(t *testing.T, extra []mcp.ToolOption, opts ...server.ServerOption) *fixture {
+	t.Helper()
+	s := server.NewMCPServer("typed", "v0", opts...)
+	s.AddTool(mcp.NewTool("note", append([]mcp.ToolOption{mcp.WithNumber("f"), mcp.WithNumber("n"), mcp.WithString("t")}, extra...)...),
+		mcp.NewTypedToolHandler(func(_ context.Context, _ mcp.CallToolRequest, in noteArgs) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("kept"), nil
+		}))
+	cat, err := mcpgo.CatalogFromServer(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := grants.NewMemory()
+	mem.Put(context.Background(), grants.Row{Principal: grants.AnyPrincipal, Tool: "note", Effect: grants.Allow, Revision: 1})
+	d := discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: mem})
+	return &fixture{server: s, cat: cat, d: d, a: mcpgo.New(d, nil)}
 }

@@ -44,8 +44,12 @@ func BenchmarkMiddlewareOverhead(b *testing.B) {
 // BenchmarkMiddlewareOnly measures the adapter's own work per request, without the
 // transport: the middleware around a next handler that answers at once.
 func BenchmarkMiddlewareOnly(b *testing.B) {
+	benchMiddleware(b, newFixture(b, fixtureOptions{enabled: true, principal: alice}))
+}
+
+// benchMiddleware runs BenchmarkMiddlewareOnly's tools/call and tools/list on f.
+func benchMiddleware(b *testing.B, f *fixture) {
 	ctx := context.Background()
-	f := newFixture(b, fixtureOptions{enabled: true, principal: alice})
 	done := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}
 	b.Run("tools/call", func(b *testing.B) {
 		h := f.a.Middleware()(func(context.Context, string, mcp.Request) (mcp.Result, error) { return done, nil })
@@ -96,4 +100,33 @@ func BenchmarkDiscoverInMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkWithDiscoveryTool measures the paths that decide the discovery tool's
+// name (the Discoverer's ReserveToolName, once per catalog version) with the tool
+// configured: the middleware alone (BenchmarkMiddlewareOnly's), and the discover method
+// and the discovery tool from the go-sdk client over the in-memory transport.
+func BenchmarkWithDiscoveryTool(b *testing.B) {
+	ctx := context.Background()
+	f := newFixture(b, fixtureOptions{enabled: true, principal: alice, tool: "search_tools"})
+	b.Run("middleware", func(b *testing.B) { benchMiddleware(b, f) })
+	cs := f.connect(b)
+	b.Run("discover", func(b *testing.B) {
+		p := &discoverParams{Query: "weather", Limit: 2}
+		b.ReportAllocs()
+		for b.Loop() {
+			if res, err := discover(ctx, cs, p); err != nil || len(res.Tools) == 0 {
+				b.Fatalf("discover: %v %v", res, err)
+			}
+		}
+	})
+	b.Run("discovery tool", func(b *testing.B) {
+		p := &mcp.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": "weather", "limit": 2}}
+		b.ReportAllocs()
+		for b.Loop() {
+			if res, err := cs.CallTool(ctx, p); err != nil || res.IsError {
+				b.Fatalf("discovery tool: %v %v", res, err)
+			}
+		}
+	})
 }

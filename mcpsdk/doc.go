@@ -54,7 +54,11 @@
 // arguments are decoded; invalid arguments (400) are a CallToolResult with isError
 // true whose text names the failing keyword and its schema location, never a value
 // (SEP-1303, SPEC ERR-2). A client may pin the contract it expects with the string
-// params._meta.contract_digest. An error of the host's CheckCall that is a
+// params._meta.contract_digest. A pin member that is no string (a number, object,
+// array, bool, or null: null is refused, not read as absent) answers invalid_params
+// (-32602, data.status 400; over HTTP in a 200 response, as every tools/call refusal),
+// decided where the pin is, after the grants and before the arguments: a denied tool
+// still answers tool_not_granted, and the tool never runs. An error of the host's CheckCall that is a
 // *jsonrpc.Error goes out as it is; any other goes out as tool_call_refused (403),
 // without its text.
 //
@@ -67,7 +71,10 @@
 // id (SPEC PAGE-1); on transports whose bytes the SDK decodes, from the decoded request
 // through Discoverer.DiscoverFramed, given the length of the id as the SDK writes it.
 // On HTTP, a discover refusal answers the error's HTTP status with the JSON-RPC error
-// as an application/json body; a discover notification answers 202 with no body. The discover method needs no MCP session state, on any transport: it
+// as an application/json body; a discover notification answers 202 with no body; a
+// discover request whose Accept header does not take both application/json and
+// text/event-stream goes on to the SDK's handler, which refuses it as any other
+// method (400, invalid_request with its id once Handler has rewritten the text). The discover method needs no MCP session state, on any transport: it
 // is answered even before initialize, and on HTTP without an Mcp-Session-Id; the
 // principal comes from the PrincipalFunc (on HTTP, the request's authentication). On
 // stdio, discover requests are answered concurrently with the SDK's work (up to 16 at
@@ -200,9 +207,9 @@
 // tools/list does. Its invalid params and invalid cursor are tool results with isError
 // true (the model can correct them); its other refusals are JSON-RPC errors like the
 // method's, and so is a contract pin in params._meta that is not the principal's
-// contract digest (contract_changed, checked before the arguments, as for any
-// tools/call: a stale pin answers so whatever the arguments). Its pages come from
-// discovery's DiscoverToolPinned, which sizes them for a result that carries the page twice
+// contract digest (contract_changed) or no string (invalid_params), checked before the
+// arguments, as for any tools/call: a stale pin answers so whatever the arguments. Its
+// pages come from discovery's DiscoverToolCall, which sizes them for a result that carries the page twice
 // and a request id of up to 64 bytes, so a tool response stays within 64 KiB too. The
 // front (Transport, Handler) therefore refuses a discovery tool call whose id, as the
 // SDK writes it back (escapes decoded, U+2028 and U+2029 escaped), is longer than 64
@@ -218,6 +225,9 @@
 // discover method and calls of that name answer catalog_unavailable (503) until the
 // version without it is served; calls of other tools go on. Otherwise calls of the
 // name would run the discovery tool while discover served the catalog tool's schema.
+// The adapter serves through d.ReserveToolName(DiscoveryTool), so the Discoverer
+// decides this on the one catalog version each request uses (once per version): a
+// catalog swapped between two reads cannot serve the name with two schemas.
 //
 // Long request ids: every refusal carries the request's id, as JSON-RPC asks, while
 // the response stays within 64 KiB (discovery.MaxResponseBytes): an error response

@@ -119,12 +119,6 @@ func (a *Adapter) answerDiscover(ctx context.Context, extra *mcp.RequestExtra, e
 		}
 		return discovery.AppendJSONRPCError(dst, env.id, err), discovery.CodeUnauthenticated.Status()
 	}
-	if a.clash(ctx) {
-		if env.id == nil {
-			return dst, http.StatusAccepted
-		}
-		return discovery.AppendJSONRPCError(dst, env.id, discovery.CodeCatalogUnavailable), discovery.CodeCatalogUnavailable.Status()
-	}
 	resp, status := a.d.AppendJSONRPC(ctx, dst, p, msg)
 	if status == 0 && env.id != nil {
 		return discovery.AppendJSONRPCError(dst, env.id, discovery.CodeMethodNotFound), discovery.CodeMethodNotFound.Status()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -28,7 +29,10 @@ import (
 //     header takes only that);
 //   - the discover method is answered with the bytes of Discoverer.AppendJSONRPC; a
 //     refusal answers its HTTP status (SPEC ERR-1) with the JSON-RPC error as body, and
-//     a discover notification answers 202.
+//     a discover notification answers 202; a discover request whose Accept header
+//     does not take both application/json and text/event-stream goes on to next, as
+//     every other method, and the SDK's handler refuses it (400, made invalid_request
+//     with the request's id, below).
 //
 // Every other request reaches next with its body unchanged, and next's responses are
 // cleaned on the way out (a tools/list answer and a discovery tool page, one
@@ -76,6 +80,9 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		bp := responseBuffers.Get().(*[]byte)
 		defer responseBuffers.Put(bp)
 		resp, act, status, env := a.screen(ctx, extra, body, (*bp)[:0])
+		if act == discover && !sdkAccepts(r.Header.Values("Accept")) {
+			act = passOn // the SDK refuses it before reading the body, as any other method
+		}
 		if act == passOn {
 			if env.call != nil {
 				defer a.pending.attachHeader(r.Header, env.call)()
@@ -95,6 +102,30 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 		}
 		answer(w, r, status, resp, act == refused)
 	})
+}
+
+// sdkAccepts reports whether Accept header values take both application/json and
+// text/event-stream as the go-sdk's streamable handler reads them (v1.8.0
+// streamableAccepts: base media types, case-insensitive, application/* and text/*,
+// */* for both; parameters and q-values ignored). The SDK refuses any other POST with
+// 400 before it reads the body; Handler passes a discover request so headed on to it,
+// so that the method answers as every other.
+func sdkAccepts(values []string) bool {
+	jsonOK, streamOK := false, false
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
 }
 
 // supportedVersion reports whether v is a protocol version the SDK speaks; Handler

@@ -193,6 +193,7 @@ func TestHandlerConcurrentResponses(t *testing.T) {
 	serve := func(body string) string {
 		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream") // as the SDK requires
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		page, _, _ := strings.Cut(rec.Body.String(), `"nextCursor"`) // sealed anew each time

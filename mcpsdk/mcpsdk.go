@@ -112,11 +112,13 @@ func New(d *discovery.Discoverer, opts *Options) *Adapter {
 	}
 	if a.opts.DiscoveryTool != "" {
 		a.toolDef = discovery.ToolDefinition(a.opts.DiscoveryTool)
+		a.d = d.ReserveToolName(a.opts.DiscoveryTool) // one decision per catalog version
 	}
 	return a
 }
 
-// Discoverer returns the Discoverer the adapter serves.
+// Discoverer returns the Discoverer the adapter serves: d, or with
+// Options.DiscoveryTool set, d.ReserveToolName(DiscoveryTool).
 func (a *Adapter) Discoverer() *discovery.Discoverer { return a.d }
 
 // Install adds the adapter's receiving middleware (see Middleware) to s. While the
@@ -127,7 +129,7 @@ func (a *Adapter) Install(s *mcp.Server) error {
 	if !a.d.Enabled() {
 		return nil
 	}
-	if a.clash(context.Background()) {
+	if _, err := a.d.Catalog(context.Background()); errors.Is(err, discovery.ErrToolNameReserved) {
 		return ErrDiscoveryToolClash
 	}
 	s.AddReceivingMiddleware(a.Middleware())
@@ -138,27 +140,6 @@ func (a *Adapter) Install(s *mcp.Server) error {
 // tool: calls of that name would run the discovery tool while discover served the
 // catalog tool's schema under it.
 var ErrDiscoveryToolClash = errors.New("mcpsdk: the discovery tool's name is a catalog tool's")
-
-// clash reports whether the catalog version the Discoverer serves now holds a tool
-// named like the discovery tool. While it does, tools/list, the discover method and
-// the discovery tool answer catalog_unavailable, so that no name has two schemas.
-func (a *Adapter) clash(ctx context.Context) bool {
-	if a.toolDef == nil {
-		return false // no discovery tool: skip the catalog read on every request
-	}
-	c, err := a.d.Catalog(ctx)
-	return err == nil && a.heldIn(c)
-}
-
-// heldIn reports whether catalog version c holds a tool named like the discovery tool
-// (false when the adapter serves none).
-func (a *Adapter) heldIn(c *discovery.Catalog) bool {
-	if a.toolDef == nil {
-		return false
-	}
-	_, ok := c.Tool(a.opts.DiscoveryTool)
-	return ok
-}
 
 // rpcError maps err to the JSON-RPC error the SDK writes:
 // {"code":N,"message":"<code>","data":{"error":"<code>","status":S}}. A *jsonrpc.Error

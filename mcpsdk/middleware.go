@@ -64,9 +64,6 @@ func (a *Adapter) listTools(ctx context.Context, next mcp.MethodHandler, method 
 	if err != nil {
 		return nil, rpcError(err, discovery.CodeGrantsUnavailable)
 	}
-	if a.heldIn(list.Catalog) {
-		return nil, wireError(discovery.CodeCatalogUnavailable) // a name with two schemas (see clash)
-	}
 	res, err := next(ctx, method, req)
 	if err != nil {
 		return nil, err
@@ -185,16 +182,18 @@ func (a *Adapter) callTool(ctx context.Context, next mcp.MethodHandler, method s
 	if err != nil {
 		return nil, rpcError(err, discovery.CodeUnauthenticated)
 	}
-	pin, _ := params.Meta[MetaContractDigest].(string)
+	pinValue, pinned := params.Meta[MetaContractDigest]
+	pin, isString := pinValue.(string)
+	badPin := pinned && !isString // a number, object, array, bool or null: invalid_params
 	if a.toolDef != nil && params.Name == a.opts.DiscoveryTool {
-		return a.discoveryTool(ctx, p, params.Arguments, pin)
+		return a.discoveryTool(ctx, p, discovery.Call{Arguments: params.Arguments, ContractPin: pin, BadContractPin: badPin})
 	}
 	confirmation, _ := params.Meta[safemode.MetaKey].(string) // safe mode's token
 	call := a.pending.take(req.Extra)                         // the front's decision on this request, if it made one
 	if call == nil {
 		call = a.d.AuthorizeCall
 	}
-	err = call(ctx, p, discovery.Call{Tool: params.Name, Arguments: params.Arguments, ContractPin: pin, Confirmation: confirmation})
+	err = call(ctx, p, discovery.Call{Tool: params.Name, Arguments: params.Arguments, ContractPin: pin, BadContractPin: badPin, Confirmation: confirmation})
 	if err != nil {
 		var de *discovery.Error
 		if errors.As(err, &de) && de.Code == discovery.CodeInvalidArguments {
@@ -290,22 +289,20 @@ func preview(cr *discovery.ConfirmationRequired) *mcp.CallToolResult {
 	}
 }
 
-// discoveryTool answers the discovery tool: the discover method's semantics, the page
-// as structured content. A contract pin that is not the principal's contract digest
-// answers contract_changed before the arguments are read, as for any tools/call (SPEC
-// CONTRACT-2), and nothing is served.
-func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, args json.RawMessage, pin string) (mcp.Result, error) {
-	if a.clash(ctx) {
-		return nil, wireError(discovery.CodeCatalogUnavailable)
-	}
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
+// discoveryTool answers the discovery tool's call c: the discover method's semantics,
+// the page as structured content. A contract pin that is not the principal's contract
+// digest answers contract_changed, and one that is no string invalid_params, as
+// errors, before the arguments are read, as for any tools/call (SPEC CONTRACT-2), and
+// nothing is served; invalid arguments are an isError result.
+func (a *Adapter) discoveryTool(ctx context.Context, p grants.Principal, c discovery.Call) (mcp.Result, error) {
+	if len(c.Arguments) == 0 {
+		c.Arguments = json.RawMessage("{}")
 	}
 	// Pages sized for this tool-result framing; the pin is checked before the arguments.
-	res, err := a.d.DiscoverToolPinned(ctx, p, args, pin)
+	res, err := a.d.DiscoverToolCall(ctx, p, c)
 	if err != nil {
 		var de *discovery.Error
-		if errors.As(err, &de) && de.Code.JSONRPCCode() == discovery.CodeInvalidParams.JSONRPCCode() {
+		if errors.As(err, &de) && de.Code.JSONRPCCode() == discovery.CodeInvalidParams.JSONRPCCode() && !c.BadContractPin {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(de.Code)}}}, nil
 		}
 		return nil, rpcError(err, discovery.CodeGrantsUnavailable)

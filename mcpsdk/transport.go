@@ -172,9 +172,6 @@ func paramsFault(params []byte) (fault discovery.Code, ok bool) {
 func (a *Adapter) discoverResponse(ctx context.Context, req *jsonrpc.Request) *jsonrpc.Response {
 	p, err := a.principal(ctx, nil)
 	var res *discovery.Result
-	if err == nil && a.clash(ctx) {
-		err = discovery.CodeCatalogUnavailable
-	}
 	if err == nil {
 		res, err = a.d.DiscoverFramed(ctx, p, req.Params, len(encodeID(req.ID)))
 	}

@@ -270,7 +270,9 @@ func (pl *Planner) plan(ctx context.Context, p grants.Principal, m ModelCapabili
 	n := len(list.Tools)
 	tp.FullBytes = arrayBytes(list.Tools)
 	total := tp.FullBytes - 2 - max(n-1, 0) // the canonical bytes, without brackets and commas
-	// Without a catalog to ask, the discovery tool's name may be taken: defer nothing
+	// The list's own catalog version is asked, so the list and the check agree however
+	// versions swap (a Discoverer from ReserveToolName with this name refuses such a
+	// version before). Without a catalog to ask, the name may be taken: defer nothing
 	// client-side.
 	taken := true
 	if list.Catalog != nil {
