@@ -21,7 +21,8 @@ import (
 //     looked at): a refusal is a JSON-RPC error and invalid arguments an isError
 //     result, each in an HTTP 200 response (application/json, or one
 //     text/event-stream event when the request's Accept takes only that), and so is
-//     the discovery tool's page;
+//     the discovery tool's page; a refusal of the 503 family (grant storage or
+//     catalog unavailable) answers HTTP 503 instead (SPEC FLAG-3);
 //   - the discover method is answered with the bytes of Discoverer.AppendJSONRPC; a
 //     refusal answers its HTTP status (SPEC ERR-1), a notification 202.
 //

@@ -25,7 +25,8 @@ import (
 //   - a tools/call whose tool the principal may not call is refused on its tool name,
 //     before the arguments are decoded, with a JSON-RPC error in an HTTP 200 response
 //     (application/json, or one text/event-stream event when the request's Accept
-//     header takes only that);
+//     header takes only that), or in an HTTP 503 one for a refusal of the 503 family
+//     (grant storage or catalog unavailable: SPEC FLAG-3);
 //   - the discover method is answered with the bytes of Discoverer.AppendJSONRPC; a
 //     refusal answers its HTTP status (SPEC ERR-1) with the JSON-RPC error as body, and
 //     a discover notification answers 202.

@@ -356,3 +356,85 @@ func (h *rawHTTP) do(method, contentType, body string) httpAnswer {
 	slices.Sort(a.header)
 	return a
 }
+
+// dropGrantTables removes the grant store's tables from the SQLite file at path.
+func dropGrantTables(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, table := range []string{"tool_grants", "control_revisions"} {
+		if _, err := db.Exec("DROP TABLE IF EXISTS " + table); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// SPEC FLAG-3, ERR-1, ERR-2 over HTTP: with the switch on and the grant table gone from
+// the -db database, a tools/call of a granted tool and the discover method answer HTTP
+// 503 with a JSON body, the content-free grants_unavailable error, and no tool runs (no
+// "accepted the call" result). tools/list and the discovery tool, which the SDK answers
+// after its middleware, carry the same error in the SDK's HTTP 200 event stream: the
+// SDK has written its status before the middleware reads grants (a known gap, see the
+// attack3 report). Breaks when a missing table reads as no rows (an empty list,
+// tool_not_granted) or, for the call, when the refusal rides in an HTTP 200 (it did:
+// the front answered every call refusal 200).
+func TestAttack3MissingTableHTTP503(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "grants.db")
+	tokens := filepath.Join(dir, "tokens.json")
+	if err := os.WriteFile(tokens, []byte(`{"tok-alice":{"principal":"alice","scopes":["registry:read"]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := procHTTP(t, command(t, true, "-http", "127.0.0.1:0", "-tokens", tokens, "-db", "sqlite:"+path))
+	h := &rawHTTP{t: t, url: url, token: "tok-alice"}
+	h.do(http.MethodPost, "application/json", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"attack3","version":"0"}}}`)
+	h.do(http.MethodPost, "application/json", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if a := h.do(http.MethodPost, "application/json", flagOffLines[2]); !strings.Contains(a.body, "accepted the call") {
+		t.Fatalf("before the table is dropped: %d %.300s, want the call to run", a.status, a.body)
+	}
+	dropGrantTables(t, path)
+	for _, c := range []struct {
+		line    string
+		http503 bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, false},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"models_search","arguments":{"query":"` + hostileCanary + `"}}}`, true},
+		{`{"jsonrpc":"2.0","id":3,"method":"multillm.tools.discover","params":{"query":"` + hostileCanary + `"}}`, true},
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"` + hostileCanary + `"}}}`, false},
+	} {
+		a := h.do(http.MethodPost, "application/json", c.line)
+		body := a.body
+		if !c.http503 { // the SDK's event stream: its one data line
+			for _, l := range strings.Split(body, "\n") {
+				if d, ok := strings.CutPrefix(l, "data: "); ok {
+					body = d
+				}
+			}
+		}
+		var e answer
+		err := json.Unmarshal([]byte(body), &e)
+		if err != nil || e.Error == nil || e.Error.Message != string(discovery.CodeGrantsUnavailable) || e.Error.Data.Status != 503 || strings.Contains(a.body, hostileCanary) {
+			t.Errorf("%.70s: %d %.300s, want the grants_unavailable error", c.line, a.status, a.body)
+		}
+		if c.http503 && (a.status != http.StatusServiceUnavailable || !slices.Contains(a.header, "Content-Type: application/json")) {
+			t.Errorf("%.70s: %d %q, want HTTP 503 with a JSON body", c.line, a.status, a.header)
+		}
+	}
+}
+
+// SPEC FLAG-3 over stdio: the same with the stdio transport (no HTTP status there): each
+// request answers grants_unavailable carrying status 503, and nothing runs.
+func TestAttack3MissingTableStdio(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grants.db")
+	s := startLines(t, "-db", "sqlite:"+path)
+	dropGrantTables(t, path)
+	s.check([]attackCase{
+		{name: "tools/list", line: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, want: "grants_unavailable"},
+		{name: "granted call", line: callLine("c", "models_search", `{"query":"`+hostileCanary+`"}`), want: "grants_unavailable"},
+		{name: "discover", line: discLine("d", `{"query":"`+hostileCanary+`"}`), want: "grants_unavailable"},
+		{name: "discovery tool", line: callLine("st", "search_tools", `{"query":"`+hostileCanary+`"}`), want: "grants_unavailable"},
+	})
+}

@@ -272,3 +272,21 @@ func privateCache(h http.Header) {
 	}
 	h.Set("Cache-Control", strings.Join(out, ", "))
 }
+
+// CallStatus is the HTTP status of an adapter's own answer resp to a tools/call: 503 for
+// a JSON-RPC error of the 503 family (grant storage, revision or catalog unavailable,
+// SPEC FLAG-3, ERR-1: nothing ran and the client may retry), 200 for any other refusal
+// or result (MCP clients read HTTP 401 and 403 as authorisation challenges, so other
+// refusals of a call stay JSON-RPC errors in a 200).
+func CallStatus(resp []byte) int {
+	m, ok := ExactMembers(resp, []string{"error"})
+	if !ok || m["error"] == nil {
+		return http.StatusOK
+	}
+	e, _ := ExactMembers(m["error"], []string{"data"})
+	d, _ := ExactMembers(e["data"], []string{"status"})
+	if string(d["status"]) == "503" {
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusOK
+}
