@@ -321,9 +321,18 @@ type httpAnswer struct {
 
 func (h *rawHTTP) do(method, contentType, body string) httpAnswer {
 	h.t.Helper()
+	return h.doWith(method, contentType, body, nil)
+}
+
+// doWith is do with extra request headers.
+func (h *rawHTTP) doWith(method, contentType, body string, extra map[string]string) httpAnswer {
+	h.t.Helper()
 	req, err := http.NewRequest(method, h.url, strings.NewReader(body))
 	if err != nil {
 		h.t.Fatal(err)
+	}
+	for k, v := range extra {
+		req.Header.Set(k, v)
 	}
 	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("Accept", "application/json, text/event-stream")
