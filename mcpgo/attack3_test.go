@@ -19,8 +19,8 @@ import (
 )
 
 // SPEC FLAG-3, ERR-1, ERR-2 over streamable HTTP: with grant storage failing (its table
-// missing, as the driver says), a tools/call of a tool, of the discovery tool and the
-// discover method each answer HTTP 503 with an application/json body holding the
+// missing, as the driver says), a tools/call of a tool, of the discovery tool, the
+// discover method and tools/list each answer HTTP 503 with an application/json body holding the
 // content-free grants_unavailable error, never the storage's text, and no handler
 // runs; a refusal that is no 503 (tool_not_granted, with storage up) stays a JSON-RPC
 // error in an HTTP 200. Failed before the front answered a call's 503 refusals with
@@ -35,6 +35,7 @@ func TestAttack3StorageDownHTTP503(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"` + canary + `"}}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"` + canary + `"}}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"` + discovery.DefaultMethod + `","params":{"query":"` + canary + `"}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
 	} {
 		resp, body := h.post(msg, "")
 		e := decodeError(t, body)
@@ -214,3 +215,4 @@ func rawPost(t *testing.T, url string, session *string, msg string) string {
 	slices.Sort(h)
 	return fmt.Sprint(resp.StatusCode, h, string(body))
 }
+

@@ -317,11 +317,12 @@ func toolText(res *mcp.CallToolResult) string {
 }
 
 // SPEC FLAG-3 over streamable HTTP, storage missing (no grant Reader at all): the raw
-// answers to a tools/call and to the discover method are HTTP 503 with the JSON
-// grants_unavailable body; tools/list carries the same error in the SDK's event
-// stream; the go-sdk client sees each as an error and its session goes on (a ping is
-// answered after them), and no handler runs. Failed before the front answered a call's
-// 503 refusal with its status (HTTP 200).
+// answers to a tools/call, to the discover method, to tools/list and to the discovery
+// tool are HTTP 503 with the JSON grants_unavailable body; the go-sdk client sees each
+// as an error and its session goes on (a ping is answered after them), and no handler
+// runs. Failed before the adapter answered its 503 errors with that status (the call's
+// in an HTTP 200, tools/list's and the discovery tool's as an event of the SDK's 200
+// stream).
 func TestAttack3StorageMissingHTTP(t *testing.T) {
 	ctx := context.Background()
 	cat, err := discovery.NewCatalog(testTools(), nil)
@@ -345,7 +346,8 @@ func TestAttack3StorageMissingHTTP(t *testing.T) {
 	}{
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather_get","arguments":{"city":"Oslo"}}}`, http.StatusServiceUnavailable},
 		{`{"jsonrpc":"2.0","id":2,"method":"multillm.tools.discover","params":{"query":"weather"}}`, http.StatusServiceUnavailable},
-		{`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, http.StatusOK},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, http.StatusServiceUnavailable},
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"weather"}}}`, http.StatusServiceUnavailable},
 	} {
 		resp, body := h.post(c.msg)
 		e := decodeError(t, body)

@@ -139,8 +139,10 @@
 // request's Accept takes only that (MCP clients read HTTP 401 and 403 as
 // authorisation challenges, so refusals of a call stay JSON-RPC errors), but for one
 // of the 503 family (grant storage or catalog unavailable), which answers 503 so
-// (SPEC FLAG-3). tools/list and the discovery tool, answered by the SDK after the
-// middleware reads grants, carry such an error in the SDK's HTTP 200.
+// (SPEC FLAG-3). So do tools/list and the discovery tool, which the SDK answers after
+// the middleware reads grants: Handler holds the header of the SDK's event stream
+// for them until its first event, and writes an error of the 503 family as an HTTP
+// 503 application/json answer.
 //
 // On the way out, every JSON-RPC error response that is not the adapter's (its
 // message one of the discovery.Code values, with their data exactly), the host's

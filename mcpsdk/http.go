@@ -33,7 +33,8 @@ import (
 //
 // Every other request reaches next with its body unchanged, and next's responses are
 // cleaned on the way out (a tools/list answer and a discovery tool page, one
-// principal's, made Cache-Control private and no-store): a JSON-RPC error
+// principal's, made Cache-Control private and no-store, and answered HTTP 503 with an
+// application/json body when they are an error of the 503 family, SPEC FLAG-3): a JSON-RPC error
 // (application/json body or text/event-stream data event) that is not the adapter's is
 // rewritten content-free, and a text/plain
 // error body (the SDK's http.Error, which may quote the body, a header or a method) is
@@ -84,6 +85,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			fw.ID = env.id
 			fw.Private = env.method == "tools/list" || env.tool // one principal's list or page
+			fw.Unavailable = fw.Private                         // its grant read failing: 503
 			next.ServeHTTP(fw, r)
 			return
 		}

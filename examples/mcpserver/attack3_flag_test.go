@@ -382,14 +382,13 @@ func dropGrantTables(t *testing.T, path string) {
 }
 
 // SPEC FLAG-3, ERR-1, ERR-2 over HTTP: with the switch on and the grant table gone from
-// the -db database, a tools/call of a granted tool and the discover method answer HTTP
-// 503 with a JSON body, the content-free grants_unavailable error, and no tool runs (no
-// "accepted the call" result). tools/list and the discovery tool, which the SDK answers
-// after its middleware, carry the same error in the SDK's HTTP 200 event stream: the
-// SDK has written its status before the middleware reads grants (a known gap, see the
-// attack3 report). Breaks when a missing table reads as no rows (an empty list,
-// tool_not_granted) or, for the call, when the refusal rides in an HTTP 200 (it did:
-// the front answered every call refusal 200).
+// the -db database, tools/list, a tools/call of a granted tool, the discover method and
+// the discovery tool each answer HTTP 503 with a JSON body, the content-free
+// grants_unavailable error, and no tool runs (no "accepted the call" result). Breaks
+// when a missing table reads as no rows (an empty list, tool_not_granted) or when the
+// refusal rides in an HTTP 200: it did, for the call (the front answered every call
+// refusal 200) and for tools/list and the discovery tool (an event of the SDK's 200
+// stream), before the adapters answered their 503 with that status.
 func TestAttack3MissingTableHTTP503(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "grants.db")
@@ -409,10 +408,10 @@ func TestAttack3MissingTableHTTP503(t *testing.T) {
 		line    string
 		http503 bool
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, true},
 		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"models_search","arguments":{"query":"` + hostileCanary + `"}}}`, true},
 		{`{"jsonrpc":"2.0","id":3,"method":"multillm.tools.discover","params":{"query":"` + hostileCanary + `"}}`, true},
-		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"` + hostileCanary + `"}}}`, false},
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"` + hostileCanary + `"}}}`, true},
 	} {
 		a := h.do(http.MethodPost, "application/json", c.line)
 		body := a.body
