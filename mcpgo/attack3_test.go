@@ -215,4 +215,3 @@ func rawPost(t *testing.T, url string, session *string, msg string) string {
 	slices.Sort(h)
 	return fmt.Sprint(resp.StatusCode, h, string(body))
 }
-
