@@ -57,20 +57,12 @@ func TestAttack3StorageDownHTTP503(t *testing.T) {
 }
 
 // visFixture is buildFixture's server (the test catalog registered with mcp-go), its
-// catalog built with toolsets (weather, deploy, secrets by name prefix) and the
+// catalog built with adaptertest.Toolset's toolsets and the
 // Discoverer narrowing by vis.
 func visFixture(t *testing.T, vis discovery.Visibility, enabled bool) *fixture {
 	t.Helper()
 	f := newFixture(t, fixtureOptions{enabled: enabled, tool: "search_tools"})
-	cat, err := mcpgo.CatalogFromServer(f.server, &discovery.CatalogOptions{Toolset: func(name string) string {
-		switch {
-		case strings.HasPrefix(name, "weather_"):
-			return "weather"
-		case strings.HasPrefix(name, "deploy_"):
-			return "deploy"
-		}
-		return "secrets"
-	}})
+	cat, err := mcpgo.CatalogFromServer(f.server, &discovery.CatalogOptions{Toolset: adaptertest.Toolset})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,18 +80,9 @@ func visFixture(t *testing.T, vis discovery.Visibility, enabled bool) *fixture {
 // runs; a served tool runs. Breaks when the front's call decision or mcp-go's list
 // is narrowed differently from discover.
 func TestAttack3VisibilityOnEveryPath(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		vis    discovery.Visibility
-		served []string
-	}{
-		{"excluded", discovery.Visibility{Exclude: []string{"weather_forecast", "deploy_model"}},
-			[]string{"weather_get", "weather_station_0", "weather_station_1", "weather_station_2", "weather_station_3", "weather_station_4", "weather_station_5"}},
-		{"read-only", discovery.Visibility{ReadOnly: true}, []string{"weather_get"}},
-		{"toolsets", discovery.Visibility{Toolsets: []string{"deploy"}}, []string{"deploy_model"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			f := visFixture(t, c.vis, true)
+	for _, c := range adaptertest.VisibilityCases {
+		t.Run(c.Name, func(t *testing.T) {
+			f := visFixture(t, c.Vis, true)
 			h := &httpSession{t: t, url: f.httpServer(t).URL, token: "tok-alice"}
 			h.initialize()
 			resp, body := h.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "")
@@ -113,14 +96,14 @@ func TestAttack3VisibilityOnEveryPath(t *testing.T) {
 			for _, tl := range list.Result.Tools {
 				listed = append(listed, tl.Name)
 			}
-			want := append(slices.Clone(c.served), "search_tools")
+			want := append(slices.Clone(c.Served), "search_tools")
 			slices.Sort(want)
 			slices.Sort(listed)
 			if !slices.Equal(listed, want) {
 				t.Errorf("tools/list: %v, want %v", listed, want)
 			}
 			for i, name := range []string{"weather_get", "weather_forecast", "deploy_model", "weather_station_3", "secrets_read"} {
-				served := slices.Contains(c.served, name)
+				served := slices.Contains(c.Served, name)
 				_, body := h.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"multillm.tools.discover","params":{"query":%q}}`, 10+i, name), "")
 				if strings.Contains(string(body), `"name":"`+name+`"`) != served {
 					t.Errorf("discover %q: served %v, page %.200s", name, served, body)
@@ -143,7 +126,7 @@ func TestAttack3VisibilityOnEveryPath(t *testing.T) {
 				}
 			}
 			valid := map[string]string{"weather_get": `{"city":"Oslo"}`, "deploy_model": `{"model":"m"}`}
-			for _, name := range c.served {
+			for _, name := range c.Served {
 				args := valid[name]
 				if args == "" {
 					args = `{"station":"s"}`

@@ -19,6 +19,7 @@ import (
 	"github.com/deferredtools/deferredtools/cursor"
 	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
+	"github.com/deferredtools/deferredtools/internal/adaptertest"
 	"github.com/deferredtools/deferredtools/mcpsdk"
 )
 
@@ -27,18 +28,7 @@ import (
 // grant change while a page is prepared (CURSOR-4) and storage missing over HTTP
 // (FLAG-3).
 
-// toolsetOf puts the test catalog's tools in toolsets: weather, deploy, secrets.
-func toolsetOf(name string) string {
-	switch {
-	case strings.HasPrefix(name, "weather_"):
-		return "weather"
-	case strings.HasPrefix(name, "deploy_"):
-		return "deploy"
-	}
-	return "secrets"
-}
-
-// visServer is a go-sdk server of the test catalog (toolsets as toolsetOf says) with
+// visServer is a go-sdk server of the test catalog (toolsets as adaptertest.Toolset says) with
 // the adapter installed for principal p under opts' Visibility, Signer, RevisionSync
 // and Grants (nil Grants: an in-memory store of testRows).
 type visServer struct {
@@ -50,7 +40,7 @@ type visServer struct {
 
 func newVisServer(t *testing.T, p grants.Principal, opts discovery.Options, pageSize int) *visServer {
 	t.Helper()
-	cat, err := discovery.NewCatalog(testTools(), &discovery.CatalogOptions{Toolset: toolsetOf})
+	cat, err := discovery.NewCatalog(testTools(), &discovery.CatalogOptions{Toolset: adaptertest.Toolset})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,19 +91,9 @@ func (v *visServer) ran() int64 {
 // narrows and another does not, or when a withheld tool's arguments are looked at.
 func TestAttack3VisibilityOnEveryPath(t *testing.T) {
 	ctx := context.Background()
-	for _, c := range []struct {
-		name   string
-		vis    discovery.Visibility
-		served []string
-	}{
-		{"excluded", discovery.Visibility{Exclude: []string{"weather_forecast", "deploy_model"}},
-			[]string{"weather_get", "weather_station_0", "weather_station_1", "weather_station_2", "weather_station_3", "weather_station_4", "weather_station_5"}},
-		{"read-only", discovery.Visibility{ReadOnly: true}, []string{"weather_get"}},
-		{"toolsets", discovery.Visibility{Toolsets: []string{"deploy"}}, []string{"deploy_model"}},
-		{"read-only wins over toolsets", discovery.Visibility{ReadOnly: true, Toolsets: []string{"deploy"}}, nil},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			v := newVisServer(t, alice, discovery.Options{Visibility: c.vis}, 2)
+	for _, c := range adaptertest.VisibilityCases {
+		t.Run(c.Name, func(t *testing.T) {
+			v := newVisServer(t, alice, discovery.Options{Visibility: c.Vis}, 2)
 			cs := v.pipe(t)
 			var listed []string
 			var digest any
@@ -134,7 +114,7 @@ func TestAttack3VisibilityOnEveryPath(t *testing.T) {
 				}
 				params = &mcp.ListToolsParams{Cursor: page.NextCursor}
 			}
-			want := append(slices.Clone(c.served), "search_tools")
+			want := append(slices.Clone(c.Served), "search_tools")
 			slices.Sort(want)
 			slices.Sort(listed)
 			if !slices.Equal(listed, want) {
@@ -153,8 +133,8 @@ func TestAttack3VisibilityOnEveryPath(t *testing.T) {
 				for _, d := range res.Tools {
 					found = found || toolName(t, d) == name
 				}
-				if found != slices.Contains(c.served, name) {
-					t.Errorf("discover %q: found %v, served %v", name, found, slices.Contains(c.served, name))
+				if found != slices.Contains(c.Served, name) {
+					t.Errorf("discover %q: found %v, served %v", name, found, slices.Contains(c.Served, name))
 				}
 			}
 			for p := (&discoverParams{Query: "weather station city deploy model secret", Limit: 2}); ; {
@@ -163,7 +143,7 @@ func TestAttack3VisibilityOnEveryPath(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, d := range res.Tools {
-					if !slices.Contains(c.served, toolName(t, d)) {
+					if !slices.Contains(c.Served, toolName(t, d)) {
 						t.Errorf("discover served withheld %s", toolName(t, d))
 					}
 				}
@@ -180,13 +160,13 @@ func TestAttack3VisibilityOnEveryPath(t *testing.T) {
 				t.Fatalf("the discovery tool: %+v, %v", res, err)
 			}
 			for _, name := range []string{"weather_forecast", "deploy_model", "weather_station_3", "secrets_read"} {
-				if strings.Contains(toolText(res), `"name":"`+name+`"`) && !slices.Contains(c.served, name) {
+				if strings.Contains(toolText(res), `"name":"`+name+`"`) && !slices.Contains(c.Served, name) {
 					t.Errorf("the discovery tool served withheld %s", name)
 				}
 			}
 			before := v.ran()
 			for _, name := range []string{"weather_forecast", "deploy_model", "weather_station_3", "weather_get"} {
-				if slices.Contains(c.served, name) {
+				if slices.Contains(c.Served, name) {
 					continue
 				}
 				for _, args := range []json.RawMessage{
@@ -205,7 +185,7 @@ func TestAttack3VisibilityOnEveryPath(t *testing.T) {
 				t.Errorf("withheld tools ran %d times", n)
 			}
 			valid := map[string]string{"weather_get": `{"city":"Oslo"}`, "weather_forecast": `{"city":"Oslo"}`, "deploy_model": `{"model":"m"}`}
-			for _, name := range c.served {
+			for _, name := range c.Served {
 				args := cmp.Or(valid[name], `{"station":"s"}`)
 				if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)}); err != nil || res.IsError {
 					t.Errorf("call of served %s: %+v, %v", name, res, err)

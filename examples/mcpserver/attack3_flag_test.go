@@ -104,9 +104,10 @@ func bareCommand(t *testing.T, mode string, env ...string) *exec.Cmd {
 	return cmd
 }
 
-// procLines starts cmd as a stdio server and initializes a session with it; unlike
-// startLines it takes any command (the bare server, the example with any switch value).
-func procLines(t *testing.T, cmd *exec.Cmd) *lineSession {
+// procLines starts cmd as a stdio server and initializes a session with it (startLines
+// is procLines of the example with the switch on); when the test ends it closes the
+// server's input, waits for it and gives each of after its exit error and stderr.
+func procLines(t *testing.T, cmd *exec.Cmd, after ...func(err error, stderr string)) *lineSession {
 	t.Helper()
 	s := &lineSession{t: t, lines: make(chan []byte, 16), stderr: &lockedBuffer{}}
 	cmd.Stderr = s.stderr
@@ -115,7 +116,13 @@ func procLines(t *testing.T, cmd *exec.Cmd) *lineSession {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.in.Close(); cmd.Wait() })
+	t.Cleanup(func() {
+		s.in.Close()
+		err := cmd.Wait()
+		for _, f := range after {
+			f(err, s.stderr.String())
+		}
+	})
 	go func() {
 		r := bufio.NewReaderSize(out, 4<<20)
 		for {
@@ -133,8 +140,9 @@ func procLines(t *testing.T, cmd *exec.Cmd) *lineSession {
 }
 
 // procHTTP starts cmd as an HTTP server (it prints "listening on URL" on stderr) and
-// returns its URL and its stderr; the server is interrupted when the test ends.
-func procHTTP(t *testing.T, cmd *exec.Cmd) (string, *lockedBuffer) {
+// returns its URL and its stderr; the server is interrupted when the test ends, and
+// then each of after is given its whole stderr.
+func procHTTP(t *testing.T, cmd *exec.Cmd, after ...func(stderr string)) (string, *lockedBuffer) {
 	t.Helper()
 	stderr := &lockedBuffer{}
 	pipe, _ := cmd.StderrPipe()
@@ -156,7 +164,13 @@ func procHTTP(t *testing.T, cmd *exec.Cmd) (string, *lockedBuffer) {
 			}
 		}
 	}()
-	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+		for _, f := range after {
+			f(stderr.String())
+		}
+	})
 	select {
 	case url := <-addr:
 		return url, stderr
