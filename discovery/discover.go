@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"slices"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -468,6 +470,20 @@ func smallInteger(s string) (int, bool) {
 	return n, true
 }
 
+// nameFirst puts first, once, the authorised tool whose name is the whole query (white
+// space trimmed): a tool whose name ranking cannot read (stop words such as "do_it" or
+// "who_am_i", a single letter) is still found by the name a client-side catalog shows
+// (SPEC PLAN-2: no plan defers a tool without a discovery path). Every page of a query
+// applies it alike, so offsets and cursors walk one ranking.
+func nameFirst(hits []rank.Hit, cat *Catalog, set *authSet, query string) []rank.Hit {
+	i, ok := cat.byName[strings.TrimSpace(query)]
+	if !ok || !set.bits.Has(i) {
+		return hits
+	}
+	hits = slices.DeleteFunc(hits, func(h rank.Hit) bool { return h.Doc == i })
+	return slices.Insert(hits, 0, rank.Hit{Doc: i})
+}
+
 // hitsPool recycles rank hit buffers, so a request allocates none that grows with the
 // catalog.
 var hitsPool = sync.Pool{New: func() any { s := make([]rank.Hit, 0, 64); return &s }}
@@ -501,6 +517,7 @@ func (d *Discoverer) discover(ctx context.Context, p grants.Principal, cat *Cata
 	hp := hitsPool.Get().(*[]rank.Hit)
 	defer hitsPool.Put(hp)
 	hits := cat.index.Search((*hp)[:0], req.Query, set.bits, offset+req.Limit+1)
+	hits = nameFirst(hits, cat, set, req.Query)
 	*hp = hits[:0]
 	if offset > len(hits) {
 		return nil, newError(CodeInvalidCursor, nil) // a cursor past the end cannot come from this ranking

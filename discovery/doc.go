@@ -35,6 +35,11 @@
 //
 // # Decisions where the requirements are silent
 //
+// A query that is the whole name of a tool in the principal's authorised set (white
+// space trimmed) answers that tool first, then ranking's other hits: a name ranking
+// cannot read (stop words, a single letter) is still found by the name a client-side
+// plan's catalog shows (SPEC PLAN-2).
+//
 // Tools are served in their RFC 8785 canonical form, so tools/list and discover serve
 // the same bytes and the contract digest can be recomputed by any client. While the
 // switch ([Options].Enabled, see [SwitchFromEnv]) is off, the Discoverer is

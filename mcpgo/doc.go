@@ -98,9 +98,11 @@
 // Discoverer.AppendJSONRPC, the page sized for the request's real id (SPEC PAGE-1); it
 // needs no MCP session (it is answered before initialize, and on HTTP without an
 // Mcp-Session-Id). On HTTP a discover refusal answers its HTTP status; a tools/call
-// answer is HTTP 200 (MCP clients read 401 and 403 as authorisation challenges), as
+// answer is HTTP 200 (MCP clients read 401 and 403 as authorisation challenges), but
+// for a refusal of the 503 family (grant storage or catalog unavailable), which
+// answers 503 (SPEC FLAG-3); either is sent as
 // application/json or, when the request's Accept takes only text/event-stream, as one
-// event. On stdio discover requests are answered concurrently with mcp-go's work (up
+// event in an HTTP 200. On stdio discover requests are answered concurrently with mcp-go's work (up
 // to 16 at a time), so their responses may overtake earlier ones, as JSON-RPC allows.
 //
 // The discovery tool answers with structuredContent holding the discover result

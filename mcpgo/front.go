@@ -51,7 +51,7 @@ func (a *Adapter) screen(ctx context.Context, msg, dst []byte) verdict {
 			return verdict{act: answered, status: http.StatusAccepted, env: env} // never run
 		}
 		if resp, ok := a.call(ctx, env, dst); ok {
-			return verdict{act: answered, resp: resp, status: http.StatusOK, env: env}
+			return verdict{act: answered, resp: resp, status: rpcwire.CallStatus(resp), env: env}
 		}
 		return verdict{act: passOn, env: env}
 	}

@@ -21,12 +21,14 @@ import (
 //     looked at): a refusal is a JSON-RPC error and invalid arguments an isError
 //     result, each in an HTTP 200 response (application/json, or one
 //     text/event-stream event when the request's Accept takes only that), and so is
-//     the discovery tool's page;
+//     the discovery tool's page; a refusal of the 503 family (grant storage or
+//     catalog unavailable) answers HTTP 503 instead (SPEC FLAG-3);
 //   - the discover method is answered with the bytes of Discoverer.AppendJSONRPC; a
 //     refusal answers its HTTP status (SPEC ERR-1), a notification 202.
 //
 // Every other request reaches next with its body unchanged, and next's response is
-// rewritten on the way out: a tools/list result narrowed, a JSON-RPC error that is not
+// rewritten on the way out: a tools/list result narrowed (or, when its grant read
+// fails, answered HTTP 503 with the JSON-RPC error as an application/json body), a JSON-RPC error that is not
 // the library's made content-free (application/json body or text/event-stream data
 // event), and a text/plain error body (mcp-go's, which may quote a header) replaced,
 // by a content-free JSON-RPC error with the request's id for a 400 or 413, else by the
@@ -93,7 +95,8 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			out.list = v.env.method == "tools/list" && v.env.id != nil
 			out.call = v.env.method == "tools/call" && v.env.id != nil
 			out.task = v.env.method == "tasks/result" && v.env.id != nil
-			fw.Private = out.list // narrowed: one principal's list
+			fw.Private = out.list     // narrowed: one principal's list
+			fw.Unavailable = out.list // its grant read failing: 503
 			out.id = v.env.id
 			next.ServeHTTP(fw, r)
 		case discover:

@@ -144,7 +144,12 @@
 // the cap) with that error as an application/json body; a tools/call refusal answers
 // 200 with the error, as application/json, or as one text/event-stream event when the
 // request's Accept takes only that (MCP clients read HTTP 401 and 403 as
-// authorisation challenges, so refusals of a call stay JSON-RPC errors).
+// authorisation challenges, so refusals of a call stay JSON-RPC errors), but for one
+// of the 503 family (grant storage or catalog unavailable), which answers 503 so
+// (SPEC FLAG-3). So do tools/list and the discovery tool, which the SDK answers after
+// the middleware reads grants: Handler holds the header of the SDK's event stream
+// for them until its first event, and writes an error of the 503 family as an HTTP
+// 503 application/json answer.
 //
 // On the way out, every JSON-RPC error response that is not the adapter's (its
 // message one of the discovery.Code values, with their data exactly), the host's

@@ -37,7 +37,8 @@ func (a *Adapter) screen(ctx context.Context, extra *mcp.RequestExtra, msg, dst 
 	if fault == "" && env.hasMethod && env.method == "tools/call" && env.id != nil {
 		call, tool, err := a.precall(ctx, extra, env.params)
 		if err != nil {
-			return discovery.AppendJSONRPCError(dst, env.id, err), refused, http.StatusOK, env
+			resp = discovery.AppendJSONRPCError(dst, env.id, err)
+			return resp, refused, rpcwire.CallStatus(resp), env
 		}
 		if tool && writtenIDLen(env.id) > rpcwire.MaxToolIDBytes {
 			return rpcwire.AppendToolIDError(dst, env.id), refused, http.StatusOK, env

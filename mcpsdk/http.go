@@ -26,7 +26,8 @@ import (
 //   - a tools/call whose tool the principal may not call is refused on its tool name,
 //     before the arguments are decoded, with a JSON-RPC error in an HTTP 200 response
 //     (application/json, or one text/event-stream event when the request's Accept
-//     header takes only that);
+//     header takes only that), or in an HTTP 503 one for a refusal of the 503 family
+//     (grant storage or catalog unavailable: SPEC FLAG-3);
 //   - the discover method is answered with the bytes of Discoverer.AppendJSONRPC; a
 //     refusal answers its HTTP status (SPEC ERR-1) with the JSON-RPC error as body, and
 //     a discover notification answers 202; a discover request whose Accept header
@@ -36,7 +37,8 @@ import (
 //
 // Every other request reaches next with its body unchanged, and next's responses are
 // cleaned on the way out (a tools/list answer and a discovery tool page, one
-// principal's, made Cache-Control private and no-store): a JSON-RPC error
+// principal's, made Cache-Control private and no-store, and answered HTTP 503 with an
+// application/json body when they are an error of the 503 family, SPEC FLAG-3): a JSON-RPC error
 // (application/json body or text/event-stream data event) that is not the adapter's is
 // rewritten content-free, and a text/plain
 // error body (the SDK's http.Error, which may quote the body, a header or a method) is
@@ -90,6 +92,7 @@ func (a *Adapter) Handler(next http.Handler) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			fw.ID = env.id
 			fw.Private = env.method == "tools/list" || env.tool // one principal's list or page
+			fw.Unavailable = fw.Private                         // its grant read failing: 503
 			next.ServeHTTP(fw, r)
 			return
 		}

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -51,37 +49,14 @@ func (l *lockedBuffer) String() string {
 // say otherwise) with the flags args and initializes a session.
 func startLines(t *testing.T, args ...string) *lineSession {
 	t.Helper()
-	cmd := command(t, true, args...)
-	s := &lineSession{t: t, lines: make(chan []byte, 16), stderr: &lockedBuffer{}}
-	cmd.Stderr = s.stderr
-	s.in, _ = cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		s.in.Close()
-		if err := cmd.Wait(); err != nil {
+	return procLines(t, command(t, true, args...), func(err error, stderr string) {
+		if err != nil {
 			t.Errorf("the server ended with %v at the end of its input, want status 0", err)
 		}
-		if strings.Contains(s.stderr.String(), hostileCanary) {
-			t.Errorf("stderr carries client bytes:\n%.2000s", s.stderr)
+		if strings.Contains(stderr, hostileCanary) {
+			t.Errorf("stderr carries client bytes:\n%.2000s", stderr)
 		}
 	})
-	go func() {
-		r := bufio.NewReaderSize(out, 1<<20)
-		for {
-			b, err := r.ReadBytes('\n')
-			if err != nil {
-				close(s.lines)
-				return
-			}
-			s.lines <- b[:len(b)-1]
-		}
-	}()
-	s.roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hostile","version":"0"}}}`)
-	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	return s
 }
 
 func (s *lineSession) send(line string) {
@@ -247,41 +222,12 @@ func httpPrincipals(t *testing.T) string {
 // its stderr quotes no client bytes.
 func httpTokens(t *testing.T, tokens string) string {
 	t.Helper()
-	cmd := command(t, true, "-http", "127.0.0.1:0", "-tokens", tokens)
-	stderr := &lockedBuffer{}
-	pipe, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addr := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`listening on (http://\S+)`)
-		r := bufio.NewReader(pipe)
-		for {
-			line, err := r.ReadString('\n')
-			stderr.Write([]byte(line))
-			if m := re.FindStringSubmatch(line); m != nil {
-				addr <- m[1]
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-		if strings.Contains(stderr.String(), hostileCanary) {
+	url, _ := procHTTP(t, command(t, true, "-http", "127.0.0.1:0", "-tokens", tokens), func(stderr string) {
+		if strings.Contains(stderr, hostileCanary) {
 			t.Errorf("stderr carries client bytes:\n%.2000s", stderr)
 		}
 	})
-	select {
-	case url := <-addr:
-		return url
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the HTTP server did not start; stderr:\n%s", stderr)
-		return ""
-	}
+	return url
 }
 
 // httpSession is one principal's MCP session with the example over HTTP.

@@ -27,7 +27,15 @@ type Filter struct {
 	// Private marks a response that answers one principal (a narrowed tools/list): its
 	// Cache-Control is made private (privateCache), whatever next set.
 	Private bool
+	// Unavailable marks the answer to one request that reads grants behind the front
+	// (a tools/list, a discovery tool call): when that answer is an error of the 503
+	// family (CallStatus), it goes out as HTTP 503 with the error as an
+	// application/json body, as the front's own refusals do (SPEC FLAG-3), not as an
+	// event of an HTTP 200 stream. An event stream's header is held until its first
+	// event says which.
+	Unavailable bool
 
+	held    bool // an event stream's header held until its first event (Unavailable)
 	status  int
 	mode    int // one of the mode constants, set by the first WriteHeader
 	pending []byte
@@ -38,6 +46,7 @@ const (
 	modeJSON
 	modeSSE
 	modeText
+	modeDone // an answer written whole (Unavailable): later bytes are dropped
 )
 
 // Header returns the underlying writer's header.
@@ -62,6 +71,10 @@ func (f *Filter) WriteHeader(status int) {
 		return
 	case mt == "text/event-stream":
 		f.mode = modeSSE
+		if f.Unavailable && status == http.StatusOK {
+			f.held = true // written by writeEvents once the first event is seen
+			return
+		}
 	default:
 		f.mode = modePass
 	}
@@ -88,6 +101,8 @@ func (f *Filter) Write(p []byte) (int, error) {
 			return 0, err
 		}
 		return len(p), nil
+	case modeDone:
+		return len(p), nil
 	}
 	return f.W.Write(p)
 }
@@ -99,6 +114,9 @@ func (f *Filter) writeEvents() error {
 		return nil
 	}
 	events := f.pending[:end+2]
+	if f.held && f.unavailable(events) {
+		return nil
+	}
 	out := make([]byte, 0, len(events))
 	for len(events) > 0 {
 		ln, rest, _ := bytes.Cut(events, []byte("\n"))
@@ -113,6 +131,33 @@ func (f *Filter) writeEvents() error {
 	f.pending = append(f.pending[:0], f.pending[end+2:]...)
 	_, err := f.W.Write(out)
 	return err
+}
+
+// unavailable looks at the first event of events, the first a held stream has: an
+// error of the 503 family is written as an HTTP 503 application/json answer, and the
+// rest of the stream dropped (reporting true); anything else writes the held header.
+func (f *Filter) unavailable(events []byte) bool {
+	f.held = false
+	first, _, _ := bytes.Cut(events, []byte("\n\n"))
+	for ln := range bytes.SplitSeq(first, []byte("\n")) {
+		data, ok := bytes.CutPrefix(ln, []byte("data:"))
+		if !ok {
+			continue
+		}
+		msg, _ := f.rewrite(bytes.TrimPrefix(data, []byte(" ")))
+		if CallStatus(msg) != http.StatusServiceUnavailable {
+			break
+		}
+		h := f.W.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(len(msg)))
+		f.W.WriteHeader(http.StatusServiceUnavailable)
+		f.W.Write(msg)
+		f.mode, f.pending = modeDone, nil
+		return true
+	}
+	f.W.WriteHeader(f.status)
+	return false
 }
 
 // rewrite is Rewrite, then FitError; an error status of a fitted answer becomes
@@ -131,8 +176,8 @@ func (f *Filter) rewrite(msg []byte) (out []byte, changed bool) {
 
 // Flush writes what can be written and flushes the underlying writer.
 func (f *Filter) Flush() {
-	if f.mode == modeJSON || f.mode == modeText {
-		return // the body is written whole by Finish
+	if f.mode == modeJSON || f.mode == modeText || f.mode == modeDone || f.held {
+		return // the body is written whole by Finish, or the header is held
 	}
 	if f.mode == 0 {
 		f.WriteHeader(http.StatusOK)
@@ -168,11 +213,18 @@ func (f *Filter) Finish() {
 			if out, changed := f.rewrite(msg); changed {
 				body = out
 			}
+			if f.Unavailable && f.status == http.StatusOK && CallStatus(body) == http.StatusServiceUnavailable {
+				f.status = http.StatusServiceUnavailable
+			}
 		}
 		f.W.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		f.W.WriteHeader(f.status)
 		f.W.Write(body)
 	case modeSSE:
+		if f.held { // no whole event came
+			f.held = false
+			f.W.WriteHeader(f.status)
+		}
 		if len(f.pending) > 0 {
 			f.W.Write(f.pending)
 		}
@@ -271,4 +323,22 @@ func privateCache(h http.Header) {
 		out = append(out, "no-store")
 	}
 	h.Set("Cache-Control", strings.Join(out, ", "))
+}
+
+// CallStatus is the HTTP status of an adapter's own answer resp to a tools/call: 503 for
+// a JSON-RPC error of the 503 family (grant storage, revision or catalog unavailable,
+// SPEC FLAG-3, ERR-1: nothing ran and the client may retry), 200 for any other refusal
+// or result (MCP clients read HTTP 401 and 403 as authorisation challenges, so other
+// refusals of a call stay JSON-RPC errors in a 200).
+func CallStatus(resp []byte) int {
+	m, ok := ExactMembers(resp, []string{"error"})
+	if !ok || m["error"] == nil {
+		return http.StatusOK
+	}
+	e, _ := ExactMembers(m["error"], []string{"data"})
+	d, _ := ExactMembers(e["data"], []string{"status"})
+	if string(d["status"]) == "503" {
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusOK
 }
