@@ -214,10 +214,11 @@ func writeField(h interface{ Write([]byte) (int, error) }, b []byte) {
 	h.Write(b)
 }
 
-// ErrToolNameReserved is the cause of the catalog_unavailable *Error that a
+// errToolNameReserved is the cause of the catalog_unavailable *Error that a
 // Discoverer from ReserveToolName answers while the catalog version holds its reserved
-// name (errors.Is reports it); it never reaches the wire.
-var ErrToolNameReserved = errors.New("discovery: the catalog holds a reserved tool name")
+// name; it never reaches the wire. A host asks the unreserved Discoverer's Catalog
+// whether it holds the name (Catalog.Tool), as the adapters do at start.
+var errToolNameReserved = errors.New("discovery: the catalog holds a reserved tool name")
 
 // ReserveToolName returns a Discoverer that serves as d does, sharing its options,
 // caches, cursor and confirmation keys and grant reads, with name reserved for a tool
@@ -225,7 +226,7 @@ var ErrToolNameReserved = errors.New("discovery: the catalog holds a reserved to
 // while the switch is on and the catalog version a request uses holds a tool of that
 // name, ListTools, Catalog, every form of Discover (DiscoverTool included) and
 // AuthorizeTool, AuthorizeCall and their Then forms for that name answer
-// catalog_unavailable (503; its cause ErrToolNameReserved), so that the name is never
+// catalog_unavailable (503), so that the name is never
 // served with two schemas (SPEC DISC-3, CALL-2). Calls of other tools go on. The
 // decision is taken on the version the request uses, once per catalog version, not
 // per request. d is unchanged (a name d reserves is not carried over: one name per
@@ -269,19 +270,18 @@ func (d *Discoverer) catalog(ctx context.Context, call bool, tool string) (*Cata
 	}
 	d.noteCatalog(ctx, c)
 	if (!call || tool == d.reserved) && d.reservedIn(c) {
-		return nil, newError(CodeCatalogUnavailable, ErrToolNameReserved)
+		return nil, newError(CodeCatalogUnavailable, errToolNameReserved)
 	}
 	return c, nil
 }
 
 // Catalog returns the catalog version Options.Catalog yields now, or the
 // catalog_unavailable *Error, also for a version holding the name reserved by
-// ReserveToolName (its cause ErrToolNameReserved: an adapter refuses to start
-// then); it reads no grant.
+// ReserveToolName; it reads no grant.
 func (d *Discoverer) Catalog(ctx context.Context) (*Catalog, error) {
 	c, err := d.source(ctx)
 	if err == nil && d.reservedIn(c) {
-		return nil, newError(CodeCatalogUnavailable, ErrToolNameReserved)
+		return nil, newError(CodeCatalogUnavailable, errToolNameReserved)
 	}
 	return c, err
 }

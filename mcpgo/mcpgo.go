@@ -90,6 +90,7 @@ type Options struct {
 // use and may serve many servers, connections and requests.
 type Adapter struct {
 	d       *discovery.Discoverer
+	base    *discovery.Discoverer // d before ReserveToolName: its catalog holds every name
 	opts    Options
 	toolDef json.RawMessage // the discovery tool's definition, or nil
 	session sessionKey      // binds HTTP session ids to principals (session.go)
@@ -121,7 +122,7 @@ func New(d *discovery.Discoverer, opts *Options) *Adapter {
 	}
 	if a.opts.DiscoveryTool != "" {
 		a.toolDef = discovery.ToolDefinition(a.opts.DiscoveryTool)
-		a.d = d.ReserveToolName(a.opts.DiscoveryTool) // one decision per catalog version
+		a.base, a.d = d, d.ReserveToolName(a.opts.DiscoveryTool) // one decision per catalog version
 	}
 	return a
 }
@@ -137,7 +138,7 @@ var ErrDiscoveryToolClash = errors.New("mcpgo: the discovery tool's name is a ca
 // off it returns nil. A catalog version swapped in later that holds the name is
 // refused per request instead (see the package doc).
 func (a *Adapter) Check(ctx context.Context) error {
-	if _, err := a.d.Catalog(ctx); errors.Is(err, discovery.ErrToolNameReserved) {
+	if a.d.Enabled() && rpcwire.NameHeld(ctx, a.base, a.opts.DiscoveryTool) {
 		return ErrDiscoveryToolClash
 	}
 	return nil

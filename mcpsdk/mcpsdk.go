@@ -85,6 +85,7 @@ type Options struct {
 // It is safe for concurrent use and may serve many servers and sessions.
 type Adapter struct {
 	d       *discovery.Discoverer
+	base    *discovery.Discoverer // d before ReserveToolName: its catalog holds every name
 	opts    Options
 	toolDef json.RawMessage // the discovery tool's definition, or nil
 	pending pendingCalls    // the front's grant decisions on their way to the middleware
@@ -112,7 +113,7 @@ func New(d *discovery.Discoverer, opts *Options) *Adapter {
 	}
 	if a.opts.DiscoveryTool != "" {
 		a.toolDef = discovery.ToolDefinition(a.opts.DiscoveryTool)
-		a.d = d.ReserveToolName(a.opts.DiscoveryTool) // one decision per catalog version
+		a.base, a.d = d, d.ReserveToolName(a.opts.DiscoveryTool) // one decision per catalog version
 	}
 	return a
 }
@@ -129,7 +130,7 @@ func (a *Adapter) Install(s *mcp.Server) error {
 	if !a.d.Enabled() {
 		return nil
 	}
-	if _, err := a.d.Catalog(context.Background()); errors.Is(err, discovery.ErrToolNameReserved) {
+	if rpcwire.NameHeld(context.Background(), a.base, a.opts.DiscoveryTool) {
 		return ErrDiscoveryToolClash
 	}
 	s.AddReceivingMiddleware(a.Middleware())
