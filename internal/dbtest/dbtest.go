@@ -25,12 +25,15 @@ func SQLiteDSN(t testing.TB, pragmas string) string {
 	return "file:" + filepath.Join(t.TempDir(), "grants.db") + "?" + pragmas
 }
 
-// SQLite opens a new SQLite database in WAL mode, the busy timeout set before the
-// journal mode (as the sqlstore package doc advises). Durability is off: tests measure
-// locking and snapshots, not fsync. The database is closed when the test ends.
+// SQLitePragmas are SQLite's pragmas for the tests: WAL mode, the busy timeout set
+// before the journal mode (as the sqlstore package doc advises), durability off (tests
+// measure locking and snapshots, not fsync).
+const SQLitePragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)"
+
+// SQLite opens a new SQLite database with SQLitePragmas, closed when the test ends.
 func SQLite(t testing.TB) *sql.DB {
 	t.Helper()
-	return Open(t, "sqlite", SQLiteDSN(t, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)"))
+	return Open(t, "sqlite", SQLiteDSN(t, SQLitePragmas))
 }
 
 // Open opens dsn with driver, closed when the test ends.
