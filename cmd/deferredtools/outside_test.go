@@ -242,3 +242,101 @@ func TestExactNames(t *testing.T) {
 		})
 	}
 }
+
+// bypassChecks opens a connection to the database of -db db that can store what the
+// schema refuses, as an operator with full rights could: SQLite ignores its CHECK
+// constraints (PRAGMA ignore_check_constraints); PostgreSQL drops them (every CHECK on
+// tool_grants) and the NOT NULL of scopes and effect. Writes still fire the triggers.
+func bypassChecks(t *testing.T, tg target, raw *sql.DB) *sql.Conn {
+	t.Helper()
+	conn, err := raw.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	stmts := []string{"PRAGMA ignore_check_constraints = ON"}
+	if tg.name == "postgres" {
+		stmts = []string{`DO $$
+DECLARE c TEXT;
+BEGIN
+    FOR c IN SELECT conname FROM pg_constraint WHERE conrelid = 'tool_grants'::regclass AND contype = 'c' LOOP
+        EXECUTE format('ALTER TABLE tool_grants DROP CONSTRAINT %I', c);
+    END LOOP;
+END $$`, "ALTER TABLE tool_grants ALTER COLUMN scopes DROP NOT NULL, ALTER COLUMN effect DROP NOT NULL"}
+	}
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return conn
+}
+
+// SPEC GRANT-5, GRANT-1: each class of malformed row, stored by plain SQL past the
+// schema's constraints (see bypassChecks) for alice or "*", fails alice's reads closed:
+// the command's check refuses with one line naming the class and prints nothing, for
+// alice's tool that is well formed too, and a caching Store that read alice before
+// answers no Snapshot. A malformed row of another principal changes nothing for alice.
+// (A bad revision cannot be stored this way: the triggers stamp every written row.)
+func TestMalformedRowsFromOutside(t *testing.T) {
+	ctx := context.Background()
+	type class struct {
+		reason                  string
+		principal, tool, scopes any
+		effect                  any
+		postgresOnly            bool // SQLite's NOT NULL and repeated-scope trigger still refuse it
+	}
+	classes := []class{
+		{"effect", "alice", "bad", "", "ALLOW", false},
+		{"effect", "*", "bad", "", "", false},
+		{"tool", "alice", "", "", "allow", false},
+		{"scope", "alice", "bad", "a  b", "allow", false},
+		{"scope", "*", "bad", " a", "allow", false},
+		{"scope", "alice", "bad", "a ", "allow", false},
+		{"scope", "alice", "bad", "a\tb", "allow", false},
+		{"scope", "alice", "bad", "a,b \u00e9", "deny", false},
+		{"scope", "alice", "bad", "a a", "allow", true},
+		{"scope", "alice", "bad", nil, "allow", true},
+		{"effect", "alice", "bad", "", nil, true},
+	}
+	for _, tg := range targets() {
+		t.Run(tg.name, func(t *testing.T) {
+			for i, c := range classes {
+				if c.postgresOnly && tg.name != "postgres" {
+					continue
+				}
+				t.Run(fmt.Sprintf("%d-%s", i, c.reason), func(t *testing.T) {
+					db, raw := tg.db(t)
+					ok(t, "migrate", "-db", db)
+					ok(t, "grants", "allow", "-db", db, "-principal", "alice", "-tool", "good")
+					cached := sqlstore.New(raw, dialectOf(tg))
+					defer cached.Close()
+					if got := grantsOf(t, cached, "alice"); len(got) != 1 {
+						t.Fatalf("alice's grants before = %q", got)
+					}
+					conn := bypassChecks(t, tg, raw)
+					ins := "INSERT INTO tool_grants (principal_id, tool_name, scopes, effect, revision) VALUES (?, ?, ?, ?, 1)"
+					if tg.name == "postgres" {
+						ins = "INSERT INTO tool_grants (principal_id, tool_name, scopes, effect, revision) VALUES ($1, $2, $3, $4, 1)"
+					}
+					if _, err := conn.ExecContext(ctx, ins, c.principal, c.tool, c.scopes, c.effect); err != nil {
+						t.Fatalf("storing the malformed row: %v", err)
+					}
+					refused(t, "malformed row: "+c.reason, "grants", "check", "-db", db, "-principal", "alice")
+					refused(t, "malformed row: "+c.reason, "grants", "check", "-db", db, "-principal", "alice", "-tool", "good")
+					if snap, err := cached.ReadGrants(ctx, "alice"); snap != nil || !errors.Is(err, grants.ErrMalformed) {
+						t.Errorf("GRANT-5: the caching Store's read after a malformed row = (%v, %v), want no Snapshot and ErrMalformed", snap != nil, err)
+					}
+					if c.principal == "alice" {
+						if _, err := conn.ExecContext(ctx, "UPDATE tool_grants SET principal_id = 'bob' WHERE principal_id = 'alice' AND (tool_name IS NULL OR tool_name <> 'good')"); err != nil {
+							t.Fatal(err)
+						}
+						if got := grantsOf(t, cached, "alice"); len(got) != 1 {
+							t.Errorf("alice's grants with the malformed row moved to bob = %q, want her one row", got)
+						}
+					}
+				})
+			}
+		})
+	}
+}
