@@ -8,6 +8,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/deferredtools/deferredtools/discovery"
 	"github.com/deferredtools/deferredtools/grants"
 )
 
@@ -80,6 +83,51 @@ func TestDBPathIsAFilePath(t *testing.T) {
 		}
 		if !slices.Contains(got, name) {
 			t.Errorf("-db sqlite:DIR/%s created %q in DIR, want the file %q", name, got, name)
+		}
+	}
+}
+
+// SPEC GRANT-5, GRANT-6, CALL-1: a malformed row stored by plain SQL past the schema's
+// CHECK constraints (PRAGMA ignore_check_constraints: an effect the model lacks, an
+// empty tool name, a scopes text outside the encoding) while the -db server runs fails
+// alice's requests closed: tools/list, discovery and a call of a tool she was granted
+// answer an error, and nothing is listed or executed. Deleting the row restores them.
+func TestDBMalformedRowFailsClosed(t *testing.T) {
+	ctx := context.Background()
+	for _, bad := range []struct{ tool, scopes, effect string }{
+		{"zz_bad", "", "ALLOW"},
+		{"", "", "allow"},
+		{"zz_bad", "a  b", "allow"},
+	} {
+		path := filepath.Join(t.TempDir(), "grants.db")
+		cs := connect(t, command(t, true, "-db", "sqlite:"+path))
+		args := map[string]any{"name": "prod"}
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deployments_get_logs", Arguments: args}); err != nil || res.IsError {
+			t.Fatalf("granted call before = %+v, %v", res, err)
+		}
+		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=ignore_check_constraints(1)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec("INSERT INTO tool_grants (principal_id, tool_name, scopes, effect, revision) VALUES ('*', ?, ?, ?, 1)",
+			bad.tool, bad.scopes, bad.effect); err != nil {
+			t.Fatal(err)
+		}
+		if list, err := cs.ListTools(ctx, nil); err == nil {
+			t.Errorf("GRANT-5: tools/list with the malformed row %q listed %d tools, want an error", bad, len(list.Tools))
+		}
+		if res, err := mcp.CallCustomMethod[*discoverParams, *discoverResult](ctx, cs, discovery.DefaultMethod, &discoverParams{Query: "deployments logs"}); err == nil {
+			t.Errorf("GRANT-5: discovery with the malformed row %q answered %d tools, want an error", bad, len(res.Tools))
+		}
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deployments_get_logs", Arguments: args}); err == nil {
+			t.Errorf("GRANT-5: the call with the malformed row %q answered %+v, want an error (nothing executed)", bad, res)
+		}
+		if _, err := db.Exec("DELETE FROM tool_grants WHERE principal_id = '*' AND tool_name = ?", bad.tool); err != nil {
+			t.Fatal(err)
+		}
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deployments_get_logs", Arguments: args}); err != nil || res.IsError {
+			t.Errorf("granted call after the malformed row was deleted = %+v, %v", res, err)
 		}
 	}
 }
