@@ -11,6 +11,7 @@ import (
 
 	"github.com/deferredtools/deferredtools/grants"
 	"github.com/deferredtools/deferredtools/grants/sqlstore"
+	"github.com/deferredtools/deferredtools/internal/dbtest"
 )
 
 // This file attacks the grant rows from outside a Store that caches them: the command
@@ -154,7 +155,7 @@ func TestDeletedGrantsStayDeleted(t *testing.T) {
 // rawDSN is the driver's DSN of the database the -db flag db names.
 func rawDSN(t *testing.T, db string) string {
 	if path, ok := strings.CutPrefix(db, "sqlite:"); ok {
-		return "file:" + path + "?_pragma=busy_timeout(5000)"
+		return dbtest.SQLiteURI(path, "_pragma=busy_timeout(5000)")
 	}
 	return db
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,9 +21,19 @@ import (
 const PostgresEnv = "DEFERRED_TOOLS_TEST_POSTGRES"
 
 // SQLiteDSN returns the DSN of a new database file in a temporary directory of t, with
-// the given query string of pragmas.
+// the given query string of pragmas (see SQLiteURI).
 func SQLiteDSN(t testing.TB, pragmas string) string {
-	return "file:" + filepath.Join(t.TempDir(), "grants.db") + "?" + pragmas
+	return SQLiteURI(filepath.Join(t.TempDir(), "grants.db"), pragmas)
+}
+
+// SQLiteURI returns the DSN of the SQLite file at path, for modernc.org/sqlite, with the
+// given query string of pragmas. The path is percent-encoded, as cmd/deferredtools and
+// examples/mcpserver encode it: SQLite reads "file:" names as URIs ("#" would end the
+// name, "%41" would be "A") and the driver takes what follows the first "?" as
+// parameters. A test's temporary directory holds its name, "#", "%" and spaces
+// included.
+func SQLiteURI(path, pragmas string) string {
+	return "file:" + (&url.URL{Path: filepath.Clean(path)}).EscapedPath() + "?" + pragmas
 }
 
 // SQLitePragmas are SQLite's pragmas for the tests: WAL mode, the busy timeout set
