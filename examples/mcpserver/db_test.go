@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -129,6 +130,57 @@ func TestDBMalformedRowFailsClosed(t *testing.T) {
 		}
 		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deployments_get_logs", Arguments: args}); err != nil || res.IsError {
 			t.Errorf("granted call after the malformed row was deleted = %+v, %v", res, err)
+		}
+	}
+}
+
+// SPEC GRANT-3: a compatibility row edited by plain SQL (effect, scopes) keeps its edit
+// across restarts, each of which runs the migrations again, and a restart by a build
+// whose compatibility rows differ (one more, one changed) inserts and changes nothing.
+func TestDBKeepsEditedRows(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "grants.db")
+	compat := []grants.Row{
+		{Principal: grants.AnyPrincipal, Tool: "edited", Effect: grants.Allow},
+		{Principal: grants.AnyPrincipal, Tool: "kept", Scopes: []string{"s"}, Effect: grants.Allow},
+	}
+	rows := func(compat []grants.Row) []string {
+		t.Helper()
+		r, err := openDB(ctx, "sqlite:"+path, compat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := r.ReadGrants(ctx, "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, row := range snap.Rows {
+			out = append(out, fmt.Sprintf("%s %s %v %s", row.Principal, row.Tool, row.Scopes, row.Effect))
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := rows(compat), []string{"* edited [] allow", "* kept [s] allow"}; !slices.Equal(got, want) {
+		t.Fatalf("first start: %q, want %q", got, want)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("UPDATE tool_grants SET effect = 'deny', scopes = 'x y' WHERE tool_name = 'edited'"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"* edited [x y] deny", "* kept [s] allow"}
+	newer := []grants.Row{
+		{Principal: grants.AnyPrincipal, Tool: "edited", Effect: grants.Allow},
+		{Principal: grants.AnyPrincipal, Tool: "kept", Effect: grants.Deny},
+		{Principal: grants.AnyPrincipal, Tool: "added", Effect: grants.Allow},
+	}
+	for i, c := range [][]grants.Row{compat, compat, newer} {
+		if got := rows(c); !slices.Equal(got, want) {
+			t.Errorf("GRANT-3: restart %d: %q, want the edit kept and nothing inserted: %q", i+1, got, want)
 		}
 	}
 }
