@@ -18,7 +18,6 @@ import (
 // SPEC GRANT-3: -db seeds the compatibility rows on the database's first start only: a
 // "*" row deleted since stays deleted when the server starts again.
 func TestDBSeedsOnce(t *testing.T) {
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "grants.db")
 	compat := []grants.Row{
 		{Principal: grants.AnyPrincipal, Tool: "kept", Effect: grants.Allow},
@@ -26,16 +25,8 @@ func TestDBSeedsOnce(t *testing.T) {
 	}
 	tools := func() map[string]bool {
 		t.Helper()
-		r, err := openDB(ctx, "sqlite:"+path, compat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		snap, err := r.ReadGrants(ctx, "alice")
-		if err != nil {
-			t.Fatal(err)
-		}
 		got := map[string]bool{}
-		for _, row := range snap.Rows {
+		for _, row := range startAndRead(t, path, compat) {
 			got[row.Tool] = true
 		}
 		return got
@@ -56,6 +47,21 @@ func TestDBSeedsOnce(t *testing.T) {
 			t.Errorf("GRANT-3: after a restart the rows are %v, want the deleted one still gone", got)
 		}
 	}
+}
+
+// startAndRead opens the -db database at path as a server start does (migrating it
+// with compat) and reads alice's applicable rows.
+func startAndRead(t *testing.T, path string, compat []grants.Row) []grants.Row {
+	t.Helper()
+	r, err := openDB(context.Background(), "sqlite:"+path, compat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := r.ReadGrants(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap.Rows
 }
 
 // -db sqlite:PATH names a file path, as for cmd/deferredtools (the README's "Operating
@@ -138,7 +144,6 @@ func TestDBMalformedRowFailsClosed(t *testing.T) {
 // across restarts, each of which runs the migrations again, and a restart by a build
 // whose compatibility rows differ (one more, one changed) inserts and changes nothing.
 func TestDBKeepsEditedRows(t *testing.T) {
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "grants.db")
 	compat := []grants.Row{
 		{Principal: grants.AnyPrincipal, Tool: "edited", Effect: grants.Allow},
@@ -146,16 +151,8 @@ func TestDBKeepsEditedRows(t *testing.T) {
 	}
 	rows := func(compat []grants.Row) []string {
 		t.Helper()
-		r, err := openDB(ctx, "sqlite:"+path, compat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		snap, err := r.ReadGrants(ctx, "alice")
-		if err != nil {
-			t.Fatal(err)
-		}
 		var out []string
-		for _, row := range snap.Rows {
+		for _, row := range startAndRead(t, path, compat) {
 			out = append(out, fmt.Sprintf("%s %s %v %s", row.Principal, row.Tool, row.Scopes, row.Effect))
 		}
 		slices.Sort(out)
