@@ -132,11 +132,11 @@
 //     advisory lock, taking the tables' locks without first holding the control row,
 //     where writers queue), so writers and readers meet the schema before or after
 //     it, never between: a Migrate failing part-way changes nothing
-//     (TestMigrateFailsWhole), and one upgrading a database at 0019 to 0022 while
+//     (TestMigrateFailsWhole), and one upgrading a database at 0018 to 0022 while
 //     Stores in other connections Put, Delete and read, with two hosts migrating at
 //     once, fails no writer or reader, loses or double-counts no write and leaves the
 //     schema of a database migrated directly (TestMigrateUnderLoad, -race). Writers
-//     wait for it to commit.
+//     may wait for it to commit (on SQLite always: it holds the write lock).
 //   - Operator rule, PostgreSQL: a session with session_replication_role = replica
 //     (a superuser's, or a role granted SET on that parameter; logical replication's
 //     apply workers run so) fires no ordinary trigger, so its writes to tool_grants
@@ -156,7 +156,10 @@
 //   - The schema (0019) refuses with CHECK constraints what a read would refuse (an
 //     empty principal or tool, an effect other than allow/deny, a revision below 1, a
 //     scopes text outside the encoding above; SQLite refuses a repeated scope with a
-//     trigger), so plain SQL cannot store a row that fails reads closed.
+//     trigger), so plain SQL cannot store a row that fails reads closed; a session
+//     past them (SQLite's PRAGMA ignore_check_constraints, PostgreSQL constraints
+//     dropped) can, and every read of the principals it applies to then fails closed
+//     (cmd/deferredtools TestMalformedRowsFromOutside).
 //   - Triggers (0019, replaced by 0020) count every write, plain SQL included (SPEC
 //     GRANT-4), on PostgreSQL whatever the writing session's search_path (0023: their
 //     functions resolve tables in their own schema, TestWriterSearchPathCounted): each
