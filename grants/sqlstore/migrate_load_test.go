@@ -110,7 +110,7 @@ func (w *loadWriter) run(ctx context.Context, s *Store, seed uint64, warm chan<-
 }
 
 // roundsEnv names the variable setting how many rounds TestMigrateUnderLoad runs per
-// level and dialect (1 without it); the report of the change quotes a run of 20.
+// level and dialect (1 without it; the commit adding it quotes a run of 10 with -race).
 const roundsEnv = "DEFERRED_TOOLS_MIGRATE_ROUNDS"
 
 // SPEC GRANT-4, GRANT-6: Migrate applying the migrations a database does not record yet
