@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/deferredtools/deferredtools/internal/dbtest"
 )
 
 // Fields holding a tab, a newline, a control character or invalid UTF-8 (all of which
@@ -43,11 +45,14 @@ func TestListHostileFields(t *testing.T) {
 	}
 }
 
-// A SQLite path holding the characters of URI syntax ("?", "#", "%") names that file:
-// the path is not read as a URI with parameters.
+// A SQLite path holding the characters of URI syntax ("?", "#", "%") or spaces names
+// that file: the path is not read as a URI with parameters. migrate creates exactly
+// that file (and SQLite's -wal and -shm beside it), nothing else in the directory, and
+// the grants commands and a Store opened with dbtest.SQLiteURI read the same database.
 func TestSQLitePathURICharacters(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{"a?b.db", "c#d.db", "e%3Ff.db", "g.db?_pragma=journal_mode(DELETE)&mode=memory"} {
+	for _, name := range []string{"a?b.db", "c#d.db", "e%3Ff.db", "g.db?_pragma=journal_mode(DELETE)&mode=memory",
+		"h i.db", " j.db", "k%41.db", "l%zz #?.db"} {
+		dir := t.TempDir()
 		path := filepath.Join(dir, name)
 		db := "sqlite:" + path
 		ok(t, "migrate", "-db", db)
@@ -55,8 +60,22 @@ func TestSQLitePathURICharacters(t *testing.T) {
 		if out := ok(t, "grants", "list", "-db", db); !strings.Contains(out, "alice\tt\tallow") {
 			t.Errorf("list of %q printed %q", name, out)
 		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Name() != name && e.Name() != name+"-wal" && e.Name() != name+"-shm" {
+				t.Errorf("migrate of %q made %q in its directory", name, e.Name())
+			}
+		}
 		if _, err := os.Stat(path); err != nil {
 			t.Errorf("migrate of %q did not create that file: %v", name, err)
+		}
+		raw := dbtest.Open(t, "sqlite", dbtest.SQLiteURI(path, "mode=rw&_pragma=busy_timeout(5000)"))
+		var n int
+		if err := raw.QueryRow("SELECT count(*) FROM tool_grants WHERE principal_id = 'alice'").Scan(&n); err != nil || n != 1 {
+			t.Errorf("the file %q read directly holds %d rows of alice (%v), want the one the command wrote", name, n, err)
 		}
 	}
 }

@@ -85,7 +85,7 @@ func targets() []target {
 	return []target{
 		{"sqlite", func(t *testing.T) (string, *sql.DB) {
 			path := filepath.Join(t.TempDir(), "grants.db")
-			return "sqlite:" + path, dbtest.Open(t, "sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+			return "sqlite:" + path, dbtest.Open(t, "sqlite", dbtest.SQLiteURI(path, "_pragma=busy_timeout(5000)"))
 		}, "sqlite"},
 		{"postgres", func(t *testing.T) (string, *sql.DB) {
 			dsn := dbtest.PostgresDSN(t)

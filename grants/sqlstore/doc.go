@@ -127,6 +127,27 @@
 //     each deletion removes those 65,536 revisions or more older than its own, so the
 //     table holds at most 65,536 rows (each change takes a revision of its own), and
 //     the floor rises to the newest pruned.
+//   - Migrating while other processes write and read: Migrate applies every pending
+//     migration in one transaction (BEGIN IMMEDIATE on SQLite; on PostgreSQL under an
+//     advisory lock, taking the tables' locks without first holding the control row,
+//     where writers queue), so writers and readers meet the schema before or after
+//     it, never between: a Migrate failing part-way changes nothing
+//     (TestMigrateFailsWhole), and one upgrading a database at 0018 to 0022 while
+//     Stores in other connections Put, Delete and read, with two hosts migrating at
+//     once, fails no writer or reader, loses or double-counts no write and leaves the
+//     schema of a database migrated directly (TestMigrateUnderLoad, -race). Writers
+//     may wait for it to commit (on SQLite always: it holds the write lock).
+//   - Operator rule, PostgreSQL: a session with session_replication_role = replica
+//     (a superuser's, or a role granted SET on that parameter; logical replication's
+//     apply workers run so) fires no ordinary trigger, so its writes to tool_grants
+//     are not counted and leave no tombstone. Nothing a read does sees them (the
+//     control revision and the triggers' mark are unchanged): a Store that cached a
+//     principal's Snapshot keeps answering it, while a Store reading in full sees the
+//     rows. Do not write grants so, or replicate tool_grants into a database whose
+//     Stores cache; after such writes run deferredtools migrate -repair
+//     (RepairTriggers), which raises the control revision and the tombstone floor above
+//     every row, so every Store reads in full again
+//     (cmd/deferredtools TestReplicaRoleWritesNeedRepair).
 //   - Stale: each Store remembers the highest control revision it has confirmed (read
 //     or written). A read that started after that and answers a lower revision is
 //     stale (a lagging replica, a database restored from a backup) and fails with
@@ -135,7 +156,10 @@
 //   - The schema (0019) refuses with CHECK constraints what a read would refuse (an
 //     empty principal or tool, an effect other than allow/deny, a revision below 1, a
 //     scopes text outside the encoding above; SQLite refuses a repeated scope with a
-//     trigger), so plain SQL cannot store a row that fails reads closed.
+//     trigger), so plain SQL cannot store a row that fails reads closed; a session
+//     past them (SQLite's PRAGMA ignore_check_constraints, PostgreSQL constraints
+//     dropped) can, and every read of the principals it applies to then fails closed
+//     (cmd/deferredtools TestMalformedRowsFromOutside).
 //   - Triggers (0019, replaced by 0020) count every write, plain SQL included (SPEC
 //     GRANT-4), on PostgreSQL whatever the writing session's search_path (0023: their
 //     functions resolve tables in their own schema, TestWriterSearchPathCounted): each

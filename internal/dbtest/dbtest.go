@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,17 +21,30 @@ import (
 const PostgresEnv = "DEFERRED_TOOLS_TEST_POSTGRES"
 
 // SQLiteDSN returns the DSN of a new database file in a temporary directory of t, with
-// the given query string of pragmas.
+// the given query string of pragmas (see SQLiteURI).
 func SQLiteDSN(t testing.TB, pragmas string) string {
-	return "file:" + filepath.Join(t.TempDir(), "grants.db") + "?" + pragmas
+	return SQLiteURI(filepath.Join(t.TempDir(), "grants.db"), pragmas)
 }
 
-// SQLite opens a new SQLite database in WAL mode, the busy timeout set before the
-// journal mode (as the sqlstore package doc advises). Durability is off: tests measure
-// locking and snapshots, not fsync. The database is closed when the test ends.
+// SQLiteURI returns the DSN of the SQLite file at path, for modernc.org/sqlite, with the
+// given query string of pragmas. The path is percent-encoded, as cmd/deferredtools and
+// examples/mcpserver encode it: SQLite reads "file:" names as URIs ("#" would end the
+// name, "%41" would be "A") and the driver takes what follows the first "?" as
+// parameters. A test's temporary directory holds its name, "#", "%" and spaces
+// included.
+func SQLiteURI(path, pragmas string) string {
+	return "file:" + (&url.URL{Path: filepath.Clean(path)}).EscapedPath() + "?" + pragmas
+}
+
+// SQLitePragmas are SQLite's pragmas for the tests: WAL mode, the busy timeout set
+// before the journal mode (as the sqlstore package doc advises), durability off (tests
+// measure locking and snapshots, not fsync).
+const SQLitePragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)"
+
+// SQLite opens a new SQLite database with SQLitePragmas, closed when the test ends.
 func SQLite(t testing.TB) *sql.DB {
 	t.Helper()
-	return Open(t, "sqlite", SQLiteDSN(t, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)"))
+	return Open(t, "sqlite", SQLiteDSN(t, SQLitePragmas))
 }
 
 // Open opens dsn with driver, closed when the test ends.
