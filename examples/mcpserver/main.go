@@ -15,7 +15,8 @@
 //	-grants FILE       a JSON array of {"principal","tool","scopes","effect","revision"} rows
 //	                   (default: the demo grants with the demo catalog, none with -catalog)
 //	-db sqlite:PATH    keep grants in a SQLite database (created and migrated when needed;
-//	                   the "*" rows of -grants, or of the demo, seed it where no row exists)
+//	                   the "*" rows of -grants, or of the demo, seed it where no row exists;
+//	                   while discovery is off it is not opened)
 //	-principal ID      the principal of the stdio session (default alice)
 //	-scopes a,b        its scopes (default: the demo principal alice's scopes)
 //	-http ADDR         serve streamable HTTP on ADDR instead of stdio
@@ -169,12 +170,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// discovery tool: a schema served that is not the one enforced.
 		return fmt.Errorf("-discovery-tool: names a catalog tool (name %q): choose another name, or \"\" for none", c.tool)
 	}
-	store, err := openGrants(ctx, c)
-	if err != nil {
-		return err
+	enabled := discovery.SwitchFromEnv(lookup, logger)
+	var store grants.Reader
+	if enabled || c.db == "" {
+		// While off, a -db database is not opened, created or migrated (SPEC FLAG-2:
+		// nothing changes, and the grant store is never read).
+		if store, err = openGrants(ctx, c); err != nil {
+			return err
+		}
 	}
 	d := discovery.New(&discovery.Options{
-		Enabled:  discovery.SwitchFromEnv(lookup, logger),
+		Enabled:  enabled,
 		Catalog:  cat,
 		Grants:   store,
 		SafeMode: safemode.Options{Enabled: c.safeMode, Exempt: splitScopes(c.safeExempt)},
