@@ -18,7 +18,8 @@ const (
 	// OpDiscover is a discover request: Discover, DiscoverParams, DiscoverFramed,
 	// and HandleJSONRPC or AppendJSONRPC for a discover request with an id.
 	OpDiscover Op = "discover"
-	// OpDiscoverTool is a discovery tool's tools/call: DiscoverTool.
+	// OpDiscoverTool is a discovery tool's tools/call: DiscoverTool, DiscoverToolPinned,
+	// DiscoverToolCall.
 	OpDiscoverTool Op = "discover_tool"
 	// OpList is a tools/list: ListTools.
 	OpList Op = "list"
