@@ -37,6 +37,7 @@ const (
 
 // An Event is one decision of a Discoverer, as discovery.Options.Observe receives it.
 type Event struct {
+	// Op is the kind of decision: which entry point made it.
 	Op Op
 	// Code is the refusal's code, the value of a discovery.Code (convert it with
 	// discovery.Code(e.Code) to compare with the Code constants, or read its HTTP

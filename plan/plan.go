@@ -136,6 +136,7 @@ type Policy struct {
 // A ToolPlan is what one model request carries of the principal's tools (SPEC PLAN-1).
 // Its byte slices are shared with the catalog and the Planner and must not be modified.
 type ToolPlan struct {
+	// Mode is the mechanism by which the model reaches the deferred tools.
 	Mode Mode
 	// Tools are the definitions to send, as JSON objects in name order. Native: every
 	// authorised tool, the deferred ones with "defer_loading": true added. Client-side:
