@@ -293,6 +293,7 @@ func TestSignerPrintsNoKey(t *testing.T) {
 		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%x", "%X", "%q", "%d"} {
 			out = append(out, fmt.Sprintf(verb, s))
 		}
+		//lint:ignore SA9005 the test checks that marshalling a Signer prints no key
 		j, err := json.Marshal(s)
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,8 @@ import (
 
 // A Sealer seals and opens the cursors of discovery pages. *cursor.Signer is the
 // implementation New uses by default; supply another through Options.Signer to share
-// keys between processes, say. A Sealer must be safe for concurrent use.
+// keys between processes, say (with Options.RevisionSync on, else each process binds
+// its cursors to a revision of its own). A Sealer must be safe for concurrent use.
 //
 // Seal returns the cursor of the page at offset (never negative), bound to binding and
 // first issued at issued. The Discoverer puts the token in nextCursor unchanged, so it

@@ -1,5 +1,9 @@
-// Package docs holds the project's prose documentation; its test checks that every
-// requirement ID cited by a test resolves in requirements.md.
+// Package docs holds the project's prose documentation (requirements.md, scale.md,
+// perf/) and the tests of all prose: every requirement ID a test cites resolves in
+// requirements.md; the README's and package docs' code blocks are the code they name,
+// compiled and run; relative links resolve; the package tables of DESIGN.md and the
+// README match go list; and the core packages import only the allowed modules, their
+// tests no heavy one.
 package docs
 
 import (

@@ -67,15 +67,15 @@ type Row struct {
 	Principal string   // principal ID, or AnyPrincipal
 	Tool      string   // exact tool name
 	Scopes    []string // every scope the caller must hold for an Allow row to grant
-	Effect    Effect
-	Revision  int64 // >= 1; bumped by every change of the row (GRANT-4)
+	Effect    Effect   // Allow or Deny
+	Revision  int64    // >= 1; bumped by every change of the row (GRANT-4)
 }
 
 // A Principal is the authenticated caller as the host knows it. The library never
 // authenticates; it only reads these.
 type Principal struct {
-	ID     string
-	Scopes []string
+	ID     string   // matched byte for byte against Row.Principal
+	Scopes []string // the scopes the caller holds; an Allow row needs all of its Scopes
 }
 
 // A Snapshot is one consistent read of a principal's applicable rows and the control

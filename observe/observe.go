@@ -18,7 +18,8 @@ const (
 	// OpDiscover is a discover request: Discover, DiscoverParams, DiscoverFramed,
 	// and HandleJSONRPC or AppendJSONRPC for a discover request with an id.
 	OpDiscover Op = "discover"
-	// OpDiscoverTool is a discovery tool's tools/call: DiscoverTool.
+	// OpDiscoverTool is a discovery tool's tools/call: DiscoverTool, DiscoverToolPinned,
+	// DiscoverToolCall.
 	OpDiscoverTool Op = "discover_tool"
 	// OpList is a tools/list: ListTools.
 	OpList Op = "list"
@@ -36,6 +37,7 @@ const (
 
 // An Event is one decision of a Discoverer, as discovery.Options.Observe receives it.
 type Event struct {
+	// Op is the kind of decision: which entry point made it.
 	Op Op
 	// Code is the refusal's code, the value of a discovery.Code (convert it with
 	// discovery.Code(e.Code) to compare with the Code constants, or read its HTTP

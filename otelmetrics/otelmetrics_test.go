@@ -262,7 +262,7 @@ func TestMetricsNoContent(t *testing.T) {
 	var texts []string
 	add := func(s ...string) { texts = append(texts, s...) }
 	for _, kv := range rm.Resource.Attributes() {
-		add(string(kv.Key), kv.Value.Emit())
+		add(string(kv.Key), kv.Value.String())
 	}
 	points := 0
 	for _, sm := range rm.ScopeMetrics {
@@ -290,7 +290,7 @@ func TestMetricsNoContent(t *testing.T) {
 			}
 			for _, set := range sets {
 				for _, kv := range set.ToSlice() {
-					add(string(kv.Key), kv.Value.Emit())
+					add(string(kv.Key), kv.Value.String())
 				}
 			}
 			points += len(sets)

@@ -46,6 +46,7 @@ const (
 
 // A CallCheck is CheckCall's decision on one tool call.
 type CallCheck struct {
+	// Action is what the host does with the call: run it, retry the turn, or answer it.
 	Action CallAction
 	// Load names the tool to load before the retry (CallRetry).
 	Load []string

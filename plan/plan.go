@@ -136,6 +136,7 @@ type Policy struct {
 // A ToolPlan is what one model request carries of the principal's tools (SPEC PLAN-1).
 // Its byte slices are shared with the catalog and the Planner and must not be modified.
 type ToolPlan struct {
+	// Mode is the mechanism by which the model reaches the deferred tools.
 	Mode Mode
 	// Tools are the definitions to send, as JSON objects in name order. Native: every
 	// authorised tool, the deferred ones with "defer_loading": true added. Client-side:
@@ -169,7 +170,8 @@ func (p *ToolPlan) Bytes() int { return p.ToolsBytes + p.CatalogBytes }
 // A Planner makes the tool plan of each model request from a Discoverer's tools/list
 // (ListTools: the principal's authorised tools and their contract digest) and a Policy.
 // What the policy decides per tool, the native definitions and the catalog lines are
-// derived once per definition and cached by content (see cache); a plan lists the
+// derived once per definition and cached by content, keeping no catalog alive; past
+// 32 MiB the cache keeps only the list in use. A plan lists the
 // principal's tools and walks them. It is safe for concurrent use. Use New: a Planner
 // without a Discoverer (the zero value, New(nil, ...)) answers ErrNoDiscoverer.
 type Planner struct {

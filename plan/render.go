@@ -136,6 +136,7 @@ type OpenAIToolSearch struct {
 // set on the request, what the model reads of them up front, and how the model
 // searches the rest.
 type Rendering struct {
+	// Path is the mechanism by which the model reaches the request's deferred tools.
 	Path Path
 	// Plan is the tool plan rendered: a client-side plan for PathClientSide, a
 	// native one for the others.

@@ -82,7 +82,7 @@ const (
 // A LimitError reports which catalog limit was exceeded. It never includes catalog content.
 type LimitError struct {
 	Limit string // "bytes", "nodes" or "depth"
-	Max   int
+	Max   int    // the limit's value, which the catalog's measure exceeded
 }
 
 func (e *LimitError) Error() string {

@@ -2,7 +2,7 @@
 // or gateway would use them: two consecutive requests of one session, the first to a
 // model with provider-native tool search and the next to one without, each plan's size
 // in bytes next to sending every tool in full; then every provider path of
-// plan.Request (any model, Anthropic tool search or host search, OpenAI hosted or
+// Planner.Request (any model, Anthropic tool search or host search, OpenAI hosted or
 // client tool search) with its request size and what the model sees up front, on the
 // demo catalog and, when the real catalogs of ../shared/data/catalogs are present (or
 // -catalogs DIR names them), on gitlab's; and the bytes deferral saves on each real
@@ -292,7 +292,7 @@ func grantAll(ctx context.Context, file string) (*discovery.Discoverer, error) {
 	return discovery.New(&discovery.Options{Enabled: true, Catalog: cat, Grants: store}), nil
 }
 
-// providerPaths are the model declarations, one per path of plan.Request.
+// providerPaths are the model declarations, one per path of Planner.Request.
 var providerPaths = []struct {
 	model  string
 	search plan.Search

@@ -50,6 +50,7 @@ func checkOutput(t *testing.T, out string) {
 	got := strings.Join(strings.Fields(out), " ")
 	for _, want := range []string{
 		"alice sees ",
+		" of 43 tools", // the package doc's (and package demo's) 43-tool catalog
 		"page 2: ",
 		"alice calls deployments_scale -> allowed",
 		"bob calls deployments_get_logs -> tool_not_granted (403)",

@@ -136,8 +136,9 @@ func (r *NoRevisionReader) ReadGrants(ctx context.Context, principalID string) (
 
 // FailAfterReader is a Reader that passes its first N reads to Base and fails every
 // later one with Err (grants.ErrUnavailable when Err is nil): storage lost while a
-// request is being served. It is safe for concurrent use; the zero count starts at the
-// first read. A nil Base reads an empty store: an empty Snapshot at revision 1.
+// request is being served. It is safe for concurrent use. N of 0 (the zero value) or
+// less fails every read, the first included. A nil Base reads an empty store: an empty
+// Snapshot at revision 1.
 type FailAfterReader struct {
 	Base  grants.Reader
 	N     int64

@@ -73,6 +73,12 @@ func TestChangingReaders(t *testing.T) {
 			t.Errorf("FailAfterReader{N: 2} read %d error = %v", i, err)
 		}
 	}
+	// N of 0 or less fails the first read already (FailAfterReader's doc).
+	for _, n := range []int64{0, -1} {
+		if snap, err := (&grantstest.FailAfterReader{Base: base, N: n}).ReadGrants(ctx, "alice"); snap != nil || !errors.Is(err, grants.ErrUnavailable) {
+			t.Errorf("FailAfterReader{N: %d} first read = (%v, %v), want ErrUnavailable", n, snap, err)
+		}
+	}
 
 	s1 := &grants.Snapshot{Revision: 1}
 	s2 := &grants.Snapshot{Revision: 2}

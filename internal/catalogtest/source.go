@@ -125,7 +125,7 @@ func ReadCatalogs(dir string) ([][]json.RawMessage, error) {
 	return cats, nil
 }
 
-// RealTools returns every tool of the real catalogs in dir (DataDir), concatenated in
+// RealTools returns every tool of the real catalogs in DataDir's folder, concatenated in
 // the order of Catalogs, or skips tb when they are absent.
 func RealTools(tb testing.TB) []json.RawMessage {
 	tb.Helper()

@@ -71,7 +71,7 @@ type Report struct {
 	// without a kind counts under "".
 	ByKind map[string]*Report `json:"by_kind,omitempty"`
 
-	Skipped []Skip `json:"skipped"`
+	Skipped []Skip `json:"skipped"` // the queries naming a tool docs lack, not evaluated
 }
 
 // ErrFormat reports a catalog or query file that is not the expected JSON.
@@ -291,6 +291,8 @@ func (t *tally) report(r *Report) {
 
 // Metrics are the scores of one query.
 type Metrics struct {
+	// Recall@1, @5 and @10 (the share of the relevant tools found in the first 1, 5 and
+	// 10 results), MRR@10 and nDCG@10, each from 0 to 1.
 	Recall1, Recall5, Recall10, MRR10, NDCG10 float64
 }
 
